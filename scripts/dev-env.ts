@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Where `pnpm dev` keeps local state: the Worker's storage, sandboxes and the shared tokens. */
+export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const DUET_DIR = join(REPO_ROOT, ".duet");
+const TOKENS_FILE = join(DUET_DIR, "tokens.env");
+
+export interface DevTokens {
+  DUET_API_TOKEN: string;
+  SANDBOX_TOKEN: string;
+}
+
+/**
+ * The tokens the local Worker, executor, bots and CLI share. Created on first
+ * run (random, 0600), read afterwards; variables already set in the
+ * environment win, so an operator can pin them.
+ */
+export function devTokens(): DevTokens {
+  mkdirSync(DUET_DIR, { recursive: true });
+  let stored: Partial<DevTokens> = {};
+  if (existsSync(TOKENS_FILE)) {
+    for (const line of readFileSync(TOKENS_FILE, "utf8").split("\n")) {
+      const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+      if (m) (stored as Record<string, string>)[m[1]] = m[2];
+    }
+  }
+  const tokens: DevTokens = {
+    DUET_API_TOKEN: process.env.DUET_API_TOKEN || stored.DUET_API_TOKEN || randomBytes(24).toString("hex"),
+    SANDBOX_TOKEN: process.env.SANDBOX_TOKEN || stored.SANDBOX_TOKEN || randomBytes(24).toString("hex"),
+  };
+  if (stored.DUET_API_TOKEN !== tokens.DUET_API_TOKEN || stored.SANDBOX_TOKEN !== tokens.SANDBOX_TOKEN) {
+    writeFileSync(TOKENS_FILE, `DUET_API_TOKEN=${tokens.DUET_API_TOKEN}\nSANDBOX_TOKEN=${tokens.SANDBOX_TOKEN}\n`, { mode: 0o600 });
+  }
+  return tokens;
+}
+
+/** pnpm 12 forwards a literal `--` to scripts, and wrangler ignores every flag after one. */
+export function forwardedArgs(argv: string[]): string[] {
+  return argv.filter((a) => a !== "--");
+}

@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
+
+/**
+ * `pnpm dev:worker`: the Worker under `wrangler dev` on 127.0.0.1:8787 with its
+ * Durable Object state persisted under .duet/. Extra arguments go to wrangler,
+ * e.g. `pnpm dev:worker -- --var MODEL_PROVIDER:openai --var OPENAI_BASE_URL:http://127.0.0.1:11434/v1`.
+ */
+export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const tokens = devTokens();
+  const vars: Record<string, string | undefined> = {
+    DUET_API_TOKEN: tokens.DUET_API_TOKEN,
+    SANDBOX_TOKEN: tokens.SANDBOX_TOKEN,
+    // Model settings from the environment, so `OPENAI_BASE_URL=... pnpm dev` just works.
+    MODEL_PROVIDER: env.MODEL_PROVIDER,
+    MODEL: env.MODEL,
+    OPENAI_BASE_URL: env.OPENAI_BASE_URL,
+    OPENAI_API_KEY: env.OPENAI_API_KEY,
+    SANDBOX_URL: env.SANDBOX_URL,
+  };
+  const varArgs = Object.entries(vars).flatMap(([k, v]) => (v ? ["--var", `${k}:${v}`] : []));
+  return [
+    "dev",
+    "--config", join(REPO_ROOT, "wrangler.toml"),
+    "--ip", "127.0.0.1",
+    "--port", env.DUET_WORKER_PORT ?? "8787",
+    "--persist-to", join(DUET_DIR, "state"),
+    "--show-interactive-dev-session=false",
+    ...varArgs,
+    ...forwardedArgs(extra),
+  ];
+}
+
+export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.env) {
+  return spawn(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), workerArgs(extra, env), {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const child = spawnWorker(process.argv.slice(2));
+  const stop = () => child.kill("SIGINT");
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  child.on("exit", (code) => process.exit(code ?? 0));
+}

@@ -1,0 +1,132 @@
+import { DEFAULT_CLIENT_TIMEOUT_MS } from "./limits.ts";
+import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
+import { errorBodySchema } from "./schemas.ts";
+import {
+  cleanupResponseSchema,
+  execResponseSchema,
+  messageResponseSchema,
+  messagesResponseSchema,
+  type CleanupResponse,
+  type ExecRequest,
+  type ExecResponse,
+  type MessageRequest,
+  type MessageResponse,
+  type MessagesResponse,
+} from "./schemas.ts";
+import type { z } from "zod";
+
+export interface WorkerClientOptions {
+  /** Base URL of the Worker, e.g. http://127.0.0.1:8787 */
+  baseUrl: string;
+  token: string;
+  timeoutMs?: number;
+  /** Injected for tests; defaults to the global fetch (undici keeps connections alive). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The typed Worker client both bots and the CLI use. Every failure comes out as
+ * a DuetError, so callers render one vocabulary.
+ */
+export class WorkerClient {
+  private readonly base: string;
+  private readonly token: string;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(opts: WorkerClientOptions) {
+    this.base = opts.baseUrl.replace(/\/+$/, "");
+    this.token = opts.token;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
+    this.fetchImpl = opts.fetch ?? fetch;
+  }
+
+  message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/message`, messageResponseSchema, body);
+  }
+
+  exec(roomId: string, body: ExecRequest): Promise<ExecResponse> {
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body);
+  }
+
+  history(roomId: string): Promise<MessagesResponse> {
+    return this.call("GET", `/api/rooms/${encodeURIComponent(roomId)}/messages`, messagesResponseSchema);
+  }
+
+  /** Resolves for 200 and for 207 (cleaned with part errors); the caller sees `errors`. */
+  cleanup(roomId: string): Promise<CleanupResponse> {
+    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema);
+  }
+
+  async health(): Promise<boolean> {
+    try {
+      const res = await this.fetchImpl(`${this.base}/health`, { signal: AbortSignal.timeout(5_000) });
+      await res.text();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  private async call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const name = (err as Error)?.name;
+      if (name === "TimeoutError" || name === "AbortError") {
+        throw new DuetError("worker_timeout", `no answer from the Worker within ${Math.round(this.timeoutMs / 1000)} s`);
+      }
+      throw new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`);
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      if (!res.ok) throw errorFromStatus(res.status, res.headers, undefined);
+      throw new DuetError("bad_response", `the Worker answered ${res.status} with a body that is not JSON`);
+    }
+    if (!res.ok && res.status !== 207) throw errorFromStatus(res.status, res.headers, json);
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new DuetError("bad_response", "the Worker's answer did not match the API");
+    return parsed.data;
+  }
+}
+
+function errorFromStatus(status: number, headers: Headers, json: unknown): DuetError {
+  const body = errorBodySchema.safeParse(json);
+  const retryAfterHeader = Number(headers.get("retry-after"));
+  const retryAfterMs =
+    (body.success ? body.data.retryAfterMs : undefined) ??
+    (Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader * 1000 : undefined);
+  const code = (body.success && body.data.code && body.data.code in ERROR_CODES ? body.data.code : codeForStatus(status)) as ErrorCode;
+  const message = body.success ? body.data.error : `the Worker answered HTTP ${status}`;
+  return new DuetError(code, message, {
+    status,
+    retryAfterMs,
+    details: body.success ? body.data.details : undefined,
+  });
+}
+
+function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400: return "invalid_request";
+    case 401: return "unauthorized";
+    case 404: return "not_found";
+    case 405: return "method_not_allowed";
+    case 413: return "payload_too_large";
+    case 429: return "room_busy";
+    case 502: return "model_error";
+    case 503: return "model_not_configured";
+    case 504: return "model_timeout";
+    default: return "internal";
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * One error vocabulary for Worker answers and client failures: a stable `code`,
+ * a message a person can act on, whether a retry may help, and when.
+ */
+export const ERROR_CODES = {
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  room_busy: 429,
+  internal: 500,
+  model_error: 502,
+  sandbox_error: 502,
+  model_not_configured: 503,
+  model_timeout: 504,
+  // Client-side only: the Worker never answered.
+  worker_unreachable: 0,
+  worker_timeout: 0,
+  bad_response: 0,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class DuetError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly details?: Record<string, string[]>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { status?: number; retryable?: boolean; retryAfterMs?: number; details?: Record<string, string[]> } = {},
+  ) {
+    super(message);
+    this.name = "DuetError";
+    this.code = code;
+    this.status = opts.status ?? ERROR_CODES[code];
+    this.retryable = opts.retryable ?? isRetryableCode(code);
+    this.retryAfterMs = opts.retryAfterMs;
+    this.details = opts.details;
+  }
+
+  /** The JSON body the Worker sends for this error. */
+  toBody() {
+    return {
+      error: this.message,
+      code: this.code,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.retryable ? { retryable: true } : {}),
+      ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
+    };
+  }
+}
+
+function isRetryableCode(code: ErrorCode): boolean {
+  return (
+    code === "room_busy" ||
+    code === "model_error" ||
+    code === "model_timeout" ||
+    code === "sandbox_error" ||
+    code === "worker_unreachable" ||
+    code === "worker_timeout" ||
+    code === "internal"
+  );
+}
+
+/** A short line for chat: what happened and what to try. Never a stack trace. */
+export function describeForUser(err: unknown): string {
+  if (!(err instanceof DuetError)) return "Something went wrong on Duet's side. Please try again in a moment.";
+  switch (err.code) {
+    case "worker_unreachable":
+      return "Duet's back end can't be reached right now. Please try again in a minute; if it keeps happening, ask an admin to check the Worker.";
+    case "worker_timeout":
+      return "Duet's back end took too long to answer. Please try again; a shorter request may help.";
+    case "room_busy":
+      return "This room has too many requests waiting. Please wait for the current answers and try again.";
+    case "model_timeout":
+      return "The AI model took too long to answer. Please try again in a moment.";
+    case "model_error":
+      return `The AI model failed to answer (${err.message}). Please try again in a moment.`;
+    case "model_not_configured":
+      return "No AI model is configured for Duet yet. Ask an admin to set MODEL_PROVIDER (see the README); `run` commands still work.";
+    case "sandbox_error":
+      return `The sandbox failed (${err.message}). Please try again in a moment.`;
+    case "invalid_request": {
+      const fields = err.details ? Object.values(err.details).flat().join("; ") : "";
+      return `That request was not accepted: ${fields || err.message}.`;
+    }
+    case "payload_too_large":
+      return "That message is too large for Duet. Please shorten it.";
+    case "unauthorized":
+      return "Duet's bot and back end disagree on the API token. Ask an admin to check DUET_API_TOKEN.";
+    default:
+      return `Duet could not answer (${err.message}). Please try again.`;
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./limits.ts";
+export * from "./schemas.ts";
+export * from "./room-id.ts";
+export * from "./errors.ts";
+export * from "./client.ts";

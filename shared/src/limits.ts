@@ -1,0 +1,45 @@
+/**
+ * Every number the Worker and the bots agree on, with the reason beside it.
+ * Changing one here changes it for both sides of the wire.
+ */
+
+/** Longest user text accepted for one message; long enough for a pasted stack trace. */
+export const TEXT_MAX_CHARS = 8_000;
+/** Longest command accepted by `/sandbox/exec` (a shell one-liner or a small heredoc). */
+export const CMD_MAX_CHARS = 8_000;
+/** Largest request body the Worker reads; anything bigger is refused with 413 before parsing. */
+export const BODY_MAX_BYTES = 64 * 1024;
+/** Longest user id kept in history (Slack and Discord ids are far shorter). */
+export const USER_ID_MAX_CHARS = 128;
+/** Longest idempotency key (a Slack event id or a Discord snowflake fits many times). */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 200;
+/** How long an answered idempotency key replays the stored answer. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Room ids: `<platform>-<workspace>-<channel>[-<thread>]`, safe in a URL path and a file name. */
+export const ROOM_ID_PATTERN = /^[A-Za-z0-9._-]{1,200}$/;
+export const ROOM_ID_MAX_CHARS = 200;
+
+/** Messages kept per room (as in the original design). */
+export const HISTORY_KEEP = 50;
+/** Messages of history sent to the model as context (as in the original design). */
+export const MODEL_CONTEXT_MESSAGES = 10;
+/** Turns allowed to wait behind the running one before a room answers 429. */
+export const ROOM_QUEUE_MAX = 20;
+
+/** Commands run per reply unless the Worker's config says otherwise. */
+export const DEFAULT_MAX_RUNS_PER_REPLY = 5;
+/** Characters of each command's output quoted in the plain-text `reply` (as in the original). */
+export const REPLY_SUMMARY_CHARS = 500;
+/** Bytes of stdout and of stderr kept per command in the structured `runs`. */
+export const RUN_OUTPUT_MAX_BYTES = 64 * 1024;
+
+/** Default model deadline; a slow model answers 504 rather than hanging the thread. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
+/** Default per-command deadline inside the sandbox. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+/**
+ * Bots wait this long for the Worker: the model deadline, plus a few commands,
+ * plus slack for queueing behind other turns in the room.
+ */
+export const DEFAULT_CLIENT_TIMEOUT_MS = 180_000;

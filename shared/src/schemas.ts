@@ -1,0 +1,108 @@
+import { z } from "zod";
+import {
+  CMD_MAX_CHARS,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  ROOM_ID_PATTERN,
+  TEXT_MAX_CHARS,
+  USER_ID_MAX_CHARS,
+} from "./limits.ts";
+
+/** Zod schemas for everything that crosses the wire between bots and Worker. */
+
+export const roomIdSchema = z
+  .string()
+  .regex(ROOM_ID_PATTERN, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
+
+export const messageRequestSchema = z.object({
+  text: z
+    .string({ error: "Text must be a string" })
+    .trim()
+    .min(1, "Text cannot be empty")
+    .max(TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
+  userId: z
+    .string()
+    .trim()
+    .max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`)
+    .optional(),
+  idempotencyKey: z
+    .string()
+    .min(1, "Idempotency key cannot be empty")
+    .max(IDEMPOTENCY_KEY_MAX_CHARS, `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
+    .optional(),
+});
+export type MessageRequest = z.input<typeof messageRequestSchema>;
+
+export const execRequestSchema = z.object({
+  cmd: z
+    .string({ error: "Command must be a string" })
+    .trim()
+    .min(1, "Command cannot be empty")
+    .max(CMD_MAX_CHARS, `Command must be at most ${CMD_MAX_CHARS} characters`),
+  userId: z.string().trim().max(USER_ID_MAX_CHARS).optional(),
+});
+export type ExecRequest = z.input<typeof execRequestSchema>;
+
+export const duetMessageSchema = z.object({
+  role: z.enum(["user", "agent"]),
+  userId: z.string().optional(),
+  text: z.string(),
+  ts: z.number(),
+});
+export type DuetMessage = z.infer<typeof duetMessageSchema>;
+
+/** One command's outcome. `exitCode` is null when the outcome is unknown (the Worker died mid-run). */
+export const runResultSchema = z.object({
+  cmd: z.string(),
+  exitCode: z.number().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+  durationMs: z.number(),
+  error: z.string().optional(),
+});
+export type RunResult = z.infer<typeof runResultSchema>;
+
+export const messageResponseSchema = z.object({
+  reply: z.string(),
+  messages: z.array(duetMessageSchema),
+  runs: z.array(runResultSchema),
+  /** Commands the model asked for beyond the per-reply cap; listed, never run. */
+  skipped: z.array(z.string()).optional(),
+});
+export type MessageResponse = z.infer<typeof messageResponseSchema>;
+
+export const execResultSchema = z.object({
+  stdout: z.string(),
+  stderr: z.string(),
+  exitCode: z.number().nullable(),
+  success: z.boolean(),
+  truncated: z.boolean(),
+  durationMs: z.number(),
+});
+export type ExecResult = z.infer<typeof execResultSchema>;
+
+export const execResponseSchema = z.object({
+  result: execResultSchema,
+  sandboxName: z.string(),
+});
+export type ExecResponse = z.infer<typeof execResponseSchema>;
+
+export const messagesResponseSchema = z.object({ messages: z.array(duetMessageSchema) });
+export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
+
+export const cleanupResponseSchema = z.object({
+  cleaned: z.literal(true),
+  roomId: z.string().optional(),
+  errors: z.array(z.string()).optional(),
+});
+export type CleanupResponse = z.infer<typeof cleanupResponseSchema>;
+
+/** The one error body every non-2xx answer carries. */
+export const errorBodySchema = z.object({
+  error: z.string(),
+  code: z.string().optional(),
+  details: z.record(z.string(), z.array(z.string())).optional(),
+  retryable: z.boolean().optional(),
+  retryAfterMs: z.number().optional(),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;

@@ -1,0 +1,97 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
+
+/**
+ * A fake of the sandbox's control API (`POST /api/execute`, `DELETE /api/sessions/:id`)
+ * for Worker tests. It runs commands with /bin/sh in a temp directory per session,
+ * without isolation: it is a test double, not the product's executor (see sandbox/).
+ *
+ * `__EXECUTOR_FAIL__` as a command answers 500, to test executor errors.
+ * `setColdStart(ms)` delays the first command of each session (benchmarks).
+ */
+export interface ExecCall {
+  command: string;
+  sessionId: string;
+  timeoutMs?: number;
+  at: number;
+}
+
+export interface FakeExecutor extends Listening {
+  calls: ExecCall[];
+  deleted: string[];
+  setColdStart(ms: number): void;
+  reset(): void;
+}
+
+export async function startFakeExecutor(port = 0): Promise<FakeExecutor> {
+  const root = mkdtempSync(join(tmpdir(), "duet-fake-exec-"));
+  const calls: ExecCall[] = [];
+  const deleted: string[] = [];
+  const warm = new Map<string, Promise<void>>();
+  let coldStartMs = 0;
+
+  const listening = await listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (req.method === "GET" && url.pathname === "/api/ping") return sendJson(res, 200, { ok: true });
+    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls, deleted });
+    const del = /^\/api\/sessions\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "DELETE" && del) {
+      const id = decodeURIComponent(del[1]);
+      deleted.push(id);
+      warm.delete(id);
+      rmSync(join(root, id), { recursive: true, force: true });
+      return sendJson(res, 200, { success: true });
+    }
+    if (req.method !== "POST" || url.pathname !== "/api/execute") return sendJson(res, 404, { error: "not found" });
+    const body = JSON.parse(await readBody(req)) as { command: string; sessionId: string; timeoutMs?: number };
+    calls.push({ ...body, at: Date.now() });
+    if (!warm.has(body.sessionId)) warm.set(body.sessionId, sleep(coldStartMs));
+    await warm.get(body.sessionId);
+    if (body.command === "__EXECUTOR_FAIL__") return sendJson(res, 500, { error: "scripted executor failure" });
+    const cwd = join(root, body.sessionId);
+    mkdirSync(cwd, { recursive: true });
+    const started = Date.now();
+    const result = await run(body.command, cwd, body.timeoutMs ?? 30_000);
+    sendJson(res, 200, { success: result.exitCode === 0, ...result, duration: Date.now() - started });
+  }, port);
+
+  return {
+    ...listening,
+    calls,
+    deleted,
+    setColdStart: (ms) => {
+      coldStartMs = ms;
+    },
+    reset: () => {
+      calls.length = 0;
+      deleted.length = 0;
+      warm.clear();
+    },
+    close: async () => {
+      await listening.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function run(command: string, cwd: string, timeoutMs: number): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      if (stdout.length < 4 * 1024 * 1024) stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      if (stderr.length < 4 * 1024 * 1024) stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code ?? 137, stdout, stderr });
+    });
+  });
+}

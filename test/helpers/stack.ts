@@ -1,0 +1,69 @@
+import { randomBytes } from "node:crypto";
+import { WorkerClient } from "@duet/shared";
+import { startFakeExecutor, type FakeExecutor } from "../fakes/executor.ts";
+import { startFakeModel, type FakeModel } from "../fakes/model.ts";
+import { removeDir, startWorker, type RunningWorker } from "./worker.ts";
+
+export interface StackOptions {
+  /** Extra Worker variables (override the defaults below). */
+  vars?: Record<string, string>;
+  /** "fake" (default): the fake executor; "real": the caller passes SANDBOX_URL in vars; "none": no executor. */
+  executor?: "fake" | "real" | "none";
+}
+
+export interface Stack {
+  workerUrl: string;
+  token: string;
+  model: FakeModel;
+  executor: FakeExecutor | null;
+  client: WorkerClient;
+  /** Stops the Worker and starts it again on the same state, as a redeploy would. */
+  restartWorker(): Promise<void>;
+  /** Stops only the Worker (to test "Worker down"); restartWorker brings it back. */
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The real Worker in workerd, wired to a fake model and (by default) a fake executor on 127.0.0.1. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const token = randomBytes(16).toString("hex");
+  const model = await startFakeModel();
+  const executor = (opts.executor ?? "fake") === "fake" ? await startFakeExecutor() : null;
+  const vars: Record<string, string> = {
+    DUET_API_TOKEN: token,
+    MODEL_PROVIDER: "openai",
+    MODEL: "fake-model",
+    OPENAI_BASE_URL: model.baseUrl,
+    SANDBOX_PROVIDER: "local",
+    MODEL_TIMEOUT_MS: "5000",
+    COMMAND_TIMEOUT_MS: "10000",
+    ...(executor ? { SANDBOX_URL: executor.url } : {}),
+    ...opts.vars,
+  };
+  let worker: RunningWorker | null = await startWorker(vars);
+  const persistDir = worker.persistDir;
+  const stack: Stack = {
+    workerUrl: worker.url,
+    token,
+    model,
+    executor,
+    client: new WorkerClient({ baseUrl: worker.url, token, timeoutMs: 30_000 }),
+    async stopWorker() {
+      await worker?.stop();
+      worker = null;
+    },
+    async restartWorker() {
+      await worker?.stop();
+      // Same port, so bots configured with the old URL reach the new Worker.
+      const port = new URL(stack.workerUrl).port;
+      worker = await startWorker(vars, persistDir, Number(port));
+    },
+    async stop() {
+      await worker?.stop();
+      await model.close();
+      await executor?.close();
+      removeDir(persistDir);
+    },
+  };
+  return stack;
+}

@@ -1,0 +1,219 @@
+import { Agent, getAgentByName } from "agents";
+import { DuetError, parentRoomId, sandboxName, type DuetMessage, type MessageRequest } from "@duet/shared";
+import { ConfigError, loadConfig, type WorkerConfig } from "../config.ts";
+import type { Env } from "../env.ts";
+import { createModelProvider } from "../model/provider.ts";
+import { redactor } from "../redaction.ts";
+import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/executor.ts";
+import { RoomStore, type PendingTurn, type StoredAnswer } from "./room-store.ts";
+import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
+import { TurnQueue } from "./turn-queue.ts";
+
+/** An RPC answer: the HTTP status and JSON body the Worker should send. */
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+const REGISTERED_KEY = "registered_with_parent";
+
+/**
+ * One room: its history, its turn queue and its sandbox. The Worker calls these
+ * methods over RPC; each returns an Outcome rather than throwing, so errors
+ * cross the RPC boundary as data with their status intact.
+ */
+export class DuetAgent extends Agent<Env> {
+  private storeCache?: RoomStore;
+  private readonly queue = new TurnQueue();
+  /** Turns in flight by idempotency key, so concurrent duplicates share one answer. */
+  private readonly inflight = new Map<string, Promise<Outcome>>();
+  /** Bumped by cleanup: a turn that started before a DELETE must not write into the clean room. */
+  private epoch = 0;
+
+  private get store(): RoomStore {
+    this.storeCache ??= new RoomStore(this.ctx.storage);
+    return this.storeCache;
+  }
+
+  async message(roomId: string, req: MessageRequest): Promise<Outcome> {
+    return guard(async () => {
+      const key = req.idempotencyKey ?? null;
+      if (key) {
+        const done = this.store.answered(key, Date.now());
+        if (done) return this.answerOf(done);
+        const running = this.inflight.get(key);
+        if (running) return running;
+      }
+      const config = this.config();
+      const pending = key ? this.store.pendingByKey(key) : null;
+      const turn: PendingTurn = pending ?? {
+        id: crypto.randomUUID(),
+        idemKey: key,
+        userId: req.userId || null,
+        text: redactor(config)(req.text),
+        receivedAt: Date.now(),
+        started: null,
+      };
+      const promise = this.enqueueTurn(roomId, turn, !pending);
+      if (key) {
+        this.inflight.set(key, promise);
+        void promise.finally(() => this.inflight.delete(key));
+      }
+      return promise;
+    });
+  }
+
+  private enqueueTurn(roomId: string, turn: PendingTurn, isNew: boolean): Promise<Outcome> {
+    // Admission first (queue.run throws when the room is full): a refused turn leaves no row.
+    const epoch = this.epoch;
+    const task = this.queue.run(async () => {
+      try {
+        await this.registerWithParent(roomId);
+        const history = this.store.history();
+        const answer = await runTurn(this.turnDeps(roomId), turn, history);
+        if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the message was being answered");
+        const userMsg: DuetMessage = { role: "user", ...(turn.userId ? { userId: turn.userId } : {}), text: turn.text, ts: turn.receivedAt };
+        const agentMsg: DuetMessage = { role: "agent", text: answer.reply, ts: Date.now() };
+        this.store.commitTurn(turn, userMsg, agentMsg, answer, Date.now());
+        return this.answerOf(answer);
+      } catch (err) {
+        if (epoch === this.epoch) this.store.dropTurn(turn.id);
+        throw err;
+      }
+    });
+    // Recorded once admitted and before the task can start (it runs on a later
+    // microtask at the earliest), so an accepted turn survives an eviction.
+    if (isNew) this.store.recordPending(turn);
+    return guard(() => task);
+  }
+
+  async exec(roomId: string, cmd: string): Promise<Outcome> {
+    return guard(() =>
+      this.queue.run(async () => {
+        await this.registerWithParent(roomId);
+        const deps = this.turnDeps(roomId);
+        if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
+        const run = await runCommand(deps, cmd);
+        if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
+        return {
+          status: 200,
+          body: {
+            result: {
+              stdout: run.stdout,
+              stderr: run.stderr,
+              exitCode: run.exitCode,
+              success: run.exitCode === 0,
+              truncated: run.truncated,
+              durationMs: run.durationMs,
+            },
+            sandboxName: sandboxName(roomId),
+          },
+        };
+      }),
+    );
+  }
+
+  async messages(): Promise<Outcome> {
+    return { status: 200, body: { messages: this.store.history() } };
+  }
+
+  /** Storage figures for operators and benchmarks: what this room holds and what it has written since it woke. */
+  async stats(): Promise<Outcome> {
+    return {
+      status: 200,
+      body: {
+        messages: this.store.messageCount(),
+        databaseBytes: this.ctx.storage.sql.databaseSize,
+        rowsWrittenSinceStart: this.store.meter.rowsWritten,
+        bytesBoundSinceStart: this.store.meter.bytesBound,
+      },
+    };
+  }
+
+  /** Empties this room and every thread room recorded under it; idempotent. */
+  async cleanup(roomId: string): Promise<Outcome> {
+    const errors: string[] = [];
+    this.epoch++;
+    for (const child of this.store.children()) {
+      try {
+        const stub = await getAgentByName(this.env.DUET_AGENT, child);
+        const out = await stub.cleanup(child);
+        const childErrors = (out.body as { errors?: string[] }).errors ?? [];
+        errors.push(...childErrors.map((e) => `${child}: ${e}`));
+      } catch (err) {
+        errors.push(`${child}: ${(err as Error).message}`);
+      }
+    }
+    this.store.wipe();
+    try {
+      const { executor, problem } = this.executor();
+      if (executor) await executor.destroy(roomId);
+      else if (problem) errors.push(`sandbox: ${problem}`);
+    } catch (err) {
+      errors.push(`sandbox: ${(err as Error).message}`);
+    }
+    if (errors.length) return { status: 207, body: { cleaned: true, roomId, errors } };
+    return { status: 200, body: { cleaned: true, roomId } };
+  }
+
+  /** Called by a thread room on its first use, so deleting this channel room deletes it too. */
+  async registerChild(childRoomId: string): Promise<void> {
+    this.store.addChild(childRoomId);
+  }
+
+  private async registerWithParent(roomId: string): Promise<void> {
+    const parent = parentRoomId(roomId);
+    if (!parent || this.store.getMeta(REGISTERED_KEY)) return;
+    const stub = await getAgentByName(this.env.DUET_AGENT, parent);
+    await stub.registerChild(roomId);
+    this.store.setMeta(REGISTERED_KEY, parent);
+  }
+
+  private answerOf(answer: StoredAnswer): Outcome {
+    return { status: 200, body: { ...answer, messages: this.store.history() } };
+  }
+
+  private config(): WorkerConfig {
+    return loadConfig(this.env);
+  }
+
+  private executorCache?: { executor: SandboxExecutor | null; problem?: string };
+
+  private executor(): { executor: SandboxExecutor | null; problem?: string } {
+    if (!this.executorCache) {
+      try {
+        this.executorCache = { executor: createExecutor(this.config(), this.env) };
+      } catch (err) {
+        if (!(err instanceof SandboxError)) throw err;
+        this.executorCache = { executor: null, problem: err.message };
+      }
+    }
+    return this.executorCache;
+  }
+
+  private turnDeps(roomId: string): TurnDeps {
+    const config = this.config();
+    const { executor, problem } = this.executor();
+    return {
+      roomId,
+      config,
+      store: this.store,
+      model: () => createModelProvider(config, this.env),
+      executor,
+      executorProblem: problem,
+      redact: redactor(config),
+    };
+  }
+}
+
+/** Turns thrown DuetErrors (and config errors) into Outcomes; anything else is a logged 500. */
+async function guard(fn: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof DuetError) return { status: err.status, body: err.toBody() };
+    if (err instanceof ConfigError) return { status: 503, body: { error: err.message, code: "internal" } };
+    console.error("DuetAgent error", err);
+    return { status: 500, body: { error: "internal error", code: "internal" } };
+  }
+}

@@ -1,0 +1,168 @@
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type RunResult } from "@duet/shared";
+
+/** What an answered turn stores for replay: small, no history snapshot. */
+export interface StoredAnswer {
+  reply: string;
+  runs: RunResult[];
+  skipped?: string[];
+}
+
+export interface PendingTurn {
+  id: string;
+  idemKey: string | null;
+  userId: string | null;
+  text: string;
+  receivedAt: number;
+  /** Commands started before an interruption (issue: durable turns). */
+  started: string | null;
+}
+
+const utf8 = new TextEncoder();
+
+type Row = Record<string, SqlStorageValue>;
+
+/** Rows and bound bytes written since this object started: what a message costs in storage. */
+export interface WriteMeter {
+  rowsWritten: number;
+  bytesBound: number;
+}
+
+/**
+ * The room's SQLite tables. History is one row per message, so writing the 50th
+ * message costs the same as the first (the original rewrote the whole array).
+ * Every statement binds its parameters; nothing is spliced into SQL.
+ */
+export class RoomStore {
+  readonly meter: WriteMeter = { rowsWritten: 0, bytesBound: 0 };
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    const sql = storage.sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS duet_messages (
+      id INTEGER PRIMARY KEY, role TEXT NOT NULL, user_id TEXT, text TEXT NOT NULL, ts INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS duet_turns (
+      id TEXT PRIMARY KEY, idem_key TEXT UNIQUE, status TEXT NOT NULL, user_id TEXT, text TEXT NOT NULL,
+      received_at INTEGER NOT NULL, started TEXT, answer TEXT)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS duet_children (room_id TEXT PRIMARY KEY)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS duet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  }
+
+  private get sql() {
+    return this.storage.sql;
+  }
+
+  /** Every write goes through here so the meter sees it. */
+  private write(query: string, ...params: SqlStorageValue[]): void {
+    const cursor = this.sql.exec(query, ...params);
+    cursor.toArray();
+    this.meter.rowsWritten += cursor.rowsWritten;
+    for (const p of params) this.meter.bytesBound += typeof p === "string" ? utf8.encode(p).length : p === null ? 0 : 8;
+  }
+
+  history(limit = HISTORY_KEEP): DuetMessage[] {
+    const rows = this.sql
+      .exec<Row>(`SELECT role, user_id, text, ts FROM duet_messages ORDER BY id DESC LIMIT ?`, limit)
+      .toArray();
+    return rows.reverse().map((r) => ({
+      role: r.role as DuetMessage["role"],
+      ...(r.user_id !== null ? { userId: String(r.user_id) } : {}),
+      text: String(r.text),
+      ts: Number(r.ts),
+    }));
+  }
+
+  /** The stored answer for an idempotency key answered within the TTL, if any. */
+  answered(idemKey: string, now: number): StoredAnswer | null {
+    const row = this.sql
+      .exec<Row>(`SELECT answer FROM duet_turns WHERE idem_key = ? AND status = 'done' AND received_at > ?`, idemKey, now - IDEMPOTENCY_TTL_MS)
+      .toArray()[0];
+    return row?.answer ? (JSON.parse(String(row.answer)) as StoredAnswer) : null;
+  }
+
+  pendingByKey(idemKey: string): PendingTurn | null {
+    const row = this.sql.exec<Row>(`SELECT * FROM duet_turns WHERE idem_key = ? AND status = 'pending'`, idemKey).toArray()[0];
+    return row ? toPending(row) : null;
+  }
+
+  pendingTurns(): PendingTurn[] {
+    return this.sql.exec<Row>(`SELECT * FROM duet_turns WHERE status = 'pending' ORDER BY received_at`).toArray().map(toPending);
+  }
+
+  /** Records an accepted turn before the model is called, so a crash cannot lose it silently. */
+  recordPending(turn: PendingTurn): void {
+    this.write(
+      `INSERT INTO duet_turns (id, idem_key, status, user_id, text, received_at) VALUES (?, ?, 'pending', ?, ?, ?)`,
+      turn.id, turn.idemKey, turn.userId, turn.text, turn.receivedAt,
+    );
+  }
+
+  /** Notes the command about to run, so a restart knows its outcome is unknown. */
+  markStarted(turnId: string, startedJson: string): void {
+    this.write(`UPDATE duet_turns SET started = ? WHERE id = ?`, startedJson, turnId);
+  }
+
+  /** A turn that failed before it answered leaves nothing behind. */
+  dropTurn(turnId: string): void {
+    this.write(`DELETE FROM duet_turns WHERE id = ?`, turnId);
+  }
+
+  /** Writes both messages and the turn's outcome in one transaction: no half turn is ever visible. */
+  commitTurn(turn: PendingTurn, userMsg: DuetMessage, agentMsg: DuetMessage, answer: StoredAnswer, now: number): void {
+    this.storage.transactionSync(() => {
+      this.insertMessage(userMsg);
+      this.insertMessage(agentMsg);
+      // Keep the newest HISTORY_KEEP rows: at steady state this deletes two rows per turn.
+      this.write(`DELETE FROM duet_messages WHERE id <= (SELECT MAX(id) FROM duet_messages) - ?`, HISTORY_KEEP);
+      if (turn.idemKey) {
+        this.write(`UPDATE duet_turns SET status = 'done', answer = ?, started = NULL WHERE id = ?`, JSON.stringify(answer), turn.id);
+      } else {
+        this.write(`DELETE FROM duet_turns WHERE id = ?`, turn.id);
+      }
+      this.write(`DELETE FROM duet_turns WHERE status = 'done' AND received_at <= ?`, now - IDEMPOTENCY_TTL_MS);
+    });
+  }
+
+  private insertMessage(m: DuetMessage): void {
+    this.write(`INSERT INTO duet_messages (role, user_id, text, ts) VALUES (?, ?, ?, ?)`, m.role, m.userId ?? null, m.text, m.ts);
+  }
+
+  messageCount(): number {
+    return Number(this.sql.exec<Row>(`SELECT COUNT(*) AS n FROM duet_messages`).one().n);
+  }
+
+  children(): string[] {
+    return this.sql.exec<Row>(`SELECT room_id FROM duet_children ORDER BY room_id`).toArray().map((r) => String(r.room_id));
+  }
+
+  addChild(roomId: string): void {
+    this.write(`INSERT OR IGNORE INTO duet_children (room_id) VALUES (?)`, roomId);
+  }
+
+  getMeta(key: string): string | null {
+    const row = this.sql.exec<Row>(`SELECT value FROM duet_meta WHERE key = ?`, key).toArray()[0];
+    return row ? String(row.value) : null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.write(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, key, value);
+  }
+
+  /** Empties the room: history, turns, children and meta. */
+  wipe(): void {
+    this.storage.transactionSync(() => {
+      for (const table of ["duet_messages", "duet_turns", "duet_children", "duet_meta"]) {
+        this.write(`DELETE FROM ${table}`);
+      }
+    });
+  }
+}
+
+function toPending(r: Row): PendingTurn {
+  return {
+    id: String(r.id),
+    idemKey: r.idem_key === null ? null : String(r.idem_key),
+    userId: r.user_id === null ? null : String(r.user_id),
+    text: String(r.text),
+    receivedAt: Number(r.received_at),
+    started: r.started === null ? null : String(r.started),
+  };
+}

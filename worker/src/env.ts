@@ -1,0 +1,21 @@
+import type { DuetAgent } from "./agent/duet-agent.ts";
+
+/** The Worker's bindings and variables as wrangler provides them (validated in config.ts). */
+export interface Env {
+  DUET_AGENT: DurableObjectNamespace<DuetAgent>;
+  /** Production only: the @cloudflare/sandbox Durable Object. */
+  Sandbox?: DurableObjectNamespace;
+  /** Production only: the Workers AI binding. */
+  AI?: { run(model: string, input: unknown, options?: unknown): Promise<unknown> };
+  DUET_API_TOKEN?: string;
+  MODEL_PROVIDER?: string;
+  MODEL?: string;
+  OPENAI_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  MODEL_TIMEOUT_MS?: string;
+  SANDBOX_PROVIDER?: string;
+  SANDBOX_URL?: string;
+  SANDBOX_TOKEN?: string;
+  COMMAND_TIMEOUT_MS?: string;
+  MAX_RUNS_PER_REPLY?: string;
+}

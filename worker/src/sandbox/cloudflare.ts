@@ -1,0 +1,39 @@
+import { getSandbox } from "@cloudflare/sandbox";
+import { sandboxName } from "@duet/shared";
+import { SandboxError, type RawExecResult, type SandboxExecutor } from "./executor.ts";
+
+/** Production: one @cloudflare/sandbox container per room, named `sandbox-<roomId>`. */
+export class CloudflareExecutor implements SandboxExecutor {
+  constructor(private readonly ns: DurableObjectNamespace) {}
+
+  private sandbox(roomId: string) {
+    // The namespace is typed loosely in Env so local builds need no Sandbox class.
+    return getSandbox(this.ns as never, sandboxName(roomId));
+  }
+
+  async exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult> {
+    const started = Date.now();
+    try {
+      const r = await this.sandbox(roomId).exec(cmd, { timeout: timeoutMs });
+      return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
+    } catch (err) {
+      throw new SandboxError(`the sandbox failed: ${(err as Error).message}`.slice(0, 300));
+    }
+  }
+
+  async warm(roomId: string): Promise<void> {
+    try {
+      await this.sandbox(roomId).exec("true", { timeout: 10_000 });
+    } catch {
+      // Warming is an optimisation; the real command reports any failure.
+    }
+  }
+
+  async destroy(roomId: string): Promise<void> {
+    try {
+      await this.sandbox(roomId).destroy();
+    } catch (err) {
+      throw new SandboxError(`the sandbox could not be destroyed: ${(err as Error).message}`.slice(0, 300));
+    }
+  }
+}

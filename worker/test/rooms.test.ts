@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { api, deletedSessions, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+
+describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
+  it("runs a direct command with /sandbox/exec and names the sandbox", async () => {
+    const room = freshRoom();
+    const res = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo direct; exit 4" } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      result: { stdout: "direct\n", stderr: "", exitCode: 4, success: false, truncated: false, durationMs: expect.any(Number) },
+      sandboxName: `sandbox-${room}`,
+    });
+    for (const bad of [{}, { cmd: "" }, { cmd: "   " }, { cmd: 5 }, { cmd: "x".repeat(8_001) }]) {
+      const r = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: bad });
+      expect(r.status, JSON.stringify(bad).slice(0, 40)).toBe(400);
+      expect(await r.json()).toMatchObject({ details: { cmd: [expect.any(String)] } });
+    }
+    const failing = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "__EXECUTOR_FAIL__" } });
+    expect(failing.status).toBe(502);
+    expect(await failing.json()).toMatchObject({ code: "sandbox_error" });
+  });
+
+  it("replays an answered idempotency key without calling the model or running anything again", async () => {
+    const room = freshRoom();
+    const text = `SAY: once <run>echo ran-${room}</run>`;
+    const first = await send(room, text, { idempotencyKey: "Ev123" });
+    const again = await send(room, text, { idempotencyKey: "Ev123" });
+    expect(again.status).toBe(200);
+    expect(again.body.reply).toBe(first.body.reply);
+    expect(again.body.runs).toEqual(first.body.runs);
+    expect(await modelCallsWith(`echo ran-${room}`)).toHaveLength(1);
+    expect(await execCalls(`sandbox-${room}`)).toHaveLength(1);
+    expect(await history(room)).toHaveLength(2);
+  });
+
+  it("concurrent duplicates of one key share one turn", async () => {
+    const room = freshRoom();
+    const text = `SLOW:200 SAY: dup <run>echo dup-${room}</run>`;
+    const results = await Promise.all([1, 2, 3, 4].map(() => send(room, text, { idempotencyKey: "EvDup" })));
+    for (const r of results) expect(r.body.reply).toBe(results[0].body.reply);
+    expect(await modelCallsWith(`echo dup-${room}`)).toHaveLength(1);
+    expect(await execCalls(`sandbox-${room}`)).toHaveLength(1);
+    expect(await history(room)).toHaveLength(2);
+  });
+
+  it("a failed turn's key can be retried and then succeeds once", async () => {
+    const room = freshRoom();
+    const failed = await send(room, "FAIL:503", { idempotencyKey: "EvRetry" });
+    expect(failed.status).toBe(502);
+    const ok = await send(room, "fine now", { idempotencyKey: "EvRetry2" });
+    expect(ok.status).toBe(200);
+    expect(await history(room)).toHaveLength(2);
+  });
+
+  it("deleting a channel room deletes its thread rooms: history and sandboxes; twice is fine", async () => {
+    const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
+    const threadA = `${channel}-1700000000.000100`;
+    const threadB = `${channel}-1700000000.000200`;
+    await send(channel, "SAY: chan <run>echo c > f.txt</run>");
+    await send(threadA, "SAY: a <run>echo a > f.txt</run>");
+    await api(`/api/rooms/${threadB}/sandbox/exec`, { method: "POST", json: { cmd: "echo b > f.txt" } });
+    expect(await history(threadA)).toHaveLength(2);
+
+    const del = await api(`/api/rooms/${channel}`, { method: "DELETE" });
+    expect(del.status).toBe(200);
+    expect(await del.json()).toEqual({ cleaned: true, roomId: channel });
+    for (const r of [channel, threadA, threadB]) {
+      expect(await history(r), r).toEqual([]);
+      expect(await deletedSessions()).toContain(`sandbox-${r}`);
+    }
+    const files = await api(`/api/rooms/${threadA}/sandbox/exec`, { method: "POST", json: { cmd: "cat f.txt 2>&1 || true" } });
+    expect(((await files.json()) as any).result.stdout).toMatch(/No such file/);
+
+    const again = await api(`/api/rooms/${channel}`, { method: "DELETE" });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ cleaned: true });
+  });
+
+  it("a message after DELETE starts a clean room", async () => {
+    const room = freshRoom();
+    await send(room, "old secret plan");
+    await api(`/api/rooms/${room}`, { method: "DELETE" });
+    const late = await send(room, "new start");
+    expect(late.body.messages.map((m: { text: string }) => m.text)).toEqual(["new start", "Echo: new start"]);
+    const calls = await modelCallsWith("new start");
+    expect(JSON.stringify(calls[0].messages)).not.toContain("old secret plan");
+  });
+
+  it("answers 429 when more than 20 turns wait in one room, and loses none it accepted", async () => {
+    const room = freshRoom();
+    const sends = Array.from({ length: 24 }, (_, i) => send(room, `SLOW:30 SAY: q${i}`));
+    const results = await Promise.all(sends);
+    const ok = results.filter((r) => r.status === 200).length;
+    const busy = results.filter((r) => r.status === 429);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy[0].body).toMatchObject({ code: "room_busy", retryable: true });
+    expect(ok + busy.length).toBe(24);
+    expect(await history(room)).toHaveLength(ok * 2);
+  });
+});
+
+describe("storage cost", () => {
+  it("writes the same rows for message 50 as for message 1 (history is rows, not one blob)", async () => {
+    const room = freshRoom();
+    const stats = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number; messages: number });
+    const before = (await stats()).rowsWrittenSinceStart;
+    await send(room, "m");
+    const first = (await stats()).rowsWrittenSinceStart - before;
+    for (let i = 0; i < 30; i++) await send(room, "m");
+    const s49 = await stats();
+    await send(room, "m");
+    const s50 = await stats();
+    expect(s50.messages).toBe(50);
+    // Once the history is full, each turn also deletes the two oldest rows.
+    expect(s50.rowsWrittenSinceStart - s49.rowsWrittenSinceStart).toBeLessThanOrEqual(first + 2);
+    expect(first).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { api, freshRoom, send } from "./helpers.ts";
+
+describe("routes and admission", () => {
+  it("answers /health without a token", async () => {
+    const res = await api("/health", { token: null });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("ok");
+  });
+
+  it("refuses /api without the token, or with a wrong one", async () => {
+    const room = freshRoom();
+    for (const token of [null, "wrong", ""]) {
+      const res = await api(`/api/rooms/${room}/messages`, { token });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: "unauthorized" });
+    }
+  });
+
+  it("answers a message with reply, messages and runs", async () => {
+    const room = freshRoom();
+    const { status, body } = await send(room, "hello there", { userId: "U1" });
+    expect(status).toBe(200);
+    expect(body.reply).toBe("Echo: hello there");
+    expect(body.runs).toEqual([]);
+    expect(body.messages).toMatchObject([
+      { role: "user", userId: "U1", text: "hello there" },
+      { role: "agent", text: "Echo: hello there" },
+    ]);
+  });
+
+  it("rejects empty, oversized and malformed bodies with 400/413 and zod details", async () => {
+    const room = freshRoom();
+    const empty = await send(room, "   ");
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ error: "invalid request", code: "invalid_request", details: { text: ["Text cannot be empty"] } });
+
+    const long = await send(room, "x".repeat(8_001));
+    expect(long.status).toBe(400);
+    expect(long.body.details.text[0]).toMatch(/at most 8000/);
+
+    const wrongType = await api(`/api/rooms/${room}/message`, { method: "POST", json: { text: 42 } });
+    expect(wrongType.status).toBe(400);
+
+    const notJson = await api(`/api/rooms/${room}/message`, { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ details: { body: [expect.stringMatching(/JSON/)] } });
+
+    const array = await api(`/api/rooms/${room}/message`, { method: "POST", json: ["text"] });
+    expect(array.status).toBe(400);
+
+    const huge = await api(`/api/rooms/${room}/message`, { method: "POST", json: { text: "y".repeat(70_000) } });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ code: "payload_too_large" });
+
+    // None of that reached the history.
+    const hist = await api(`/api/rooms/${room}/messages`);
+    expect(await hist.json()).toEqual({ messages: [] });
+  });
+
+  it("answers 404 for unknown routes and a missing room id, 405 for wrong methods", async () => {
+    expect((await api("/api/nope")).status).toBe(404);
+    expect((await api("/api/rooms//message", { method: "POST", json: { text: "hi" } })).status).toBe(404);
+    expect((await api("/nothing-here", { token: null })).status).toBe(404);
+    const room = freshRoom();
+    expect((await api(`/api/rooms/${room}/message`)).status).toBe(405);
+    expect((await api(`/api/rooms/${room}/messages`, { method: "POST" })).status).toBe(405);
+    expect((await api(`/api/rooms/${room}/sandbox/exec`)).status).toBe(405);
+    expect((await api(`/api/rooms/${room}`, { method: "PUT" })).status).toBe(405);
+  });
+
+  it("rejects bad room ids with 400", async () => {
+    for (const bad of ["a%20b", "a%2Fb", "x".repeat(201), "%E2%80%8Broom", "..%2F..%2Fetc"]) {
+      const res = await api(`/api/rooms/${bad}/messages`);
+      expect(res.status, bad).toBe(400);
+      expect(await res.json()).toMatchObject({ details: { roomId: [expect.any(String)] } });
+    }
+  });
+});

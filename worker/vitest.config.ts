@@ -1,0 +1,38 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+// Worker tests run inside workerd. The fake model and fake executor run in Node
+// (globalSetup) on 127.0.0.1; their addresses reach the Worker as bindings.
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      main: `${root}/worker/src/index.ts`,
+      remoteBindings: false,
+      wrangler: { configPath: `${root}/wrangler.toml` },
+      miniflare: {
+        bindings: {
+          DUET_API_TOKEN: "test-token-0123456789",
+          MODEL_PROVIDER: "openai",
+          MODEL: "fake-model",
+          OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,
+          OPENAI_API_KEY: "sk-test-openai-key-0123456789",
+          SANDBOX_PROVIDER: "local",
+          SANDBOX_URL: inject("fakeExecutorUrl"),
+          MODEL_TIMEOUT_MS: "1500",
+          COMMAND_TIMEOUT_MS: "5000",
+          FAKE_MODEL_URL: inject("fakeModelUrl"),
+          FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
+        },
+      },
+    })),
+  ],
+  test: {
+    name: "worker",
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    globalSetup: [`${root}/worker/test/global-setup.ts`],
+    testTimeout: 30_000,
+  },
+});
