@@ -16,6 +16,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           // 2-core machines: e2e files each start workerd; two at a time keeps them honest.
           maxWorkers: 2,
+          // Runs after the worker project (groupOrder 0), so the two never compete for the 2 cores.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -34,5 +34,6 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     globalSetup: [`${root}/worker/test/global-setup.ts`],
     testTimeout: 30_000,
+    sequence: { groupOrder: 0 },
   },
 });
