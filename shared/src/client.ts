@@ -22,7 +22,19 @@ export interface WorkerClientOptions {
   timeoutMs?: number;
   /** Injected for tests; defaults to the global fetch (undici keeps connections alive). */
   fetch?: typeof fetch;
+  /**
+   * Extra attempts when the Worker is unreachable or answers 500, with
+   * exponential backoff (250 ms doubling, at most 4 s apart). Only requests
+   * that are safe to repeat are retried: reads, deletes, messages carrying an
+   * idempotency key, and anything refused before it reached the Worker.
+   */
+  retries?: number;
+  /** Injected for tests: how to wait between attempts. */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const RETRY_BASE_MS = 250;
+const RETRY_MAX_MS = 4_000;
 
 /**
  * The typed Worker client both bots and the CLI use. Every failure comes out as
@@ -33,29 +45,33 @@ export class WorkerClient {
   private readonly token: string;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly retries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(opts: WorkerClientOptions) {
     this.base = opts.baseUrl.replace(/\/+$/, "");
     this.token = opts.token;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
     this.fetchImpl = opts.fetch ?? fetch;
+    this.retries = opts.retries ?? 5;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
   message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/message`, messageResponseSchema, body);
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
   }
 
   exec(roomId: string, body: ExecRequest): Promise<ExecResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body);
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body, false);
   }
 
   history(roomId: string): Promise<MessagesResponse> {
-    return this.call("GET", `/api/rooms/${encodeURIComponent(roomId)}/messages`, messagesResponseSchema);
+    return this.call("GET", `/api/rooms/${encodeURIComponent(roomId)}/messages`, messagesResponseSchema, undefined, true);
   }
 
   /** Resolves for 200 and for 207 (cleaned with part errors); the caller sees `errors`. */
   cleanup(roomId: string): Promise<CleanupResponse> {
-    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema);
+    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema, undefined, true);
   }
 
   async health(): Promise<boolean> {
@@ -68,7 +84,20 @@ export class WorkerClient {
     }
   }
 
-  private async call<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+  private async call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean): Promise<z.infer<S>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(method, path, schema, body);
+      } catch (err) {
+        const e = err as DuetError & { refused?: boolean };
+        const transient = e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
+        if (attempt >= this.retries || !transient || !(repeatable || e.refused)) throw err;
+        await this.sleep(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** attempt));
+      }
+    }
+  }
+
+  private async once<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
     let res: Response;
     try {
       res = await this.fetchImpl(`${this.base}${path}`, {
@@ -85,7 +114,10 @@ export class WorkerClient {
       if (name === "TimeoutError" || name === "AbortError") {
         throw new DuetError("worker_timeout", `no answer from the Worker within ${Math.round(this.timeoutMs / 1000)} s`);
       }
-      throw new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`);
+      const unreachable = new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`);
+      // Refused before anything was sent: safe to retry even a request that runs a command.
+      const cause = (err as { cause?: { code?: string } }).cause;
+      throw Object.assign(unreachable, { refused: cause?.code === "ECONNREFUSED" });
     }
     let json: unknown;
     try {

@@ -48,7 +48,7 @@ export async function startFakeExecutor(port = 0): Promise<FakeExecutor> {
     if (req.method !== "POST" || url.pathname !== "/api/execute") return sendJson(res, 404, { error: "not found" });
     const body = JSON.parse(await readBody(req)) as { command: string; sessionId: string; timeoutMs?: number };
     calls.push({ ...body, at: Date.now() });
-    if (!warm.has(body.sessionId)) warm.set(body.sessionId, sleep(coldStartMs));
+    if (!warm.has(body.sessionId)) warm.set(body.sessionId, sleep(coldStartMs).then(() => undefined));
     await warm.get(body.sessionId);
     if (body.command === "__EXECUTOR_FAIL__") return sendJson(res, 500, { error: "scripted executor failure" });
     const cwd = join(root, body.sessionId);

@@ -23,7 +23,7 @@ export interface Listening {
 }
 
 export async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
   port = 0,
 ): Promise<Listening> {
   const server = createServer((req, res) => {

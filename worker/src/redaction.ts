@@ -1,10 +1,10 @@
+import { redactSecrets } from "@duet/shared";
 import type { WorkerConfig } from "./config.ts";
 
-// Replaced by the shared redaction once it lands; until then only the Worker's own secrets are masked.
+/**
+ * Redaction for everything the Worker stores or answers: well-known token
+ * shapes (shared rules) plus the literal values of the Worker's own secrets.
+ */
 export function redactor(config: WorkerConfig): (text: string) => string {
-  return (text) => {
-    let out = text;
-    for (const s of config.secrets) if (s.length >= 8) out = out.split(s).join("[redacted]");
-    return out;
-  };
+  return (text) => redactSecrets(text, config.secrets);
 }

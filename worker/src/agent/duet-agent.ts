@@ -24,19 +24,42 @@ const REGISTERED_KEY = "registered_with_parent";
  */
 export class DuetAgent extends Agent<Env> {
   private storeCache?: RoomStore;
-  private readonly queue = new TurnQueue();
+  private readonly turns = new TurnQueue();
   /** Turns in flight by idempotency key, so concurrent duplicates share one answer. */
   private readonly inflight = new Map<string, Promise<Outcome>>();
   /** Bumped by cleanup: a turn that started before a DELETE must not write into the clean room. */
   private epoch = 0;
+  /** Turn ids this instance has queued; a pending row not in here was orphaned by a restart. */
+  private readonly active = new Set<string>();
+  private recovered = false;
 
   private get store(): RoomStore {
     this.storeCache ??= new RoomStore(this.ctx.storage);
     return this.storeCache;
   }
 
+  /**
+   * On the first call after a wake, pending rows mean the previous instance
+   * died mid-turn (eviction, redeploy, crash). They are resumed first, in
+   * arrival order, ahead of the request that woke the room; a retry with the
+   * same idempotency key then shares the resumed turn instead of starting
+   * another, and nothing can overtake an orphan. The bots retry with the same
+   * key, so an interrupted room is woken in practice.
+   */
+  private resumeOrphans(roomId: string): void {
+    if (this.recovered) return;
+    this.recovered = true;
+    for (const turn of this.store.pendingTurns()) {
+      if (this.active.has(turn.id)) continue;
+      const outcome = this.startTurn(roomId, turn, false);
+      if (turn.idemKey) this.trackInflight(turn.idemKey, outcome);
+      void outcome.catch(() => undefined);
+    }
+  }
+
   async message(roomId: string, req: MessageRequest): Promise<Outcome> {
     return guard(async () => {
+      this.resumeOrphans(roomId);
       const key = req.idempotencyKey ?? null;
       if (key) {
         const done = this.store.answered(key, Date.now());
@@ -54,19 +77,22 @@ export class DuetAgent extends Agent<Env> {
         receivedAt: Date.now(),
         started: null,
       };
-      const promise = this.enqueueTurn(roomId, turn, !pending);
-      if (key) {
-        this.inflight.set(key, promise);
-        void promise.finally(() => this.inflight.delete(key));
-      }
+      const promise = this.startTurn(roomId, turn, !pending);
+      if (key) this.trackInflight(key, promise);
       return promise;
     });
   }
 
-  private enqueueTurn(roomId: string, turn: PendingTurn, isNew: boolean): Promise<Outcome> {
+  private trackInflight(key: string, promise: Promise<Outcome>): void {
+    this.inflight.set(key, promise);
+    void promise.finally(() => this.inflight.delete(key));
+  }
+
+  /** Queues a new turn, or resumes a pending one left by an earlier instance. */
+  private startTurn(roomId: string, turn: PendingTurn, isNew: boolean): Promise<Outcome> {
     // Admission first (queue.run throws when the room is full): a refused turn leaves no row.
     const epoch = this.epoch;
-    const task = this.queue.run(async () => {
+    const task = this.turns.run(async () => {
       try {
         await this.registerWithParent(roomId);
         const history = this.store.history();
@@ -84,12 +110,15 @@ export class DuetAgent extends Agent<Env> {
     // Recorded once admitted and before the task can start (it runs on a later
     // microtask at the earliest), so an accepted turn survives an eviction.
     if (isNew) this.store.recordPending(turn);
+    this.active.add(turn.id);
+    void task.finally(() => this.active.delete(turn.id)).catch(() => undefined);
     return guard(() => task);
   }
 
   async exec(roomId: string, cmd: string): Promise<Outcome> {
+    this.resumeOrphans(roomId);
     return guard(() =>
-      this.queue.run(async () => {
+      this.turns.run(async () => {
         await this.registerWithParent(roomId);
         const deps = this.turnDeps(roomId);
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
@@ -138,7 +167,7 @@ export class DuetAgent extends Agent<Env> {
       try {
         const stub = await getAgentByName(this.env.DUET_AGENT, child);
         const out = await stub.cleanup(child);
-        const childErrors = (out.body as { errors?: string[] }).errors ?? [];
+        const childErrors = ((out as Outcome).body as { errors?: string[] }).errors ?? [];
         errors.push(...childErrors.map((e) => `${child}: ${e}`));
       } catch (err) {
         errors.push(`${child}: ${(err as Error).message}`);

@@ -14,7 +14,7 @@ export async function readJson<S extends z.ZodType>(c: Context, schema: S): Prom
   if (buf.byteLength > BODY_MAX_BYTES) throw tooLarge();
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(buf));
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf));
   } catch {
     throw new DuetError("invalid_request", "invalid request", { details: { body: ["Body must be valid JSON (UTF-8)"] } });
   }

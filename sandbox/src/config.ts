@@ -1,0 +1,115 @@
+import { existsSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+/**
+ * The executor's configuration, read once at start from the environment (or handed
+ * to `startExecutor` by tests). A missing or malformed variable stops start-up with
+ * one line naming it.
+ */
+
+/**
+ * Workspaces live in `<repo>/.duet/sandboxes` by default: `.duet/` is git-ignored,
+ * and a room's files survive an executor restart, as a container's would survive a
+ * Worker deploy. The sandbox itself never sees the repo: only its own workspace is
+ * mounted.
+ */
+export const DEFAULT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../.duet/sandboxes");
+export const DEFAULT_PORT = 8788;
+/** Four commands at once keeps a 2-core dev machine responsive; the rest wait in line. */
+export const DEFAULT_MAX_CONCURRENT = 4;
+/** Per stream (stdout, stderr); well above the Worker's own 64 KiB cap, so it decides what to show. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** Processes (threads count too) per command: enough for make -j or a test runner, not for a fork bomb. */
+export const DEFAULT_MAX_PROCS = 256;
+/** Writable memory per process (RLIMIT_DATA), in MiB. Not a total: see README. */
+export const DEFAULT_MAX_MEMORY_MB = 1024;
+/**
+ * When the executor runs as root, bubblewrap is started as this host uid/gid: the
+ * kernel does not enforce RLIMIT_NPROC for processes that map to host root, so a
+ * fork bomb would only be stopped by the timeout. An id no login account has (1000
+ * usually is someone), so no host user owns the rooms' files or their processes.
+ */
+export const DEFAULT_HOST_UID = 61_000;
+
+const intVar = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: "custom", message: `${name} must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const optionalText = z.string().optional().transform((v) => (v ? v : undefined));
+
+const schema = z.object({
+  SANDBOX_PORT: intVar("SANDBOX_PORT", DEFAULT_PORT, 0, 65_535),
+  SANDBOX_HOST: optionalText.transform((v) => v ?? "127.0.0.1"),
+  SANDBOX_TOKEN: optionalText,
+  SANDBOX_ROOT: optionalText.transform((v) => resolve(v ?? DEFAULT_ROOT)),
+  SANDBOX_ISOLATION: z
+    .enum(["bwrap", "none"], { error: "SANDBOX_ISOLATION must be bwrap or none" })
+    .optional()
+    .transform((v) => v ?? "bwrap"),
+  SANDBOX_MAX_CONCURRENT: intVar("SANDBOX_MAX_CONCURRENT", DEFAULT_MAX_CONCURRENT, 1, 64),
+  SANDBOX_MAX_OUTPUT_BYTES: intVar("SANDBOX_MAX_OUTPUT_BYTES", DEFAULT_MAX_OUTPUT_BYTES, 1024, 64 * 1024 * 1024),
+  SANDBOX_MAX_PROCS: intVar("SANDBOX_MAX_PROCS", DEFAULT_MAX_PROCS, 8, 65_536),
+  SANDBOX_MAX_MEMORY_MB: intVar("SANDBOX_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB, 64, 1024 * 1024),
+  SANDBOX_HOST_UID: intVar("SANDBOX_HOST_UID", DEFAULT_HOST_UID, 1, 2 ** 31 - 2),
+  SANDBOX_BWRAP: optionalText,
+});
+
+export interface ExecutorConfig {
+  port: number;
+  host: string;
+  token?: string;
+  root: string;
+  isolation: "bwrap" | "none";
+  maxConcurrent: number;
+  maxOutputBytes: number;
+  maxProcs: number;
+  maxMemoryMb: number;
+  /** Host uid/gid bubblewrap drops to when the executor runs as root. */
+  hostUid: number;
+  /** Path of the bwrap binary (found on PATH by default). */
+  bwrapPath: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Where `bwrap` is on PATH, else the Debian location (the start-up check names the package if absent). */
+function findBwrap(path = process.env.PATH ?? ""): string {
+  for (const dir of path.split(delimiter)) {
+    if (dir && existsSync(join(dir, "bwrap"))) return join(dir, "bwrap");
+  }
+  return "/usr/bin/bwrap";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): ExecutorConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`sandbox executor misconfigured: ${issue.message} (${issue.path.join(".")})`);
+  }
+  const c = parsed.data;
+  return {
+    port: c.SANDBOX_PORT,
+    host: c.SANDBOX_HOST,
+    token: c.SANDBOX_TOKEN,
+    root: c.SANDBOX_ROOT,
+    isolation: c.SANDBOX_ISOLATION,
+    maxConcurrent: c.SANDBOX_MAX_CONCURRENT,
+    maxOutputBytes: c.SANDBOX_MAX_OUTPUT_BYTES,
+    maxProcs: c.SANDBOX_MAX_PROCS,
+    maxMemoryMb: c.SANDBOX_MAX_MEMORY_MB,
+    hostUid: c.SANDBOX_HOST_UID,
+    bwrapPath: c.SANDBOX_BWRAP ?? findBwrap(),
+  };
+}

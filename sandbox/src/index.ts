@@ -1,0 +1,54 @@
+import type { AddressInfo } from "node:net";
+import { loadConfig, type ExecutorConfig } from "./config.ts";
+import { Executor } from "./executor.ts";
+import { createExecutorServer } from "./server.ts";
+
+export { ConfigError, loadConfig, type ExecutorConfig } from "./config.ts";
+export { StartupError } from "./executor.ts";
+
+export interface RunningExecutor {
+  url: string;
+  port: number;
+  root: string;
+  isolation: "bwrap" | "none";
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local sandbox executor in this process: `pnpm dev` and the e2e tests
+ * use it directly, `main.ts` is the CLI around it. Settings not given come from the
+ * environment (see config.ts). Rejects with a StartupError (one line) when it
+ * cannot sandbox, e.g. bubblewrap is missing.
+ */
+export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log: (line: string) => void = (l) => console.warn(l)): Promise<RunningExecutor> {
+  const config: ExecutorConfig = { ...loadConfig(process.env), ...overrides };
+  const executor = new Executor(config);
+  await executor.start();
+  for (const warning of executor.warnings) log(`[sandbox] WARNING: ${warning}`);
+
+  const server = createExecutorServer(executor, config.token);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    root: config.root,
+    isolation: config.isolation,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await executor.stopAll();
+        server.closeAllConnections();
+        await closed;
+      })()),
+  };
+}

@@ -1,0 +1,34 @@
+import { ConfigError, StartupError, loadConfig, startExecutor } from "./index.ts";
+
+/** `pnpm dev:sandbox`: the local sandbox executor, configured from the environment. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  try {
+    const running = await startExecutor(config);
+    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, workspaces in ${running.root})`);
+    const stop = () => {
+      void running.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  } catch (err) {
+    if (err instanceof StartupError) fail(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") fail(`SANDBOX_PORT ${config.port} is already in use on ${config.host}`);
+    if (code === "EADDRNOTAVAIL") fail(`SANDBOX_HOST ${config.host} is not an address of this machine`);
+    fail(`sandbox executor failed to start: ${(err as Error).message}`);
+  }
+}
+
+function fail(line: string): never {
+  console.error(line);
+  process.exit(1);
+}
+
+void main();

@@ -1,0 +1,128 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
+import { ConfigError, loadConfig, StartupError, startExecutor } from "./index.ts";
+
+// Start-up: refuse clearly (one line) when commands could not be sandboxed, warn loudly without isolation.
+
+const SANDBOX_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+const roots: string[] = [];
+const tmpRoot = () => {
+  const dir = mkdtempSync(join(tmpdir(), "duet-sandbox-start-"));
+  roots.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("startExecutor", () => {
+  test("refuses with one line naming the package when bwrap is missing", async () => {
+    const started = startExecutor({ port: 0, root: tmpRoot(), isolation: "bwrap", bwrapPath: "/nonexistent/bwrap" }, () => {});
+    await expect(started).rejects.toBeInstanceOf(StartupError);
+    const message = (await started.catch((e: Error) => e.message)) as string;
+    expect(message).toContain("install the Debian package `bubblewrap`");
+    expect(message).toContain("/nonexistent/bwrap");
+    expect(message).not.toContain("\n");
+  });
+
+  test("refuses when bwrap is there but cannot build a sandbox (the `true` probe fails)", async () => {
+    const started = startExecutor({ port: 0, root: tmpRoot(), isolation: "bwrap", bwrapPath: "/bin/false" }, () => {});
+    await expect(started).rejects.toThrow(/^bubblewrap at \/bin\/false cannot create a sandbox.*: exit code 1$/);
+  });
+
+  test("SANDBOX_ISOLATION=none runs a plain shell in the workspace and warns on every start", async () => {
+    for (let i = 0; i < 2; i++) {
+      const logged: string[] = [];
+      const root = tmpRoot();
+      const ex = await startExecutor({ port: 0, root, isolation: "none", token: undefined }, (l) => logged.push(l));
+      try {
+        expect(logged).toHaveLength(1);
+        expect(logged[0]).toMatch(/^\[sandbox\] WARNING: SANDBOX_ISOLATION=none: commands run as a plain shell on this machine/);
+        const ping = await fetch(`${ex.url}/api/ping`).then((r) => r.json());
+        expect(ping).toEqual({ ok: true, isolation: "none" });
+        const r = await fetch(`${ex.url}/api/execute`, {
+          method: "POST",
+          body: JSON.stringify({ command: "pwd; echo $HOME", sessionId: "sandbox-plain" }),
+        }).then((r) => r.json());
+        const ws = join(root, "sessions", "sandbox-plain");
+        expect(r).toMatchObject({ exitCode: 0, stdout: `${ws}\n${ws}\n` });
+      } finally {
+        await ex.close();
+      }
+    }
+  });
+});
+
+describe("config", () => {
+  test.each([
+    [{ SANDBOX_PORT: "http" }, "SANDBOX_PORT must be an integer from 0 to 65535"],
+    [{ SANDBOX_ISOLATION: "docker" }, "SANDBOX_ISOLATION must be bwrap or none"],
+    [{ SANDBOX_MAX_CONCURRENT: "0" }, "SANDBOX_MAX_CONCURRENT must be an integer from 1 to 64"],
+    [{ SANDBOX_MAX_OUTPUT_BYTES: "1.5" }, "SANDBOX_MAX_OUTPUT_BYTES must be an integer"],
+  ])("%o is refused with one line naming it", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  test("defaults: 127.0.0.1:8788, bubblewrap, 4 at once, 1 MiB per stream, workspaces under <repo>/.duet", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ host: "127.0.0.1", port: 8788, isolation: "bwrap", maxConcurrent: 4, maxOutputBytes: 1024 * 1024, token: undefined });
+    expect(c.root).toBe(join(SANDBOX_DIR, "..", ".duet", "sandboxes"));
+  });
+});
+
+describe("the CLI (pnpm dev:sandbox)", () => {
+  /** Runs src/main.ts with `env`; resolves when it exits, or when `until` matches its stdout. */
+  function runCli(env: Record<string, string>, until?: RegExp) {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: SANDBOX_DIR,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SANDBOX_PORT: "0", SANDBOX_ROOT: tmpRoot(), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const ready = new Promise<RegExpMatchArray>((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        stdout += d;
+        const m = until && stdout.match(until);
+        if (m) resolve(m);
+      });
+      exited.then(() => reject(new Error(`exited: ${stderr}`)));
+    });
+    ready.catch(() => {}); // Only awaited by tests that expect it to start.
+    return { child, exited, ready, out: () => ({ stdout, stderr }) };
+  }
+
+  test("exits 1 with ONE line naming `bubblewrap` when bwrap is missing", async () => {
+    const cli = runCli({ SANDBOX_BWRAP: "/nonexistent/bwrap" });
+    expect(await cli.exited).toBe(1);
+    const lines = cli.out().stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^bubblewrap is not installed .*`bubblewrap`/);
+  });
+
+  test("exits 1 with one line naming a malformed variable", async () => {
+    const cli = runCli({ SANDBOX_MAX_CONCURRENT: "lots" });
+    expect(await cli.exited).toBe(1);
+    expect(cli.out().stderr.trim()).toBe("sandbox executor misconfigured: SANDBOX_MAX_CONCURRENT must be an integer from 1 to 64 (SANDBOX_MAX_CONCURRENT)");
+  });
+
+  test("starts, answers, and stops on SIGTERM", async () => {
+    const cli = runCli({ SANDBOX_TOKEN: "cli-token" }, /listening on (http:\/\/127\.0\.0\.1:\d+) \(isolation: bwrap/);
+    const [, url] = await cli.ready;
+    const r = await fetch(`${url}/api/execute`, {
+      method: "POST",
+      headers: { authorization: "Bearer cli-token" },
+      body: JSON.stringify({ command: "echo from-cli", sessionId: "sandbox-cli" }),
+    }).then((r) => r.json());
+    expect(r).toMatchObject({ exitCode: 0, stdout: "from-cli\n" });
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+  });
+});

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExecutorConfig } from "./config.ts";
+import { startExecutor, type RunningExecutor } from "./index.ts";
+
+/** Starts the real executor (bubblewrap) on port 0 with a throw-away root, and a tiny client for it. */
+
+export interface ExecAnswer {
+  success: boolean;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  duration: number;
+  truncated: boolean;
+  timedOut: boolean;
+}
+
+export interface TestExecutor extends RunningExecutor {
+  token: string;
+  exec(sessionId: string, command: string, timeoutMs?: number): Promise<ExecAnswer>;
+  request(method: string, path: string, init?: { body?: string; token?: string | null }): Promise<{ status: number; body: any }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestExecutor(overrides: Partial<ExecutorConfig> = {}): Promise<TestExecutor> {
+  const root = mkdtempSync(join(tmpdir(), "duet-sandbox-test-"));
+  const token = "test-token-" + Math.random().toString(36).slice(2);
+  const running = await startExecutor({ port: 0, host: "127.0.0.1", root, token, isolation: "bwrap", ...overrides }, () => {});
+
+  const request: TestExecutor["request"] = async (method, path, init = {}) => {
+    const auth = init.token === undefined ? token : init.token;
+    const res = await fetch(running.url + path, {
+      method,
+      headers: { "content-type": "application/json", ...(auth !== null ? { authorization: `Bearer ${auth}` } : {}) },
+      body: init.body,
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Left as text: the test will say what came back.
+    }
+    return { status: res.status, body };
+  };
+
+  return {
+    ...running,
+    token,
+    request,
+    exec: async (sessionId, command, timeoutMs) => {
+      const r = await request("POST", "/api/execute", { body: JSON.stringify({ command, sessionId, timeoutMs }) });
+      if (r.status !== 200) throw new Error(`execute answered ${r.status}: ${JSON.stringify(r.body)}`);
+      return r.body as ExecAnswer;
+    },
+    stop: async () => {
+      await running.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves once `name` exists in `dir` (a command's marker that it has started). */
+export async function waitForFile(dir: string, name: string): Promise<void> {
+  const { existsSync, mkdirSync, watch } = await import("node:fs");
+  const { join } = await import("node:path");
+  mkdirSync(dir, { recursive: true });
+  await new Promise<void>((resolve) => {
+    const watcher = watch(dir, () => {
+      if (existsSync(join(dir, name))) {
+        watcher.close();
+        resolve();
+      }
+    });
+    // It may have appeared before the watch began.
+    if (existsSync(join(dir, name))) {
+      watcher.close();
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,101 @@
+import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
+import { formatCount } from "./format/output.ts";
+
+/**
+ * The `/duet <subcommand> …` language, shared by Slack's slash command, Discord's text
+ * fallback and the CLI, so every surface accepts the same words and explains mistakes
+ * the same way.
+ */
+
+export type DuetCommand =
+  | { kind: "ask"; text: string }
+  | { kind: "run"; cmd: string }
+  | { kind: "history" }
+  | { kind: "reset" }
+  | { kind: "help"; problem?: string };
+
+/**
+ * Invisible characters that arrive with pasted text (zero-width spaces and joiners, the
+ * BOM, soft hyphens) or hide what text says (bidirectional overrides).
+ */
+const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+/** C0 and C1 control characters except tab (\t) and newline (\n). */
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/**
+ * Text as a person meant it: Windows and old Mac line ends become \n, invisible and
+ * control characters (except newline and tab) are removed, and the ends are trimmed.
+ * The bots call it after stripping the bot mention.
+ */
+export function sanitizeChatText(text: string): string {
+  return text.replace(/\r\n?/g, "\n").replace(INVISIBLE, "").replace(CONTROL, "").trim();
+}
+
+/**
+ * Help that reads the same in Slack mrkdwn and Discord markdown: `code` spans, _italics_
+ * and "•" bullets only (no **bold**, no <angle brackets>, which Slack treats as links).
+ */
+export const HELP_TEXT = [
+  "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
+  "• `/duet ask` _question_: ask Duet; it answers in a thread and may run commands in the sandbox",
+  "• `/duet run` _command_: run a shell command in this channel's sandbox yourself",
+  "• `/duet history`: show the recent conversation",
+  "• `/duet reset`: wipe this channel's conversation and destroy its sandbox",
+  "• `/duet help`: show this help",
+  "You can also mention Duet in a message; replies in its thread continue the conversation.",
+].join("\n");
+
+const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
+const RUN_EXAMPLE = "`/duet run` needs a command, e.g. `/duet run ls -la`";
+
+/** The word as typed, made safe to quote inside a `code` span and short enough for one line. */
+function quoteWord(word: string): string {
+  const clean = sanitizeChatText(word).replace(/`/g, "'");
+  return clean.length > 30 ? `${clean.slice(0, 30)}…` : clean;
+}
+
+const tooLong = (what: string, length: number, max: number) =>
+  `That ${what} is ${formatCount(length)} characters long; Duet accepts at most ${formatCount(max)}. Please shorten it.`;
+
+/**
+ * Parses the text after `/duet`. The subcommand is case-insensitive; a `run` command is
+ * kept exactly as typed after the whitespace that follows `run` (newlines, quotes and
+ * all), while `ask` text is cleaned with sanitizeChatText. Anything wrong becomes
+ * `{kind: "help", problem}` with a sentence to show above HELP_TEXT.
+ */
+export function parseDuetCommand(text: string): DuetCommand {
+  // Leading invisible characters would otherwise hide the subcommand ("\u200bask").
+  const start = /^[\s\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]*/.exec(text)![0].length;
+  const wordEnd = text.slice(start).search(/\s/);
+  const word = wordEnd < 0 ? text.slice(start) : text.slice(start, start + wordEnd);
+  const rest = wordEnd < 0 ? "" : text.slice(start + wordEnd).replace(/^\s+/, "");
+  const sub = sanitizeChatText(word).toLowerCase();
+
+  switch (sub) {
+    case "":
+    case "help":
+    case "-h":
+    case "--help":
+    case "?":
+      return { kind: "help" };
+    case "history":
+      return { kind: "history" };
+    case "reset":
+      return { kind: "reset" };
+    case "ask": {
+      const question = sanitizeChatText(rest);
+      if (!question) return { kind: "help", problem: ASK_EXAMPLE };
+      if (question.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("question", question.length, TEXT_MAX_CHARS) };
+      return { kind: "ask", text: question };
+    }
+    case "run": {
+      if (!rest.trim()) return { kind: "help", problem: RUN_EXAMPLE };
+      // Measured as the Worker measures it (trimmed), so the two never disagree.
+      const length = rest.trim().length;
+      if (length > CMD_MAX_CHARS) return { kind: "help", problem: tooLong("command", length, CMD_MAX_CHARS) };
+      return { kind: "run", cmd: rest };
+    }
+    default:
+      return { kind: "help", problem: `Unknown command \`${quoteWord(word)}\`.` };
+  }
+}

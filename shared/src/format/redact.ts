@@ -1,0 +1,227 @@
+/**
+ * Secret redaction for everything headed to chat: command output, commands, model
+ * replies. Both bots and the Worker run it, so a secret printed by `env` or `cat .env`
+ * never reaches a channel where everyone can read it.
+ *
+ * Every pattern is written to run in linear time on megabytes of output: each one
+ * starts only at the beginning of a run of token characters (a lookbehind), and no
+ * quantified group can match the same text two ways. Multi-line private keys are
+ * found with indexOf rather than a lazy `[\s\S]*?`, which would rescan to the end
+ * of the text once per unterminated BEGIN line.
+ */
+
+export const REDACTED = "[redacted]";
+
+/** Literal secrets shorter than this are ignored: redacting "abc" would shred normal text. */
+export const EXTRA_SECRET_MIN_CHARS = 8;
+
+type Rule = { re: RegExp; replace: (match: string, ...groups: string[]) => string };
+
+const keepPrefix = (_m: string, prefix: string) => `${prefix}${REDACTED}`;
+
+/** Values that are references or placeholders, not secrets; redacting them only hides useful text. */
+const NOT_A_SECRET = /^(?:\$|%|process\.env\b|os\.(?:environ|getenv)\b|<[^>]*>$|\*+$|=|(?:true|false|null|none|nil|undefined)$)/i;
+
+const isSkippable = (value: string) => value === "" || NOT_A_SECRET.test(value) || value.endsWith(REDACTED);
+
+const CODE_WORDS =
+  /^(?:await|new|this|self|typeof|function|async|lambda|yield|require|import|string|number|boolean|bigint|any|unknown|never|object|void|str|int|bytes|bool|dict|list|optional)$/i;
+
+/**
+ * Duet shows source code all day, where `token: string`, `password = hash(pw)` and
+ * `secret: config.secret` are not secrets. Only checked for spaced `=` and `:`
+ * assignments; a tight `NAME=value` (env files, `env`, CLI flags) is always redacted.
+ */
+function looksLikeCode(value: string, name: string): boolean {
+  let end = value.length; // not /[,;]+$/: that rescans a long run of commas from each one
+  while (end > 0 && (value[end - 1] === "," || value[end - 1] === ";")) end--;
+  const v = value.slice(0, end);
+  if (CODE_WORDS.test(v)) return true;
+  if (v.toLowerCase() === name.split(/[._-]/).pop()!.toLowerCase()) return true; // token = token
+  // Member access (config.secret, self._password), but only where code is sure: a YAML
+  // value "abc.def" has no trailing comma and no well-known receiver, so it stays redacted.
+  const member = /^([A-Za-z_$][A-Za-z_$]*)(?:\.[A-Za-z_$][\w$]*)+$/.exec(v);
+  if (member && (v !== value || /^(?:this|self|cls|config|settings|options|opts|props|ctx|req|request|args|params|env|form)$/.test(member[1]))) return true;
+  return /^[A-Za-z_$][\w$.]*(?:\(.*\)|<.*>)$/.test(v); // getToken(), z.string().min(8), Option<String>
+}
+
+/** `*KEY` names count only as `_KEY`/`-KEY`/`.KEY`, camelCase `apiKey`, or a known compound; never `monkey` or a bare `key`. */
+function isSecretName(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (!lower.endsWith("key")) return true; // token, secret, password, passwd, passphrase, credential(s)
+  if (/(?:public|primary|foreign|sort|partition|range|cache|idempotency|hash)[_.-]?key$/.test(lower)) return false;
+  if (/(?:api|access|private|secret|signing|master|license)key$/.test(lower)) return true;
+  const before = name[name.length - 4];
+  if (before === undefined) return false;
+  if (before === "_" || before === "-" || before === ".") return true;
+  return /[a-z0-9]/.test(before) && name[name.length - 3] === "K";
+}
+
+/** A Discord token's first part is the bot's user id (a snowflake: 17-20 digits) in base64url. */
+function isSnowflakeBase64(part: string): boolean {
+  try {
+    const b64 = part.replace(/-/g, "+").replace(/_/g, "/");
+    const decoded = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+    return /^[0-9]{17,20}$/.test(decoded);
+  } catch {
+    return false;
+  }
+}
+
+const RULES: Rule[] = [
+  // Credentials inside URLs: postgres://user:pass@host, https://x-access-token:ghs_…@github.com
+  {
+    re: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s/@]+)@/g,
+    replace: (m, prefix: string, pass: string) => (isSkippable(pass) ? m : `${prefix}${REDACTED}@`),
+  },
+  // Slack incoming webhooks: the whole path is the secret.
+  {
+    re: /(https?:\/\/hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
+    replace: keepPrefix,
+  },
+  // Slack tokens: bot, user, app-level, legacy, refresh (xoxe-), rotated (xoxe.xoxp-).
+  { re: /(?<![A-Za-z0-9])(xoxe\.xox[bp]-|xox[abeoprs]-|xapp-)[A-Za-z0-9-]{10,}/g, replace: keepPrefix },
+  // GitHub personal, OAuth, user-to-server, server-to-server, refresh and fine-grained tokens.
+  { re: /(?<![A-Za-z0-9_])(gh[pousr]_)[A-Za-z0-9]{30,}/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_])(github_pat_)[A-Za-z0-9_]{22,}/g, replace: keepPrefix },
+  // AWS access key ids (long-lived AKIA, temporary ASIA): exactly 16 more characters.
+  { re: /(?<![A-Za-z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, replace: keepPrefix },
+  // OpenAI-style keys (sk-…, sk-proj-…, Anthropic's sk-ant-…); 20+ characters so "task-sk-1" stays.
+  { re: /(?<![A-Za-z0-9_-])(sk-)[A-Za-z0-9_-]{20,}/g, replace: keepPrefix },
+  // JSON Web Tokens: header and payload are base64 JSON, so both start with "eyJ".
+  { re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/g, replace: () => REDACTED },
+  // Discord bot tokens: <base64 user id>.<timestamp>.<hmac>; the id check keeps other dotted base64 alone.
+  {
+    re: /(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{22,27})\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,}/g,
+    replace: (m, id: string) => (isSnowflakeBase64(id) ? REDACTED : m),
+  },
+  // Authorization headers: whatever follows the scheme is a credential, however short.
+  {
+    re: /(\bAuthorization["']?[ \t]*[:=][ \t]*["']?)((?:Bearer|Basic|Bot|Token|Digest)[ \t]+)?([^\s"']+)/gi,
+    replace: (m, head: string, scheme: string | undefined, value: string) => {
+      if (isSkippable(value)) return m;
+      if (!scheme && /^(?:Bearer|Basic|Bot|Token|Digest)$/i.test(value)) return m; // "Authorization: Bearer" with no value
+      return `${head}${scheme ?? ""}${REDACTED}`;
+    },
+  },
+  // "Bearer <token>" elsewhere (other headers, logs): only token-like values, so prose such as
+  // "Bearer authentication" stays readable.
+  {
+    re: /\b(Bearer[ \t]+)([A-Za-z0-9._~+/-]+=*)/gi,
+    replace: (m, head: string, value: string) =>
+      (value.length >= 8 && /[0-9]/.test(value)) || value.length >= 24 ? `${head}${REDACTED}` : m,
+  },
+  // Env-style and config assignments: FOO_TOKEN=…, CLOUDFLARE_API_TOKEN: …, "password": "…",
+  // aws_secret_access_key = …, X-Api-Key: …, --password=…
+  {
+    re: /(?<![A-Za-z0-9_./-])([A-Za-z0-9_.-]*?(?:token|secret|password|passwd|passphrase|credentials?|key))(["']?[ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'&]+)/gi,
+    replace: (m, name: string, sep: string, value: string) => {
+      if (!isSecretName(name)) return m;
+      const quote = value[0] === '"' || value[0] === "'" ? value[0] : "";
+      const inner = quote ? value.slice(1, -1) : value;
+      if (isSkippable(inner)) return m;
+      if (!quote && sep !== "=" && looksLikeCode(inner, name)) return m;
+      return `${name}${sep}${quote}${REDACTED}${quote}`;
+    },
+  },
+];
+
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----/g;
+/** A line of a PEM body: base64, or a header such as `Proc-Type: 4,ENCRYPTED`. */
+const PEM_BODY_LINE = /^[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):.*)[ \t]*\r?$/;
+
+/**
+ * Replaces each private key body with the marker, keeping the BEGIN/END lines so a
+ * reader sees what was there. Without an END line (output cut mid-key) the rest of the
+ * BEGIN line and the following base64-looking lines are hidden.
+ */
+function redactPrivateKeys(text: string): string {
+  if (!text.includes("PRIVATE KEY")) return text;
+  const lastEnd = new Map<string, number>();
+  let out = "";
+  let from = 0;
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
+    const bodyStart = m.index + m[0].length;
+    const endLine = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ""}-----`;
+    // lastIndexOf once per label: repeated BEGINs without an END must not rescan the text each time.
+    if (!lastEnd.has(endLine)) lastEnd.set(endLine, text.lastIndexOf(endLine));
+    const endAt = lastEnd.get(endLine)! >= bodyStart ? text.indexOf(endLine, bodyStart) : -1;
+    out += text.slice(from, bodyStart);
+    if (endAt >= 0) {
+      out += `\n${REDACTED}\n${endLine}`;
+      from = endAt + endLine.length;
+    } else {
+      // `cut` ends the hidden part: the rest of the BEGIN line, then body lines. One blank
+      // line may sit inside (encrypted PEM puts one after its headers); two end the body.
+      let cut = text.indexOf("\n", bodyStart);
+      let blank = false;
+      for (let at = cut; at >= 0; ) {
+        const next = text.indexOf("\n", at + 1);
+        const line = text.slice(at + 1, next < 0 ? text.length : next);
+        if (line.trim() === "") {
+          if (blank) break;
+          blank = true;
+        } else if (PEM_BODY_LINE.test(line)) {
+          blank = false;
+          cut = next;
+        } else break;
+        at = next;
+      }
+      out += ` ${REDACTED}`;
+      from = cut < 0 ? text.length : cut;
+    }
+    PEM_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
+}
+
+function redactLiterals(text: string, extraSecrets: readonly string[]): string {
+  const secrets = [...new Set(extraSecrets.map((s) => s.trim()))]
+    .filter((s) => s.length >= EXTRA_SECRET_MIN_CHARS)
+    .sort((a, b) => b.length - a.length); // a secret that contains another goes first
+  for (const secret of secrets) {
+    if (text.includes(secret)) text = text.split(secret).join(REDACTED);
+  }
+  return text;
+}
+
+/**
+ * Replaces secrets in `text` with `[redacted]` (keeping a recognisable prefix such as
+ * `xoxb-[redacted]`). `extraSecrets` are literal values to hide wherever they appear
+ * (the Worker passes its own); values shorter than 8 characters are ignored.
+ */
+export function redactSecrets(text: string, extraSecrets: readonly string[] = []): string {
+  if (!text) return text;
+  let out = redactLiterals(text, extraSecrets);
+  out = redactPrivateKeys(out);
+  for (const rule of RULES) out = out.replace(rule.re, rule.replace as (m: string, ...a: any[]) => string);
+  return out;
+}
+
+/**
+ * A copy of `value` with every string inside it (object values and array items, at any
+ * depth) passed through redactSecrets. Used to redact a whole API answer once.
+ * Keys, numbers and non-plain objects (Date, Map…) are left as they are.
+ */
+export function redactDeep<T>(value: T, extraSecrets: readonly string[] = []): T {
+  const seen = new WeakMap<object, unknown>();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redactSecrets(v, extraSecrets);
+    if (v === null || typeof v !== "object") return v;
+    if (seen.has(v)) return seen.get(v);
+    if (Array.isArray(v)) {
+      const copy: unknown[] = [];
+      seen.set(v, copy);
+      for (const item of v) copy.push(walk(item));
+      return copy;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return v;
+    const copy: Record<string, unknown> = {};
+    seen.set(v, copy);
+    for (const [k, item] of Object.entries(v)) copy[k] = walk(item);
+    return copy;
+  };
+  return walk(value) as T;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import type { RunResult } from "../schemas.ts";
+import { describeRun, formatBytes, formatDuration } from "./run-view.ts";
+
+const run = (over: Partial<RunResult>): RunResult => ({
+  cmd: "ls",
+  exitCode: 0,
+  stdout: "",
+  stderr: "",
+  truncated: false,
+  durationMs: 12,
+  ...over,
+});
+
+describe("describeRun", () => {
+  it("shows a successful command", () => {
+    expect(describeRun(run({ stdout: "a.txt\nb.txt\n" }))).toEqual({
+      command: "$ ls",
+      status: "exit 0 · 12 ms",
+      output: "a.txt\nb.txt",
+      ok: true,
+    });
+  });
+
+  it("shows a failing command with its stderr", () => {
+    const view = describeRun(run({ cmd: "ls nope", exitCode: 2, stderr: "ls: cannot access 'nope'\n", durationMs: 1300 }));
+    expect(view).toEqual({ command: "$ ls nope", status: "exit 2 · 1.3 s", output: "ls: cannot access 'nope'", ok: false });
+  });
+
+  it("says the outcome is unknown when the exit code was lost", () => {
+    const view = describeRun(run({ exitCode: null }));
+    expect(view.status).toBe("outcome unknown (the Worker restarted while it ran)");
+    expect(view.ok).toBe(false);
+  });
+
+  it("shows the error when the sandbox failed, and marks truncated output", () => {
+    const view = describeRun(run({ exitCode: 124, error: "timed out after 30 s", truncated: true, stdout: "partial" }));
+    expect(view.status).toBe("failed: timed out after 30 s · output truncated");
+    expect(view.ok).toBe(false);
+    expect(describeRun(run({ truncated: true })).status).toBe("exit 0 · 12 ms · output truncated");
+  });
+
+  it("redacts secrets in the command, the error and both streams", () => {
+    const token = ["gh", "p_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"].join("");
+    const view = describeRun(
+      run({
+        cmd: `GH_TOKEN=${token} gh auth status`,
+        stdout: `token: ${token}\n`,
+        stderr: "DB_PASSWORD=hunter22 my-bot-token-xyz",
+        error: `auth with ${token} failed`,
+      }),
+      ["my-bot-token-xyz"],
+    );
+    expect(view.command).toBe("$ GH_TOKEN=ghp_[redacted] gh auth status");
+    expect(view.status).toBe("failed: auth with ghp_[redacted] failed");
+    expect(view.output).toBe("token: ghp_[redacted]\n--- stderr ---\nDB_PASSWORD=[redacted] [redacted]");
+  });
+});
+
+describe("formatDuration", () => {
+  it.each([
+    [0, "0 ms"],
+    [12, "12 ms"],
+    [999.4, "999 ms"],
+    [999.6, "1.0 s"],
+    [1300, "1.3 s"],
+    [59_940, "59.9 s"],
+    [59_960, "1 min"],
+    [125_000, "2 min 5 s"],
+    [3_720_000, "1 h 2 min"],
+    [7_200_000, "2 h"],
+    [-5, "0 ms"],
+    [Number.NaN, "0 ms"],
+  ])("%d ms → %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe("formatBytes", () => {
+  it.each([
+    [0, "0 B"],
+    [512, "512 B"],
+    [1024, "1 KB"],
+    [1536, "1.5 KB"],
+    [65_536, "64 KB"],
+    [1_258_291, "1.2 MB"],
+    [5 * 1024 ** 3, "5 GB"],
+  ])("%d bytes → %s", (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+});

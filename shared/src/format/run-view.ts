@@ -1,0 +1,63 @@
+import type { RunResult } from "../schemas.ts";
+import { combineOutput } from "./output.ts";
+import { redactSecrets } from "./redact.ts";
+
+/**
+ * One command's result as both bots show it: the command line, a status line and the
+ * output, secrets already redacted. The bots only choose the layout (blocks, embeds).
+ */
+
+export type RunView = { command: string; status: string; output: string; ok: boolean };
+
+/** 12 → "12 ms", 1300 → "1.3 s", 125000 → "2 min 5 s", 3720000 → "1 h 2 min". */
+export function formatDuration(ms: number): string {
+  const safe = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (Math.round(safe) < 1000) return `${Math.round(safe)} ms`;
+  const tenths = Math.round(safe / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(safe / 1000);
+  if (seconds < 3600) {
+    const s = seconds % 60;
+    return `${Math.floor(seconds / 60)} min${s ? ` ${s} s` : ""}`;
+  }
+  const minutes = Math.round(seconds / 60);
+  const m = minutes % 60;
+  return `${Math.floor(minutes / 60)} h${m ? ` ${m} min` : ""}`;
+}
+
+/** 512 → "512 B", 1536 → "1.5 KB", 65536 → "64 KB", 1258291 → "1.2 MB" (1 KB = 1,024 bytes). */
+export function formatBytes(bytes: number): string {
+  const safe = Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes) : 0;
+  if (safe < 1024) return `${safe} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = safe / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  // One decimal while it matters (1.5 KB), none once the number is large (64 KB).
+  const shown = value < 10 ? value.toFixed(1).replace(/\.0$/, "") : String(Math.round(value));
+  return `${shown} ${units[unit]}`;
+}
+
+/**
+ * `command` is `$ <cmd>`; `status` is `exit 0 · 12 ms`, `failed: <error>` or, when the
+ * exit code is null, `outcome unknown (the Worker restarted while it ran)`, with
+ * `· output truncated` added when the sandbox cut the output; `output` is stdout then
+ * stderr. Command, error and output pass through redactSecrets (plus `extraSecrets`,
+ * e.g. the bot's own token). `ok` is exit 0 without an error.
+ */
+export function describeRun(run: RunResult, extraSecrets: readonly string[] = []): RunView {
+  let status: string;
+  if (run.error) status = `failed: ${redactSecrets(run.error, extraSecrets)}`;
+  else if (run.exitCode === null) status = "outcome unknown (the Worker restarted while it ran)";
+  else status = `exit ${run.exitCode} · ${formatDuration(run.durationMs)}`;
+  if (run.truncated) status += " · output truncated";
+  return {
+    command: `$ ${redactSecrets(run.cmd, extraSecrets)}`,
+    status,
+    output: redactSecrets(combineOutput(run.stdout, run.stderr), extraSecrets),
+    ok: run.exitCode === 0 && !run.error,
+  };
+}

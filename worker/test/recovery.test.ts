@@ -1,0 +1,50 @@
+import { abortAllDurableObjects } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("durable turns across a restart", () => {
+  it("a turn interrupted while waiting on the model is answered once by the retry", async () => {
+    const room = freshRoom();
+    const text = `SLOW:800 SAY: recovered-${room}`;
+    const first = send(room, text, { idempotencyKey: "EvModel" }).catch((e) => e);
+    await until(async () => (await modelCallsWith(`recovered-${room}`)).length === 1, "the model call");
+    await abortAllDurableObjects();
+    await first;
+    const retry = await send(room, text, { idempotencyKey: "EvModel" });
+    expect(retry.status).toBe(200);
+    expect(retry.body.reply).toBe(`recovered-${room}`);
+    expect((await history(room)).map((m) => m.role)).toEqual(["user", "agent"]);
+    const again = await send(room, text, { idempotencyKey: "EvModel" });
+    expect(again.body.reply).toBe(`recovered-${room}`);
+    expect(await history(room)).toHaveLength(2);
+  });
+
+  it("a command that was running when the room died is not run again; its outcome is reported unknown", async () => {
+    const room = freshRoom();
+    const text = "SAY: two <run>sleep 1; echo slow-done</run> <run>echo after</run>";
+    const first = send(room, text, { idempotencyKey: "EvCmd" }).catch((e) => e);
+    await until(async () => (await execCalls(`sandbox-${room}`)).length === 1, "the command to start");
+    await abortAllDurableObjects();
+    await first;
+    const retry = await send(room, text, { idempotencyKey: "EvCmd" });
+    expect(retry.status).toBe(200);
+    expect(retry.body.runs).toMatchObject([
+      { cmd: "sleep 1; echo slow-done", exitCode: null, error: expect.stringMatching(/outcome unknown/) },
+      { cmd: "echo after", exitCode: 0, stdout: "after\n" },
+    ]);
+    expect(retry.body.reply).toContain("Error (sleep 1; echo slow-done):\noutcome unknown");
+    // The interrupted command ran once (before the restart); the next one ran once after it.
+    expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual(["sleep 1; echo slow-done", "echo after"]);
+    const hist = await history(room);
+    expect(hist).toHaveLength(2);
+    expect(hist[1].text).toMatch(/outcome unknown/);
+  });
+});
