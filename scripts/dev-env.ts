@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Where `pnpm dev` keeps local state: the Worker's storage, sandboxes and the shared tokens. */
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const DUET_DIR = join(REPO_ROOT, ".duet");
-const TOKENS_FILE = join(DUET_DIR, "tokens.env");
+/**
+ * Where `pnpm dev` keeps local state: the Worker's storage, sandboxes and the shared
+ * tokens. DUET_HOME moves it (tests use a temporary one so they never touch yours).
+ */
+export const DUET_DIR = resolve(process.env.DUET_HOME || join(REPO_ROOT, ".duet"));
+export const TOKENS_FILE = join(DUET_DIR, "tokens.env");
 
 export interface DevTokens {
   DUET_API_TOKEN: string;
@@ -20,13 +23,7 @@ export interface DevTokens {
  */
 export function devTokens(): DevTokens {
   mkdirSync(DUET_DIR, { recursive: true });
-  let stored: Partial<DevTokens> = {};
-  if (existsSync(TOKENS_FILE)) {
-    for (const line of readFileSync(TOKENS_FILE, "utf8").split("\n")) {
-      const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
-      if (m) (stored as Record<string, string>)[m[1]] = m[2];
-    }
-  }
+  const stored = readStoredTokens();
   const tokens: DevTokens = {
     DUET_API_TOKEN: process.env.DUET_API_TOKEN || stored.DUET_API_TOKEN || randomBytes(24).toString("hex"),
     SANDBOX_TOKEN: process.env.SANDBOX_TOKEN || stored.SANDBOX_TOKEN || randomBytes(24).toString("hex"),
@@ -35,6 +32,17 @@ export function devTokens(): DevTokens {
     writeFileSync(TOKENS_FILE, `DUET_API_TOKEN=${tokens.DUET_API_TOKEN}\nSANDBOX_TOKEN=${tokens.SANDBOX_TOKEN}\n`, { mode: 0o600 });
   }
   return tokens;
+}
+
+/** The tokens saved in `.duet/tokens.env`, without creating anything (the CLI only reads). */
+export function readStoredTokens(file = TOKENS_FILE): Partial<DevTokens> {
+  const stored: Partial<DevTokens> = {};
+  if (!existsSync(file)) return stored;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+    if (m) (stored as Record<string, string>)[m[1]] = m[2];
+  }
+  return stored;
 }
 
 /** pnpm 12 forwards a literal `--` to scripts, and wrangler ignores every flag after one. */

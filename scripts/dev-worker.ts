@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type SpawnOptions } from "node:child_process";
 import { join } from "node:path";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
@@ -32,10 +32,12 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
   ];
 }
 
-export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.env) {
+/** `options` lets `pnpm dev` pipe the output and give wrangler its own process group. */
+export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.env, options: SpawnOptions = {}) {
   return spawn(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), workerArgs(extra, env), {
     cwd: REPO_ROOT,
     stdio: ["ignore", "inherit", "inherit"],
+    ...options,
     env: { ...env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
 }

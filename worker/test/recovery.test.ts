@@ -1,6 +1,15 @@
-import { abortAllDurableObjects } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+
+/** Kills one room's Durable Object instance mid-turn, as an eviction or a crash would; its storage stays. */
+async function killRoom(room: string): Promise<void> {
+  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
+  const stub = ns.get(ns.idFromName(room));
+  await runInDurableObject(stub, (_instance, state) => {
+    state.abort("simulated crash");
+  }).catch(() => undefined);
+}
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -16,7 +25,7 @@ describe("durable turns across a restart", () => {
     const text = `SLOW:800 SAY: recovered-${room}`;
     const first = send(room, text, { idempotencyKey: "EvModel" }).catch((e) => e);
     await until(async () => (await modelCallsWith(`recovered-${room}`)).length === 1, "the model call");
-    await abortAllDurableObjects();
+    await killRoom(room);
     await first;
     const retry = await send(room, text, { idempotencyKey: "EvModel" });
     expect(retry.status).toBe(200);
@@ -32,7 +41,7 @@ describe("durable turns across a restart", () => {
     const text = "SAY: two <run>sleep 1; echo slow-done</run> <run>echo after</run>";
     const first = send(room, text, { idempotencyKey: "EvCmd" }).catch((e) => e);
     await until(async () => (await execCalls(`sandbox-${room}`)).length === 1, "the command to start");
-    await abortAllDurableObjects();
+    await killRoom(room);
     await first;
     const retry = await send(room, text, { idempotencyKey: "EvCmd" });
     expect(retry.status).toBe(200);

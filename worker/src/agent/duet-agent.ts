@@ -5,6 +5,7 @@ import type { Env } from "../env.ts";
 import { createModelProvider } from "../model/provider.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/executor.ts";
+import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { RoomStore, type PendingTurn, type StoredAnswer } from "./room-store.ts";
 import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
 import { TurnQueue } from "./turn-queue.ts";
@@ -16,6 +17,7 @@ export interface Outcome {
 }
 
 const REGISTERED_KEY = "registered_with_parent";
+
 
 /**
  * One room: its history, its turn queue and its sandbox. The Worker calls these
@@ -211,7 +213,7 @@ export class DuetAgent extends Agent<Env> {
   private executor(): { executor: SandboxExecutor | null; problem?: string } {
     if (!this.executorCache) {
       try {
-        this.executorCache = { executor: createExecutor(this.config(), this.env) };
+        this.executorCache = { executor: new WarmTracker(createExecutor(this.config(), this.env)) };
       } catch (err) {
         if (!(err instanceof SandboxError)) throw err;
         this.executorCache = { executor: null, problem: err.message };
@@ -231,6 +233,7 @@ export class DuetAgent extends Agent<Env> {
       executor,
       executorProblem: problem,
       redact: redactor(config),
+      warmSandbox: () => void executor?.warm(roomId),
     };
   }
 }

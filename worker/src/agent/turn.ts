@@ -26,6 +26,8 @@ export interface TurnDeps {
   executor: SandboxExecutor | null;
   executorProblem?: string;
   redact: (text: string) => string;
+  /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
+  warmSandbox?: () => void;
   onEvent?: (e: TurnEvent) => void;
 }
 
@@ -40,12 +42,12 @@ interface Progress {
 export const UNKNOWN_OUTCOME = "outcome unknown: Duet restarted while this command was running, so it was not run again";
 
 export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMessage[]): Promise<StoredAnswer> {
-  const { config, store, executor } = deps;
+  const { config, store } = deps;
   let progress: Progress | null = turn.started ? (JSON.parse(turn.started) as Progress) : null;
 
   if (!progress) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
-    if (executor && config.MAX_RUNS_PER_REPLY > 0) void executor.warm(deps.roomId);
+    if (config.MAX_RUNS_PER_REPLY > 0) deps.warmSandbox?.();
     const prompt = buildPrompt(history, turn.text, MODEL_CONTEXT_MESSAGES);
     const modelText = await completeWithDeadline(deps.model(), prompt, config.MODEL_TIMEOUT_MS);
     progress = { modelText, runs: [] };

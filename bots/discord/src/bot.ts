@@ -1,0 +1,104 @@
+import { Client, Events, GatewayIntentBits, Partials, type RESTOptions } from "discord.js";
+import { WorkerClient } from "@duet/shared";
+import { Agent } from "undici";
+import { attachCleanup, RoomCleaner } from "./cleanup.ts";
+import type { DiscordConfig } from "./config.ts";
+import { consoleLogger, type BotDeps, type Logger } from "./deps.ts";
+import { handleInteraction } from "./interactions.ts";
+import { handleMessage } from "./mentions.ts";
+
+/**
+ * The Duet Discord bot: a discord.js client on the gateway that turns slash
+ * commands and mentions into Worker requests. It keeps no state another shard
+ * would need: rooms live in the Worker, and a guild's events always reach the
+ * same shard.
+ */
+
+export interface DiscordBotOptions {
+  /** A Worker client to use instead of one built from the config. */
+  worker?: WorkerClient;
+  /** Extra REST options (tests raise `globalRequestsPerSecond`). */
+  rest?: Partial<RESTOptions>;
+  log?: Logger;
+  /** discord.js sharding: set by ShardingManager through the environment, or explicitly. */
+  shards?: number | number[] | "auto";
+  shardCount?: number;
+}
+
+export interface DiscordBot {
+  client: Client;
+  /** Logs in and resolves once the gateway is READY and every guild has arrived. */
+  start(): Promise<void>;
+  /** Stops taking events, lets answers in progress finish for up to `graceMs`, then disconnects. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * discord.js's REST client sends attachments as FormData through undici 6. Without an
+ * agent of its own it uses the process-wide dispatcher, which another library (wrangler
+ * brings undici 7) may have replaced with one that cannot send that FormData: every
+ * upload then fails with "other side closed". Its own agent keeps uploads working in
+ * any process the bot is embedded in.
+ */
+export function restOptions(config: Pick<DiscordConfig, "apiUrl">, extra: Partial<RESTOptions> = {}): Partial<RESTOptions> {
+  return { agent: new Agent(), ...(config.apiUrl ? { api: config.apiUrl } : {}), ...extra };
+}
+
+export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions = {}): DiscordBot {
+  const log = opts.log ?? consoleLogger;
+  const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
+  const cleaner = new RoomCleaner(worker, log);
+  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken] };
+
+  const client = new Client({
+    // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
+    // DM channels are never cached; without this partial, DMs would be dropped silently.
+    partials: [Partials.Channel],
+    // Nothing Duet sends may ping anyone unless a call says so.
+    allowedMentions: { parse: [], repliedUser: true },
+    rest: restOptions(config, opts.rest),
+    ...(opts.shards !== undefined ? { shards: opts.shards } : {}),
+    ...(opts.shardCount !== undefined ? { shardCount: opts.shardCount } : {}),
+  });
+
+  // Answers in progress, so stop() can let them finish; none are taken once stopping.
+  const inflight = new Set<Promise<void>>();
+  let stopping = false;
+  // A handler that throws must never take the gateway connection down with it.
+  const guard = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
+    if (stopping) return;
+    const p = fn(...args)
+      .catch((err) => log.error(`${what} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`))
+      .finally(() => inflight.delete(p));
+    inflight.add(p);
+  };
+  client.on(Events.InteractionCreate, guard("interaction", (i) => handleInteraction(i, deps)));
+  client.on(Events.MessageCreate, guard("message", (m) => handleMessage(m, deps)));
+  attachCleanup(client, cleaner, log);
+  // Without an 'error' listener an emitted error would throw; discord.js reconnects on its own.
+  client.on(Events.Error, (err) => log.error(`client error: ${err.message}`));
+  client.on(Events.ShardError, (err, id) => log.warn(`shard ${id} error: ${err.message}`));
+  client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
+  client.on(Events.Warn, (msg) => log.warn(msg));
+
+  return {
+    client,
+    async start() {
+      const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+      await client.login(config.token);
+      await ready;
+      log.info(`connected as ${client.user?.tag} in ${client.guilds.cache.size} server(s)`);
+    },
+    async stop(graceMs = 0) {
+      stopping = true;
+      if (inflight.size > 0 && graceMs > 0) {
+        log.info(`stopping: waiting up to ${Math.round(graceMs / 1000)} s for ${inflight.size} answer(s) in progress`);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+        clearTimeout(timer);
+      }
+      await client.destroy();
+    },
+  };
+}

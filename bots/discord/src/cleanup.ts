@@ -1,0 +1,107 @@
+import { Events, type Client, type GatewayDispatchPayload } from "discord.js";
+import type { CleanupResponse, WorkerClient } from "@duet/shared";
+import type { Logger } from "./deps.ts";
+import { channelRoom, threadRoom, THREAD_CHANNEL_TYPES } from "./rooms.ts";
+
+/**
+ * Deleting rooms when Discord removes their place: an archived or deleted
+ * thread deletes its room; a deleted channel deletes its room, and the Worker
+ * deletes that room's thread rooms with it.
+ *
+ * discord.js drops THREAD_UPDATE, THREAD_DELETE and CHANNEL_DELETE for channels
+ * it has not cached, so the raw packets are handled too. Both paths can fire
+ * for one event; the recently-cleaned set makes the Worker see one DELETE.
+ */
+
+/** How long a cleaned room is remembered; the two paths fire within the same tick. */
+const RECENT_TTL_MS = 10 * 60_000;
+/** Bound on remembered rooms, so a burst of deletions cannot grow memory. */
+const RECENT_MAX = 5_000;
+
+export class RoomCleaner {
+  private readonly recent = new Map<string, number>();
+
+  constructor(
+    private readonly worker: WorkerClient,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Deletes a room once. Per process is enough: DELETE is idempotent in the
+   * Worker, and a guild's events always reach the same shard.
+   */
+  async clean(room: string, reason: string, opts: { force?: boolean } = {}): Promise<CleanupResponse | null> {
+    const at = this.now();
+    for (const [key, when] of this.recent) if (at - when > RECENT_TTL_MS) this.recent.delete(key);
+    if (!opts.force && this.recent.has(room)) return null;
+    this.recent.set(room, at);
+    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+    try {
+      const res = await this.worker.cleanup(room);
+      this.log.info(`cleaned ${room} (${reason})${res.errors?.length ? ` with errors: ${res.errors.join("; ")}` : ""}`);
+      return res;
+    } catch (err) {
+      // Let a later event (or a retry of this one) try again.
+      this.recent.delete(room);
+      this.log.warn(`could not clean ${room} (${reason}): ${err instanceof Error ? err.message : String(err)}`);
+      if (opts.force) throw err;
+      return null;
+    }
+  }
+
+  /** A room was used again, so a later archive or delete must clean it again. */
+  forget(room: string): void {
+    this.recent.delete(room);
+  }
+}
+
+interface ThreadLike {
+  id: string;
+  guild_id?: string;
+  parent_id?: string | null;
+  type?: number;
+  thread_metadata?: { archived?: boolean };
+}
+
+/** The room a raw THREAD_UPDATE / THREAD_DELETE / CHANNEL_DELETE packet should delete, if any. */
+export function roomToClean(t: string, d: ThreadLike): { room: string; reason: string } | null {
+  if (!d?.id || !d.guild_id) return null; // DMs have no room
+  const isThread = d.type !== undefined ? THREAD_CHANNEL_TYPES.includes(d.type) : Boolean(d.parent_id);
+  if (t === "THREAD_UPDATE") {
+    if (!d.thread_metadata?.archived || !d.parent_id) return null;
+    return { room: threadRoom(d.guild_id, d.parent_id, d.id), reason: "thread archived" };
+  }
+  if (t === "THREAD_DELETE" || (t === "CHANNEL_DELETE" && isThread)) {
+    if (!d.parent_id) return null;
+    return { room: threadRoom(d.guild_id, d.parent_id, d.id), reason: "thread deleted" };
+  }
+  if (t === "CHANNEL_DELETE") return { room: channelRoom(d.guild_id, d.id), reason: "channel deleted" };
+  return null;
+}
+
+export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger): void {
+  const handle = (t: string, d: ThreadLike) => {
+    let target: ReturnType<typeof roomToClean>;
+    try {
+      target = roomToClean(t, d);
+    } catch (err) {
+      return log.warn(`ignoring ${t} for ${d?.id}: ${String(err)}`);
+    }
+    if (target) void cleaner.clean(target.room, target.reason);
+  };
+  // Raw packets: the only path for channels discord.js never cached.
+  client.on(Events.Raw, (packet: GatewayDispatchPayload) => {
+    if (packet?.t === "THREAD_UPDATE" || packet?.t === "THREAD_DELETE" || packet?.t === "CHANNEL_DELETE") {
+      handle(packet.t, packet.d as ThreadLike);
+    }
+  });
+  // The cached path: same rooms, deduplicated by the cleaner.
+  client.on(Events.ThreadUpdate, (_old, thread) => {
+    if (thread.archived) handle("THREAD_UPDATE", { id: thread.id, guild_id: thread.guildId, parent_id: thread.parentId, type: thread.type, thread_metadata: { archived: true } });
+  });
+  client.on(Events.ThreadDelete, (thread) => handle("THREAD_DELETE", { id: thread.id, guild_id: thread.guildId, parent_id: thread.parentId, type: thread.type }));
+  client.on(Events.ChannelDelete, (channel) => {
+    if (!channel.isDMBased()) handle("CHANNEL_DELETE", { id: channel.id, guild_id: channel.guildId, parent_id: channel.parentId, type: channel.type });
+  });
+}

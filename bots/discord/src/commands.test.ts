@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { commandDefinitions, SUBCOMMANDS } from "./commands.ts";
+
+describe("the /duet command definition", () => {
+  it("has the five subcommands with required text options, in servers only", () => {
+    const [duet] = commandDefinitions();
+    expect(duet.name).toBe("duet");
+    expect(duet.contexts).toEqual([0]);
+    const subs = duet.options!.map((o) => o.name);
+    expect(subs).toEqual(Object.keys(SUBCOMMANDS));
+    for (const sub of duet.options! as { description: string; options?: { name: string; required?: boolean; max_length?: number }[] }[]) {
+      expect(sub.description.length).toBeGreaterThan(0);
+      expect(sub.description.length).toBeLessThanOrEqual(100);
+      for (const opt of sub.options ?? []) expect(opt).toMatchObject({ required: true, max_length: 6000 });
+    }
+  });
+});

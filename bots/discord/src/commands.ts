@@ -1,0 +1,71 @@
+import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from "discord.js";
+
+/**
+ * The `/duet` slash command: one command with subcommands, so the bot takes a
+ * single name in a server's command list. `register.ts` sends these
+ * definitions to Discord; the interaction handler reads the same names.
+ */
+
+export const COMMAND_NAME = "duet";
+
+export const SUBCOMMANDS = {
+  ask: { name: "ask", option: "prompt" },
+  run: { name: "run", option: "command" },
+  history: { name: "history" },
+  reset: { name: "reset" },
+  help: { name: "help" },
+} as const;
+
+export type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** Discord caps string options at 6,000 characters, below the Worker's own limits. */
+const OPTION_MAX_CHARS = 6_000;
+
+export function duetCommand() {
+  return (
+    new SlashCommandBuilder()
+      .setName(COMMAND_NAME)
+      .setDescription("Duet, the AI pair programmer with a shared sandbox for this channel")
+      // Rooms are per channel in a server: no DMs, no user-installed app contexts.
+      .setContexts(InteractionContextType.Guild)
+      .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.ask.name)
+          .setDescription("Ask Duet; it may run commands in this channel's sandbox")
+          .addStringOption((o) =>
+            o.setName(SUBCOMMANDS.ask.option).setDescription("What should Duet do or explain?").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+          ),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.run.name)
+          .setDescription("Run a shell command in this channel's sandbox (no AI)")
+          .addStringOption((o) =>
+            o.setName(SUBCOMMANDS.run.option).setDescription("The shell command, e.g. ls -la").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+          ),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.history.name).setDescription("Show this room's recent conversation (only you see it)"))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.reset.name).setDescription("Forget this room's history and remove its sandbox"))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription("How to use Duet"))
+  );
+}
+
+/** The JSON bodies `PUT .../commands` takes. */
+export function commandDefinitions() {
+  return [duetCommand().toJSON()];
+}
+
+export const HELP = [
+  "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
+  "",
+  "`/duet ask prompt:<text>` ask Duet; it may run commands in the sandbox and shows their output",
+  "`/duet run command:<shell>` run a command in the sandbox directly, without the AI",
+  "`/duet history` show this room's recent conversation (only you see it)",
+  "`/duet reset` forget the history and remove the sandbox",
+  "`@Duet <text>` ask in a channel or a thread; Duet replies to your message",
+  "",
+  "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
+].join("\n");
+
+export const DM_ANSWER = "Duet works in servers: add it to a server, then `@Duet` it in a channel or use `/duet ask`.";

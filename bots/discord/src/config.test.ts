@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const base = { DISCORD_TOKEN: "abc.def.ghi", DUET_API_TOKEN: "secret" };
+
+describe("loadConfig", () => {
+  it("applies defaults and trims URLs", () => {
+    expect(loadConfig({ ...base, DISCORD_API_URL: "http://127.0.0.1:5/api/" })).toEqual({
+      token: "abc.def.ghi",
+      applicationId: undefined,
+      guildId: undefined,
+      apiUrl: "http://127.0.0.1:5/api",
+      shardCount: "auto",
+      workerUrl: "http://127.0.0.1:8787",
+      apiToken: "secret",
+    });
+  });
+
+  it.each([
+    [{ DUET_API_TOKEN: "x" }, "DISCORD_TOKEN is required"],
+    [{ DISCORD_TOKEN: "Bot abc" }, "DISCORD_TOKEN must not contain spaces"],
+    [{ DISCORD_TOKEN: "abc" }, "DUET_API_TOKEN is required"],
+    [{ ...base, DISCORD_APPLICATION_ID: "app" }, "DISCORD_APPLICATION_ID must be a Discord id"],
+    [{ ...base, DUET_WORKER_URL: "localhost:8787" }, "DUET_WORKER_URL must be an http(s) URL"],
+  ])("refuses %j with one line naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("treats empty values as unset, and registering needs no Worker token", () => {
+    expect(loadConfig({ ...base, DUET_WORKER_URL: "" }).workerUrl).toBe("http://127.0.0.1:8787");
+    expect(loadConfig({ DISCORD_TOKEN: "abc", DISCORD_GUILD_ID: "123456789012345678" }, "register")).toMatchObject({ guildId: "123456789012345678", apiToken: "" });
+  });
+});

@@ -1,0 +1,87 @@
+import { z } from "zod";
+
+/**
+ * The Discord bot's configuration, read once from the environment at start.
+ * A missing or malformed variable stops start-up with one line naming it.
+ */
+
+const snowflake = (name: string) => z.string().trim().regex(/^\d{15,21}$/, `${name} must be a Discord id (digits only)`);
+
+const schema = z.object({
+  DISCORD_TOKEN: z
+    .string({ error: "DISCORD_TOKEN is required (the bot token from your Discord application's Bot page)" })
+    .trim()
+    .min(1, "DISCORD_TOKEN cannot be empty")
+    .refine((v) => !/\s/.test(v), "DISCORD_TOKEN must not contain spaces (paste the token alone, without 'Bot ')"),
+  DISCORD_APPLICATION_ID: snowflake("DISCORD_APPLICATION_ID").optional(),
+  DISCORD_GUILD_ID: snowflake("DISCORD_GUILD_ID").optional(),
+  DISCORD_API_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^https?:\/\/[^\s/]+/.test(v), "DISCORD_API_URL must be an http(s) URL (Discord's is https://discord.com/api)")
+    .optional(),
+  DISCORD_SHARD_COUNT: z
+    .string()
+    .trim()
+    .regex(/^(auto|[1-9]\d{0,4})$/, "DISCORD_SHARD_COUNT must be a whole number of shards or auto")
+    .optional(),
+  DUET_WORKER_URL: z
+    .string()
+    .trim()
+    .refine((v) => /^https?:\/\/[^\s/]+/.test(v), "DUET_WORKER_URL must be an http(s) URL")
+    .default("http://127.0.0.1:8787"),
+  DUET_API_TOKEN: z
+    .string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" })
+    .trim()
+    .min(1, "DUET_API_TOKEN cannot be empty"),
+});
+
+export interface DiscordConfig {
+  token: string;
+  /** Needed to register commands; the bot itself learns it from READY. */
+  applicationId?: string;
+  /** Register commands in this guild only (instant) instead of globally. */
+  guildId?: string;
+  /** REST base without the version, as discord.js's `rest.api` (default https://discord.com/api). */
+  apiUrl?: string;
+  /** Shards the sharding manager starts (`src/shards.ts`); "auto" asks Discord. */
+  shardCount: number | "auto";
+  workerUrl: string;
+  apiToken: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
+function present(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== "") out[k] = v;
+  return out;
+}
+
+/** Registering commands talks to Discord only, so it does not need the Worker's token. */
+const registerSchema = schema.extend({ DUET_API_TOKEN: z.string().trim().optional() });
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, purpose: "bot" | "register" = "bot"): DiscordConfig {
+  const parsed = (purpose === "register" ? registerSchema : schema).safeParse(present(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? "configuration");
+    throw new ConfigError(issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return {
+    token: e.DISCORD_TOKEN,
+    applicationId: e.DISCORD_APPLICATION_ID,
+    guildId: e.DISCORD_GUILD_ID,
+    apiUrl: e.DISCORD_API_URL?.replace(/\/+$/, ""),
+    shardCount: !e.DISCORD_SHARD_COUNT || e.DISCORD_SHARD_COUNT === "auto" ? "auto" : Number(e.DISCORD_SHARD_COUNT),
+    workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
+    apiToken: e.DUET_API_TOKEN ?? "",
+  };
+}

@@ -1,0 +1,24 @@
+import type { WorkerClient } from "@duet/shared";
+import type { RoomCleaner } from "./cleanup.ts";
+
+/** What the event handlers share: the Worker client, the cleaner, secrets to redact and a logger. */
+
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+export const consoleLogger: Logger = {
+  info: (m) => console.log(`[discord] ${m}`),
+  warn: (m) => console.warn(`[discord] ${m}`),
+  error: (m) => console.error(`[discord] ${m}`),
+};
+
+export interface BotDeps {
+  worker: WorkerClient;
+  cleaner: RoomCleaner;
+  /** Literal values never shown in chat (the bot's own tokens), on top of the shared patterns. */
+  secrets: string[];
+  log: Logger;
+}

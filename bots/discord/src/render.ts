@@ -1,0 +1,120 @@
+import type { AttachmentPayload } from "discord.js";
+import {
+  chunkMessage,
+  codeBlock,
+  describeRun,
+  escapeFences,
+  headTail,
+  redactSecrets,
+  sanitizeChatText,
+  type DuetMessage,
+  type ExecResponse,
+  type MessageResponse,
+  type RunResult,
+} from "@duet/shared";
+
+/**
+ * Discord messages from Worker answers. The chunking, head/tail and redaction
+ * are shared with Slack; the layout is Discord's: markdown, one code block per
+ * command holding `$ cmd` and its output, and long output as a .txt file.
+ */
+
+export interface Outgoing {
+  content: string;
+  files: AttachmentPayload[];
+}
+
+/** Discord's limit per message. */
+export const MESSAGE_MAX_CHARS = 2_000;
+/** Output shown inline per command; past it, head and tail inline and the whole output as a file. */
+export const INLINE_OUTPUT_MAX_CHARS = 1_400;
+/** Discord accepts at most 10 attachments per message. */
+const FILES_PER_MESSAGE = 10;
+/** Messages of history shown by `/duet history`, and characters of each. */
+const HISTORY_SHOWN = 10;
+const HISTORY_SNIPPET_CHARS = 280;
+
+/** Text split into messages; files go on the last one, after the text they belong to. */
+function toMessages(text: string, files: AttachmentPayload[] = []): Outgoing[] {
+  const chunks = chunkMessage(text, MESSAGE_MAX_CHARS);
+  if (chunks.length === 0) chunks.push("(Duet had nothing to say.)");
+  const out: Outgoing[] = chunks.map((content) => ({ content, files: [] }));
+  for (let i = 0; i < files.length; i += FILES_PER_MESSAGE) {
+    const batch = files.slice(i, i + FILES_PER_MESSAGE);
+    if (i === 0) out[out.length - 1].files = batch;
+    else out.push({ content: "More output files:", files: batch });
+  }
+  return out;
+}
+
+export function renderNotice(text: string): Outgoing[] {
+  return toMessages(text);
+}
+
+/** One command as a Discord block: a status line, then `$ cmd` and its output in one code block. */
+function runBlock(run: RunResult, index: number, total: number, secrets: readonly string[]): { text: string; file?: AttachmentPayload } {
+  const view = describeRun(run, secrets);
+  const name = total === 1 ? "output.txt" : `output-${index + 1}.txt`;
+  const short = headTail(view.output, INLINE_OUTPUT_MAX_CHARS, `full output in ${name}`);
+  const body = view.output ? `${view.command}\n${short.text}` : `${view.command}\n(no output)`;
+  const status = `${view.ok ? "✅" : "❌"} **${view.status}**`;
+  const text = `${status}\n${codeBlock(body)}`;
+  if (short.omittedChars === 0) return { text };
+  return { text, file: { attachment: Buffer.from(`${view.command}\n${view.output}\n`, "utf8"), name } };
+}
+
+/**
+ * The Worker's `reply` is the model's text followed by `Output (cmd):` /
+ * `Error (cmd):` summaries; the runs are rendered properly from `runs`, so only
+ * the text before the first summary is kept.
+ */
+export function explanationOf(reply: string, runs: RunResult[]): string {
+  if (runs.length === 0) return reply.trim();
+  const cmd = runs[0].cmd.trim();
+  let cut = -1;
+  for (const label of [`Output (${cmd}):`, `Error (${cmd}):`]) {
+    const at = reply.startsWith(label) ? 0 : reply.indexOf(`\n\n${label}`);
+    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+  }
+  // The Worker may have redacted the command inside the reply: any section header will do.
+  if (cut < 0) cut = reply.search(/(?:^|\n\n)(?:Output|Error) \(.*\):\n/);
+  return (cut >= 0 ? reply.slice(0, cut) : reply).trim();
+}
+
+export function renderMessage(res: MessageResponse, secrets: readonly string[] = []): Outgoing[] {
+  const parts: string[] = [];
+  const files: AttachmentPayload[] = [];
+  const explanation = sanitizeChatText(explanationOf(res.reply, res.runs));
+  if (explanation) parts.push(explanation);
+  res.runs.forEach((run, i) => {
+    const block = runBlock(run, i, res.runs.length, secrets);
+    parts.push(block.text);
+    if (block.file) files.push(block.file);
+  });
+  if (res.skipped?.length) {
+    const list = res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``).join(", ");
+    parts.push(`⏭️ Not run (over the per-reply command limit): ${list}. Ask again to run them.`);
+  }
+  return toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
+}
+
+export function renderExec(cmd: string, res: ExecResponse, secrets: readonly string[] = []): Outgoing[] {
+  const r = res.result;
+  const run: RunResult = { cmd, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, truncated: r.truncated, durationMs: r.durationMs };
+  const block = runBlock(run, 0, 1, secrets);
+  return toMessages(block.text, block.file ? [block.file] : []);
+}
+
+/** The last messages, newest last, as short quotes; ephemeral, so user mentions are fine to show. */
+export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Outgoing[] {
+  if (messages.length === 0) return toMessages("This room has no history yet. Ask something with `/duet ask` or `@Duet`.");
+  const shown = messages.slice(-HISTORY_SHOWN);
+  const lines = shown.map((m) => {
+    const who = m.role === "agent" ? "**Duet**" : m.userId && /^\d+$/.test(m.userId) ? `<@${m.userId}>` : "**someone**";
+    const flat = m.text.replace(/\s+/g, " ").trim();
+    const snippet = flat.length > HISTORY_SNIPPET_CHARS ? `${flat.slice(0, HISTORY_SNIPPET_CHARS)}…` : flat;
+    return `${who} <t:${Math.floor(m.ts / 1000)}:R>\n> ${escapeFences(snippet) || "(empty)"}`;
+  });
+  const header = `Last ${shown.length} of ${messages.length} message${messages.length === 1 ? "" : "s"} in this room:`;
+  return toMessages(redactSecrets([header, ...lines].join("\n"), secrets));
+}

@@ -1,0 +1,164 @@
+import { WorkerClient } from "@duet/shared";
+import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { registerCleanup } from "./cleanup.ts";
+import type { SlackConfig } from "./config.ts";
+import { RecentIds } from "./dedupe.ts";
+import { createLogger } from "./logger.ts";
+import { registerMentions } from "./mentions.ts";
+import { buildReceiver } from "./receiver.ts";
+import { registerSlashCommand } from "./slash-command.ts";
+import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
+
+/**
+ * The Slack bot: a bolt App on the transport the config selects (Socket Mode
+ * with an app token, else HTTP with request signing), wired to the Worker. It
+ * holds no state other replicas would need; see dedupe.ts and feedback.ts for
+ * how repeated deliveries stay single.
+ */
+
+export interface SlackBotOptions {
+  logLevel?: LogLevel;
+  logger?: Logger;
+  /** The Web API client's retry policy for network errors; tests pass `{ retries: 0 }`. */
+  retryConfig?: webApi.RetryOptions;
+  /** Interface the HTTP receiver listens on (default: all, as Slack must reach it). */
+  host?: string;
+  /** How long the Worker may take per call (default: the shared client's). */
+  workerTimeoutMs?: number;
+  /** How long stop() waits for turns in flight. */
+  drainMs?: number;
+}
+
+export interface SlackBot {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The HTTP port actually listened on (HTTP mode, after start). */
+  readonly port: number | undefined;
+  readonly mode: "socket" | "http";
+  /** Slack's ids for this bot, known after start (from auth.test). */
+  readonly botUserId: string | undefined;
+}
+
+const DEFAULT_DRAIN_MS = 10_000;
+const STOP_GRACE_MS = 5_000;
+/** auth.test at start-up: three more tries within about four seconds. */
+const STARTUP_RETRY: webApi.RetryOptions = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 2_000 };
+
+export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {}): SlackBot {
+  const logger = options.logger ?? createLogger(options.logLevel ?? LogLevel.INFO);
+  const inflight = new Set<Promise<void>>();
+  let app: App | undefined;
+  let socketReceiver: SocketModeReceiver | undefined;
+  let port: number | undefined;
+  let httpServer: Server | undefined;
+  let botUserId: string | undefined;
+
+  const track = (p: Promise<void>): Promise<void> => {
+    const settled = p.catch((err) => logger.error(`A handler failed: ${(err as Error)?.stack ?? err}`));
+    inflight.add(settled);
+    void settled.finally(() => inflight.delete(settled));
+    return settled;
+  };
+
+  // Without a base URL the client uses Slack's own; GovSlack and tests set SLACK_API_URL.
+  const clientOptions: webApi.WebClientOptions = {
+    ...(config.apiUrl ? { slackApiUrl: config.apiUrl } : {}),
+    ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
+    // 429s are waited out per Retry-After in slack-api.ts, independently of retryConfig.
+    rejectRateLimitedCalls: true,
+    logger,
+  };
+
+  async function start(): Promise<void> {
+    if (app) throw new Error("the Slack bot is already started");
+    // auth.test first: a wrong token stops start-up with one clear line, and bolt
+    // gets the bot's ids up front instead of calling auth.test on its own.
+    // A few quick tries only: an unreachable Slack at start-up should say so within seconds.
+    const probe = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: options.retryConfig ?? STARTUP_RETRY });
+    const where = config.apiUrl ?? "https://slack.com/api/";
+    let auth: webApi.AuthTestResponse;
+    try {
+      auth = await withRetryAfter(() => probe.auth.test(), logger, "auth.test");
+    } catch (err) {
+      const code = slackErrorCode(err);
+      if (code === "slack_webapi_request_error" || code === "slack_webapi_http_error") throw new Error(`Cannot reach Slack's Web API at ${where} (${code})`);
+      throw new Error(`Slack did not accept SLACK_BOT_TOKEN (${code})`);
+    }
+    if (!auth.user_id || !auth.bot_id) throw new Error("SLACK_BOT_TOKEN is not a bot token (auth.test returned no bot id)");
+    botUserId = auth.user_id;
+
+    const receiver = buildReceiver(config, logger, clientOptions);
+    if (receiver instanceof SocketModeReceiver) socketReceiver = receiver;
+
+    const built = new App({ token: config.botToken, botId: auth.bot_id, botUserId: auth.user_id, receiver, clientOptions, logger, logLevel: logger.getLevel() });
+    const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
+    const out = new SlackOut(built.client, logger);
+    const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
+    registerMentions(built, { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets }, track);
+    registerSlashCommand(built, { worker, out, logger, secrets }, track);
+    registerCleanup(built, { worker, logger }, track);
+    built.error(async (err) => {
+      logger.error(`Unhandled error in a Slack handler: ${err.message}`);
+    });
+
+    if (config.mode === "http") {
+      httpServer = (await built.start({ port: config.port, host: options.host })) as Server;
+      port = (httpServer.address() as AddressInfo).port;
+    } else {
+      try {
+        await built.start();
+      } catch (err) {
+        socketReceiver = undefined;
+        throw new Error(`Slack did not open a Socket Mode connection with SLACK_APP_TOKEN (${slackErrorCode(err)})`);
+      }
+    }
+    app = built;
+    logger.info(
+      config.mode === "socket"
+        ? `Duet is connected to Slack over Socket Mode as ${auth.user} (${auth.team})`
+        : `Duet listens for Slack on port ${port} at /slack/events as ${auth.user} (${auth.team})`,
+    );
+  }
+
+  async function stop(): Promise<void> {
+    const running = app;
+    app = undefined;
+    if (!running) return;
+    if (socketReceiver) {
+      // The receiver's own stop() does not wait for the socket to close; this does.
+      await socketReceiver.client.disconnect();
+      socketReceiver = undefined;
+    } else {
+      // Requests are answered as soon as they are acked, so only a stuck client keeps a
+      // connection open past the grace period; it must not keep the bot from stopping.
+      const force = setTimeout(() => httpServer?.closeAllConnections(), STOP_GRACE_MS);
+      await running.stop();
+      clearTimeout(force);
+      httpServer = undefined;
+    }
+    const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inflight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, drainMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    port = undefined;
+  }
+
+  return {
+    start,
+    stop,
+    get port() {
+      return port;
+    },
+    get botUserId() {
+      return botUserId;
+    },
+    mode: config.mode,
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const base = { SLACK_BOT_TOKEN: "xoxb-1-2-abc", DUET_API_TOKEN: "secret-token", SLACK_SIGNING_SECRET: "shh" };
+
+function error(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("uses HTTP mode with defaults when no app token is set", () => {
+    expect(loadConfig(base)).toEqual({
+      botToken: "xoxb-1-2-abc",
+      signingSecret: "shh",
+      appToken: undefined,
+      apiUrl: undefined,
+      port: 3000,
+      workerUrl: "http://127.0.0.1:8787",
+      apiToken: "secret-token",
+      roomScope: "channel",
+      mode: "http",
+    });
+  });
+
+  it("selects Socket Mode with an app token, where no signing secret is needed", () => {
+    const c = loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", DUET_API_TOKEN: "t", SLACK_APP_TOKEN: "xapp-1-A1-x" });
+    expect(c.mode).toBe("socket");
+    expect(c.signingSecret).toBeUndefined();
+  });
+
+  it("normalises URLs and reads the port and room scope", () => {
+    const c = loadConfig({ ...base, SLACK_API_URL: "http://127.0.0.1:9/api", DUET_WORKER_URL: "http://w:1/", SLACK_PORT: "0", DUET_SLACK_ROOM_SCOPE: "thread" });
+    expect(c.apiUrl).toBe("http://127.0.0.1:9/api/");
+    expect(c.workerUrl).toBe("http://w:1");
+    expect(c.port).toBe(0);
+    expect(c.roomScope).toBe("thread");
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ ...base, SLACK_PORT: "", SLACK_APP_TOKEN: " " }).port).toBe(3000);
+  });
+
+  it.each([
+    [{ ...base, SLACK_BOT_TOKEN: undefined }, /^SLACK_BOT_TOKEN is required/],
+    [{ ...base, SLACK_BOT_TOKEN: "xoxp-user" }, /^SLACK_BOT_TOKEN must be a bot token/],
+    [{ ...base, DUET_API_TOKEN: undefined }, /^DUET_API_TOKEN is required/],
+    [{ ...base, SLACK_SIGNING_SECRET: undefined }, /^SLACK_SIGNING_SECRET is required in HTTP mode/],
+    [{ ...base, SLACK_APP_TOKEN: "xoxb-wrong" }, /^SLACK_APP_TOKEN must be an app-level token/],
+    [{ ...base, SLACK_PORT: "http" }, /^SLACK_PORT must be a port number/],
+    [{ ...base, SLACK_PORT: "70000" }, /^SLACK_PORT must be a port number/],
+    [{ ...base, SLACK_API_URL: "slack.com/api" }, /^SLACK_API_URL must be an http\(s\) URL/],
+    [{ ...base, DUET_WORKER_URL: "localhost:8787" }, /^DUET_WORKER_URL must be an http\(s\) URL/],
+    [{ ...base, DUET_SLACK_ROOM_SCOPE: "workspace" }, /^DUET_SLACK_ROOM_SCOPE must be channel or thread/],
+  ])("stops with one line naming the variable (%#)", (env, pattern) => {
+    const message = error(env);
+    expect(message).toMatch(pattern);
+    expect(message).not.toContain("\n");
+  });
+});

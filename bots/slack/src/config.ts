@@ -1,0 +1,95 @@
+import { z } from "zod";
+
+/**
+ * The Slack bot's configuration, read once from the environment at start.
+ * A missing or malformed variable stops start-up with one line naming it.
+ */
+
+const url = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^https?:\/\/[^\s/]+/.test(v), `${name} must be an http(s) URL`);
+
+const schema = z
+  .object({
+    SLACK_BOT_TOKEN: z
+      .string({ error: "SLACK_BOT_TOKEN is required (the xoxb- token from your Slack app's OAuth & Permissions page)" })
+      .trim()
+      .refine((v) => v.startsWith("xoxb-"), "SLACK_BOT_TOKEN must be a bot token starting with xoxb-"),
+    SLACK_SIGNING_SECRET: z.string().trim().min(1).optional(),
+    SLACK_APP_TOKEN: z
+      .string()
+      .trim()
+      .refine((v) => v.startsWith("xapp-"), "SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+      .optional(),
+    SLACK_API_URL: url("SLACK_API_URL").optional(),
+    SLACK_PORT: z.coerce
+      .number({ error: "SLACK_PORT must be a port number" })
+      .int("SLACK_PORT must be a port number")
+      .min(0, "SLACK_PORT must be a port number")
+      .max(65535, "SLACK_PORT must be a port number")
+      .default(3000),
+    DUET_WORKER_URL: url("DUET_WORKER_URL").default("http://127.0.0.1:8787"),
+    DUET_API_TOKEN: z.string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" }).trim().min(1, "DUET_API_TOKEN cannot be empty"),
+    DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
+  })
+  .superRefine((env, ctx) => {
+    // HTTP mode must verify Slack's signatures; Socket Mode needs no public endpoint and no secret.
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SLACK_SIGNING_SECRET"],
+        message: "SLACK_SIGNING_SECRET is required in HTTP mode (set SLACK_APP_TOKEN instead for Socket Mode)",
+      });
+    }
+  });
+
+export interface SlackConfig {
+  botToken: string;
+  signingSecret?: string;
+  appToken?: string;
+  /** Web API base, ending in '/'; undefined means Slack's own. */
+  apiUrl?: string;
+  port: number;
+  workerUrl: string;
+  apiToken: string;
+  roomScope: "channel" | "thread";
+  mode: "socket" | "http";
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
+function present(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== "") out[k] = v;
+  return out;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): SlackConfig {
+  const parsed = schema.safeParse(present(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? "configuration");
+    const message = issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`;
+    throw new ConfigError(message);
+  }
+  const e = parsed.data;
+  return {
+    botToken: e.SLACK_BOT_TOKEN,
+    signingSecret: e.SLACK_SIGNING_SECRET,
+    appToken: e.SLACK_APP_TOKEN,
+    apiUrl: e.SLACK_API_URL ? e.SLACK_API_URL.replace(/\/*$/, "/") : undefined,
+    port: e.SLACK_PORT,
+    workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
+    apiToken: e.DUET_API_TOKEN,
+    roomScope: e.DUET_SLACK_ROOM_SCOPE,
+    mode: e.SLACK_APP_TOKEN ? "socket" : "http",
+  };
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CLEANUP_EVENTS } from "./cleanup.ts";
+
+/**
+ * The manifest is what an admin installs: it must ask for exactly the events the
+ * code listens to and the scopes those and the Web API calls need, no more.
+ */
+
+const manifest = readFileSync(new URL("../manifest.yaml", import.meta.url), "utf8");
+
+/** The `- item` lines under a `key:` line (the manifest's simple YAML lists). */
+function listUnder(key: string): string[] {
+  const lines = manifest.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `${key}:`);
+  expect(start, `${key} in manifest.yaml`).toBeGreaterThanOrEqual(0);
+  const items: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const item = /^\s*-\s+(\S+)\s*$/.exec(line);
+    if (!item) break;
+    items.push(item[1]);
+  }
+  return items;
+}
+
+describe("manifest.yaml", () => {
+  it("subscribes to exactly the events the bot handles", () => {
+    expect(listUnder("bot_events").sort()).toEqual(["app_mention", ...CLEANUP_EVENTS].sort());
+  });
+
+  it("asks for exactly the scopes the bot uses", () => {
+    expect(listUnder("bot").sort()).toEqual(
+      [
+        "app_mentions:read", // app_mention
+        "channels:read", // channel_archive, channel_deleted
+        "chat:write", // chat.postMessage
+        "commands", // /duet
+        "files:write", // files.getUploadURLExternal, files.completeUploadExternal
+        "groups:read", // group_archive, group_deleted
+        "reactions:write", // reactions.add
+      ].sort(),
+    );
+  });
+
+  it("declares /duet and Socket Mode", () => {
+    expect(manifest).toMatch(/- command: \/duet\n/);
+    expect(manifest).toMatch(/socket_mode_enabled: true/);
+  });
+});

@@ -1,0 +1,46 @@
+import { HTTPReceiver, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
+import type { SlackConfig } from "./config.ts";
+
+/**
+ * The transport: Socket Mode when an app token is set (no public URL needed),
+ * else HTTP on SLACK_PORT at /slack/events with bolt's request signing (401 for
+ * a bad or missing signature and for a timestamp more than 5 minutes old).
+ *
+ * Both acknowledge an event that bolt itself fails on (a payload that does not
+ * have the shape Slack documents): answering 500 would make Slack retry a
+ * delivery that can only fail again, and count against the app's failure rate.
+ */
+
+export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions: webApi.WebClientOptions): HTTPReceiver | SocketModeReceiver {
+  if (config.mode === "socket") {
+    return new SocketModeReceiver({
+      appToken: config.appToken ?? "",
+      logger,
+      // Its own copy: the Socket Mode client adds its own retry policy for apps.connections.open,
+      // and a 429 there is waited out by that client, not thrown.
+      installerOptions: { clientOptions: { ...clientOptions, rejectRateLimitedCalls: false } },
+      processEventErrorHandler: async ({ error, event }) => {
+        logger.warn(`Acknowledged a ${event.body?.type ?? "Socket Mode"} payload bolt could not process: ${error.message}`);
+        return true;
+      },
+    });
+  }
+  return new HTTPReceiver({
+    signingSecret: config.signingSecret ?? "",
+    endpoints: "/slack/events",
+    port: config.port,
+    logger,
+    customRoutes: [{ path: "/health", method: ["GET"], handler: (_req, res) => res.writeHead(200).end("ok") }],
+    processEventErrorHandler: async ({ error, response }) => {
+      if (response.headersSent) {
+        logger.error(`A handler failed after the ack: ${error.message}`);
+        return false;
+      }
+      logger.warn(`Acknowledged an event bolt could not process: ${error.message}`);
+      // Returning true only marks the request handled; the answer is written here.
+      response.writeHead(200);
+      response.end();
+      return true;
+    },
+  });
+}

@@ -1,0 +1,127 @@
+import { chunkMessage, type DuetMessage, type ExecResult, type MessageResponse, redactSecrets, type RunResult } from "@duet/shared";
+import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
+import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
+import type { Block, Upload } from "./slack-api.ts";
+
+/**
+ * Slack messages from Worker answers: the model's explanation as mrkdwn
+ * sections (split without breaking code fences), then one section per command,
+ * within Slack's limits (50 blocks, 3,000 characters a section). What does not
+ * fit goes to the thread as files.
+ */
+
+/** Slack refuses a message with more blocks than this. */
+export const MAX_BLOCKS = 50;
+/** Notification text (shown in push notifications and by screen readers) is kept short. */
+const FALLBACK_CHARS = 150;
+/** Messages shown by `/duet history`. */
+export const HISTORY_SHOWN = 20;
+/** Characters of each history message shown; history is a reminder, not a transcript. */
+const HISTORY_MESSAGE_CHARS = 400;
+
+export interface Rendered {
+  text: string;
+  blocks: Block[];
+  uploads: Upload[];
+}
+
+export interface RenderOptions {
+  /** Blocks the caller needs for itself (a header line); the rest is the answer's. */
+  reserveBlocks?: number;
+  /** Where uploaded files end up, for the "see the file" note. */
+  where?: string;
+  /** Literal values to redact besides the shared patterns (the bot's own tokens). */
+  secrets?: readonly string[];
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * The model's own words from a `reply`: the Worker appends `Output (cmd):` /
+ * `Error (cmd):` sections for the commands (as the original design did), which
+ * the structured `runs` show better, so the reply is cut where the first begins.
+ */
+export function explanationOf(res: MessageResponse): string {
+  const first = res.runs[0];
+  if (!first) return res.reply.trim();
+  const exact = new RegExp(`(?:^|\\n\\n)(?:Output|Error) \\(${escapeRegExp(first.cmd)}\\):`);
+  // If the Worker redacted the command in the reply differently, any section header will do.
+  const any = /(?:^|\n\n)(?:Output|Error) \(.*\):\n/;
+  const at = res.reply.search(exact);
+  const cut = at >= 0 ? at : res.reply.search(any);
+  return (cut >= 0 ? res.reply.slice(0, cut) : res.reply).trim();
+}
+
+export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
+  const explanation = redactSecrets(explanationOf(res), opts.secrets);
+  const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(redactSecrets(c, opts.secrets)).replace(/`/g, "'")}\``);
+  const notes = skipped.length ? [context(`Not run (too many commands in one answer): ${skipped.join(", ")}`.slice(0, 2900))] : [];
+  return assemble(explanation, res.runs, notes, opts);
+}
+
+export function renderExec(cmd: string, result: ExecResult, opts: RenderOptions = {}): Rendered {
+  const run: RunResult = { cmd, ...result };
+  return assemble("", [run], [], opts);
+}
+
+function assemble(explanation: string, runs: RunResult[], notes: Block[], opts: RenderOptions): Rendered {
+  const where = opts.where ?? "in this thread";
+  const uploads: Upload[] = [];
+  const runBlocks = runs.map((run, i) => {
+    const r = renderRun(run, i, where, opts.secrets);
+    if (r.upload) uploads.push(r.upload);
+    return r.block;
+  });
+  const budget = MAX_BLOCKS - (opts.reserveBlocks ?? 0) - runBlocks.length - notes.length;
+  let textBlocks: Block[] = [];
+  if (explanation) {
+    const chunks = chunkMessage(markdownToMrkdwn(explanation), SECTION_MAX_CHARS).filter((c) => c.trim());
+    textBlocks = chunks.map(section);
+    if (textBlocks.length > budget) {
+      // A very long answer: keep what fits and hand over the whole of it as a file.
+      textBlocks = textBlocks.slice(0, Math.max(0, budget - 1));
+      textBlocks.push(context(`_The answer is longer than a Slack message; all of it is in \`duet-answer.md\` ${where}._`));
+      uploads.push({ filename: "duet-answer.md", title: "Duet's full answer", content: explanation });
+    }
+  }
+  let blocks = [...textBlocks, ...runBlocks, ...notes];
+  if (blocks.length === 0) blocks = [section("_Duet had nothing to say._")];
+  // More commands than blocks can only happen with a huge per-reply cap; the files still have everything.
+  blocks = blocks.slice(0, MAX_BLOCKS - (opts.reserveBlocks ?? 0));
+  return { text: fallbackText(explanation, runs), blocks, uploads };
+}
+
+/** Plain words for notifications: no Markdown markers, Slack's control characters escaped. */
+function fallbackText(explanation: string, runs: RunResult[]): string {
+  const firstLine = (explanation.split("\n").find((l) => l.trim() && !l.trim().startsWith("```")) ?? "")
+    .replace(/\*\*|__|~~|`/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (firstLine) return escapeSlack(firstLine.length > FALLBACK_CHARS ? `${firstLine.slice(0, FALLBACK_CHARS - 1)}…` : firstLine);
+  if (runs.length === 1) return escapeSlack(`Duet ran ${runs[0].cmd.replace(/\s+/g, " ").slice(0, 100)}`);
+  if (runs.length > 1) return `Duet ran ${runs.length} commands`;
+  return "Duet answered";
+}
+
+/** `/duet history`: the room's recent messages, newest last, for the caller only. */
+export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Rendered {
+  if (messages.length === 0) {
+    return { text: "No history yet", blocks: [section("This channel's Duet room has no history yet. Mention Duet or use `/duet ask` to start.")], uploads: [] };
+  }
+  const shown = messages.slice(-HISTORY_SHOWN);
+  const lines = shown.map((m) => {
+    const who = m.role === "agent" ? "*Duet*" : m.userId ? `<@${m.userId.replace(/[^A-Za-z0-9]/g, "")}>` : "*someone*";
+    const flat = redactSecrets(m.text, secrets).replace(/\s+/g, " ").trim();
+    const text = flat.length > HISTORY_MESSAGE_CHARS ? `${flat.slice(0, HISTORY_MESSAGE_CHARS - 1)}…` : flat;
+    return `${who}: ${escapeSlack(text)}`;
+  });
+  const title = `*Recent history* (last ${shown.length} of ${messages.length} messages)`;
+  const chunks = chunkMessage([title, ...lines].join("\n"), SECTION_MAX_CHARS);
+  return { text: title.replace(/\*/g, ""), blocks: chunks.slice(0, MAX_BLOCKS).map(section), uploads: [] };
+}
+
+/** A short notice (help, errors, reset) as one section. */
+export function renderNotice(mrkdwn: string): Rendered {
+  const chunks = chunkMessage(mrkdwn, SECTION_MAX_CHARS);
+  return { text: mrkdwn.split("\n")[0].replace(/[*_`]/g, "").slice(0, FALLBACK_CHARS), blocks: chunks.map(section), uploads: [] };
+}

@@ -1,0 +1,90 @@
+import type { Logger, types, webApi } from "@slack/bolt";
+
+/**
+ * Every Web API call the bot makes goes through here: a 429 is waited out for
+ * exactly its `Retry-After` (the client is built with `rejectRateLimitedCalls`,
+ * so this works whatever retry policy the client has), and a failure becomes a
+ * logged `null` instead of an exception, because a lost reaction must never
+ * stop a reply.
+ */
+
+type WebClient = webApi.WebClient;
+export type Block = types.KnownBlock | types.Block;
+
+/** Attempts per call when Slack keeps answering 429 (the first try plus three waits). */
+export const RATE_LIMIT_ATTEMPTS = 4;
+/** Longest Retry-After honoured; Slack's are seconds, a bigger one means something is wrong. */
+export const RATE_LIMIT_MAX_WAIT_MS = 120_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function slackErrorCode(err: unknown): string {
+  const e = err as { data?: { error?: string }; code?: string; message?: string };
+  return e?.data?.error ?? e?.code ?? e?.message ?? String(err);
+}
+
+export async function withRetryAfter<T>(call: () => Promise<T>, logger: Logger, what: string): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const e = err as { code?: string; retryAfter?: number };
+      if (e?.code !== "slack_webapi_rate_limited_error" || attempt >= RATE_LIMIT_ATTEMPTS) throw err;
+      const waitMs = Math.min((e.retryAfter ?? 1) * 1000, RATE_LIMIT_MAX_WAIT_MS);
+      logger.info(`Slack rate-limited ${what}; retrying in ${waitMs} ms as Retry-After asks`);
+      await sleep(waitMs);
+    }
+  }
+}
+
+export interface Upload {
+  filename: string;
+  title: string;
+  content: string;
+}
+
+export class SlackOut {
+  constructor(
+    private readonly client: WebClient,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Posts a message (in a thread when `threadTs` is set); returns its ts, or null when Slack refused. */
+  async post(channel: string, text: string, blocks?: Block[], threadTs?: string): Promise<string | null> {
+    const res = await this.call("chat.postMessage", () =>
+      this.client.chat.postMessage({ channel, text, blocks, thread_ts: threadTs, unfurl_links: false, unfurl_media: false }),
+    );
+    return res?.ts ?? null;
+  }
+
+  /** Adds a reaction. "taken" means this bot had already added it (Slack's `already_reacted`). */
+  async react(channel: string, ts: string, name: string): Promise<"added" | "taken" | "failed"> {
+    try {
+      await withRetryAfter(() => this.client.reactions.add({ channel, timestamp: ts, name }), this.logger, "reactions.add");
+      return "added";
+    } catch (err) {
+      if (slackErrorCode(err) === "already_reacted") return "taken";
+      this.logger.warn(`reactions.add ${name} failed: ${slackErrorCode(err)}`);
+      return "failed";
+    }
+  }
+
+  /** Uploads a text file into the channel (and thread), as `files.uploadV2` does. */
+  async upload(channel: string, file: Upload, threadTs?: string): Promise<boolean> {
+    const base = { filename: file.filename, title: file.title, content: file.content, snippet_type: "text" };
+    const args: webApi.FilesUploadV2Arguments = threadTs
+      ? { ...base, channel_id: channel, thread_ts: threadTs }
+      : { ...base, channel_id: channel };
+    const res = await this.call("files.uploadV2", () => this.client.filesUploadV2(args));
+    return res !== null;
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T | null> {
+    try {
+      return await withRetryAfter(fn, this.logger, what);
+    } catch (err) {
+      this.logger.warn(`${what} failed: ${slackErrorCode(err)}`);
+      return null;
+    }
+  }
+}

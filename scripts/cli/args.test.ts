@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { parseArgs, UsageError } from "./args.ts";
+
+const usageError = (argv: string[]) => {
+  try {
+    parseArgs(argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error(`parsed without an error: ${argv.join(" ")}`);
+};
+
+describe("parseArgs", () => {
+  it("reads each subcommand with a bare room name", () => {
+    expect(parseArgs(["ask", "demo", "how", "do", "I", "list", "files?"])).toEqual({ kind: "ask", room: "demo", text: "how do I list files?" });
+    expect(parseArgs(["run", "demo", "echo hi"])).toEqual({ kind: "run", room: "demo", cmd: "echo hi" });
+    expect(parseArgs(["history", "demo"])).toEqual({ kind: "history", room: "demo" });
+    expect(parseArgs(["reset", "slack-T1-C2"])).toEqual({ kind: "reset", room: "slack-T1-C2" });
+    expect(parseArgs(["chat", "my_room.1"])).toEqual({ kind: "chat", room: "my_room.1" });
+  });
+
+  it("joins a run command's words and keeps its quoting and inner --", () => {
+    expect(parseArgs(["run", "demo", "ls", "-la", "/tmp"])).toEqual({ kind: "run", room: "demo", cmd: "ls -la /tmp" });
+    expect(parseArgs(["run", "demo", "--", "git", "diff", "--", "a.txt"])).toEqual({ kind: "run", room: "demo", cmd: "git diff -- a.txt" });
+    const quoted = `printf '%s\\n' "a b" | grep -c a`;
+    expect(parseArgs(["run", "demo", quoted])).toEqual({ kind: "run", room: "demo", cmd: quoted });
+  });
+
+  it("drops the literal -- pnpm 12 passes before the arguments", () => {
+    expect(parseArgs(["--", "history", "demo"])).toEqual({ kind: "history", room: "demo" });
+  });
+
+  it("answers help for --help, -h and help", () => {
+    for (const flag of ["--help", "-h", "help"]) expect(parseArgs([flag])).toEqual({ kind: "help" });
+  });
+
+  it("explains each usage mistake in one sentence", () => {
+    expect(usageError([])).toBe("duet needs a command");
+    expect(usageError(["deploy", "demo"])).toBe('unknown command "deploy"');
+    expect(usageError(["ask"])).toBe("duet ask needs a ROOM, e.g. duet ask demo");
+    expect(usageError(["ask", "demo"])).toMatch(/^duet ask needs a question/);
+    expect(usageError(["ask", "demo", "  "])).toMatch(/^duet ask needs a question/);
+    expect(usageError(["run", "demo"])).toMatch(/^duet run needs a command/);
+    expect(usageError(["run", "demo", "--"])).toMatch(/^duet run needs a command/);
+    expect(usageError(["history", "demo", "extra"])).toBe('duet history takes only a ROOM (got "extra")');
+  });
+
+  it("refuses rooms the Worker would not accept or would route elsewhere", () => {
+    expect(usageError(["run", "my room", "ls"])).toMatch(/not a valid room: use 1-200 characters/);
+    expect(usageError(["run", "a/b", "ls"])).toMatch(/not a valid room/);
+    expect(usageError(["history", "x".repeat(201)])).toMatch(/not a valid room/);
+    expect(usageError(["history", ".."])).toBe('".." is not a valid room: a room cannot be only dots');
+    expect(parseArgs(["history", "x".repeat(200)])).toMatchObject({ kind: "history" });
+  });
+});

@@ -1,0 +1,71 @@
+import { isValidRoomId } from "@duet/shared";
+
+/** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
+export type CliCommand =
+  | { kind: "help" }
+  | { kind: "ask"; room: string; text: string }
+  | { kind: "run"; room: string; cmd: string }
+  | { kind: "history"; room: string }
+  | { kind: "reset"; room: string }
+  | { kind: "chat"; room: string };
+
+/** A mistake in the command line: the CLI prints it above USAGE and exits 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: duet <command> ROOM [...]
+
+  duet ask ROOM TEXT...     ask Duet; it answers and may run commands in ROOM's sandbox
+  duet run ROOM CMD...      run a shell command in ROOM's sandbox yourself (no model needed)
+  duet history ROOM         show ROOM's conversation
+  duet reset ROOM           wipe ROOM's conversation and destroy its sandbox
+  duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
+                            /history, /reset, /help, /quit
+  duet --help               show this help
+
+ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
+The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
+DUET_API_TOKEN, else the one \`pnpm dev\` saved in .duet/tokens.env.`;
+
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "chat"] as const;
+
+export function checkRoom(room: string | undefined, sub: string): string {
+  if (room === undefined || room === "") throw new UsageError(`duet ${sub} needs a ROOM, e.g. duet ${sub} demo`);
+  if (!isValidRoomId(room)) {
+    throw new UsageError(`"${room.slice(0, 40)}" is not a valid room: use 1-200 characters from A-Z a-z 0-9 . _ -`);
+  }
+  // "." and ".." would be resolved away inside the URL path and reach the wrong route.
+  if (/^\.+$/.test(room)) throw new UsageError(`"${room}" is not a valid room: a room cannot be only dots`);
+  return room;
+}
+
+/**
+ * `argv` is what follows `duet`. pnpm 12 passes a literal `--` through (`pnpm duet -- run ...`),
+ * so a leading one is dropped; `duet run ROOM -- CMD` also accepts one before the command,
+ * and every `--` inside the command itself is kept (`git diff -- file`).
+ */
+export function parseArgs(argv: readonly string[]): CliCommand {
+  const args = argv[0] === "--" ? argv.slice(1) : [...argv];
+  const [sub, room, ...rest] = args;
+  if (sub === undefined) throw new UsageError("duet needs a command");
+  if (sub === "--help" || sub === "-h" || sub === "help") return { kind: "help" };
+  const kind = SUBCOMMANDS.find((s) => s === sub);
+  if (!kind) throw new UsageError(`unknown command "${sub.slice(0, 40)}"`);
+  const checked = checkRoom(room, kind);
+
+  switch (kind) {
+    case "ask": {
+      const text = rest.join(" ").trim();
+      if (!text) throw new UsageError("duet ask needs a question, e.g. duet ask demo how do I find large files?");
+      return { kind, room: checked, text };
+    }
+    case "run": {
+      const words = rest[0] === "--" ? rest.slice(1) : rest;
+      const cmd = words.join(" ");
+      if (!cmd.trim()) throw new UsageError("duet run needs a command, e.g. duet run demo 'ls -la'");
+      return { kind, room: checked, cmd };
+    }
+    default:
+      if (rest.length > 0) throw new UsageError(`duet ${kind} takes only a ROOM (got "${rest.join(" ").slice(0, 40)}")`);
+      return { kind, room: checked };
+  }
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { parseChatLine } from "./chat.ts";
+
+describe("parseChatLine", () => {
+  it("treats a plain line as a question and ! as a direct run", () => {
+    expect(parseChatLine("why is the build slow?")).toEqual({ kind: "ask", text: "why is the build slow?" });
+    expect(parseChatLine("!ls -la")).toEqual({ kind: "run", cmd: "ls -la" });
+    expect(parseChatLine("  ! echo hi  ")).toEqual({ kind: "run", cmd: "echo hi" });
+  });
+
+  it("knows the slash commands, case-insensitively", () => {
+    expect(parseChatLine("/history")).toEqual({ kind: "history" });
+    expect(parseChatLine("/RESET")).toEqual({ kind: "reset" });
+    expect(parseChatLine("/quit")).toEqual({ kind: "quit" });
+    expect(parseChatLine("/exit")).toEqual({ kind: "quit" });
+    expect(parseChatLine("/help")).toEqual({ kind: "help" });
+    expect(parseChatLine("/deploy now")).toEqual({ kind: "unknown", word: "/deploy" });
+  });
+
+  it("skips blank lines and a lone !", () => {
+    expect(parseChatLine("   ")).toEqual({ kind: "skip" });
+    expect(parseChatLine("!")).toEqual({ kind: "skip" });
+  });
+});

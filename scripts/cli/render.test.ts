@@ -1,0 +1,115 @@
+import type { MessageResponse, RunResult } from "@duet/shared";
+import { describe, expect, it } from "vitest";
+import { explanationOf, makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
+
+const ESC = "\x1b[";
+const plain = makeStyle(false);
+const coloured = makeStyle(true);
+
+const run = (over: Partial<RunResult> = {}): RunResult => ({
+  cmd: "echo hi",
+  exitCode: 0,
+  stdout: "hi\n",
+  stderr: "",
+  truncated: false,
+  durationMs: 12,
+  ...over,
+});
+
+describe("useColor", () => {
+  it("colours only a TTY, and never with NO_COLOR set", () => {
+    expect(useColor({ isTTY: true }, {})).toBe(true);
+    expect(useColor({ isTTY: false }, {})).toBe(false);
+    expect(useColor({}, {})).toBe(false);
+    expect(useColor({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);
+  });
+});
+
+describe("renderRun", () => {
+  it("shows $ cmd, the status line and the output under a bar, with no escape codes when plain", () => {
+    const text = renderRun(run({ stdout: "one\ntwo\n" }), plain);
+    expect(text).toBe(["$ echo hi", "  exit 0 · 12 ms", "  │ one", "  │ two"].join("\n"));
+    expect(text).not.toContain(ESC);
+  });
+
+  it("uses colour when asked: green for success, red for failure", () => {
+    expect(renderRun(run(), coloured)).toContain(`${ESC}32mexit 0 · 12 ms`);
+    const failed = renderRun(run({ exitCode: 2, stdout: "", stderr: "ls: nope\n" }), coloured);
+    expect(failed).toContain(`${ESC}31mexit 2 · 12 ms`);
+    expect(failed).toContain("ls: nope");
+  });
+
+  it("says so when there is no output, and shows stdout then stderr", () => {
+    expect(renderRun(run({ stdout: "" }), plain)).toContain("  (no output)");
+    expect(renderRun(run({ stdout: "out\n", stderr: "warn\n" }), plain)).toContain("  │ out\n  │ --- stderr ---\n  │ warn");
+  });
+
+  it("keeps the start and the end of long output", () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `line ${i}`).join("\n");
+    const text = renderRun(run({ stdout: lines }), plain);
+    expect(text.length).toBeLessThan(TERMINAL_OUTPUT_CHARS + 5_000);
+    expect(text).toContain("│ line 0\n");
+    expect(text).toContain("│ line 4999");
+    expect(text).toMatch(/lines \([\d,]+ characters\) omitted/);
+  });
+
+  it("makes terminal escape sequences in output inert and redacts secrets", () => {
+    const text = renderRun(run({ stdout: "\x1b[2Jgone\nTOKEN=abcdef123456\n", cmd: "cat .env" }), plain, ["abcdef123456"]);
+    expect(text).not.toContain("\x1b");
+    expect(text).toContain("gone");
+    expect(text).not.toContain("abcdef123456");
+  });
+
+  it("names a failure without an exit code", () => {
+    expect(renderRun(run({ exitCode: null, stdout: "", error: "sandbox unreachable" }), plain)).toContain("  failed: sandbox unreachable");
+  });
+});
+
+describe("renderAnswer", () => {
+  const answer = (over: Partial<MessageResponse>): MessageResponse => ({ reply: "", messages: [], runs: [], ...over });
+
+  it("prints the explanation once, then each run, without the reply's Output sections", () => {
+    const res = answer({
+      reply: "Let me look.\n\nOutput (uname -s):\nLinux",
+      runs: [run({ cmd: "uname -s", stdout: "Linux\n" })],
+    });
+    expect(explanationOf(res)).toBe("Let me look.");
+    expect(renderAnswer(res, plain)).toBe(["Let me look.", "", "$ uname -s", "  exit 0 · 12 ms", "  │ Linux"].join("\n"));
+  });
+
+  it("keeps an answer without commands whole, and lists commands over the limit", () => {
+    expect(renderAnswer(answer({ reply: "Use du -sh." }), plain)).toBe("Use du -sh.");
+    const res = answer({
+      reply: "Two.\n\nOutput (a):\nx\n\nNot run (limit of 1 commands per reply): `b`",
+      runs: [run({ cmd: "a", stdout: "x" })],
+      skipped: ["b"],
+    });
+    const text = renderAnswer(res, plain);
+    expect(text.startsWith("Two.\n\n$ a")).toBe(true);
+    expect(text).toContain("Not run (over the limit of 1 commands per reply): b");
+  });
+});
+
+describe("renderExec, renderHistory, renderReset", () => {
+  it("renders a direct run like a run in an answer", () => {
+    const text = renderExec("echo hi", { sandboxName: "sandbox-demo", result: { stdout: "hi\n", stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 3 } }, plain);
+    expect(text).toBe("$ echo hi\n  exit 0 · 3 ms\n  │ hi");
+  });
+
+  it("shows who said what, in order, and an empty room plainly", () => {
+    const text = renderHistory("demo", [
+      { role: "user", userId: "cli:alice", text: "list files", ts: Date.UTC(2026, 0, 2, 3, 4, 5) },
+      { role: "agent", text: "Here:\nOutput (ls):\na.txt", ts: Date.UTC(2026, 0, 2, 3, 4, 6) },
+    ], plain);
+    const [first, second] = text.split("\n");
+    expect(first).toMatch(/^2026-01-0\d \d\d:\d\d:05 cli:alice: list files$/);
+    expect(second).toMatch(/^2026-01-0\d \d\d:\d\d:06 duet: Here:$/);
+    expect(text).toContain("\n    Output (ls):\n    a.txt");
+    expect(renderHistory("demo", [], plain)).toBe("(no messages in demo yet)");
+  });
+
+  it("reports a reset, and a partial one", () => {
+    expect(renderReset("demo", undefined, plain)).toBe("Room demo reset: history wiped, sandbox destroyed.");
+    expect(renderReset("demo", ["sandbox: timeout"], plain)).toBe("Room demo reset, but part of it failed: sandbox: timeout");
+  });
+});

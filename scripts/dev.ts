@@ -1,0 +1,138 @@
+import { spawn } from "node:child_process";
+import { join, relative } from "node:path";
+import { ConfigError, StartupError, startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { DUET_DIR, REPO_ROOT, TOKENS_FILE, devTokens, forwardedArgs } from "./dev-env.ts";
+import { spawnWorker } from "./dev-worker.ts";
+import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./dev/config.ts";
+import { stopGroup, supervise, type Supervised } from "./dev/processes.ts";
+import { portFree, waitUntilAnswering } from "./dev/ready.ts";
+
+/**
+ * `pnpm dev`: the local sandbox executor (in this process), the Worker under
+ * `wrangler dev`, and each bot whose tokens are set, until Ctrl-C. One line says
+ * why when any of them cannot start or dies.
+ */
+
+/** wrangler bundles the Worker and boots workerd; the first run on a busy 2-core machine is slow. */
+const READY_TIMEOUT_MS = 120_000;
+/** A bot finishes the answers in flight; workerd closes its sockets. Then SIGKILL. */
+const STOP_GRACE_MS = 10_000;
+
+const say = (line: string) => console.log(line);
+const shown = (path: string) => (relative(process.cwd(), path).startsWith("..") ? path : relative(process.cwd(), path) || ".");
+
+let executor: RunningExecutor | undefined;
+const children: Supervised[] = [];
+let stopping = false;
+
+/** Stops bots first (they may still be answering through the Worker), then the Worker, then the sandbox. */
+async function shutdown(reason: string, exitCode: number): Promise<never> {
+  if (stopping) {
+    // A second Ctrl-C: do not wait for anyone.
+    for (const c of children) stopGroup(c, "SIGKILL", 1_000).catch(() => {});
+    process.exit(exitCode || 130);
+  }
+  stopping = true;
+  say(`[dev] ${reason}`);
+  const bots = children.filter((c) => c.name !== "worker");
+  await Promise.all(bots.map((c) => stopGroup(c, "SIGTERM", STOP_GRACE_MS)));
+  await Promise.all(children.filter((c) => c.name === "worker").map((c) => stopGroup(c, "SIGINT", STOP_GRACE_MS)));
+  await executor?.close();
+  say("[dev] stopped");
+  process.exit(exitCode);
+}
+
+function fail(line: string): never {
+  console.error(line);
+  process.exit(1);
+}
+
+/** A child that dies on its own takes everything down: a half-running stack only confuses. */
+function watch(s: Supervised): Supervised {
+  children.push(s);
+  void s.exited.then(({ code, signal }) => {
+    if (!stopping) void shutdown(`${s.name} exited unexpectedly (${signal ?? `exit code ${code}`}); stopping everything`, 1);
+  });
+  return s;
+}
+
+async function startSandbox(config: DevConfig, token: string): Promise<RunningExecutor> {
+  try {
+    return await startExecutor({ port: config.sandboxPort, token, root: process.env.SANDBOX_ROOT || join(DUET_DIR, "sandboxes") }, say);
+  } catch (err) {
+    if (err instanceof StartupError || err instanceof ConfigError) fail(err.message);
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") fail(`SANDBOX_PORT ${config.sandboxPort} is already in use on 127.0.0.1 (another pnpm dev?)`);
+    fail(`sandbox executor failed to start: ${(err as Error).message}`);
+  }
+}
+
+function startBot(name: string, entry: string, env: NodeJS.ProcessEnv): Supervised {
+  const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "tsx"), [join(REPO_ROOT, entry)], {
+    cwd: join(REPO_ROOT, "bots", name),
+    env,
+    detached: true, // its own process group, so stopping it reaches everything it started
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return watch(supervise(name, child, say));
+}
+
+function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandbox: RunningExecutor, bots: Map<string, Supervised>): string[] {
+  const lines = [
+    `  Worker   ${workerUrl}  (wrangler pid ${worker.pid}; state in ${shown(join(DUET_DIR, "state"))})`,
+    `  sandbox  ${sandbox.url}  (isolation: ${sandbox.isolation}; workspaces in ${shown(sandbox.root)})`,
+  ];
+  for (const plan of config.bots) {
+    const running = bots.get(plan.name);
+    const label = plan.name === "slack" ? "Slack  " : "Discord";
+    lines.push(`  ${label}  ${running ? `started (pid ${running.pid})` : `not started: ${plan.skip}`}`);
+  }
+  const [first, ...rest] = describeModel(config.model);
+  lines.push(`  model    ${first}`, ...rest.map((l) => `           ${l}`));
+  lines.push(`  tokens   ${shown(TOKENS_FILE)} (DUET_API_TOKEN for the bots and \`pnpm duet\`)`);
+  lines.push(`Try: pnpm duet run demo 'uname -a'   or   pnpm duet chat demo`);
+  return lines;
+}
+
+async function main(): Promise<void> {
+  let config: DevConfig;
+  try {
+    config = loadDevConfig(process.env, REPO_ROOT);
+  } catch (err) {
+    if (err instanceof DevConfigError) fail(err.message);
+    throw err;
+  }
+  process.on("SIGINT", () => void shutdown("SIGINT received, stopping everything", 0));
+  process.on("SIGTERM", () => void shutdown("SIGTERM received, stopping everything", 0));
+
+  const tokens = devTokens();
+  await portFree(config.workerPort).catch((err: NodeJS.ErrnoException) =>
+    fail(`DUET_WORKER_PORT ${config.workerPort} is not free on 127.0.0.1 (${err.code}; another pnpm dev?)`),
+  );
+  executor = await startSandbox(config, tokens.SANDBOX_TOKEN);
+  if (stopping) return;
+
+  const workerUrl = `http://127.0.0.1:${config.workerPort}`;
+  const workerEnv = { ...process.env, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: executor.url };
+  const worker = watch(
+    supervise("worker", spawnWorker(forwardedArgs(process.argv.slice(2)), workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say),
+  );
+  say(`[dev] starting the Worker on ${workerUrl} (sandbox at ${executor.url})...`);
+  const ready = await waitUntilAnswering([`${workerUrl}/health`, `${executor.url}/api/ping`], Date.now() + READY_TIMEOUT_MS, () => stopping);
+  if (!ready) {
+    if (!stopping) await shutdown(`the Worker did not answer ${workerUrl}/health within ${READY_TIMEOUT_MS / 1000} s; stopping`, 1);
+    return;
+  }
+
+  const botEnv = { ...process.env, DUET_WORKER_URL: workerUrl, DUET_API_TOKEN: tokens.DUET_API_TOKEN };
+  const bots = new Map<string, Supervised>();
+  for (const plan of config.bots) if (!plan.skip) bots.set(plan.name, startBot(plan.name, plan.entry, botEnv));
+
+  say("[dev] running:");
+  for (const line of summary(config, workerUrl, worker, executor, bots)) say(line);
+  say("[dev] ready. Ctrl-C stops everything.");
+}
+
+main().catch((err: unknown) => {
+  // Only a bug gets here; still one line, and nothing left running.
+  void shutdown(`pnpm dev failed: ${err instanceof Error ? err.message : String(err)}`, 1);
+});

@@ -1,0 +1,81 @@
+import { userInfo } from "node:os";
+import { WorkerClient } from "@duet/shared";
+import { parseArgs, UsageError, USAGE } from "./cli/args.ts";
+import { runChat } from "./cli/chat.ts";
+import { runAction, type CliContext } from "./cli/commands.ts";
+import { CliConfigError, loadCliConfig } from "./cli/config.ts";
+import { makeStyle, useColor } from "./cli/render.ts";
+
+/**
+ * `pnpm duet ...`: talk to a Duet Worker from a terminal (see USAGE). Exit codes:
+ * 0 done, 1 the request or the command failed (one line says why), 2 usage error.
+ */
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** Fewer retries than the bots': a person at a terminal wants the "is it running?" answer quickly. */
+const CLI_RETRIES = 2;
+
+function whoAmI(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli";
+  }
+}
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const println = (stream: NodeJS.WritableStream) => (text: string) => void stream.write(`${text}\n`);
+  let command;
+  try {
+    command = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    println(io.stderr)(`duet: ${err.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command.kind === "help") {
+    println(io.stdout)(USAGE);
+    return 0;
+  }
+
+  let config;
+  try {
+    config = loadCliConfig(io.env);
+  } catch (err) {
+    if (!(err instanceof CliConfigError)) throw err;
+    println(io.stderr)(`duet: ${err.message}`);
+    return 1;
+  }
+  const ctx: CliContext = {
+    client: new WorkerClient({ baseUrl: config.baseUrl, token: config.token, retries: CLI_RETRIES }),
+    style: makeStyle(useColor(io.stdout, io.env)),
+    secrets: [config.token],
+    userId: whoAmI(),
+    baseUrl: config.baseUrl,
+    tokenSource: config.tokenSource,
+    out: println(io.stdout),
+    err: println(io.stderr),
+  };
+  if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
+  const { room, ...action } = command;
+  return runAction(room, action, ctx);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      // Only a bug gets here; still one line, never a stack trace.
+      console.error(`duet: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,264 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel, type FakeModel } from "./fakes/model.ts";
+import { REPO_ROOT } from "./helpers/worker.ts";
+
+/**
+ * `pnpm dev` and the `duet` CLI as a developer uses them: real child processes,
+ * on free ports, with a temporary DUET_HOME so your own .duet/ is never touched.
+ */
+
+const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A temporary DUET_HOME. Readable by others (mkdtemp makes it 0700) because, as root,
+ * the executor runs bubblewrap as an unprivileged uid that must reach the workspaces.
+ */
+function tempHome(): string {
+  const dir = mkdtempSync(join(tmpdir(), "duet-dev-home-"));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** The environment without anything that would start a bot or pin a token from the caller's shell. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^(SLACK_|DISCORD_|DUET_|SANDBOX_|MODEL|OPENAI_)/.test(key) || key === "NO_COLOR") delete env[key];
+  }
+  return { ...env, ...extra };
+}
+
+interface DevRun {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+function startDev(env: NodeJS.ProcessEnv): DevRun {
+  const child = spawn(TSX, ["scripts/dev.ts"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  const waiters: { pattern: RegExp; resolve(): void }[] = [];
+  const onData = (d: Buffer) => {
+    text += d.toString();
+    for (const w of [...waiters]) if (w.pattern.test(text)) w.resolve();
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    output: () => text,
+    exited,
+    waitFor: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(text)) return resolve();
+        waiters.push({ pattern, resolve });
+        void exited.then((code) => reject(new Error(`pnpm dev exited (${code}) before printing ${pattern}:\n${text}`)));
+      }),
+  };
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(TSX, ["scripts/duet-cli.ts", ...args], { cwd: REPO_ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+    child.stdin!.end(stdin ?? "");
+  });
+}
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  stat: string;
+  args: string;
+}
+
+/** Every process as `ps` sees it: an independent view of what `pnpm dev` left behind. */
+function processes(): Promise<Proc[]> {
+  return new Promise((resolve, reject) =>
+    execFile("ps", ["-eo", "pid=,ppid=,stat=,args="], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => {
+      if (err) return reject(err);
+      resolve(
+        out
+          .split("\n")
+          .map((l) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(l))
+          .filter((m): m is RegExpExecArray => m !== null)
+          .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), stat: m[3], args: m[4] })),
+      );
+    }),
+  );
+}
+
+function descendants(all: Proc[], root: number): Proc[] {
+  const found: Proc[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const parent = queue.shift()!;
+    for (const p of all) if (p.ppid === parent && !found.includes(p)) (found.push(p), queue.push(p.pid));
+  }
+  return found;
+}
+
+/** Running (not zombie) processes among `pids`, or whose command line mentions `marker`. */
+async function stillRunning(pids: number[], marker: string): Promise<Proc[]> {
+  return (await processes()).filter((p) => !p.stat.startsWith("Z") && (pids.includes(p.pid) || p.args.includes(marker)));
+}
+
+describe("pnpm dev + duet CLI", () => {
+  let model: FakeModel;
+  let home: string;
+  let workerPort: number;
+  let dev: DevRun;
+  let cliEnv: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    home = tempHome();
+    workerPort = await freePort();
+    const sandboxPort = await freePort();
+    dev = startDev(
+      cleanEnv({
+        DUET_HOME: home,
+        DUET_WORKER_PORT: String(workerPort),
+        SANDBOX_PORT: String(sandboxPort),
+        MODEL_PROVIDER: "openai",
+        MODEL: "fake-model",
+        OPENAI_BASE_URL: model.baseUrl,
+      }),
+    );
+    await dev.waitFor(/\[dev\] ready/);
+    // No DUET_API_TOKEN: the CLI must find the one pnpm dev created in DUET_HOME.
+    cliEnv = cleanEnv({ DUET_HOME: home, DUET_WORKER_URL: `http://127.0.0.1:${workerPort}` });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dev && dev.child.exitCode === null) {
+      dev.child.kill("SIGKILL");
+      await dev.exited;
+    }
+    await model?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it("prints what runs where, creates the tokens, and names the model", () => {
+    const out = dev.output();
+    expect(out).toContain(`Worker   http://127.0.0.1:${workerPort}`);
+    expect(out).toMatch(/sandbox  http:\/\/127\.0\.0\.1:\d+ +\(isolation: bwrap/);
+    expect(out).toContain("Slack    not started: SLACK_BOT_TOKEN is not set");
+    expect(out).toContain("Discord  not started: DISCORD_TOKEN is not set");
+    expect(out).toContain(`model    fake-model at ${model.baseUrl} (OpenAI-compatible)`);
+    expect(readFileSync(join(home, "tokens.env"), "utf8")).toMatch(/^DUET_API_TOKEN=[0-9a-f]{48}\nSANDBOX_TOKEN=[0-9a-f]{48}\n$/);
+  });
+
+  it("duet run prints the command's output; a failing command exits 1", async () => {
+    const ok = await cli(["run", "devroom", "echo hi"], cliEnv);
+    expect(ok).toMatchObject({ code: 0, stderr: "" });
+    expect(ok.stdout).toMatch(/^\$ echo hi\n {2}exit 0 · \d+ ms\n {2}│ hi\n$/);
+    const failed = await cli(["run", "devroom", "ls", "/missing"], cliEnv);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain("exit 2");
+    expect(failed.stdout).toContain("No such file or directory");
+  });
+
+  it("duet ask shows the explanation and the command the model ran; history shows the turn", async () => {
+    const ask = await cli(["ask", "devroom", "SAY: ok <run>echo from-ask</run>"], cliEnv);
+    expect(ask).toMatchObject({ code: 0, stderr: "" });
+    expect(ask.stdout).toMatch(/^ok\n\n\$ echo from-ask\n {2}exit 0 · \d+ ms\n {2}│ from-ask\n$/);
+
+    const history = await cli(["history", "devroom"], cliEnv);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/ cli:[^:]+: SAY: ok <run>echo from-ask<\/run>\n/);
+    expect(history.stdout).toMatch(/ duet: ok\n/);
+  });
+
+  it("duet chat answers each line: !runs, questions and /history", async () => {
+    const chat = await cli(["chat", "chatroom"], cliEnv, "!echo chat-run\nSAY: chatting <run>echo chat-ask</run>\n/bogus\n/history\n/quit\n!echo never\n");
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("$ echo chat-run\n  exit 0");
+    expect(chat.stdout).toContain("chatting\n\n$ echo chat-ask");
+    expect(chat.stdout).toMatch(/ duet: chatting\n/);
+    expect(chat.stdout).not.toContain("never");
+    expect(chat.stderr).toContain("unknown chat command /bogus");
+  });
+
+  it("duet reset empties the room; errors are one line with exit 1, usage errors exit 2", async () => {
+    const reset = await cli(["reset", "devroom"], cliEnv);
+    expect(reset).toMatchObject({ code: 0, stdout: "Room devroom reset: history wiped, sandbox destroyed.\n" });
+    expect((await cli(["history", "devroom"], cliEnv)).stdout).toBe("(no messages in devroom yet)\n");
+
+    const badToken = await cli(["history", "devroom"], { ...cliEnv, DUET_API_TOKEN: "wrong-token" });
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr.trim().split("\n")).toHaveLength(1);
+    expect(badToken.stderr).toContain("DUET_API_TOKEN");
+
+    const usage = await cli(["run", "bad room", "ls"], cliEnv);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("not a valid room");
+    expect(usage.stderr).toContain("Usage: duet");
+  });
+
+  it("stops everything it started on SIGINT", async () => {
+    const started = descendants(await processes(), dev.child.pid!);
+    expect(started.some((p) => /workerd/.test(p.args))).toBe(true);
+    expect(started.some((p) => /wrangler/.test(p.args))).toBe(true);
+
+    dev.child.kill("SIGINT");
+    expect(await dev.exited).toBe(0);
+    expect(dev.output()).toContain("[dev] stopped");
+    expect(await stillRunning(started.map((p) => p.pid), home)).toEqual([]);
+  }, 60_000);
+});
+
+describe("pnpm dev when something is wrong", () => {
+  it("shows the executor's one line and exits 1 when bubblewrap is missing", async () => {
+    const home = tempHome();
+    try {
+      const dev = startDev(cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await freePort()), SANDBOX_PORT: "0", SANDBOX_BWRAP: "/nonexistent/bwrap" }));
+      expect(await dev.exited).toBe(1);
+      expect(dev.output().trim()).toBe(
+        "bubblewrap is not installed (no executable /nonexistent/bwrap): install the Debian package `bubblewrap` (apt-get install bubblewrap), or set SANDBOX_ISOLATION=none to run commands without isolation",
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("stops everything, naming the child, when a bot dies", async () => {
+    const home = tempHome();
+    try {
+      // A malformed application id makes the Discord bot stop at start-up, after the Worker is up.
+      const dev = startDev(
+        cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await freePort()), SANDBOX_PORT: "0", DISCORD_TOKEN: "x", DISCORD_APPLICATION_ID: "not-an-id" }),
+      );
+      expect(await dev.exited).toBe(1);
+      expect(dev.output()).toContain("Discord  started (pid");
+      expect(dev.output()).toContain("[dev] discord exited unexpectedly (exit code 1); stopping everything");
+      expect(dev.output()).toContain("[discord] configuration error: DISCORD_APPLICATION_ID must be a Discord id");
+      expect(await stillRunning([], home)).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("refuses a malformed port with one line", async () => {
+    const dev = startDev(cleanEnv({ DUET_HOME: join(tmpdir(), "duet-never-created"), DUET_WORKER_PORT: "eighty" }));
+    expect(await dev.exited).toBe(1);
+    expect(dev.output().trim()).toBe("pnpm dev: DUET_WORKER_PORT must be a port number from 1 to 65535 (DUET_WORKER_PORT)");
+    expect(existsSync(join(tmpdir(), "duet-never-created"))).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+import { createDiscordBot, loadConfig, type DiscordBot, type Logger } from "@duet/discord";
+import { WorkerClient } from "@duet/shared";
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+
+/**
+ * The real discord.js bot, started in-process against the fake Discord and the
+ * real Worker, plus the steps Discord tests repeat. Requests from the bot to the
+ * Worker are recorded (not changed) so tests can count DELETEs.
+ */
+
+export interface WorkerRequest {
+  method: string;
+  path: string;
+}
+
+export interface DiscordHarness {
+  fake: FakeDiscord;
+  bot: DiscordBot;
+  guildId: string;
+  logs: string[];
+  workerRequests: WorkerRequest[];
+  /** Resolves once a log line containing `text` was written (past or future). */
+  waitForLog(text: string, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startDiscordHarness(
+  worker: Pick<Stack, "workerUrl" | "token">,
+  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number } = {},
+): Promise<DiscordHarness> {
+  const fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000, ...opts.fake });
+  const guildId = fake.addGuild("duet-tests");
+  const logs: string[] = [];
+  const waiters: { text: string; resolve: (line: string) => void }[] = [];
+  const write = (level: string) => (msg: string) => {
+    const line = `${level} ${msg}`;
+    logs.push(line);
+    if (process.env.DUET_TEST_LOG) console.log(`[discord-bot] ${line}`);
+    for (const w of [...waiters]) {
+      if (line.includes(w.text)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  };
+  const log: Logger = { info: write("info"), warn: write("warn"), error: write("error") };
+  const workerRequests: WorkerRequest[] = [];
+  const recordingFetch: typeof fetch = (input, init) => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    workerRequests.push({ method: init?.method ?? "GET", path: decodeURIComponent(url.pathname) });
+    return fetch(input, init);
+  };
+  const config = loadConfig({
+    DISCORD_TOKEN: fake.token,
+    DISCORD_APPLICATION_ID: fake.applicationId,
+    DISCORD_API_URL: fake.api,
+    DUET_WORKER_URL: worker.workerUrl,
+    DUET_API_TOKEN: worker.token,
+  });
+  const bot = createDiscordBot(config, {
+    log,
+    rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
+    worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
+  });
+  await bot.start();
+  return {
+    fake,
+    bot,
+    guildId,
+    logs,
+    workerRequests,
+    waitForLog(text, timeoutMs = 30_000) {
+      const found = logs.find((l) => l.includes(text));
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no log line with "${text}" within ${timeoutMs} ms; logs:\n${logs.join("\n")}`)), timeoutMs);
+        waiters.push({ text, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      });
+    },
+    async stop() {
+      await bot.stop();
+      await fake.close();
+    },
+  };
+}
+
+/** Waits until the bot says it answered the interaction, then returns what the user sees. */
+export async function interactionAnswer(h: DiscordHarness, rec: InteractionRecord): Promise<{ messages: FakeMessage[]; text: string; rec: InteractionRecord }> {
+  await h.waitForLog(`interaction ${rec.id} answered`);
+  const messages = [rec.original, ...rec.followups].filter((m): m is FakeMessage => m !== null);
+  return { messages, text: messages.map((m) => m.content).join("\n"), rec };
+}
+
+/** Waits until the bot says it answered the message, then returns the bot's messages in that channel after it. */
+export async function mentionAnswer(h: DiscordHarness, msg: FakeMessage): Promise<FakeMessage[]> {
+  await h.waitForLog(`message ${msg.id} answered`);
+  return h.fake.messagesIn(msg.channel_id).filter((m) => m.author.id === h.fake.botUser.id && BigInt(m.id) > BigInt(msg.id));
+}
+
+/** True when every ``` opened in the text is closed in the same text. */
+export function fencesBalanced(text: string): boolean {
+  return (text.match(/```/g) ?? []).length % 2 === 0;
+}
+
+/** Model calls whose newest user message contains `marker`. */
+export function modelCallsFor(stack: Stack, marker: string): number {
+  return stack.model.calls.filter((c) => {
+    const last = [...c.messages].reverse().find((m) => m.role === "user");
+    return last?.content.includes(marker);
+  }).length;
+}

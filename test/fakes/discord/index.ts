@@ -1,0 +1,218 @@
+import { randomBytes } from "node:crypto";
+import { listen } from "../http.ts";
+import { FakeGateway } from "./gateway.ts";
+import {
+  ChannelType,
+  channelPayload,
+  commandData,
+  messagePayload,
+  snowflake,
+  user,
+  ALL_PERMISSIONS,
+  type CommandInput,
+  type DiscordUser,
+  type FakeChannel,
+  type FakeMessage,
+} from "./payloads.ts";
+import { handleRest } from "./rest.ts";
+import { World, type InteractionRecord, type RestCall } from "./world.ts";
+
+export type { RestCall, InteractionRecord, FakeChannel, FakeMessage, DiscordUser };
+export { user, snowflake };
+
+/**
+ * A fake Discord on 127.0.0.1 for running the real discord.js client: REST under
+ * `<url>/api/v10` and a gateway at the address `GET /gateway/bot` returns.
+ * Tests build guilds and channels, then play users: `interaction()`,
+ * `message()`, `archiveThread()`, `deleteThread()`, `deleteChannel()`, and
+ * read what the bot did from `calls`, `interactions` and `messagesIn()`.
+ */
+export interface FakeDiscordOptions {
+  token?: string;
+  applicationId?: string;
+  heartbeatIntervalMs?: number;
+  shardCount?: number;
+  interactionDeadlineMs?: number;
+  interactionTokenTtlMs?: number;
+  /** Clock for the interaction deadlines (default Date.now). */
+  now?: () => number;
+}
+
+export type FakeDiscord = Awaited<ReturnType<typeof startFakeDiscord>>;
+
+export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
+  const botUser = user(snowflake(), "Duet", true);
+  const world = new World({
+    token: opts.token ?? `fake-${randomBytes(8).toString("hex")}`,
+    applicationId: opts.applicationId ?? snowflake(),
+    botUser,
+    interactionDeadlineMs: opts.interactionDeadlineMs ?? 3_000,
+    interactionTokenTtlMs: opts.interactionTokenTtlMs ?? 15 * 60_000,
+    now: opts.now ?? Date.now,
+  });
+  const gateway = new FakeGateway(world, opts.heartbeatIntervalMs ?? 41_250);
+  const ctx = { world, gatewayUrl: () => gateway.url, shardCount: opts.shardCount ?? 1, dispatch: (t: string, d: Record<string, unknown>) => gateway.dispatch(t, d) };
+  const listening = await listen((req, res) => handleRest(ctx, req, res));
+  gateway.attach(listening.server, listening.url);
+  // Discord's edge keeps idle connections far longer than Node's 5 s default; with 5 s, a
+  // Worker answer that takes 5 s races the close and undici reports "other side closed".
+  listening.server.keepAliveTimeout = 65_000;
+
+  const member = (u: DiscordUser) => ({ user: u, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: ALL_PERMISSIONS });
+  const channel = (id: string) => {
+    const ch = world.channels.get(id);
+    if (!ch) throw new Error(`fake Discord: no channel ${id}`);
+    return ch;
+  };
+  const alice = user(snowflake(), "alice");
+
+  return {
+    url: listening.url,
+    /** What discord.js takes as `rest.api` (it appends /v10). */
+    api: `${listening.url}/api`,
+    token: world.opts.token,
+    applicationId: world.opts.applicationId,
+    botUser,
+    /** A default human user for tests. */
+    alice,
+    world,
+    gateway,
+    calls: world.calls,
+    interactions: world.interactions,
+    typing: world.typing,
+    commands: world.commands,
+
+    /** Guilds must exist before the bot connects to be in READY; channels may come later. */
+    addGuild(name = "test guild", id = snowflake()): string {
+      world.guilds.set(id, { id, name });
+      return id;
+    },
+    addChannel(guildId: string, name: string, o: { uncached?: boolean } = {}): string {
+      const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: guildId, name, parent_id: null, uncached: o.uncached };
+      world.channels.set(ch.id, ch);
+      if (!o.uncached) gateway.dispatch("CHANNEL_CREATE", channelPayload(ch));
+      return ch.id;
+    },
+    addThread(parentId: string, name: string, o: { uncached?: boolean } = {}): string {
+      const parent = channel(parentId);
+      const ch: FakeChannel = {
+        id: snowflake(),
+        type: ChannelType.PublicThread,
+        guild_id: parent.guild_id,
+        name,
+        parent_id: parentId,
+        uncached: o.uncached,
+        thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
+      };
+      world.channels.set(ch.id, ch);
+      if (!o.uncached) gateway.dispatch("THREAD_CREATE", { ...channelPayload(ch), newly_created: true });
+      return ch.id;
+    },
+
+    /** A slash command as a user runs it; returns the interaction record (filled in as the bot answers). */
+    interaction(channelId: string, cmd: CommandInput, from: DiscordUser = alice): InteractionRecord {
+      const ch = channel(channelId);
+      return this.rawInteraction({
+        type: 2,
+        data: commandData(cmd, snowflake()),
+        guild_id: ch.guild_id,
+        channel_id: ch.id,
+        channel: channelPayload(ch),
+        member: member(from),
+      });
+    },
+    /** Any INTERACTION_CREATE body (malformed ones too); id, token and application id are filled in. */
+    rawInteraction(fields: Record<string, unknown>, replay?: InteractionRecord): InteractionRecord {
+      const rec: InteractionRecord = replay ?? {
+        id: snowflake(),
+        token: `itok-${randomBytes(12).toString("hex")}`,
+        guildId: fields.guild_id as string | undefined,
+        channelId: fields.channel_id as string | undefined,
+        createdAt: world.opts.now(),
+        acknowledged: false,
+        ephemeral: false,
+        original: null,
+        followups: [],
+      };
+      world.interactions.set(rec.id, rec);
+      const payload = { application_id: world.opts.applicationId, version: 1, locale: "en-US", app_permissions: ALL_PERMISSIONS, entitlements: [], authorizing_integration_owners: {}, context: 0, ...fields, id: rec.id, token: rec.token };
+      (rec as InteractionRecord & { payload?: unknown }).payload = payload;
+      gateway.dispatch("INTERACTION_CREATE", payload);
+      return rec;
+    },
+    /** Delivers the same INTERACTION_CREATE again (as after a gateway replay). */
+    replayInteraction(rec: InteractionRecord): void {
+      gateway.dispatch("INTERACTION_CREATE", (rec as InteractionRecord & { payload: Record<string, unknown> }).payload);
+    },
+
+    /** A user's message; `mention: true` puts `<@bot>` in front, as the Discord client does. */
+    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean } = {}): FakeMessage {
+      const ch = channel(channelId);
+      const mentionsBot = o.mention ?? false;
+      const msg = messagePayload({
+        channel_id: ch.id,
+        guild_id: ch.guild_id,
+        author: o.from ?? alice,
+        content: mentionsBot ? `<@${botUser.id}> ${content}` : content,
+        mentions: mentionsBot ? [botUser] : [],
+      });
+      world.messages.set(msg.id, msg);
+      // The gateway's MESSAGE_CREATE adds `channel_type` and, in guilds, the author's `member`.
+      gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ch.type, ...(ch.guild_id ? { member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}) });
+      return msg;
+    },
+    /** A direct message channel with `from`, and a message in it. */
+    directMessage(content: string, from: DiscordUser = alice): FakeMessage {
+      const dm: FakeChannel = { id: snowflake(), type: ChannelType.DM };
+      world.channels.set(dm.id, dm);
+      const msg = messagePayload({ channel_id: dm.id, author: from, content });
+      world.messages.set(msg.id, msg);
+      gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ChannelType.DM });
+      return msg;
+    },
+
+    archiveThread(threadId: string): void {
+      const th = channel(threadId);
+      th.thread_metadata = { ...th.thread_metadata!, archived: true, archive_timestamp: new Date().toISOString() };
+      gateway.dispatch("THREAD_UPDATE", channelPayload(th));
+    },
+    /** Reopens an archived thread (Discord does this when someone posts in it). */
+    unarchiveThread(threadId: string): void {
+      const th = channel(threadId);
+      th.thread_metadata = { ...th.thread_metadata!, archived: false };
+      gateway.dispatch("THREAD_UPDATE", channelPayload(th));
+    },
+    deleteThread(threadId: string): void {
+      const th = channel(threadId);
+      world.channels.delete(threadId);
+      // THREAD_DELETE carries only these four fields.
+      gateway.dispatch("THREAD_DELETE", { id: th.id, guild_id: th.guild_id, parent_id: th.parent_id, type: th.type });
+    },
+    /** Deletes a channel; Discord sends one CHANNEL_DELETE and nothing for the channel's threads. */
+    deleteChannel(channelId: string): void {
+      const ch = channel(channelId);
+      for (const c of world.channels.values()) if (c.parent_id === channelId) world.channels.delete(c.id);
+      world.channels.delete(channelId);
+      gateway.dispatch("CHANNEL_DELETE", channelPayload(ch));
+    },
+
+    /** The next `count` REST calls matching `route` (a substring of "METHOD /path/:param") answer 429. */
+    rateLimitNext(count: number, o: { retryAfterSeconds?: number; global?: boolean; route?: string } = {}): void {
+      world.rateLimit = {
+        remaining: count,
+        retryAfterSeconds: o.retryAfterSeconds ?? 0.2,
+        global: o.global ?? false,
+        match: (c) => !o.route || c.route.includes(o.route),
+      };
+    },
+    waitForCall: (pred: (c: RestCall) => boolean, timeoutMs?: number, label?: string) => world.waitForCall(pred, timeoutMs, label),
+    messagesIn: (channelId: string) => world.messagesIn(channelId),
+    /** Drops the gateway connections: 4000 (resumable close) by default, or "terminate" for a dead TCP link. */
+    dropConnections: (code: number | "terminate" = 4000) => gateway.drop(code),
+
+    async close(): Promise<void> {
+      await gateway.close();
+      await listening.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { messagePayload, snowflake, type FakeMessage } from "./payloads.ts";
+import type { UploadedFile, World } from "./world.ts";
+
+/** Discord's message rules, enforced the way the API does, so a bot that breaks them fails its tests. */
+
+export const MAX_CONTENT = 2000;
+export const MAX_FILES = 10;
+export const EPHEMERAL = 64;
+
+export class DiscordApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: unknown,
+  ) {
+    super(message);
+  }
+  body() {
+    return { message: this.message, code: this.code, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+}
+
+export function validateMessageBody(body: any, files: UploadedFile[], opts: { allowEmpty?: boolean } = {}): void {
+  if (body !== null && typeof body !== "object") throw new DiscordApiError(400, 50109, "The request body contains invalid JSON.");
+  const content = body?.content;
+  if (content !== undefined && content !== null && typeof content !== "string") {
+    throw formError("content", "BASE_TYPE_STRING", "Must be a string.");
+  }
+  if (typeof content === "string" && content.length > MAX_CONTENT) {
+    throw formError("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`);
+  }
+  if (files.length > MAX_FILES) throw formError("files", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_FILES} or fewer in length.`);
+  const empty = !content && files.length === 0 && !(body?.embeds?.length > 0) && !(body?.components?.length > 0);
+  if (empty && !opts.allowEmpty) throw new DiscordApiError(400, 50006, "Cannot send an empty message");
+}
+
+function formError(field: string, code: string, message: string): DiscordApiError {
+  return new DiscordApiError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
+}
+
+export function attachmentsFrom(files: UploadedFile[], channelId: string): unknown[] {
+  return files.map((f) => {
+    const id = snowflake();
+    const url = `https://cdn.discordapp.test/attachments/${channelId}/${id}/${f.filename}`;
+    return { id, filename: f.filename, size: f.size, url, proxy_url: url, content_type: f.contentType };
+  });
+}
+
+/** A message authored by the bot (channel send, webhook follow-up or edited original). */
+export function botMessage(world: World, channelId: string, body: any, files: UploadedFile[], extra: Partial<FakeMessage> = {}): FakeMessage {
+  const channel = world.channels.get(channelId);
+  const msg = messagePayload({
+    channel_id: channelId,
+    guild_id: channel?.guild_id,
+    author: world.opts.botUser,
+    content: typeof body?.content === "string" ? body.content : "",
+    attachments: attachmentsFrom(files, channelId),
+    message_reference: body?.message_reference,
+    flags: typeof body?.flags === "number" ? body.flags : 0,
+  });
+  Object.assign(msg, extra);
+  world.messages.set(msg.id, msg);
+  return msg;
+}

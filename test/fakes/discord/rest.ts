@@ -1,0 +1,216 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendJson } from "../http.ts";
+import { INVALID_JSON, readDiscordBody } from "./body.ts";
+import { botMessage, DiscordApiError, EPHEMERAL, validateMessageBody } from "./messages.ts";
+import { channelPayload, snowflake, THREAD_TYPES } from "./payloads.ts";
+import type { RestCall, UploadedFile, World } from "./world.ts";
+
+/** The REST half of the fake Discord: the /api/v10 routes discord.js calls for Duet. */
+
+export interface RestContext {
+  world: World;
+  gatewayUrl: () => string;
+  shardCount: number;
+  /** Sends a gateway event (the echo of a message the bot posted). */
+  dispatch: (t: string, d: Record<string, unknown>) => void;
+}
+
+type Params = Record<string, string>;
+type Handler = (ctx: RestContext, p: Params, body: any, files: UploadedFile[], query: URLSearchParams) => { status: number; json?: unknown };
+
+const routes: [string, string, Handler][] = [];
+function route(method: string, pattern: string, handler: Handler) {
+  routes.push([method, pattern, handler]);
+}
+
+function match(pattern: string, path: string): Params | null {
+  const a = pattern.split("/");
+  const b = path.split("/");
+  if (a.length !== b.length) return null;
+  const params: Params = {};
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].startsWith(":")) params[a[i].slice(1)] = b[i];
+    else if (a[i] !== b[i]) return null;
+  }
+  return params;
+}
+
+export async function handleRest(ctx: RestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://x");
+  const { world } = ctx;
+  // discord.js sends `@original` as `%40original`; Discord decodes each segment.
+  const path = url.pathname.split("/").map(decodeURIComponent).join("/").replace(/^\/api\/v10(?=\/)/, "");
+  const method = req.method ?? "GET";
+  const found = routes.map(([m, p, h]) => (m === method ? { p, h, params: match(p, path) } : null)).find((r) => r?.params);
+  const call: RestCall = { method, path, route: `${method} ${found?.p ?? path}`, query: Object.fromEntries(url.searchParams), body: null, files: [], status: 0, at: Date.now() };
+  const finish = (status: number, json?: unknown, headers: Record<string, string> = {}) => {
+    call.status = status;
+    if (json && typeof json === "object" && "code" in json && status >= 400) call.errorCode = (json as { code: number }).code;
+    world.record(call);
+    if (json === undefined) {
+      res.writeHead(status, headers);
+      res.end();
+    } else sendJson(res, status, json, headers);
+  };
+  try {
+    const { body, files } = await readDiscordBody(req);
+    call.body = body === INVALID_JSON ? null : body;
+    call.files = files;
+    if (!found || !found.params) return finish(404, { message: "404: Not Found", code: 0 });
+    const plan = world.rateLimit;
+    if (plan && plan.remaining > 0 && plan.match({ method, route: call.route })) {
+      plan.remaining--;
+      const headers: Record<string, string> = {
+        "retry-after": String(plan.retryAfterSeconds),
+        "x-ratelimit-limit": "5",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset-after": String(plan.retryAfterSeconds),
+        "x-ratelimit-bucket": "fake-bucket",
+        "x-ratelimit-scope": plan.global ? "global" : "user",
+        ...(plan.global ? { "x-ratelimit-global": "true" } : {}),
+      };
+      return finish(429, { message: "You are being rate limited.", retry_after: plan.retryAfterSeconds, global: plan.global }, headers);
+    }
+    const needsBotAuth = !found.p.startsWith("/interactions/") && !found.p.startsWith("/webhooks/");
+    if (needsBotAuth && req.headers.authorization !== `Bot ${world.opts.token}`) return finish(401, { message: "401: Unauthorized", code: 0 });
+    if (body === INVALID_JSON) throw new DiscordApiError(400, 50109, "The request body contains invalid JSON.");
+    const out = found.h(ctx, found.params, body, files, url.searchParams);
+    finish(out.status, out.json);
+  } catch (err) {
+    if (err instanceof DiscordApiError) return finish(err.status, err.body());
+    finish(500, { message: String(err), code: 0 });
+  }
+}
+
+const ok = (json: unknown) => ({ status: 200, json });
+const noContent = { status: 204 };
+
+route("GET", "/gateway/bot", (ctx) =>
+  ok({ url: ctx.gatewayUrl(), shards: ctx.shardCount, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } }),
+);
+route("GET", "/gateway", (ctx) => ok({ url: ctx.gatewayUrl() }));
+route("GET", "/users/@me", (ctx) => ok(ctx.world.opts.botUser));
+route("GET", "/applications/@me", (ctx) => ok({ id: ctx.world.opts.applicationId, name: "Duet", bot: ctx.world.opts.botUser, flags: 0, description: "" }));
+
+route("POST", "/interactions/:id/:token/callback", (ctx, p, body, files, query) => {
+  const { world } = ctx;
+  const rec = world.interactions.get(p.id);
+  if (!rec || rec.token !== p.token) throw new DiscordApiError(404, 10062, "Unknown interaction");
+  if (rec.acknowledged) throw new DiscordApiError(400, 40060, "Interaction has already been acknowledged.");
+  // Discord forgets an interaction that was not answered within 3 s.
+  if (world.opts.now() - rec.createdAt > world.opts.interactionDeadlineMs) throw new DiscordApiError(404, 10062, "Unknown interaction");
+  const type = body?.type;
+  if (type !== 4 && type !== 5) throw new DiscordApiError(400, 50035, "Invalid Form Body", { type: { _errors: [{ code: "BASE_TYPE_CHOICES", message: "unsupported in the fake" }] } });
+  rec.ephemeral = Boolean((body?.data?.flags ?? 0) & EPHEMERAL);
+  if (type === 4) {
+    validateMessageBody(body.data, files);
+    rec.original = botMessage(world, rec.channelId ?? "0", body.data, files, { interaction_metadata: { id: rec.id, type: 2 } });
+    if (!rec.ephemeral) ctx.dispatch("MESSAGE_CREATE", rec.original);
+  }
+  rec.acknowledged = true;
+  if (query.get("with_response") === "true") return ok({ interaction: { id: rec.id, type: 2 }, resource: { type, ...(rec.original ? { message: rec.original } : {}) } });
+  return noContent;
+});
+
+function webhookInteraction(ctx: RestContext, p: Params) {
+  const rec = ctx.world.interactionByToken(p.token);
+  if (!rec || p.app !== ctx.world.opts.applicationId) throw new DiscordApiError(404, 10015, "Unknown Webhook");
+  if (ctx.world.opts.now() - rec.createdAt > ctx.world.opts.interactionTokenTtlMs) throw new DiscordApiError(401, 50027, "Invalid Webhook Token");
+  if (!rec.acknowledged) throw new DiscordApiError(404, 10008, "Unknown Message");
+  return rec;
+}
+
+route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) => {
+  const rec = webhookInteraction(ctx, p);
+  validateMessageBody(body, files, { allowEmpty: true });
+  const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
+  if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
+  const edited = botMessage(ctx.world, rec.channelId ?? "0", { content: target?.content, ...body }, files, {
+    ...(target ? { id: target.id } : {}),
+    flags: rec.ephemeral ? EPHEMERAL : 0,
+    webhook_id: ctx.world.opts.applicationId,
+    edited_timestamp: new Date().toISOString(),
+  });
+  // Attachments the edit keeps (listed by id in `attachments`) stay; new files are added.
+  if (target && files.length === 0 && body?.attachments === undefined) edited.attachments = target.attachments;
+  if (p.message === "@original") rec.original = edited;
+  else rec.followups = rec.followups.map((m) => (m.id === edited.id ? edited : m));
+  return ok(edited);
+});
+
+route("GET", "/webhooks/:app/:token/messages/:message", (ctx, p) => {
+  const rec = webhookInteraction(ctx, p);
+  const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
+  if (!target) throw new DiscordApiError(404, 10008, "Unknown Message");
+  return ok(target);
+});
+
+route("POST", "/webhooks/:app/:token", (ctx, p, body, files) => {
+  const rec = webhookInteraction(ctx, p);
+  validateMessageBody(body, files);
+  const ephemeral = Boolean((body?.flags ?? 0) & EPHEMERAL);
+  const msg = botMessage(ctx.world, rec.channelId ?? "0", body, files, { webhook_id: ctx.world.opts.applicationId });
+  rec.followups.push(msg);
+  if (!ephemeral) ctx.dispatch("MESSAGE_CREATE", msg);
+  return ok(msg);
+});
+
+function channelOr404(ctx: RestContext, id: string) {
+  const channel = ctx.world.channels.get(id);
+  if (!channel) throw new DiscordApiError(404, 10003, "Unknown Channel");
+  return channel;
+}
+
+route("GET", "/channels/:id", (ctx, p) => ok(channelPayload(channelOr404(ctx, p.id))));
+
+route("POST", "/channels/:id/messages", (ctx, p, body, files) => {
+  const channel = channelOr404(ctx, p.id);
+  validateMessageBody(body, files);
+  const ref = body?.message_reference;
+  if (ref?.message_id && ref.fail_if_not_exists !== false) {
+    const target = ctx.world.messages.get(ref.message_id);
+    if (!target || target.channel_id !== p.id) {
+      throw new DiscordApiError(400, 50035, "Invalid Form Body", { message_reference: { _errors: [{ code: "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", message: "Unknown message" }] } });
+    }
+  }
+  // Posting in an archived (unlocked) thread unarchives it, as on Discord.
+  if (THREAD_TYPES.includes(channel.type) && channel.thread_metadata?.archived) channel.thread_metadata.archived = false;
+  const msg = botMessage(ctx.world, p.id, body, files, ref ? { message_reference: { ...ref, channel_id: p.id, guild_id: channel.guild_id } } : {});
+  ctx.dispatch("MESSAGE_CREATE", { ...msg, channel_type: channel.type });
+  return ok(msg);
+});
+
+route("GET", "/channels/:id/messages/:message", (ctx, p) => {
+  channelOr404(ctx, p.id);
+  const msg = ctx.world.messages.get(p.message);
+  if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
+  return ok(msg);
+});
+
+route("POST", "/channels/:id/typing", (ctx, p) => {
+  channelOr404(ctx, p.id);
+  ctx.world.typing.push(p.id);
+  return noContent;
+});
+
+function putCommands(ctx: RestContext, body: any) {
+  if (!Array.isArray(body)) throw new DiscordApiError(400, 50035, "Invalid Form Body", { _errors: [{ code: "BASE_TYPE_ARRAY", message: "Must be an array." }] });
+  for (const [i, cmd] of body.entries()) {
+    const bad = !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(cmd?.name ?? "") || typeof cmd?.description !== "string" || cmd.description.length < 1 || cmd.description.length > 100;
+    if (bad) throw new DiscordApiError(400, 50035, "Invalid Form Body", { [i]: { name: { _errors: [{ code: "APPLICATION_COMMAND_INVALID_NAME", message: "Invalid command" }] } } });
+  }
+  return body.map((cmd: Record<string, unknown>) => ({ id: snowflake(), application_id: ctx.world.opts.applicationId, version: snowflake(), type: 1, ...cmd }));
+}
+
+route("PUT", "/applications/:app/commands", (ctx, _p, body) => {
+  ctx.world.commands.global = putCommands(ctx, body);
+  return ok(ctx.world.commands.global);
+});
+route("PUT", "/applications/:app/guilds/:guild/commands", (ctx, p, body) => {
+  if (!ctx.world.guilds.has(p.guild)) throw new DiscordApiError(403, 50001, "Missing Access");
+  const cmds = putCommands(ctx, body);
+  ctx.world.commands.guild.set(p.guild, cmds);
+  return ok(cmds);
+});
+route("GET", "/applications/:app/commands", (ctx) => ok(ctx.world.commands.global));
+route("GET", "/applications/:app/guilds/:guild/commands", (ctx, p) => ok(ctx.world.commands.guild.get(p.guild) ?? []));

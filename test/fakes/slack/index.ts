@@ -1,0 +1,5 @@
+export * from "./server.ts";
+export * from "./deliver.ts";
+export * from "./state.ts";
+export { validateBlocks, type Identity } from "./web-api.ts";
+export type { SocketAck, EnvelopeOptions } from "./socket-mode.ts";

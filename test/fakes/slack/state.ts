@@ -1,0 +1,135 @@
+/**
+ * What a fake Slack workspace holds, as a user would see it: channel and thread
+ * messages (from people, from the bot, from response_urls), ephemeral messages,
+ * reactions and uploaded files. The Web API handlers in web-api.ts change it;
+ * tests read it.
+ */
+
+export interface FakeFile {
+  id: string;
+  filename: string;
+  title?: string;
+  declaredLength: number;
+  content?: Buffer;
+  /** Where completeUploadExternal shared it (absent until then). */
+  channel?: string;
+  threadTs?: string;
+  initialComment?: string;
+}
+
+export interface SlackMessage {
+  channel: string;
+  ts: string;
+  /** Set on thread replies (real Slack also sets it on a parent with replies; this fake does not). */
+  thread_ts?: string;
+  user?: string;
+  bot_id?: string;
+  text: string;
+  blocks?: Block[];
+  files?: FakeFile[];
+  /** How the message got there, so tests can tell a bot post from a response_url answer. */
+  via: "user" | "chat.postMessage" | "response_url" | "files.completeUploadExternal";
+  edits: number;
+}
+
+export interface EphemeralMessage {
+  channel: string;
+  user: string;
+  text: string;
+  blocks?: Block[];
+  thread_ts?: string;
+  via: "chat.postEphemeral" | "response_url";
+}
+
+/** Blocks are whatever JSON the bot sent; tests inspect them. */
+export type Block = Record<string, any>;
+
+export class Workspace {
+  readonly messages: SlackMessage[] = [];
+  readonly ephemeral: EphemeralMessage[] = [];
+  readonly files = new Map<string, FakeFile>();
+  /** key `${channel}/${ts}` -> reaction name -> users who reacted */
+  readonly reactions = new Map<string, Map<string, Set<string>>>();
+  private lastTs = 0;
+  private fileSeq = 0;
+
+  constructor(readonly teamId: string) {}
+
+  /** Slack message ts: seconds with 6 decimals, unique and increasing per workspace. */
+  nextTs(): string {
+    const micros = Math.max(Date.now() * 1000, this.lastTs + 1);
+    this.lastTs = micros;
+    return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, "0")}`;
+  }
+
+  nextFileId(): string {
+    this.fileSeq += 1;
+    return `F${String(this.fileSeq).padStart(9, "0")}`;
+  }
+
+  add(msg: Omit<SlackMessage, "ts" | "edits"> & { ts?: string }): SlackMessage {
+    const full: SlackMessage = { ...msg, ts: msg.ts ?? this.nextTs(), edits: 0 };
+    this.messages.push(full);
+    return full;
+  }
+
+  find(channel: string, ts: string): SlackMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /** Top-level messages of a channel (not thread replies). */
+  channel(channel: string): SlackMessage[] {
+    return this.messages.filter((m) => m.channel === channel && (!m.thread_ts || m.thread_ts === m.ts));
+  }
+
+  /** Replies in the thread under `threadTs`, oldest first (the parent excluded). */
+  thread(channel: string, threadTs: string): SlackMessage[] {
+    return this.messages.filter((m) => m.channel === channel && m.thread_ts === threadTs && m.ts !== threadTs);
+  }
+
+  /** Everything a person in the channel sees, top level and in threads. */
+  everything(channel: string): SlackMessage[] {
+    return this.messages.filter((m) => m.channel === channel);
+  }
+
+  reactionsOn(channel: string, ts: string): string[] {
+    return [...(this.reactions.get(`${channel}/${ts}`)?.keys() ?? [])];
+  }
+
+  /** Returns false when this user already reacted with that name (Slack's already_reacted). */
+  react(channel: string, ts: string, name: string, user: string): boolean {
+    const key = `${channel}/${ts}`;
+    const byName = this.reactions.get(key) ?? new Map<string, Set<string>>();
+    this.reactions.set(key, byName);
+    const users = byName.get(name) ?? new Set<string>();
+    if (users.has(user)) return false;
+    users.add(user);
+    byName.set(name, users);
+    return true;
+  }
+
+  /** Returns false when there was no such reaction by that user (Slack's no_reaction). */
+  unreact(channel: string, ts: string, name: string, user: string): boolean {
+    const byName = this.reactions.get(`${channel}/${ts}`);
+    const users = byName?.get(name);
+    if (!users?.delete(user)) return false;
+    if (users.size === 0) byName?.delete(name);
+    return true;
+  }
+
+  /** All text a user can read in a message: text, block texts and file contents' names. */
+  static readable(msg: { text: string; blocks?: Block[] }): string {
+    const parts = [msg.text];
+    for (const block of msg.blocks ?? []) parts.push(...blockTexts(block));
+    return parts.join("\n");
+  }
+}
+
+export function blockTexts(block: Block): string[] {
+  const out: string[] = [];
+  if (typeof block.text === "string") out.push(block.text);
+  else if (block.text && typeof block.text.text === "string") out.push(block.text.text);
+  for (const f of block.fields ?? []) if (typeof f?.text === "string") out.push(f.text);
+  for (const e of block.elements ?? []) if (typeof e?.text === "string") out.push(e.text);
+  return out;
+}

@@ -1,0 +1,237 @@
+import { type Block, type FakeFile, Workspace } from "./state.ts";
+
+/**
+ * The Web API methods the bot calls, answering as Slack does: `{ok: true, ...}` or
+ * `{ok: false, error}` with HTTP 200, and Slack's limits enforced (50 blocks, 3,000
+ * characters of section text, text cut past 40,000) so a rendering bug fails here
+ * the way it would fail in a real workspace.
+ */
+
+export interface Identity {
+  teamId: string;
+  teamName: string;
+  botUserId: string;
+  botId: string;
+  appId: string;
+  botToken: string;
+  appToken: string;
+}
+
+export interface MethodContext {
+  args: Record<string, unknown>;
+  token: string | undefined;
+  ws: Workspace;
+  id: Identity;
+  baseUrl: string;
+  socketUrl: () => string;
+}
+
+type Result = Record<string, unknown>;
+type Method = (ctx: MethodContext) => Result;
+
+const MAX_BLOCKS = 50;
+const MAX_SECTION_TEXT = 3000;
+const MAX_TEXT = 40_000;
+
+const fail = (error: string, extra: Result = {}): Result => ({ ok: false, error, ...extra });
+
+function str(args: Record<string, unknown>, key: string): string | undefined {
+  const v = args[key];
+  return typeof v === "string" && v.length > 0 ? v : typeof v === "number" ? String(v) : undefined;
+}
+
+/** Nested arguments arrive JSON-encoded in form bodies (the SDK's serialisation) or as JSON. */
+function json<T>(value: unknown): T | undefined | "invalid" {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value !== "string") return value as T;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return "invalid";
+  }
+}
+
+/** Slack's block checks that matter for chat output. Returns error strings like Slack's `errors`. */
+export function validateBlocks(blocks: unknown): string[] {
+  if (!Array.isArray(blocks)) return ["must be an array [json-pointer:/blocks]"];
+  const errors: string[] = [];
+  if (blocks.length > MAX_BLOCKS) errors.push(`no more than ${MAX_BLOCKS} items allowed [json-pointer:/blocks]`);
+  blocks.forEach((b: Block, i) => {
+    if (!b || typeof b.type !== "string") return errors.push(`missing required field: type [json-pointer:/blocks/${i}]`);
+    if (b.type === "section") {
+      const t = b.text;
+      if (!t && !b.fields) errors.push(`must provide text or fields [json-pointer:/blocks/${i}]`);
+      if (t && (typeof t.text !== "string" || t.text.length === 0)) errors.push(`must be more than 0 characters [json-pointer:/blocks/${i}/text/text]`);
+      if (t && typeof t.text === "string" && t.text.length > MAX_SECTION_TEXT) {
+        errors.push(`must be less than ${MAX_SECTION_TEXT + 1} characters [json-pointer:/blocks/${i}/text/text]`);
+      }
+    } else if (b.type === "context") {
+      if (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 10) {
+        errors.push(`must have 1 to 10 elements [json-pointer:/blocks/${i}/elements]`);
+      }
+    } else if (b.type === "header") {
+      if (typeof b.text?.text !== "string" || b.text.text.length > 150) errors.push(`invalid header text [json-pointer:/blocks/${i}/text]`);
+    } else if (!["divider", "rich_text", "actions", "image", "markdown"].includes(b.type)) {
+      errors.push(`unsupported block type ${b.type} [json-pointer:/blocks/${i}]`);
+    }
+  });
+  return errors;
+}
+
+export interface Content {
+  ok: true;
+  text: string;
+  blocks?: Block[];
+}
+
+/** Shared by chat.postMessage, chat.postEphemeral, chat.update and response_url posts. */
+export function messageContent(args: Record<string, unknown>): Content | Result {
+  const blocks = json<Block[]>(args.blocks);
+  if (blocks === "invalid") return fail("invalid_blocks_format");
+  if (blocks !== undefined) {
+    const errors = validateBlocks(blocks);
+    if (errors.length) return fail("invalid_blocks", { errors, response_metadata: { messages: errors } });
+  }
+  const text = typeof args.text === "string" ? args.text : "";
+  if (!text && !blocks?.length) return fail("no_text");
+  return { ok: true, text: text.slice(0, MAX_TEXT), blocks };
+}
+
+function isContent(r: Content | Result): r is Content {
+  return r.ok === true;
+}
+
+function botAuth(ctx: MethodContext): Result | null {
+  if (!ctx.token) return fail("not_authed");
+  if (ctx.token !== ctx.id.botToken) return fail("invalid_auth");
+  return null;
+}
+
+function channelArg(ctx: MethodContext, key = "channel"): string | Result {
+  const channel = str(ctx.args, key);
+  if (!channel) return fail("channel_not_found");
+  return channel;
+}
+
+export const METHODS: Record<string, Method> = {
+  "auth.test": (ctx) =>
+    botAuth(ctx) ?? {
+      ok: true,
+      url: `https://${ctx.id.teamName}.slack.com/`,
+      team: ctx.id.teamName,
+      user: "duet",
+      team_id: ctx.id.teamId,
+      user_id: ctx.id.botUserId,
+      bot_id: ctx.id.botId,
+      is_enterprise_install: false,
+    },
+
+  "apps.connections.open": (ctx) => {
+    if (!ctx.token) return fail("not_authed");
+    if (ctx.token !== ctx.id.appToken) return fail(ctx.token.startsWith("xoxb-") ? "not_allowed_token_type" : "invalid_auth");
+    return { ok: true, url: ctx.socketUrl() };
+  },
+
+  "chat.postMessage": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const channel = channelArg(ctx);
+    if (typeof channel !== "string") return channel;
+    const content = messageContent(ctx.args);
+    if (!isContent(content)) return content;
+    const threadTs = str(ctx.args, "thread_ts");
+    if (threadTs && !ctx.ws.find(channel, threadTs)) return fail("thread_not_found");
+    const { text, blocks } = content;
+    const msg = ctx.ws.add({ channel, thread_ts: threadTs, bot_id: ctx.id.botId, user: ctx.id.botUserId, via: "chat.postMessage", text, blocks });
+    return { ok: true, channel, ts: msg.ts, message: { type: "message", text, blocks, bot_id: ctx.id.botId, ts: msg.ts, thread_ts: threadTs } };
+  },
+
+  "chat.update": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const channel = channelArg(ctx);
+    if (typeof channel !== "string") return channel;
+    const msg = ctx.ws.find(channel, str(ctx.args, "ts") ?? "");
+    if (!msg) return fail("message_not_found");
+    if (msg.bot_id !== ctx.id.botId) return fail("cant_update_message");
+    const content = messageContent(ctx.args);
+    if (!isContent(content)) return content;
+    msg.text = content.text;
+    msg.blocks = content.blocks;
+    msg.edits += 1;
+    return { ok: true, channel, ts: msg.ts, text: msg.text };
+  },
+
+  "chat.postEphemeral": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const channel = channelArg(ctx);
+    if (typeof channel !== "string") return channel;
+    const user = str(ctx.args, "user");
+    if (!user) return fail("user_not_in_channel");
+    const content = messageContent(ctx.args);
+    if (!isContent(content)) return content;
+    ctx.ws.ephemeral.push({ channel, user, thread_ts: str(ctx.args, "thread_ts"), via: "chat.postEphemeral", text: content.text, blocks: content.blocks });
+    return { ok: true, message_ts: ctx.ws.nextTs() };
+  },
+
+  "reactions.add": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const r = reactionTarget(ctx);
+    if (!("name" in r)) return r;
+    return ctx.ws.react(r.channel, r.ts, r.name, ctx.id.botUserId) ? { ok: true } : fail("already_reacted");
+  },
+
+  "reactions.remove": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const r = reactionTarget(ctx);
+    if (!("name" in r)) return r;
+    return ctx.ws.unreact(r.channel, r.ts, r.name, ctx.id.botUserId) ? { ok: true } : fail("no_reaction");
+  },
+
+  "files.getUploadURLExternal": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const filename = str(ctx.args, "filename");
+    const length = Number(ctx.args.length);
+    if (!filename || !Number.isInteger(length) || length < 0) return fail("invalid_arguments");
+    const file: FakeFile = { id: ctx.ws.nextFileId(), filename, declaredLength: length };
+    ctx.ws.files.set(file.id, file);
+    return { ok: true, upload_url: `${ctx.baseUrl}/upload/${file.id}`, file_id: file.id };
+  },
+
+  "files.completeUploadExternal": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const files = json<{ id: string; title?: string }[]>(ctx.args.files);
+    if (!Array.isArray(files) || files.length === 0) return fail("invalid_arguments");
+    const shared: FakeFile[] = [];
+    for (const f of files) {
+      const file = ctx.ws.files.get(f.id);
+      if (!file?.content) return fail("file_not_found");
+      file.title = f.title ?? file.filename;
+      shared.push(file);
+    }
+    const channel = str(ctx.args, "channel_id");
+    const threadTs = str(ctx.args, "thread_ts");
+    if (channel) {
+      if (threadTs && !ctx.ws.find(channel, threadTs)) return fail("thread_not_found");
+      const comment = str(ctx.args, "initial_comment");
+      for (const file of shared) Object.assign(file, { channel, threadTs, initialComment: comment });
+      ctx.ws.add({ channel, thread_ts: threadTs, bot_id: ctx.id.botId, user: ctx.id.botUserId, text: comment ?? "", files: shared, via: "files.completeUploadExternal" });
+    }
+    return { ok: true, files: shared.map((f) => ({ id: f.id, name: f.filename, title: f.title, size: f.content?.length })) };
+  },
+};
+
+function reactionTarget(ctx: MethodContext): { channel: string; ts: string; name: string } | { ok: false; error: string } {
+  const channel = str(ctx.args, "channel");
+  const ts = str(ctx.args, "timestamp");
+  const name = str(ctx.args, "name");
+  if (!name) return { ok: false, error: "invalid_name" };
+  if (!channel || !ts) return { ok: false, error: "no_item_specified" };
+  if (!ctx.ws.find(channel, ts)) return { ok: false, error: "message_not_found" };
+  return { channel, ts, name: name.replace(/^:|:$/g, "") };
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature, startFakeSlack } from "../fakes/slack/index.ts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, closedPort, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "./harness.ts";
+
+/**
+ * What goes wrong, and what people see then: forged or stale requests are
+ * refused before anything runs, malformed events are shrugged off, a broken
+ * Worker gives a helpful line in the thread, and Slack's 429s are waited out.
+ */
+
+let stack: Stack;
+let slack: FakeSlack;
+let bot: BotHandle;
+
+beforeAll(async () => {
+  stack = await startStack();
+  slack = await startFakeSlack();
+  bot = await startBot(slack, stack);
+});
+
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await stack?.stop();
+});
+
+/** A mention answered afterwards proves the bot is alive and that earlier requests had their chance to run. */
+async function answeredSentinel(channel: string, marker: string): Promise<void> {
+  const m = await mention(slack, bot, { channel, text: `SAY: ${marker}` });
+  const replies = await answerTo(slack, m);
+  expect(readable(replies[0])).toContain(marker);
+}
+
+describe("request signing", () => {
+  it("refuses a bad signature, a stale timestamp and missing headers with 401, and runs nothing", async () => {
+    const channel = newChannel();
+    const forged = (marker: string) => mentionEvent(slack, { channel, text: `SAY: ${marker}` });
+    const fiveMinutesAgo = Math.floor(Date.now() / 1000) - 5 * 60 - 5;
+    const attempts = [
+      await postEvent(bot.url, forged("forged-sig"), { secret: "not-the-secret" }),
+      await postEvent(bot.url, forged("stale-ts"), { secret: SIGNING_SECRET, timestamp: fiveMinutesAgo }),
+      await postEvent(bot.url, forged("no-sig"), { secret: SIGNING_SECRET, omit: ["x-slack-signature"] }),
+      await postEvent(bot.url, forged("no-ts"), { secret: SIGNING_SECRET, omit: ["x-slack-request-timestamp"] }),
+      await postEvent(bot.url, forged("wrong-version"), { secret: SIGNING_SECRET, signature: "v1=abc" }),
+    ];
+    expect(attempts.map((a) => a.status)).toEqual([401, 401, 401, 401, 401]);
+    await answeredSentinel(channel, "signing-sentinel");
+    for (const marker of ["forged-sig", "stale-ts", "no-sig", "no-ts", "wrong-version"]) expect(modelCallsFor(stack, marker)).toBe(0);
+    // Only the sentinel got a reaction or a reply.
+    expect(slack.callsOf("reactions.add").filter((c) => c.args.channel === channel)).toHaveLength(2);
+    expect(slack.ws.everything(channel).filter((msg) => msg.bot_id)).toHaveLength(1);
+    const room = await stack.client.history(`slack-${slack.id.teamId}-${channel}`);
+    expect(room.messages.map((x) => x.text)).toEqual(["SAY: signing-sentinel", "signing-sentinel"]);
+  });
+
+  it("answers Slack's url_verification challenge when signed", async () => {
+    const body = JSON.stringify({ token: "x", challenge: "chal-123", type: "url_verification" });
+    const ok = await postSigned(bot.url, body, "application/json", { secret: SIGNING_SECRET });
+    expect(ok).toEqual({ status: 200, text: JSON.stringify({ challenge: "chal-123" }) });
+    const ts = Math.floor(Date.now() / 1000);
+    const bad = await postSigned(bot.url, body, "application/json", { secret: SIGNING_SECRET, signature: signature("nope", ts, body), timestamp: ts });
+    expect(bad.status).toBe(401);
+  });
+});
+
+describe("start-up", () => {
+  it("stops with one clear line when Slack refuses the bot token", async () => {
+    await expect(startBot(slack, stack, { SLACK_BOT_TOKEN: "xoxb-not-the-right-token" })).rejects.toThrow(
+      /^Slack did not accept SLACK_BOT_TOKEN \(invalid_auth\)$/,
+    );
+  });
+});
+
+describe("malformed events", () => {
+  it("are acknowledged and logged, and the bot keeps answering", async () => {
+    const channel = newChannel();
+    const noChannel = envelope(slack, { type: "app_mention", user: "U0ALICE", text: "<@U0DUETBOT> SAY: malformed-marker" });
+    expect((await postEvent(bot.url, noChannel, { secret: SIGNING_SECRET })).status).toBe(200);
+    const weird = envelope(slack, { type: "app_mention", channel: 42, ts: ["x"], text: { nested: true } });
+    expect((await postEvent(bot.url, weird, { secret: SIGNING_SECRET })).status).toBe(200);
+    // Not JSON at all: bolt answers 400 (the body cannot be read), and nothing breaks.
+    const garbage = await postSigned(bot.url, "{not json", "application/json", { secret: SIGNING_SECRET });
+    expect(garbage.status).toBe(400);
+    await answeredSentinel(channel, "malformed-sentinel");
+    expect(modelCallsFor(stack, "malformed-marker")).toBe(0);
+  });
+});
+
+describe("when the Worker fails", () => {
+  it("says in the thread that the back end cannot be reached, and marks ⚠️", async () => {
+    // The bot retries an unreachable Worker for a few seconds before it gives up; then it says so.
+    const down = await startBot(slack, { workerUrl: `http://127.0.0.1:${await closedPort()}`, token: stack.token });
+    try {
+      const channel = newChannel();
+      const m = await mention(slack, down, { channel, text: "SAY: unreachable" });
+      const [reply] = await answerTo(slack, m);
+      expect(readable(reply)).toMatch(/can't be reached right now\. Please try again in a minute/);
+      expect(slack.ws.reactionsOn(channel, m.ts)).toEqual(["eyes", "warning"]);
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it("explains a 4xx: a message longer than the Worker accepts", async () => {
+    const channel = newChannel();
+    const m = await mention(slack, bot, { channel, text: `SAY: ${"x".repeat(8100)}` });
+    const [reply] = await answerTo(slack, m);
+    expect(readable(reply)).toMatch(/That request was not accepted: .*8000 characters/);
+    expect(slack.ws.reactionsOn(channel, m.ts)).toContain("warning");
+  });
+
+  it("explains a 5xx: the model failed", async () => {
+    const channel = newChannel();
+    const m = await mention(slack, bot, { channel, text: "FAIL:500" });
+    const [reply] = await answerTo(slack, m);
+    expect(readable(reply)).toMatch(/The AI model failed to answer .*Please try again in a moment/);
+    expect(slack.ws.reactionsOn(channel, m.ts)).toContain("warning");
+  });
+
+  it("explains a Worker slower than the bot waits", async () => {
+    const quick = await startBot(slack, stack, {}, { workerTimeoutMs: 500 });
+    try {
+      const channel = newChannel();
+      const m = await mention(slack, quick, { channel, text: "SLOW:3000 SAY: too slow" });
+      const [reply] = await answerTo(slack, m);
+      expect(readable(reply)).toMatch(/took too long to answer/);
+    } finally {
+      await quick.stop();
+    }
+  });
+});
+
+describe("Slack rate limits", () => {
+  it("waits out a 429 for its Retry-After, then posts the answer once", async () => {
+    const channel = newChannel();
+    slack.rateLimit("chat.postMessage", 1, 1);
+    const m = await mention(slack, bot, { channel, text: "SAY: after-the-429" });
+    const replies = await answerTo(slack, m);
+    expect(replies).toHaveLength(1);
+    expect(readable(replies[0])).toContain("after-the-429");
+    const posts = slack.callsOf("chat.postMessage").filter((c) => c.args.channel === channel);
+    expect(posts.map((p) => p.status)).toEqual([429, 200]);
+    // The retry came no sooner than Retry-After (1 s) allowed.
+    expect(posts[1].at - posts[0].at).toBeGreaterThanOrEqual(1000);
+    expect(botReplies(slack, channel, m.ts)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,119 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createSlackBot, loadConfig, LogLevel, type SlackBot } from "@duet/slack";
+import type { Stack } from "../helpers/stack.ts";
+import { type Delivery, type FakeSlack, mentionEvent, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
+
+/**
+ * The real bolt app, started in-process against the fake Slack and the real
+ * Worker, plus the few steps every Slack test repeats: mention, wait for the
+ * answer in the thread, read it as a person would.
+ */
+
+export const SIGNING_SECRET = "test-signing-secret-8f2e";
+
+export interface BotHandle {
+  bot: SlackBot;
+  /** The bot's Events API endpoint (HTTP mode). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startBot(
+  slack: FakeSlack,
+  worker: { workerUrl: string; token: string },
+  env: Record<string, string> = {},
+  opts: { workerTimeoutMs?: number } = {},
+): Promise<BotHandle> {
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: slack.id.botToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_PORT: "0",
+    DUET_WORKER_URL: worker.workerUrl,
+    DUET_API_TOKEN: worker.token,
+    ...env,
+  });
+  const bot = createSlackBot(config, {
+    retryConfig: { retries: 0 },
+    host: "127.0.0.1",
+    logLevel: process.env.DUET_TEST_LOG ? LogLevel.DEBUG : LogLevel.ERROR,
+    workerTimeoutMs: opts.workerTimeoutMs ?? 30_000,
+  });
+  await bot.start();
+  return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };
+}
+
+export interface Mentioned {
+  delivery: Delivery;
+  eventId: string;
+  /** The mention's ts: the thread the answer goes to when it was top level. */
+  ts: string;
+  threadTs: string;
+  channel: string;
+}
+
+/** A person mentions Duet; Slack delivers the signed event to the bot. */
+export async function mention(slack: FakeSlack, bot: BotHandle, input: MentionInput): Promise<Mentioned> {
+  const payload = mentionEvent(slack, input);
+  const delivery = await postEvent(bot.url, payload, { secret: SIGNING_SECRET });
+  const ts = String(payload.event.ts);
+  return { delivery, eventId: payload.event_id, ts, threadTs: input.threadTs ?? ts, channel: input.channel };
+}
+
+/** A person types `/duet <text>`; Slack posts the signed command. */
+export async function slash(slack: FakeSlack, bot: BotHandle, channel: string, text: string, user = "U0ALICE") {
+  const fields = slashCommand(slack, { channel, text, user });
+  const delivery = await postCommand(bot.url, fields, { secret: SIGNING_SECRET });
+  return { delivery, fields };
+}
+
+/** Bot messages in a thread, as a person opening the thread sees them. */
+export function botReplies(slack: FakeSlack, channel: string, threadTs: string): SlackMessage[] {
+  return slack.ws.thread(channel, threadTs).filter((m) => m.bot_id === slack.id.botId);
+}
+
+/** Waits until the mention carries its end mark (✅ or ⚠️), then returns the thread's bot replies. */
+export async function answerTo(slack: FakeSlack, m: { channel: string; ts: string; threadTs: string }): Promise<SlackMessage[]> {
+  await slack.waitFor(() => {
+    const r = slack.ws.reactionsOn(m.channel, m.ts);
+    return r.includes("white_check_mark") || r.includes("warning");
+  }, `the end mark on ${m.channel}/${m.ts}`);
+  return botReplies(slack, m.channel, m.threadTs);
+}
+
+export const readable = (msg: { text: string; blocks?: Record<string, unknown>[] }) => Workspace.readable(msg as Parameters<typeof Workspace.readable>[0]);
+
+/** Section texts of a message: where Slack's 3,000-character limit and fences apply. */
+export function sectionTexts(msg: SlackMessage): string[] {
+  return (msg.blocks ?? []).filter((b) => b.type === "section").map((b) => String(b.text?.text ?? ""));
+}
+
+/** True when every ``` opened in the text is closed in the same text. */
+export function fencesBalanced(text: string): boolean {
+  return (text.match(/```/g) ?? []).length % 2 === 0;
+}
+
+/** Model calls whose newest user message contains `marker`. */
+export function modelCallsFor(stack: Stack, marker: string): number {
+  return stack.model.calls.filter((c) => {
+    const last = [...c.messages].reverse().find((m) => m.role === "user");
+    return last?.content.includes(marker);
+  }).length;
+}
+
+/** A port nothing listens on: a Worker that is down. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let channelSeq = 0;
+/** A fresh channel id per test, so rooms never mix. */
+export function newChannel(prefix = "C"): string {
+  channelSeq += 1;
+  return `${prefix}${Date.now().toString(36).toUpperCase()}${channelSeq}`;
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, fencesBalanced, mention, newChannel, readable, slash, startBot } from "./harness.ts";
+
+/**
+ * `/duet` end to end: acked at once, answered through the response_url the fake
+ * Slack issued, against the real Worker.
+ */
+
+let stack: Stack;
+let slack: FakeSlack;
+let bot: BotHandle;
+
+beforeAll(async () => {
+  stack = await startStack();
+  slack = await startFakeSlack();
+  bot = await startBot(slack, stack);
+});
+
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await stack?.stop();
+});
+
+/** Waits for the n-th response_url post for this command and returns it. */
+function responseTo(fields: Record<string, string>, n = 1) {
+  const id = fields.response_url.split("/").pop();
+  return slack.waitFor(() => {
+    const posts = slack.responses.filter((r) => r.id === id);
+    return posts.length >= n ? posts[n - 1].body : undefined;
+  }, `response_url post #${n}`);
+}
+
+const bodyText = (body: Record<string, unknown>) => readable(body as { text: string; blocks?: Record<string, unknown>[] });
+
+describe("/duet", () => {
+  it("ask: acks with a working line, then answers in the channel with the question and the output", async () => {
+    const channel = newChannel();
+    const { delivery, fields } = await slash(slack, bot, channel, "ask SAY: Checking <run>echo slash-ask-ok</run>");
+    expect(delivery.status).toBe(200);
+    expect(JSON.parse(delivery.text)).toMatchObject({ response_type: "ephemeral", text: expect.stringContaining("thinking") });
+    const body = await responseTo(fields);
+    expect(body.response_type).toBe("in_channel");
+    const text = bodyText(body);
+    expect(text).toContain("<@U0ALICE> asked: SAY: Checking &lt;run&gt;echo slash-ask-ok&lt;/run&gt;");
+    expect(text).toContain("`$ echo slash-ask-ok`");
+    expect(text).toMatch(/```\nslash-ask-ok\n```/);
+    // Everyone in the channel sees it.
+    expect(slack.ws.channel(channel).some((m) => m.via === "response_url" && readable(m).includes("slash-ask-ok"))).toBe(true);
+  });
+
+  it("run: executes directly in the channel's sandbox and shows exit code and output", async () => {
+    const channel = newChannel();
+    const { delivery, fields } = await slash(slack, bot, channel, "run echo direct-run && exit 3");
+    expect(delivery.status).toBe(200);
+    const body = await responseTo(fields);
+    const text = bodyText(body);
+    expect(body.response_type).toBe("in_channel");
+    expect(text).toContain("`$ echo direct-run &amp;&amp; exit 3`");
+    expect(text).toMatch(/exit 3/);
+    expect(text).toMatch(/```\ndirect-run\n```/);
+    expect(stack.model.calls.some((c) => JSON.stringify(c.messages).includes("direct-run"))).toBe(false);
+  });
+
+  it("run: long output is cut inline and uploaded whole to the channel", async () => {
+    const channel = newChannel();
+    const { fields } = await slash(slack, bot, channel, "run seq 1 5000");
+    const body = await responseTo(fields);
+    const blocks = (body.blocks ?? []) as { type: string; text?: { text: string } }[];
+    for (const b of blocks.filter((x) => x.type === "section")) {
+      expect(b.text!.text.length).toBeLessThanOrEqual(3000);
+      expect(fencesBalanced(b.text!.text)).toBe(true);
+    }
+    const file = await slack.waitFor(() => slack.ws.everything(channel).find((m) => m.files?.length)?.files?.[0], "the uploaded output");
+    expect(file.filename).toBe("duet-output-1.txt");
+    expect(file.content!.toString("utf8")).toContain("\n4999\n5000");
+  });
+
+  it("history: shows the room's recent messages to the caller only", async () => {
+    const channel = newChannel();
+    const m = await mention(slack, bot, { channel, text: "SAY: remembered-line" });
+    await answerTo(slack, m);
+    const { fields } = await slash(slack, bot, channel, "history", "U0CAROL");
+    const body = await responseTo(fields);
+    expect(body.response_type).toBe("ephemeral");
+    const text = bodyText(body);
+    expect(text).toContain("<@U0ALICE>: SAY: remembered-line");
+    expect(text).toContain("*Duet*: remembered-line");
+    const shown = slack.ws.ephemeral.filter((e) => e.channel === channel);
+    expect(shown.map((e) => e.user)).toEqual(["U0CAROL"]);
+  });
+
+  it("reset: clears the room and says so in the channel", async () => {
+    const channel = newChannel();
+    const m = await mention(slack, bot, { channel, text: "SAY: to-be-forgotten" });
+    await answerTo(slack, m);
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    expect((await stack.client.history(room)).messages).toHaveLength(2);
+    const { fields } = await slash(slack, bot, channel, "reset");
+    const body = await responseTo(fields);
+    expect(body.response_type).toBe("in_channel");
+    expect(bodyText(body)).toMatch(/<@U0ALICE> reset Duet in this channel: the conversation history is cleared/);
+    expect((await stack.client.history(room)).messages).toEqual([]);
+  });
+
+  it.each([
+    ["help", null],
+    ["", null],
+    ["dance now", /dance/i],
+    ["ask", null],
+  ])("%j shows the help to the caller only", async (text, problem) => {
+    const channel = newChannel();
+    const { delivery, fields } = await slash(slack, bot, channel, text);
+    expect(delivery.status).toBe(200);
+    const body = await responseTo(fields);
+    expect(body.response_type).toBe("ephemeral");
+    const shown = bodyText(body);
+    for (const sub of ["ask", "run", "history", "reset", "help"]) expect(shown).toContain(sub);
+    if (problem) expect(shown).toMatch(problem);
+    for (const b of (body.blocks ?? []) as { text?: { text: string } }[]) expect(fencesBalanced(b.text?.text ?? "")).toBe(true);
+  });
+
+  it("answers a Worker failure with a helpful line for the caller", async () => {
+    const channel = newChannel();
+    const { fields } = await slash(slack, bot, channel, "ask FAIL:503");
+    const body = await responseTo(fields);
+    expect(body.response_type).toBe("ephemeral");
+    expect(bodyText(body)).toMatch(/:warning: .*(model|try again)/i);
+  });
+});

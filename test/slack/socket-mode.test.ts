@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envelope, type FakeSlack, mentionEvent, slashCommand, startFakeSlack } from "../fakes/slack/index.ts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot } from "./harness.ts";
+
+/**
+ * Socket Mode: with SLACK_APP_TOKEN the bot opens a WebSocket from
+ * `apps.connections.open` and needs no public URL. Envelopes are acked by
+ * envelope_id, slash commands answer in the ack's payload and the response_url.
+ */
+
+let stack: Stack;
+let slack: FakeSlack;
+let bot: BotHandle;
+
+beforeAll(async () => {
+  stack = await startStack();
+  slack = await startFakeSlack();
+  bot = await startBot(slack, stack, { SLACK_APP_TOKEN: slack.id.appToken });
+});
+
+afterAll(async () => {
+  await bot?.stop();
+  await slack?.close();
+  await stack?.stop();
+});
+
+describe("Socket Mode", () => {
+  it("connects with the app token and listens on no port", () => {
+    expect(bot.bot.mode).toBe("socket");
+    expect(bot.bot.port).toBeUndefined();
+    const open = slack.callsOf("apps.connections.open");
+    expect(open.at(-1)).toMatchObject({ token: slack.id.appToken, ok: true });
+    expect(slack.socket.open).toBe(1);
+  });
+
+  it("acks a mention envelope and answers in the thread; a redelivery is not answered again", async () => {
+    const channel = newChannel();
+    const payload = mentionEvent(slack, { channel, text: "SAY: over the socket <run>echo socket-ok</run>" });
+    const ts = String(payload.event.ts);
+    const ack = await slack.socket.deliver("events_api", payload);
+    expect(ack.envelope_id).toMatch(/^env-/);
+    const replies = await answerTo(slack, { channel, ts, threadTs: ts });
+    expect(replies).toHaveLength(1);
+    expect(readable(replies[0])).toMatch(/```\nsocket-ok\n```/);
+
+    const again = await slack.socket.deliver("events_api", payload, { retryAttempt: 1, retryReason: "timeout" });
+    expect(again.envelope_id).toBeDefined();
+    const later = mentionEvent(slack, { channel, text: "SAY: socket-later" });
+    await slack.socket.deliver("events_api", later);
+    await answerTo(slack, { channel, ts: String(later.event.ts), threadTs: String(later.event.ts) });
+    expect(modelCallsFor(stack, "over the socket")).toBe(1);
+    expect(botReplies(slack, channel, ts)).toHaveLength(1);
+  });
+
+  it("acks /duet with a working line in the ack payload, then answers through the response_url", async () => {
+    const channel = newChannel();
+    const fields = slashCommand(slack, { channel, text: "run echo via-socket" });
+    const ack = await slack.socket.deliver("slash_commands", fields);
+    expect(ack.payload).toMatchObject({ response_type: "ephemeral", text: expect.stringContaining("Running") });
+    const rid = fields.response_url.split("/").pop();
+    const body = await slack.waitFor(() => slack.responses.find((r) => r.id === rid)?.body, "the response_url answer");
+    expect(body.response_type).toBe("in_channel");
+    expect(readable(body as { text: string })).toMatch(/```\nvia-socket\n```/);
+  });
+
+  it("acks a malformed envelope and keeps working", async () => {
+    const ack = await slack.socket.deliver("events_api", envelope(slack, { type: "app_mention", channel: 7, ts: {} }));
+    expect(ack.envelope_id).toBeDefined();
+    const channel = newChannel();
+    const payload = mentionEvent(slack, { channel, text: "SAY: still-alive" });
+    await slack.socket.deliver("events_api", payload);
+    const replies = await answerTo(slack, { channel, ts: String(payload.event.ts), threadTs: String(payload.event.ts) });
+    expect(readable(replies[0])).toContain("still-alive");
+  });
+
+  it("reconnects when Slack asks it to, and stops cleanly", async () => {
+    const before = slack.socket.connections;
+    slack.socket.sendDisconnect();
+    await slack.waitFor(() => slack.socket.connections > before && slack.socket.open === 1, "a new connection", 30_000);
+    const channel = newChannel();
+    const payload = mentionEvent(slack, { channel, text: "SAY: after-reconnect" });
+    await slack.socket.deliver("events_api", payload);
+    const replies = await answerTo(slack, { channel, ts: String(payload.event.ts), threadTs: String(payload.event.ts) });
+    expect(readable(replies[0])).toContain("after-reconnect");
+
+    await bot.stop();
+    await slack.waitFor(() => slack.socket.open === 0, "the socket to close");
+    bot = await startBot(slack, stack, { SLACK_APP_TOKEN: slack.id.appToken });
+    expect(slack.socket.open).toBe(1);
+  });
+});
+
+describe("Socket Mode start-up", () => {
+  it("fails with one clear line when Slack refuses the app token", async () => {
+    await expect(startBot(slack, stack, { SLACK_APP_TOKEN: "xapp-1-not-the-right-token" })).rejects.toThrow(/invalid_auth/);
+  });
+});
