@@ -89,3 +89,15 @@ describe("WorkerClient", () => {
     await expect(client.history("r")).rejects.toMatchObject({ code: "bad_response" });
   });
 });
+
+describe("WorkerClient and a full room", () => {
+  it("waits out a 429 for its Retry-After and asks again, even without an idempotency key", async () => {
+    const waits: number[] = [];
+    const base = await serve((_req, res, n) =>
+      n < 2 ? json(res, 429, { error: "busy", code: "room_busy", retryable: true, retryAfterMs: 1500 }) : json(res, 200, okMessage),
+    );
+    const client = new WorkerClient({ baseUrl: base, token: "t", sleep: async (ms) => void waits.push(ms) });
+    expect(await client.message("r", { text: "x" })).toEqual(okMessage);
+    expect(waits).toEqual([1500, 1500]);
+  });
+});

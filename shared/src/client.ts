@@ -26,7 +26,8 @@ export interface WorkerClientOptions {
    * Extra attempts when the Worker is unreachable or answers 500, with
    * exponential backoff (250 ms doubling, at most 4 s apart). Only requests
    * that are safe to repeat are retried: reads, deletes, messages carrying an
-   * idempotency key, and anything refused before it reached the Worker.
+   * idempotency key, and anything refused before it reached the Worker or
+   * refused by a full room (429, after its Retry-After).
    */
   retries?: number;
   /** Injected for tests: how to wait between attempts. */
@@ -90,8 +91,14 @@ export class WorkerClient {
         return await this.once(method, path, schema, body);
       } catch (err) {
         const e = err as DuetError & { refused?: boolean };
+        if (attempt >= this.retries) throw err;
+        // A full room refused the turn before doing anything: always safe to ask again, when it says.
+        if (e.code === "room_busy") {
+          await this.sleep(Math.min(RETRY_MAX_MS * 2, e.retryAfterMs ?? RETRY_MAX_MS));
+          continue;
+        }
         const transient = e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
-        if (attempt >= this.retries || !transient || !(repeatable || e.refused)) throw err;
+        if (!transient || !(repeatable || e.refused)) throw err;
         await this.sleep(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** attempt));
       }
     }

@@ -9,3 +9,4 @@ export { MIN_CHUNK_CHARS, chunkMessage, chunkParts, type ChunkPart } from "./for
 export { headTail, combineOutput, formatCount, type HeadTail } from "./format/output.ts";
 export { describeRun, formatBytes, formatDuration, type RunView } from "./format/run-view.ts";
 export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from "./commands.ts";
+export { explanationOf } from "./format/answer.ts";

@@ -63,7 +63,12 @@ export const runResultSchema = z.object({
 export type RunResult = z.infer<typeof runResultSchema>;
 
 export const messageResponseSchema = z.object({
+  /** The original plain-text answer: explanation plus `Output (cmd):` sections. */
   reply: z.string(),
+  /** The model's explanation alone (tags removed), for clients that render `runs` themselves. */
+  explanation: z.string().optional(),
+  /** True when this is a stored answer replayed for a repeated idempotency key: nothing ran again. */
+  replayed: z.boolean().optional(),
   messages: z.array(duetMessageSchema),
   runs: z.array(runResultSchema),
   /** Commands the model asked for beyond the per-reply cap; listed, never run. */

@@ -34,6 +34,8 @@ const schema = z.object({
   SANDBOX_TOKEN: optionalText,
   COMMAND_TIMEOUT_MS: intVar("COMMAND_TIMEOUT_MS", DEFAULT_COMMAND_TIMEOUT_MS, 100, 600_000),
   MAX_RUNS_PER_REPLY: intVar("MAX_RUNS_PER_REPLY", DEFAULT_MAX_RUNS_PER_REPLY, 0, 20),
+  /** Wake the room's sandbox while the model thinks (on), or only when a command runs (off, for comparison). */
+  SANDBOX_PREWARM: z.enum(["on", "off"], { error: "SANDBOX_PREWARM must be on or off" }).default("on"),
 });
 
 export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[] };

@@ -18,4 +18,5 @@ export interface Env {
   SANDBOX_TOKEN?: string;
   COMMAND_TIMEOUT_MS?: string;
   MAX_RUNS_PER_REPLY?: string;
+  SANDBOX_PREWARM?: string;
 }

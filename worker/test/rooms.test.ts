@@ -26,6 +26,9 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     const first = await send(room, text, { idempotencyKey: "Ev123" });
     const again = await send(room, text, { idempotencyKey: "Ev123" });
     expect(again.status).toBe(200);
+    expect(first.body.replayed).toBeUndefined();
+    expect(again.body.replayed).toBe(true);
+    expect(again.body.explanation).toBe("once");
     expect(again.body.reply).toBe(first.body.reply);
     expect(again.body.runs).toEqual(first.body.runs);
     expect(await modelCallsWith(`echo ran-${room}`)).toHaveLength(1);

@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { MessageResponse, RunResult } from "@duet/shared";
-import { explanationOf, renderExec, renderHistory, renderMessage, MESSAGE_MAX_CHARS } from "./render.ts";
+import { renderExec, renderHistory, renderMessage, MESSAGE_MAX_CHARS } from "./render.ts";
 
 const run = (over: Partial<RunResult> = {}): RunResult => ({ cmd: "ls", exitCode: 0, stdout: "a\nb\n", stderr: "", truncated: false, durationMs: 12, ...over });
 const answer = (reply: string, runs: RunResult[] = [], skipped?: string[]): MessageResponse => ({ reply, messages: [], runs, skipped });
 const fences = (s: string) => (s.match(/```/g) ?? []).length;
-
-describe("explanationOf", () => {
-  it("keeps the model's text and drops the Worker's output summaries", () => {
-    expect(explanationOf("Listing.\n\nOutput (ls):\na\nb", [run()])).toBe("Listing.");
-    expect(explanationOf("Trying.\n\nError (ls):\nboom", [run({ error: "boom" })])).toBe("Trying.");
-    expect(explanationOf("Output (ls):\na", [run()])).toBe("");
-    expect(explanationOf("No commands here.", [])).toBe("No commands here.");
-    expect(explanationOf("Env.\n\nOutput (echo TOKEN=[redacted]):\nx", [run({ cmd: "echo TOKEN=abc" })])).toBe("Env.");
-  });
-});
 
 describe("renderMessage", () => {
   it("shows each command in a code block with its status", () => {

@@ -4,6 +4,7 @@ import {
   codeBlock,
   describeRun,
   escapeFences,
+  explanationOf,
   headTail,
   redactSecrets,
   sanitizeChatText,
@@ -63,28 +64,10 @@ function runBlock(run: RunResult, index: number, total: number, secrets: readonl
   return { text, file: { attachment: Buffer.from(`${view.command}\n${view.output}\n`, "utf8"), name } };
 }
 
-/**
- * The Worker's `reply` is the model's text followed by `Output (cmd):` /
- * `Error (cmd):` summaries; the runs are rendered properly from `runs`, so only
- * the text before the first summary is kept.
- */
-export function explanationOf(reply: string, runs: RunResult[]): string {
-  if (runs.length === 0) return reply.trim();
-  const cmd = runs[0].cmd.trim();
-  let cut = -1;
-  for (const label of [`Output (${cmd}):`, `Error (${cmd}):`]) {
-    const at = reply.startsWith(label) ? 0 : reply.indexOf(`\n\n${label}`);
-    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
-  }
-  // The Worker may have redacted the command inside the reply: any section header will do.
-  if (cut < 0) cut = reply.search(/(?:^|\n\n)(?:Output|Error) \(.*\):\n/);
-  return (cut >= 0 ? reply.slice(0, cut) : reply).trim();
-}
-
 export function renderMessage(res: MessageResponse, secrets: readonly string[] = []): Outgoing[] {
   const parts: string[] = [];
   const files: AttachmentPayload[] = [];
-  const explanation = sanitizeChatText(explanationOf(res.reply, res.runs));
+  const explanation = sanitizeChatText(explanationOf(res));
   if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
     const block = runBlock(run, i, res.runs.length, secrets);

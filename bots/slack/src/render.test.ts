@@ -1,6 +1,6 @@
 import type { DuetMessage, MessageResponse, RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
-import { explanationOf, MAX_BLOCKS, renderAnswer, renderExec, renderHistory } from "./render.ts";
+import { MAX_BLOCKS, renderAnswer, renderExec, renderHistory } from "./render.ts";
 
 const run = (cmd: string, stdout: string, extra: Partial<RunResult> = {}): RunResult => ({
   cmd,
@@ -20,17 +20,6 @@ const texts = (blocks: unknown[]) =>
   (blocks as Shown[]).map((b) => b.text?.text ?? b.elements?.map((e) => e.text).join(" ") ?? "");
 
 const balanced = (s: string) => (s.match(/```/g) ?? []).length % 2 === 0;
-
-describe("explanationOf", () => {
-  it("keeps the model's words and drops the Output/Error sections the runs show better", () => {
-    const res = answer("Listing files\n\nOutput (ls -la):\ntotal 0\n\nError (cat x):\nnope", [run("ls -la", "total 0"), run("cat x", "")]);
-    expect(explanationOf(res)).toBe("Listing files");
-    expect(explanationOf(answer("Output (echo (hi)):\nhi", [run("echo (hi)", "hi")]))).toBe("");
-    expect(explanationOf(answer("Just words"))).toBe("Just words");
-    // The reply's copy of the command was redacted; the section is still recognised.
-    expect(explanationOf(answer("Using the key\n\nOutput (curl -H 'x: [redacted]'):\nok", [run("curl -H 'x: s3cr3t'", "ok")]))).toBe("Using the key");
-  });
-});
 
 describe("renderAnswer", () => {
   it("puts the explanation first, then each command with $ cmd, exit code and output in a code block", () => {

@@ -1,4 +1,4 @@
-import { chunkMessage, type DuetMessage, type ExecResult, type MessageResponse, redactSecrets, type RunResult } from "@duet/shared";
+import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, type MessageResponse, redactSecrets, type RunResult } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
 import type { Block, Upload } from "./slack-api.ts";
@@ -32,24 +32,6 @@ export interface RenderOptions {
   where?: string;
   /** Literal values to redact besides the shared patterns (the bot's own tokens). */
   secrets?: readonly string[];
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/**
- * The model's own words from a `reply`: the Worker appends `Output (cmd):` /
- * `Error (cmd):` sections for the commands (as the original design did), which
- * the structured `runs` show better, so the reply is cut where the first begins.
- */
-export function explanationOf(res: MessageResponse): string {
-  const first = res.runs[0];
-  if (!first) return res.reply.trim();
-  const exact = new RegExp(`(?:^|\\n\\n)(?:Output|Error) \\(${escapeRegExp(first.cmd)}\\):`);
-  // If the Worker redacted the command in the reply differently, any section header will do.
-  const any = /(?:^|\n\n)(?:Output|Error) \(.*\):\n/;
-  const at = res.reply.search(exact);
-  const cut = at >= 0 ? at : res.reply.search(any);
-  return (cut >= 0 ? res.reply.slice(0, cut) : res.reply).trim();
 }
 
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {

@@ -65,7 +65,7 @@ export class DuetAgent extends Agent<Env> {
       const key = req.idempotencyKey ?? null;
       if (key) {
         const done = this.store.answered(key, Date.now());
-        if (done) return this.answerOf(done);
+        if (done) return this.answerOf({ ...done, replayed: true });
         const running = this.inflight.get(key);
         if (running) return running;
       }
@@ -200,7 +200,7 @@ export class DuetAgent extends Agent<Env> {
     this.store.setMeta(REGISTERED_KEY, parent);
   }
 
-  private answerOf(answer: StoredAnswer): Outcome {
+  private answerOf(answer: StoredAnswer & { replayed?: boolean }): Outcome {
     return { status: 200, body: { ...answer, messages: this.store.history() } };
   }
 

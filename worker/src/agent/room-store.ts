@@ -3,6 +3,7 @@ import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type RunResult } fr
 /** What an answered turn stores for replay: small, no history snapshot. */
 export interface StoredAnswer {
   reply: string;
+  explanation: string;
   runs: RunResult[];
   skipped?: string[];
 }

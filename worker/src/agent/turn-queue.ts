@@ -24,7 +24,8 @@ export class TurnQueue {
   run<T>(task: () => Promise<T>): Promise<T> {
     if (this.waitingCount >= this.maxWaiting) {
       throw new DuetError("room_busy", `this room already has ${this.waitingCount} requests waiting`, {
-        retryAfterMs: 5_000,
+        // Turns take seconds (model plus commands); a short wait lets the queue drain.
+        retryAfterMs: 2_000,
       });
     }
     this.waitingCount++;

@@ -47,7 +47,7 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
 
   if (!progress) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
-    if (config.MAX_RUNS_PER_REPLY > 0) deps.warmSandbox?.();
+    if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on") deps.warmSandbox?.();
     const prompt = buildPrompt(history, turn.text, MODEL_CONTEXT_MESSAGES);
     const modelText = await completeWithDeadline(deps.model(), prompt, config.MODEL_TIMEOUT_MS);
     progress = { modelText, runs: [] };
@@ -74,6 +74,7 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
 
   const answer: StoredAnswer = {
     reply: deps.redact(buildReply(parsed.explanation, progress.runs, parsed.skipped)),
+    explanation: deps.redact(parsed.explanation),
     runs: progress.runs,
     ...(parsed.skipped.length ? { skipped: parsed.skipped } : {}),
   };
