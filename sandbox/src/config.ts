@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ConfigError, intVar, optionalText, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -32,22 +33,6 @@ export const DEFAULT_MAX_MEMORY_MB = 1024;
  * usually is someone), so no host user owns the rooms' files or their processes.
  */
 export const DEFAULT_HOST_UID = 61_000;
-
-const intVar = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: "custom", message: `${name} must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-const optionalText = z.string().optional().transform((v) => (v ? v : undefined));
 
 const schema = z.object({
   SANDBOX_PORT: intVar("SANDBOX_PORT", DEFAULT_PORT, 0, 65_535),
@@ -82,7 +67,7 @@ export interface ExecutorConfig {
   bwrapPath: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 /** Where `bwrap` is on PATH, else the Debian location (the start-up check names the package if absent). */
 function findBwrap(path = process.env.PATH ?? ""): string {
@@ -93,12 +78,7 @@ function findBwrap(path = process.env.PATH ?? ""): string {
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): ExecutorConfig {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`sandbox executor misconfigured: ${issue.message} (${issue.path.join(".")})`);
-  }
-  const c = parsed.data;
+  const c = parseEnv(schema, env, "sandbox executor misconfigured");
   return {
     port: c.SANDBOX_PORT,
     host: c.SANDBOX_HOST,

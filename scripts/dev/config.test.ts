@@ -34,7 +34,7 @@ describe("loadDevConfig", () => {
   });
 
   it("stops with one line naming a malformed variable", () => {
-    expect(() => loadDevConfig({ DUET_WORKER_PORT: "80a" }, "/repo")).toThrow("pnpm dev: DUET_WORKER_PORT must be a port number from 1 to 65535 (DUET_WORKER_PORT)");
+    expect(() => loadDevConfig({ DUET_WORKER_PORT: "80a" }, "/repo")).toThrow("pnpm dev: DUET_WORKER_PORT must be a port number from 1 to 65535");
     expect(() => loadDevConfig({ DUET_WORKER_PORT: "0" }, "/repo")).toThrow(/DUET_WORKER_PORT must be a port number/);
     expect(() => loadDevConfig({ SANDBOX_PORT: "70000" }, "/repo")).toThrow(/SANDBOX_PORT must be a port number from 0 to 65535/);
     expect(() => loadDevConfig({ MODEL_PROVIDER: "anthropic" }, "/repo")).toThrow(/MODEL_PROVIDER must be workers-ai or openai/);

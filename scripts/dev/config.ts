@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -53,16 +54,11 @@ export interface DevConfig {
   bots: BotPlan[];
 }
 
-export class DevConfigError extends Error {}
+export { ConfigError as DevConfigError };
 
 /** `exists` is injected so the plan is tested without creating files in bots/. */
 export function loadDevConfig(env: Record<string, string | undefined>, repoRoot: string, exists: (path: string) => boolean = existsSync): DevConfig {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new DevConfigError(`pnpm dev: ${issue.message} (${issue.path.join(".")})`);
-  }
-  const c = parsed.data;
+  const c = parseEnv(schema, env, "pnpm dev");
   const plan = (name: BotPlan["name"], wanted: string | undefined): BotPlan => {
     const entry = `bots/${name}/src/main.ts`;
     if (wanted) return { name, entry, skip: wanted };

@@ -10,3 +10,4 @@ export { headTail, combineOutput, formatCount, type HeadTail } from "./format/ou
 export { describeRun, formatBytes, formatDuration, type RunView } from "./format/run-view.ts";
 export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from "./commands.ts";
 export { explanationOf } from "./format/answer.ts";
+export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";

@@ -98,15 +98,4 @@ export async function mentionAnswer(h: DiscordHarness, msg: FakeMessage): Promis
   return h.fake.messagesIn(msg.channel_id).filter((m) => m.author.id === h.fake.botUser.id && BigInt(m.id) > BigInt(msg.id));
 }
 
-/** True when every ``` opened in the text is closed in the same text. */
-export function fencesBalanced(text: string): boolean {
-  return (text.match(/```/g) ?? []).length % 2 === 0;
-}
-
-/** Model calls whose newest user message contains `marker`. */
-export function modelCallsFor(stack: Stack, marker: string): number {
-  return stack.model.calls.filter((c) => {
-    const last = [...c.messages].reverse().find((m) => m.role === "user");
-    return last?.content.includes(marker);
-  }).length;
-}
+export { fencesBalanced, modelCallsFor } from "../helpers/assertions.ts";

@@ -89,18 +89,7 @@ export function sectionTexts(msg: SlackMessage): string[] {
   return (msg.blocks ?? []).filter((b) => b.type === "section").map((b) => String(b.text?.text ?? ""));
 }
 
-/** True when every ``` opened in the text is closed in the same text. */
-export function fencesBalanced(text: string): boolean {
-  return (text.match(/```/g) ?? []).length % 2 === 0;
-}
-
-/** Model calls whose newest user message contains `marker`. */
-export function modelCallsFor(stack: Stack, marker: string): number {
-  return stack.model.calls.filter((c) => {
-    const last = [...c.messages].reverse().find((m) => m.role === "user");
-    return last?.content.includes(marker);
-  }).length;
-}
+export { fencesBalanced, modelCallsFor } from "../helpers/assertions.ts";
 
 /** A port nothing listens on: a Worker that is down. */
 export async function closedPort(): Promise<number> {

@@ -1,26 +1,18 @@
 import { z } from "zod";
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_RUNS_PER_REPLY, DEFAULT_MODEL_TIMEOUT_MS } from "@duet/shared";
+import {
+  ConfigError,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_MAX_RUNS_PER_REPLY,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  intVar,
+  optionalText,
+  parseEnv,
+} from "@duet/shared";
 import type { Env } from "./env.ts";
 
 /** Workers AI model used when MODEL is unset: an 8B Llama that is still served (llama-3-8b was retired 2026-05-30). */
 export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.1-8b-instruct-fast";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
-
-const intVar = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: "custom", message: `${name} must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-const optionalText = z.string().optional().transform((v) => (v ? v : undefined));
 
 const schema = z.object({
   DUET_API_TOKEN: optionalText,
@@ -40,7 +32,7 @@ const schema = z.object({
 
 export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[] };
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 // Parsed once per isolate: the env object is stable for the isolate's life, and
 // re-validating it on every request would be wasted CPU on the hot path.
@@ -49,12 +41,7 @@ const cache = new WeakMap<object, WorkerConfig>();
 export function loadConfig(env: Env): WorkerConfig {
   const hit = cache.get(env);
   if (hit) return hit;
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`Worker misconfigured: ${issue.message} (${issue.path.join(".")})`);
-  }
-  const c = parsed.data;
+  const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");
   const model = c.MODEL ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
   // Values that must never reach chat or history, even if a command prints them.
   const secrets = [c.DUET_API_TOKEN, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));

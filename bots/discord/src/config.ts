@@ -1,3 +1,4 @@
+import { ConfigError, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -50,31 +51,13 @@ export interface DiscordConfig {
   apiToken: string;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
-/** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
-function present(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== "") out[k] = v;
-  return out;
-}
+export { ConfigError };
 
 /** Registering commands talks to Discord only, so it does not need the Worker's token. */
 const registerSchema = schema.extend({ DUET_API_TOKEN: z.string().trim().optional() });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, purpose: "bot" | "register" = "bot"): DiscordConfig {
-  const parsed = (purpose === "register" ? registerSchema : schema).safeParse(present(env));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = String(issue.path[0] ?? "configuration");
-    throw new ConfigError(issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(purpose === "register" ? registerSchema : schema, env);
   return {
     token: e.DISCORD_TOKEN,
     applicationId: e.DISCORD_APPLICATION_ID,

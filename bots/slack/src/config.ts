@@ -1,3 +1,4 @@
+import { ConfigError, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -58,29 +59,10 @@ export interface SlackConfig {
   mode: "socket" | "http";
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
-
-/** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
-function present(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== "") out[k] = v;
-  return out;
-}
+export { ConfigError };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): SlackConfig {
-  const parsed = schema.safeParse(present(env));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = String(issue.path[0] ?? "configuration");
-    const message = issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`;
-    throw new ConfigError(message);
-  }
-  const e = parsed.data;
+  const e = parseEnv(schema, env);
   return {
     botToken: e.SLACK_BOT_TOKEN,
     signingSecret: e.SLACK_SIGNING_SECRET,
