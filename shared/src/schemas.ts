@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sanitizeChatText } from "./format/sanitize.ts";
 import {
   CMD_MAX_CHARS,
   IDEMPOTENCY_KEY_MAX_CHARS,
@@ -14,11 +15,12 @@ export const roomIdSchema = z
   .regex(ROOM_ID_PATTERN, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
 
 export const messageRequestSchema = z.object({
+  // Control and zero-width characters are removed first: text that is only those is empty.
   text: z
     .string({ error: "Text must be a string" })
-    .trim()
-    .min(1, "Text cannot be empty")
-    .max(TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
+    .transform(sanitizeChatText)
+    .refine((t) => t.length > 0, "Text cannot be empty")
+    .refine((t) => t.length <= TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
   userId: z
     .string()
     .trim()

@@ -58,6 +58,24 @@ describe("routes and admission", () => {
     expect(await hist.json()).toEqual({ messages: [] });
   });
 
+  it("strips control and zero-width characters; text made only of them is empty", async () => {
+    const room = freshRoom();
+    const blank = await send(room, "\u200b\u200d\u0007\u202e \ufeff");
+    expect(blank.status).toBe(400);
+    expect(blank.body.details.text).toEqual(["Text cannot be empty"]);
+    const mixed = await send(room, "he\u200bllo\u0007 wor\u202eld\r\nbye");
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.messages[0].text).toBe("hello world\nbye");
+  });
+
+  it("refuses an oversized command body with 413 and a bad one with 400", async () => {
+    const room = freshRoom();
+    const huge = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "x".repeat(70_000) } });
+    expect(huge.status).toBe(413);
+    const notJson = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", body: "cmd=ls" });
+    expect(notJson.status).toBe(400);
+  });
+
   it("answers 404 for unknown routes and a missing room id, 405 for wrong methods", async () => {
     expect((await api("/api/nope")).status).toBe(404);
     expect((await api("/api/rooms//message", { method: "POST", json: { text: "hi" } })).status).toBe(404);
