@@ -32,7 +32,7 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
         return 0;
       }
       case "run": {
-        const res = await ctx.client.exec(room, { cmd: action.cmd, userId: ctx.userId });
+        const res = await ctx.client.exec(room, { cmd: action.cmd, userId: ctx.userId, idempotencyKey: `cli-${randomUUID()}` });
         ctx.out(renderExec(action.cmd, res, ctx.style, ctx.secrets));
         // Like a shell: the command's own failure is the CLI's failure, so scripts can test it.
         return res.result.exitCode === 0 ? 0 : 1;

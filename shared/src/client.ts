@@ -63,7 +63,7 @@ export class WorkerClient {
   }
 
   exec(roomId: string, body: ExecRequest): Promise<ExecResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body, false);
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body, Boolean(body.idempotencyKey));
   }
 
   history(roomId: string): Promise<MessagesResponse> {

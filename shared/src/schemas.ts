@@ -41,6 +41,12 @@ export const execRequestSchema = z.object({
     .min(1, "Command cannot be empty")
     .max(CMD_MAX_CHARS, `Command must be at most ${CMD_MAX_CHARS} characters`),
   userId: z.string().trim().max(USER_ID_MAX_CHARS).optional(),
+  /** A repeated key within 24 hours returns the stored result: the command never runs twice. */
+  idempotencyKey: z
+    .string()
+    .min(1, "Idempotency key cannot be empty")
+    .max(IDEMPOTENCY_KEY_MAX_CHARS, `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
+    .optional(),
 });
 export type ExecRequest = z.input<typeof execRequestSchema>;
 
@@ -91,6 +97,7 @@ export type ExecResult = z.infer<typeof execResultSchema>;
 export const execResponseSchema = z.object({
   result: execResultSchema,
   sandboxName: z.string(),
+  replayed: z.boolean().optional(),
 });
 export type ExecResponse = z.infer<typeof execResponseSchema>;
 

@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { api, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
 
 /** Kills one room's Durable Object instance mid-turn, as an eviction or a crash would; its storage stays. */
 async function killRoom(room: string): Promise<void> {
@@ -55,5 +55,18 @@ describe("durable turns across a restart", () => {
     const hist = await history(room);
     expect(hist).toHaveLength(2);
     expect(hist[1].text).toMatch(/outcome unknown/);
+  });
+
+  it("a keyed direct run cut off by a restart is reported unknown to its retry, never run twice", async () => {
+    const room = freshRoom();
+    const body = { cmd: "sleep 1; echo once >> log", idempotencyKey: "IntCut" };
+    const first = api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: body }).catch((e) => e);
+    await until(async () => (await execCalls(`sandbox-${room}`)).length === 1, "the command to start");
+    await killRoom(room);
+    await first;
+    const retry = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: body });
+    expect(retry.status).toBe(200);
+    expect(((await retry.json()) as any).result).toMatchObject({ exitCode: null, success: false, stderr: expect.stringMatching(/outcome unknown/) });
+    expect(await execCalls(`sandbox-${room}`)).toHaveLength(1);
   });
 });

@@ -20,6 +20,18 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(await failing.json()).toMatchObject({ code: "sandbox_error" });
   });
 
+  it("replays a keyed direct run without running the command again", async () => {
+    const room = freshRoom();
+    const run = () => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo ran >> log; wc -l < log", idempotencyKey: "Int1" } });
+    const first = (await (await run()).json()) as any;
+    const again = (await (await run()).json()) as any;
+    expect(first.result.stdout).toBe("1\n");
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(await execCalls(`sandbox-${room}`)).toHaveLength(1);
+    // The same key for a message is a different request.
+    expect((await send(room, "hello", { idempotencyKey: "Int1" })).status).toBe(200);
+  });
+
   it("replays an answered idempotency key without calling the model or running anything again", async () => {
     const room = freshRoom();
     const text = `SAY: once <run>echo ran-${room}</run>`;

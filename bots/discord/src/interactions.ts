@@ -86,7 +86,7 @@ async function run(interaction: ChatInputCommandInteraction, deps: BotDeps, room
       return renderMessage(res, deps.secrets);
     }
     case SUBCOMMANDS.run.name:
-      return renderExec(input.text!, await deps.worker.exec(room, { cmd: input.text!, userId: interaction.user.id }), deps.secrets);
+      return renderExec(input.text!, await deps.worker.exec(room, { cmd: input.text!, userId: interaction.user.id, idempotencyKey: interaction.id }), deps.secrets);
     case SUBCOMMANDS.history.name:
       return renderHistory((await deps.worker.history(room)).messages, deps.secrets);
     case SUBCOMMANDS.reset.name: {

@@ -59,7 +59,7 @@ async function answer(parsed: Parsed, command: SlashCommand, deps: SlashDeps, re
         return await send(withEcho(r, `<@${user}> asked: ${echo(parsed.text, deps.secrets)}`), true);
       }
       case "run": {
-        const res = await deps.worker.exec(room, { cmd: parsed.cmd, userId: user });
+        const res = await deps.worker.exec(room, { cmd: parsed.cmd, userId: user, idempotencyKey: command.trigger_id });
         const r = renderExec(parsed.cmd, res.result, { reserveBlocks: 1, where: "in this channel", secrets: deps.secrets });
         return await send(withEcho(r, `<@${user}> ran a command in this channel's sandbox`), true);
       }

@@ -1,11 +1,12 @@
 import { Agent, getAgentByName } from "agents";
-import { DuetError, parentRoomId, sandboxName, type DuetMessage, type MessageRequest } from "@duet/shared";
+import { DuetError, parentRoomId, type DuetMessage, type ExecRequest, type MessageRequest } from "@duet/shared";
 import { ConfigError, loadConfig, type WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { createModelProvider } from "../model/provider.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/executor.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
+import { execKey, execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { RoomStore, type PendingTurn, type StoredAnswer } from "./room-store.ts";
 import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
 import { TurnQueue } from "./turn-queue.ts";
@@ -56,6 +57,9 @@ export class DuetAgent extends Agent<Env> {
       const outcome = this.startTurn(roomId, turn, false);
       if (turn.idemKey) this.trackInflight(turn.idemKey, outcome);
       void outcome.catch(() => undefined);
+    }
+    for (const run of this.store.pendingTurns("exec")) {
+      if (!this.active.has(run.id)) this.store.finishRun(run.id, unknownRunOutcome(roomId, run.text));
     }
   }
 
@@ -117,31 +121,47 @@ export class DuetAgent extends Agent<Env> {
     return guard(() => task);
   }
 
-  async exec(roomId: string, cmd: string): Promise<Outcome> {
+  async exec(roomId: string, req: ExecRequest): Promise<Outcome> {
     this.resumeOrphans(roomId);
-    return guard(() =>
-      this.turns.run(async () => {
+    return guard(async () => {
+      const key = req.idempotencyKey ? execKey(req.idempotencyKey) : null;
+      if (key) {
+        const done = this.store.answered<Outcome>(key, Date.now(), "exec");
+        if (done) return { status: done.status, body: { ...(done.body as object), replayed: true } };
+        const running = this.inflight.get(key);
+        if (running) return running;
+      }
+      const turn: PendingTurn = { id: crypto.randomUUID(), idemKey: key, userId: req.userId || null, text: req.cmd, receivedAt: Date.now(), started: null };
+      const promise = this.runDirect(roomId, turn);
+      if (key) this.trackInflight(key, promise);
+      return promise;
+    });
+  }
+
+  private runDirect(roomId: string, turn: PendingTurn): Promise<Outcome> {
+    const task = this.turns.run(async () => {
+      try {
         await this.registerWithParent(roomId);
         const deps = this.turnDeps(roomId);
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
-        const run = await runCommand(deps, cmd);
+        const run = await runCommand(deps, turn.text);
+        // The executor failed to answer: nothing is stored, so a retry may run it.
         if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
-        return {
-          status: 200,
-          body: {
-            result: {
-              stdout: run.stdout,
-              stderr: run.stderr,
-              exitCode: run.exitCode,
-              success: run.exitCode === 0,
-              truncated: run.truncated,
-              durationMs: run.durationMs,
-            },
-            sandboxName: sandboxName(roomId),
-          },
-        };
-      }),
-    );
+        const outcome = execOutcome(roomId, run);
+        if (turn.idemKey) this.store.finishRun(turn.id, outcome);
+        return outcome;
+      } catch (err) {
+        if (turn.idemKey) this.store.dropTurn(turn.id);
+        throw err;
+      }
+    });
+    // Only keyed runs are recorded: without a key there is nothing to replay or to protect.
+    if (turn.idemKey) {
+      this.store.recordPending(turn, "exec");
+      this.active.add(turn.id);
+      void task.finally(() => this.active.delete(turn.id)).catch(() => undefined);
+    }
+    return guard(() => task);
   }
 
   async messages(): Promise<Outcome> {

@@ -22,6 +22,9 @@ const utf8 = new TextEncoder();
 
 type Row = Record<string, SqlStorageValue>;
 
+/** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
+export type TurnKind = "message" | "exec";
+
 /** Rows and bound bytes written since this object started: what a message costs in storage. */
 export interface WriteMeter {
   rowsWritten: number;
@@ -42,7 +45,10 @@ export class RoomStore {
       id INTEGER PRIMARY KEY, role TEXT NOT NULL, user_id TEXT, text TEXT NOT NULL, ts INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_turns (
       id TEXT PRIMARY KEY, idem_key TEXT UNIQUE, status TEXT NOT NULL, user_id TEXT, text TEXT NOT NULL,
-      received_at INTEGER NOT NULL, started TEXT, answer TEXT)`);
+      received_at INTEGER NOT NULL, started TEXT, answer TEXT, kind TEXT NOT NULL DEFAULT 'message')`);
+    // Rooms created before direct runs were recorded lack the kind column.
+    const columns = sql.exec<Row>(`PRAGMA table_info(duet_turns)`).toArray().map((c) => String(c.name));
+    if (!columns.includes("kind")) sql.exec(`ALTER TABLE duet_turns ADD COLUMN kind TEXT NOT NULL DEFAULT 'message'`);
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_children (room_id TEXT PRIMARY KEY)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   }
@@ -72,28 +78,41 @@ export class RoomStore {
   }
 
   /** The stored answer for an idempotency key answered within the TTL, if any. */
-  answered(idemKey: string, now: number): StoredAnswer | null {
+  answered<T = StoredAnswer>(idemKey: string, now: number, kind: TurnKind = "message"): T | null {
     const row = this.sql
-      .exec<Row>(`SELECT answer FROM duet_turns WHERE idem_key = ? AND status = 'done' AND received_at > ?`, idemKey, now - IDEMPOTENCY_TTL_MS)
+      .exec<Row>(
+        `SELECT answer FROM duet_turns WHERE idem_key = ? AND kind = ? AND status = 'done' AND received_at > ?`,
+        idemKey, kind, now - IDEMPOTENCY_TTL_MS,
+      )
       .toArray()[0];
-    return row?.answer ? (JSON.parse(String(row.answer)) as StoredAnswer) : null;
+    return row?.answer ? (JSON.parse(String(row.answer)) as T) : null;
   }
 
-  pendingByKey(idemKey: string): PendingTurn | null {
-    const row = this.sql.exec<Row>(`SELECT * FROM duet_turns WHERE idem_key = ? AND status = 'pending'`, idemKey).toArray()[0];
+  pendingByKey(idemKey: string, kind: TurnKind = "message"): PendingTurn | null {
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM duet_turns WHERE idem_key = ? AND kind = ? AND status = 'pending'`, idemKey, kind)
+      .toArray()[0];
     return row ? toPending(row) : null;
   }
 
-  pendingTurns(): PendingTurn[] {
-    return this.sql.exec<Row>(`SELECT * FROM duet_turns WHERE status = 'pending' ORDER BY received_at`).toArray().map(toPending);
+  pendingTurns(kind: TurnKind = "message"): PendingTurn[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM duet_turns WHERE status = 'pending' AND kind = ? ORDER BY received_at`, kind)
+      .toArray()
+      .map(toPending);
   }
 
   /** Records an accepted turn before the model is called, so a crash cannot lose it silently. */
-  recordPending(turn: PendingTurn): void {
+  recordPending(turn: PendingTurn, kind: TurnKind = "message"): void {
     this.write(
-      `INSERT INTO duet_turns (id, idem_key, status, user_id, text, received_at) VALUES (?, ?, 'pending', ?, ?, ?)`,
-      turn.id, turn.idemKey, turn.userId, turn.text, turn.receivedAt,
+      `INSERT INTO duet_turns (id, idem_key, status, user_id, text, received_at, kind) VALUES (?, ?, 'pending', ?, ?, ?, ?)`,
+      turn.id, turn.idemKey, turn.userId, turn.text, turn.receivedAt, kind,
     );
+  }
+
+  /** Stores a direct run's answer under its key (no history: direct runs are not conversation). */
+  finishRun(turnId: string, answer: unknown): void {
+    this.write(`UPDATE duet_turns SET status = 'done', answer = ? WHERE id = ?`, JSON.stringify(answer), turnId);
   }
 
   /** Notes the command about to run, so a restart knows its outcome is unknown. */

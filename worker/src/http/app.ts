@@ -50,7 +50,7 @@ app.all("/api/rooms/:roomId/message", methodNotAllowed);
 app.post("/api/rooms/:roomId/sandbox/exec", async (c) => {
   const roomId = roomIdOf(c.req.param("roomId"));
   const body = await readJson(c, execRequestSchema);
-  return send(await (await room(c.env, roomId)).exec(roomId, body.cmd));
+  return send(await (await room(c.env, roomId)).exec(roomId, body));
 });
 app.all("/api/rooms/:roomId/sandbox/exec", methodNotAllowed);
 
