@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { rssMiB } from "../proc.ts";
+
+/**
+ * A bot running in its own Node process (tsx as a loader, as `pnpm dev:*` runs
+ * it), so RSS and CPU figures are the bot's alone and its event loop is not
+ * shared with the fakes that drive it.
+ */
+
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface ChildStats {
+  heapAfterGcBytes: number;
+  /** Memory outside the JS heap that V8 tracks (Buffers, ArrayBuffers). */
+  externalBytes: number;
+  workerRequests: number;
+  workerConnections: number;
+}
+
+export interface BotProcess {
+  pid: number;
+  /** The HTTP port the bot listens on (Slack HTTP mode), else null. */
+  port: number | null;
+  /** VmRSS in MiB, read from /proc (and VmHWM, the peak, with `peak`). */
+  rss(peak?: boolean): number;
+  stats(): Promise<ChildStats>;
+  stop(): Promise<void>;
+}
+
+export async function spawnBot(script: "slack-bot.ts" | "discord-bot.ts", env: Record<string, string>): Promise<BotProcess> {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(new URL(script, import.meta.url))], {
+    cwd: REPO_ROOT,
+    // Only what the bot needs: a developer's own SLACK_* or DISCORD_* must not leak in.
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr = (stderr + String(d)).slice(-4000);
+  });
+  const ready = await new Promise<{ port: number | null }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s: ${stderr}`)), 60_000);
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code}) before it was ready: ${stderr}`)));
+    child.on("message", (m: { type?: string; port?: number | null }) => {
+      if (m?.type !== "ready") return;
+      clearTimeout(timer);
+      resolve({ port: m.port ?? null });
+    });
+  });
+  const pid = child.pid!;
+  return {
+    pid,
+    port: ready.port,
+    rss: (peak = false) => rssMiB(pid, peak),
+    stats: () => request<ChildStats>(child, "stats"),
+    stop: () => stopChild(child),
+  };
+}
+
+function request<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type?: string }) => {
+      if (m?.type !== type) return;
+      child.off("message", on);
+      resolve(m as T);
+    };
+    child.on("message", on);
+    child.send({ type });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.send({ type: "stop" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,21 @@
+/**
+ * The child side of a bench bot process: tell the parent it is ready, answer
+ * "stats" with its Worker traffic and the heap still in use after a full GC
+ * (what the bot retains, as opposed to what V8 has not collected yet), stop
+ * cleanly on "stop". The parent reads RSS from /proc before asking, so the GC
+ * here does not flatter that figure.
+ */
+export function serveParent(ready: { port: number | null }, traffic: () => Record<string, number>, stop: () => Promise<void>): void {
+  const send = (msg: unknown) => process.send?.(msg);
+  send({ type: "ready", ...ready });
+  process.on("message", (msg: { type?: string }) => {
+    if (msg?.type === "stats") {
+      (globalThis as { gc?: () => void }).gc?.();
+      const m = process.memoryUsage();
+      send({ type: "stats", heapAfterGcBytes: m.heapUsed, externalBytes: m.external, ...traffic() });
+    }
+    if (msg?.type === "stop") void stop().finally(() => process.exit(0));
+  });
+  // Without a parent there is nobody to measure for.
+  process.on("disconnect", () => process.exit(0));
+}

@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Result } from "./stats.ts";
+import { check } from "./targets.ts";
+
+/** Writes results.json (machine-readable) and RESULTS.md (table, machine, date, targets) and prints the table. */
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+
+function version(pkg: string): string {
+  try {
+    const path = join(here, "..", "node_modules", pkg, "package.json");
+    return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+  } catch {
+    return "?";
+  }
+}
+
+export function machine(): string {
+  const c = cpus();
+  return `${c.length} × ${c[0]?.model.trim() ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Linux ${release()}, Node ${process.version}, wrangler ${version("wrangler")}`;
+}
+
+const fmt = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "—" : String(x));
+
+function table(results: Result[]): string {
+  const rows = results.map((r) => `| ${r.name} | ${fmt(r.median)} | ${fmt(r.p99)} | ${r.unit} | ${r.n} | ${r.note ?? ""} |`);
+  return ["| benchmark | median | p99 | unit | n | note |", "| --- | ---: | ---: | --- | ---: | --- |", ...rows].join("\n");
+}
+
+function targets(results: Result[]): string {
+  const rows = check(results).map(({ target, value, met, why }) => {
+    const status = met === undefined ? "not measured" : met ? "met" : `**missed**: ${why}`;
+    return `| ${target.what} | ${fmt(value)} ${target.unit} (${target.stat === "median" ? "p50" : "p99"}) | ${status} |`;
+  });
+  return ["| target | measured | status |", "| --- | ---: | --- |", ...rows].join("\n");
+}
+
+/** "Of each message's CPU, this much is Duet's own": the message CPU beside the runtime's per-request CPU. */
+function cpuShare(results: Result[]): string {
+  const base = results.find((r) => r.name === "worker: runtime CPU per request (GET /health)")?.median;
+  const lines = [1, 10, 100].flatMap((rooms) => {
+    const msg = results.find((r) => r.name === `worker: CPU per message, ${rooms} room(s)`)?.median;
+    if (base === undefined || msg === undefined) return [];
+    const own = msg - base;
+    return [`${rooms} room(s): ${msg.toFixed(1)} ms CPU per message, of which ≈ ${own.toFixed(1)} ms (${Math.round((own / msg) * 100)} %) is Duet's own`];
+  });
+  if (!lines.length) return "CPU figures were not measured in this run.";
+  return [
+    `Under \`wrangler dev\` the runtime costs ${fmt(base)} ms of workerd CPU per \`GET /health\`, a request that runs no Duet`,
+    "code (wrangler's dev proxy plus the runtime; the issue expected ~9 ms).",
+    "Duet's own CPU per message = message CPU − that baseline. It still includes the runtime's side of the Durable",
+    "Object call and of the outbound model request, and the dev proxy's extra work for the larger message bodies.",
+    "",
+    ...lines.map((l) => `- ${l}`),
+  ].join("\n");
+}
+
+/** The 1-minute load average, read when the run starts: other work on the machine shows in the tails. */
+export const loadNow = () => loadavg()[0].toFixed(2);
+
+export function report(results: Result[], problems: string[], seconds: number, loadAtStart: string, notes: string): void {
+  const date = new Date().toISOString();
+  const where = machine();
+  const load = `Load average ${loadAtStart} at the start and ${loadNow()} at the end (1 min; other work on this shared machine shows in the tails).`;
+  const all = table(results);
+  console.log(`\n${all}\n`);
+  writeFileSync(join(here, "results.json"), `${JSON.stringify({ date, machine: where, load: { start: loadAtStart, end: loadNow() }, seconds: Math.round(seconds), results, problems }, null, 2)}\n`);
+  const md = [
+    "# Benchmark results",
+    "",
+    `Measured ${date} in one run of \`pnpm bench\` (${Math.round(seconds)} s) on ${where}.`,
+    load,
+    "",
+    "## Targets",
+    "",
+    targets(results),
+    "",
+    "## CPU: how much is Duet's own",
+    "",
+    cpuShare(results),
+    "",
+    "## All figures",
+    "",
+    all,
+    "",
+    ...(problems.length ? ["## Problems in this run", "", ...problems.map((p) => `- ${p}`), ""] : []),
+    notes.trim(),
+    "",
+  ].join("\n");
+  writeFileSync(join(here, "RESULTS.md"), md);
+}

@@ -1,0 +1,51 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BotProcess } from "../bots/process.ts";
+import { single, type Result } from "../stats.ts";
+
+/** What the bot suites share: the two kinds of turn, their sizes, and the memory and connection figures. */
+
+/** A turn with an instant model and no command: the bot's and the Worker's own path. */
+export const REPLY_ONLY = "SAY: ok";
+/** The same with one command through the fake executor (which spawns /bin/sh). */
+export const ONE_COMMAND = "SAY: ok <run>true</run>";
+
+export interface BotBenchOptions {
+  /** Turns run first and thrown away (JIT, connection set-up, room creation). */
+  warmup: number;
+  /** Timed turns, one at a time, alternating reply-only and one-command. */
+  samples: number;
+  /** Timed slash commands (Slack), one at a time. */
+  slashSamples: number;
+  /** Total turns before the "after" memory figure. */
+  turns: number;
+  /** Pause before each memory reading, so the figure is not caught mid-turn. */
+  settleMs: number;
+}
+
+export interface Idle {
+  rss: number;
+  heapMiB: number;
+  externalMiB: number;
+}
+
+const MiB = 2 ** 20;
+
+/** RSS (from /proc, read first) and the heap retained after a GC, once the bot has settled. */
+export async function memoryNow(bot: BotProcess, settleMs: number): Promise<Idle & { peak: number; requests: number; connections: number }> {
+  await sleep(settleMs);
+  const rss = bot.rss();
+  const peak = bot.rss(true);
+  const s = await bot.stats();
+  return { rss, peak, heapMiB: s.heapAfterGcBytes / MiB, externalMiB: s.externalBytes / MiB, requests: s.workerRequests, connections: s.workerConnections };
+}
+
+export async function memoryResults(label: string, bot: BotProcess, idle: Idle, turns: number, settleMs: number): Promise<Result[]> {
+  const after = await memoryNow(bot, settleMs);
+  // RSS also holds what V8 and malloc keep but do not return to the system; the heap after GC is what the bot retains.
+  const heap = (m: Idle) => `heap after GC ${m.heapMiB.toFixed(1)} MiB, external ${m.externalMiB.toFixed(1)} MiB`;
+  return [
+    single(`${label}: bot RSS idle`, "MiB", idle.rss, 1, `VmRSS after start-up, before any turn (tsx loader included); ${heap(idle)}`),
+    single(`${label}: bot RSS after ${turns} turns`, "MiB", after.rss, 1, `peak ${after.peak.toFixed(1)} MiB; ${heap(after)}`),
+    single(`${label}: Worker connections opened`, "conns", after.connections, after.requests, `for ${after.requests} Worker requests (keep-alive check)`),
+  ];
+}

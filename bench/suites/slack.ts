@@ -1,0 +1,124 @@
+import { type FakeSlack, mentionEvent, signature, slashCommand, startFakeSlack } from "../../test/fakes/slack/index.ts";
+import { Arrivals } from "../arrivals.ts";
+import { type BotProcess, spawnBot } from "../bots/process.ts";
+import type { BenchStack } from "../stack.ts";
+import { summarize, type Result } from "../stats.ts";
+import { watchSlack } from "../watch.ts";
+import { pool } from "../pool.ts";
+import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults } from "./bot-common.ts";
+
+/**
+ * The Slack bot in its own process against the fake Slack and the real Worker,
+ * in HTTP mode or Socket Mode. One mention gives three figures: the ack (HTTP
+ * response or Socket Mode ack envelope), the 👀 reaction (first feedback) and
+ * the reply in the thread (Duet's whole path with an instant model).
+ */
+
+const SECRET = "bench-signing-secret";
+
+interface Sent {
+  sentAt: number;
+  ackAt: number;
+}
+type Deliver = (type: "events_api" | "slash_commands", payload: unknown) => Promise<Sent>;
+
+function httpDelivery(url: string): Deliver {
+  return async (type, payload) => {
+    const json = type === "events_api";
+    const body = json ? JSON.stringify(payload) : new URLSearchParams(payload as Record<string, string>).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      "content-type": json ? "application/json" : "application/x-www-form-urlencoded",
+      "x-slack-request-timestamp": String(timestamp),
+      "x-slack-signature": signature(SECRET, timestamp, body),
+    };
+    const sentAt = performance.now();
+    const res = await fetch(url, { method: "POST", headers, body });
+    const ackAt = performance.now();
+    await res.text();
+    if (res.status !== 200) throw new Error(`the bot answered ${res.status} to a signed delivery`);
+    return { sentAt, ackAt };
+  };
+}
+
+function socketDelivery(slack: FakeSlack): Deliver {
+  return async (type, payload) => {
+    const sentAt = performance.now();
+    await slack.socket.deliver(type, payload);
+    return { sentAt, ackAt: performance.now() };
+  };
+}
+
+export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opts: BotBenchOptions): Promise<Result[]> {
+  const slack = await startFakeSlack();
+  const arrivals = new Arrivals();
+  const unwatch = watchSlack(slack, arrivals);
+  let bot: BotProcess | undefined;
+  try {
+    bot = await spawnBot("slack-bot.ts", {
+      SLACK_BOT_TOKEN: slack.id.botToken,
+      SLACK_API_URL: slack.apiUrl,
+      DUET_WORKER_URL: stack.workerUrl,
+      DUET_API_TOKEN: stack.token,
+      ...(mode === "socket" ? { SLACK_APP_TOKEN: slack.id.appToken } : { SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" }),
+    });
+    if (mode === "socket") await slack.socket.whenConnected();
+    const deliver = mode === "http" ? httpDelivery(`http://127.0.0.1:${bot.port}/slack/events`) : socketDelivery(slack);
+    const idle = await memoryNow(bot, opts.settleMs);
+
+    const channels = Array.from({ length: 10 }, (_, i) => `CB${mode.toUpperCase()}${i}`);
+    let turns = 0;
+    const mention = async (i: number, text: string) => {
+      const channel = channels[i % channels.length];
+      const payload = mentionEvent(slack, { channel, text });
+      const ts = String(payload.event.ts);
+      const eyes = arrivals.expect(`react:${channel}:${ts}:eyes`);
+      const posted = arrivals.expect(`post:${channel}:${ts}`);
+      const done = arrivals.expect(`done:${channel}:${ts}`);
+      const { sentAt, ackAt } = await deliver("events_api", payload);
+      const [seen, reply] = await Promise.all([eyes, posted, done]);
+      turns += 1;
+      if (!slack.ws.reactionsOn(channel, ts).includes("white_check_mark")) throw new Error(`mention ${ts} ended in ⚠️`);
+      return { ack: ackAt - sentAt, feedback: seen - sentAt, reply: reply - sentAt };
+    };
+    const slash = async (i: number) => {
+      const fields = slashCommand(slack, { channel: channels[i % channels.length], text: "ask SAY: ok" });
+      const answered = arrivals.expect(`resp:${fields.response_url.split("/").pop()}`);
+      const { sentAt, ackAt } = await deliver("slash_commands", fields);
+      await answered;
+      turns += 1;
+      return ackAt - sentAt;
+    };
+
+    for (let i = 0; i < opts.warmup; i++) await mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY);
+    const ack: number[] = [];
+    const feedback: number[] = [];
+    const overhead = { plain: [] as number[], command: [] as number[] };
+    for (let i = 0; i < opts.samples; i++) {
+      const withCommand = i % 2 === 1;
+      const s = await mention(i, withCommand ? ONE_COMMAND : REPLY_ONLY);
+      ack.push(s.ack);
+      feedback.push(s.feedback);
+      overhead[withCommand ? "command" : "plain"].push(s.reply);
+    }
+    const slashAck: number[] = [];
+    for (let i = 0; i < opts.slashSamples; i++) slashAck.push(await slash(i));
+
+    // The rest of the turns for the memory figure, 8 at a time (timings not kept).
+    const bulk = Math.max(0, opts.turns - turns);
+    await pool(bulk, 8, (i) => mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY));
+    const label = `slack ${mode === "http" ? "HTTP" : "Socket Mode"}`;
+    return [
+      summarize(`${label}: ack (mention)`, "ms", ack, mode === "http" ? "event POST sent → HTTP 200 received" : "envelope sent → ack envelope received"),
+      summarize(`${label}: ack (/duet ask)`, "ms", slashAck, "the ack carries the ⏳ working line"),
+      summarize(`${label}: first feedback (👀 reaction)`, "ms", feedback, "event sent → reactions.add at the fake"),
+      summarize(`${label}: overhead, mention → reply posted`, "ms", overhead.plain, "instant model, no command"),
+      summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead.command, "instant model, `true` in the fake executor"),
+      ...(await memoryResults(label, bot, idle, turns, opts.settleMs)),
+    ];
+  } finally {
+    await bot?.stop();
+    unwatch();
+    await slack.close();
+  }
+}

@@ -1,0 +1,91 @@
+import type { Result } from "./stats.ts";
+
+/**
+ * The issue's targets, checked against this run's figures. `why` is printed
+ * beside a miss: where the time goes, from the figures that split it up
+ * (GET /health and message round trips, the fake executor's own time).
+ */
+
+export interface Target {
+  what: string;
+  result: string;
+  stat: "median" | "p99";
+  op: "≤" | "≥";
+  limit: number;
+  unit: string;
+  /** Why a miss happened; a function when the reason is best told with this run's figures. */
+  why: string | ((results: Result[], value: number) => string);
+}
+
+const ack = (label: string, result: string): Target => ({
+  what: `${label} p99 ≤ 50 ms`, result, stat: "p99", op: "≤", limit: 50, unit: "ms",
+  why: "an ack is sent before any network call; a miss is the 2-core machine descheduling the bot (see the median and the load average)",
+});
+const feedback = (label: string, result: string): Target => ({
+  what: `${label} p99 ≤ 250 ms`, result, stat: "p99", op: "≤", limit: 250, unit: "ms",
+  why: "feedback is the first network call the bot makes; a miss means the machine was saturated",
+});
+const WHY_MEDIAN =
+  "most of it is the Worker under wrangler dev ('worker: message round trip'; compare 'GET /health round trip', the local runtime's floor); the bot adds its platform calls";
+const WHY_TAIL = "the tail is scheduling on 2 shared cores (two workerd processes, the runner with the fakes, the bot); see the load average above";
+const EXECUTOR = "fake executor: `true` round trip";
+/** The one-command rows include the fake executor's own time (it spawns /bin/sh from the runner), which is not Duet's. */
+const whyCommand = (stat: "median" | "p99", tail: string) => (results: Result[], value: number) => {
+  const own = results.find((r) => r.name === EXECUTOR)?.[stat];
+  const rest = own === undefined ? "" : `: ${own} ms of it is the fake executor's own ${stat === "median" ? "median" : "p99"} ('${EXECUTOR}'), leaving ≈ ${(value - own).toFixed(1)} ms`;
+  return `includes the fake executor spawning /bin/sh for the command${rest}${tail}`;
+};
+const overhead = (label: string, result: string, withCommand = false): Target[] => [
+  { what: `${label} p50 ≤ 20 ms`, result, stat: "median", op: "≤", limit: 20, unit: "ms", why: withCommand ? whyCommand("median", "") : WHY_MEDIAN },
+  { what: `${label} p99 ≤ 60 ms`, result, stat: "p99", op: "≤", limit: 60, unit: "ms", why: withCommand ? whyCommand("p99", `; ${WHY_TAIL}`) : WHY_TAIL },
+];
+
+export const TARGETS: Target[] = [
+  ack("Slack HTTP ack (mention)", "slack HTTP: ack (mention)"),
+  ack("Slack HTTP ack (/duet)", "slack HTTP: ack (/duet ask)"),
+  ack("Slack Socket Mode ack (mention)", "slack Socket Mode: ack (mention)"),
+  ack("Slack Socket Mode ack (/duet)", "slack Socket Mode: ack (/duet ask)"),
+  ack("Discord defer", "discord: defer (/duet ask ack)"),
+  feedback("Slack HTTP first feedback (👀)", "slack HTTP: first feedback (👀 reaction)"),
+  feedback("Slack Socket Mode first feedback (👀)", "slack Socket Mode: first feedback (👀 reaction)"),
+  feedback("Discord first feedback (defer)", "discord: defer (/duet ask ack)"),
+  feedback("Discord first feedback (typing)", "discord: first feedback (typing, mention)"),
+  ...overhead("Slack HTTP overhead", "slack HTTP: overhead, mention → reply posted"),
+  ...overhead("Slack Socket Mode overhead", "slack Socket Mode: overhead, mention → reply posted"),
+  ...overhead("Discord /duet ask overhead", "discord: overhead, /duet ask → reply posted"),
+  ...overhead("Discord mention overhead", "discord: overhead, mention → reply posted"),
+  ...overhead("Slack HTTP overhead, 1 command", "slack HTTP: overhead, mention → reply posted, 1 command", true),
+  ...overhead("Slack Socket Mode overhead, 1 command", "slack Socket Mode: overhead, mention → reply posted, 1 command", true),
+  ...overhead("Discord /duet ask overhead, 1 command", "discord: overhead, /duet ask → reply posted, 1 command", true),
+  ...overhead("Discord mention overhead, 1 command", "discord: overhead, mention → reply posted, 1 command", true),
+  ...[1, 50].map((h): Target => ({
+    what: `state written per message at history ${h} ≤ 1 KB`, result: `worker: state bytes written per message, history ${h}`, stat: "p99", op: "≤", limit: 1024, unit: "bytes",
+    why: "the turn row stores the answer for idempotent replay beside the two message rows",
+  })),
+  {
+    what: "prewarm on: end-to-end ≤ 1.25 × (max(model, cold start) + command)", result: "prewarm on: ratio to max(model, cold start) + command", stat: "median", op: "≤", limit: 1.25, unit: "×",
+    why: "the sandbox wake did not overlap the model call",
+  },
+  {
+    what: "prewarm off: end-to-end ≥ 1.4 × the same (the comparison)", result: "prewarm off: ratio to max(model, cold start) + command", stat: "median", op: "≥", limit: 1.4, unit: "×",
+    why: "without the wake the start should follow the model; a lower ratio means the switch did not switch",
+  },
+];
+
+export interface Checked {
+  target: Target;
+  value: number | undefined;
+  met: boolean | undefined;
+  /** The reason printed beside a miss. */
+  why: string;
+}
+
+export function check(results: Result[]): Checked[] {
+  return TARGETS.map((target) => {
+    const r = results.find((x) => x.name === target.result);
+    const value = r?.[target.stat];
+    const ok = value === undefined || Number.isNaN(value) ? undefined : target.op === "≤" ? value <= target.limit : value >= target.limit;
+    const why = typeof target.why === "string" ? target.why : value === undefined ? "" : target.why(results, value);
+    return { target, value, met: ok, why };
+  });
+}

@@ -1,0 +1,57 @@
+import type { RestCall } from "../test/fakes/discord/index.ts";
+import type { FakeDiscord } from "../test/fakes/discord/index.ts";
+import type { FakeSlack } from "../test/fakes/slack/index.ts";
+import type { Arrivals } from "./arrivals.ts";
+
+/**
+ * Turns what the fake platforms receive into arrivals. The fakes run in this
+ * process, so the time is read when the fake has handled the bot's request,
+ * on the same clock as the event's departure.
+ */
+
+const DONE_REACTIONS = new Set(["white_check_mark", "warning"]);
+
+/** Slack: `react:<channel>:<ts>:<name>`, `done:<channel>:<ts>` (✅ or ⚠️), `post:<channel>:<thread_ts>`, `resp:<response_url id>`. */
+export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
+  let calls = 0;
+  let responses = 0;
+  let closed = false;
+  // waitFor re-runs the probe synchronously after every change the fake makes; it never "finds" anything until closed.
+  void slack
+    .waitFor(
+      () => {
+        const now = performance.now();
+        for (; calls < slack.calls.length; calls++) {
+          const { method, args } = slack.calls[calls];
+          if (method === "reactions.add") {
+            arrivals.arrive(`react:${args.channel}:${args.timestamp}:${args.name}`, now);
+            if (DONE_REACTIONS.has(String(args.name))) arrivals.arrive(`done:${args.channel}:${args.timestamp}`, now);
+          } else if (method === "chat.postMessage") arrivals.arrive(`post:${args.channel}:${args.thread_ts}`, now);
+        }
+        for (; responses < slack.responses.length; responses++) arrivals.arrive(`resp:${slack.responses[responses].id}`, now);
+        return closed;
+      },
+      "benchmark watch",
+      2 ** 31 - 1,
+    )
+    .catch(() => undefined);
+  return () => {
+    closed = true;
+  };
+}
+
+/** Discord: `defer:<interaction id>`, `edit:<interaction token>`, `typing:<channel>`, `reply:<message id>`; failed calls are counted. */
+export function watchDiscord(fake: FakeDiscord, arrivals: Arrivals): { failures: () => number; close: () => void } {
+  let failures = 0;
+  const onCall = (c: RestCall) => {
+    const now = performance.now();
+    if (c.status >= 400) failures += 1;
+    const p = c.path.split("/");
+    if (c.route === "POST /interactions/:id/:token/callback") arrivals.arrive(`defer:${p[2]}`, now);
+    else if (c.route === "PATCH /webhooks/:app/:token/messages/:message" && p[5] === "@original") arrivals.arrive(`edit:${p[3]}`, now);
+    else if (c.route === "POST /channels/:id/typing") arrivals.arrive(`typing:${p[2]}`, now);
+    else if (c.route === "POST /channels/:id/messages" && c.body?.message_reference?.message_id) arrivals.arrive(`reply:${c.body.message_reference.message_id}`, now);
+  };
+  fake.world.events.on("call", onCall);
+  return { failures: () => failures, close: () => fake.world.events.off("call", onCall) };
+}
