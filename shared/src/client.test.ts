@@ -101,3 +101,21 @@ describe("WorkerClient and a full room", () => {
     expect(waits).toEqual([1500, 1500]);
   });
 });
+
+describe("WorkerClient and a proxy in front of the Worker", () => {
+  it("treats a bare 503 (no Duet error body) as the back end unreachable and retries a keyed request", async () => {
+    const base = await serve((_req, res, n) => {
+      if (n === 0) {
+        res.writeHead(503, { "content-type": "text/plain" });
+        return res.end("Your worker restarted mid-request. Please try sending the request again.");
+      }
+      json(res, 200, okMessage);
+    });
+    const client = new WorkerClient({ baseUrl: base, token: "t", sleep: noWait });
+    expect(await client.message("r", { text: "x", idempotencyKey: "Ev9" })).toEqual(okMessage);
+    const once = new WorkerClient({ baseUrl: await serve((_req, res) => json(res, 502, { message: "bad gateway" })), token: "t", retries: 0 });
+    const err = await once.message("r", { text: "x" }).catch((e) => e);
+    expect(err).toMatchObject({ code: "worker_unreachable", status: 502 });
+    expect(describeForUser(err)).not.toMatch(/model/);
+  });
+});

@@ -146,7 +146,10 @@ function errorFromStatus(status: number, headers: Headers, json: unknown): DuetE
   const retryAfterMs =
     (body.success ? body.data.retryAfterMs : undefined) ??
     (Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader * 1000 : undefined);
-  const code = (body.success && body.data.code && body.data.code in ERROR_CODES ? body.data.code : codeForStatus(status)) as ErrorCode;
+  const duetBody = body.success && body.data.code !== undefined && body.data.code in ERROR_CODES;
+  // A 5xx without Duet's error body came from something in front of the Worker (a proxy,
+  // the runtime restarting): the back end was not reached, so it is safe to try again.
+  const code = (duetBody ? body.data!.code : status >= 500 ? "worker_unreachable" : codeForStatus(status)) as ErrorCode;
   const message = body.success ? body.data.error : `the Worker answered HTTP ${status}`;
   return new DuetError(code, message, {
     status,
@@ -163,9 +166,6 @@ function codeForStatus(status: number): ErrorCode {
     case 405: return "method_not_allowed";
     case 413: return "payload_too_large";
     case 429: return "room_busy";
-    case 502: return "model_error";
-    case 503: return "model_not_configured";
-    case 504: return "model_timeout";
     default: return "internal";
   }
 }

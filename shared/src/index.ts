@@ -11,3 +11,4 @@ export { describeRun, formatBytes, formatDuration, type RunView } from "./format
 export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from "./commands.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
+export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";

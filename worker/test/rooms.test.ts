@@ -131,3 +131,16 @@ describe("storage cost", () => {
     expect(first).toBeGreaterThan(0);
   });
 });
+
+describe("DELETE during a turn", () => {
+  it("runs none of the turn's commands in the new, clean sandbox", async () => {
+    const room = freshRoom();
+    const turn = send(room, "SLOW:600 SAY: late <run>echo late > late.txt</run>");
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await api(`/api/rooms/${room}`, { method: "DELETE" })).status).toBe(200);
+    const answer = await turn;
+    expect(answer.status).toBe(404);
+    expect(await execCalls(`sandbox-${room}`)).toHaveLength(0);
+    expect(await history(room)).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
-import { WorkerClient } from "@duet/shared";
+import { RecentIds, WorkerClient } from "@duet/shared";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
@@ -48,7 +48,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const log = opts.log ?? consoleLogger;
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
-  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken] };
+  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds() };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.

@@ -1,4 +1,4 @@
-import type { WorkerClient } from "@duet/shared";
+import type { RecentIds, WorkerClient } from "@duet/shared";
 import type { RoomCleaner } from "./cleanup.ts";
 
 /** What the event handlers share: the Worker client, the cleaner, secrets to redact and a logger. */
@@ -21,4 +21,6 @@ export interface BotDeps {
   /** Literal values never shown in chat (the bot's own tokens), on top of the shared patterns. */
   secrets: string[];
   log: Logger;
+  /** Message ids this process already answered: a gateway resume can replay MESSAGE_CREATE. */
+  recentMessages: RecentIds;
 }

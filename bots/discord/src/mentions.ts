@@ -25,6 +25,8 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   }
   const mention = new RegExp(`<@!?${botId}>`, "g");
   if (!mention.test(message.content)) return;
+  // The Worker would replay its stored answer for a repeated id; this keeps it from being posted twice.
+  if (!deps.recentMessages.first(message.id)) return;
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
   const text = sanitizeChatText(message.content.replace(mention, ""));
   if (!text) {

@@ -1,10 +1,9 @@
-import { WorkerClient } from "@duet/shared";
+import { RecentIds, WorkerClient } from "@duet/shared";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
 import type { SlackConfig } from "./config.ts";
-import { RecentIds } from "./dedupe.ts";
 import { createLogger } from "./logger.ts";
 import { registerMentions } from "./mentions.ts";
 import { buildReceiver } from "./receiver.ts";
@@ -14,7 +13,7 @@ import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
  * with an app token, else HTTP with request signing), wired to the Worker. It
- * holds no state other replicas would need; see dedupe.ts and feedback.ts for
+ * holds no state other replicas would need; see shared/src/recent-ids.ts and feedback.ts for
  * how repeated deliveries stay single.
  */
 

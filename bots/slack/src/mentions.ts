@@ -1,7 +1,6 @@
-import { describeForUser, sanitizeChatText, type WorkerClient } from "@duet/shared";
+import { describeForUser, type RecentIds, sanitizeChatText, type WorkerClient } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
-import type { RecentIds } from "./dedupe.ts";
 import { claimAndShowWorking, showDone } from "./feedback.ts";
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import { renderAnswer, renderNotice, type Rendered } from "./render.ts";
@@ -74,32 +73,32 @@ export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: M
   const threadTs = replyThread(place);
   const msg = { channel: e.channel, ts: e.ts };
 
-  // 👀 goes out first (it is what the person sees), but the Worker call does not wait for
-  // Slack's answer to it: that would add a Slack round trip to every turn. The claim only
-  // decides whether this delivery posts; a delivery that finds it taken has asked the Worker
-  // with the same idempotency key (the event id), which shares or replays the one turn.
-  const claiming = claimAndShowWorking(out, msg);
-  const text = sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId)));
-  const room = mentionRoom(place, deps.scope);
-  const answering = text ? ask(deps, room, text, e.user, eventId) : Promise.resolve({ rendered: renderNotice(EMPTY_MENTION_HINT), ok: true });
-  if ((await claiming) === "taken") {
+  const claim = await claimAndShowWorking(out, msg);
+  if (claim === "taken") {
     logger.info(`Event ${eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
-  const { rendered, ok } = await answering;
+
+  const text = sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId)));
+  if (!text) {
+    const posted = await postRendered(out, e.channel, threadTs, renderNotice(EMPTY_MENTION_HINT));
+    await showDone(out, msg, posted);
+    return;
+  }
+
+  const room = mentionRoom(place, deps.scope);
+  let rendered: Rendered;
+  let ok = true;
+  try {
+    const res = await deps.worker.message(room, { text, userId: e.user, idempotencyKey: eventId });
+    rendered = renderAnswer(res, { secrets: deps.secrets });
+  } catch (err) {
+    logger.warn(`Worker call for ${room} failed: ${(err as Error)?.message ?? err}`);
+    rendered = renderNotice(`:warning: ${describeForUser(err)}`);
+    ok = false;
+  }
   const posted = await postRendered(out, e.channel, threadTs, rendered);
   await showDone(out, msg, ok && posted);
-}
-
-/** The Worker's answer rendered for Slack, or the failure as a notice; never rejects. */
-async function ask(deps: MentionDeps, room: string, text: string, userId: string, eventId: string): Promise<{ rendered: Rendered; ok: boolean }> {
-  try {
-    const res = await deps.worker.message(room, { text, userId, idempotencyKey: eventId });
-    return { rendered: renderAnswer(res, { secrets: deps.secrets }), ok: true };
-  } catch (err) {
-    deps.logger.warn(`Worker call for ${room} failed: ${(err as Error)?.message ?? err}`);
-    return { rendered: renderNotice(`:warning: ${describeForUser(err)}`), ok: false };
-  }
 }
 
 /** Posts the message, then its files, in the thread. False when the message itself failed. */

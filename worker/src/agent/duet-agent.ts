@@ -70,8 +70,9 @@ export class DuetAgent extends Agent<Env> {
       if (key) {
         const done = this.store.answered(key, Date.now());
         if (done) return this.answerOf({ ...done, replayed: true });
+        // A duplicate that joins a turn in flight gets the same answer, marked as not its own.
         const running = this.inflight.get(key);
-        if (running) return running;
+        if (running) return markReplayed(await running);
       }
       const config = this.config();
       const pending = key ? this.store.pendingByKey(key) : null;
@@ -102,7 +103,7 @@ export class DuetAgent extends Agent<Env> {
       try {
         await this.registerWithParent(roomId);
         const history = this.store.history();
-        const answer = await runTurn(this.turnDeps(roomId), turn, history);
+        const answer = await runTurn({ ...this.turnDeps(roomId), stillCurrent: () => epoch === this.epoch }, turn, history);
         if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the message was being answered");
         const userMsg: DuetMessage = { role: "user", ...(turn.userId ? { userId: turn.userId } : {}), text: turn.text, ts: turn.receivedAt };
         const agentMsg: DuetMessage = { role: "agent", text: answer.reply, ts: Date.now() };
@@ -127,9 +128,9 @@ export class DuetAgent extends Agent<Env> {
       const key = req.idempotencyKey ? execKey(req.idempotencyKey) : null;
       if (key) {
         const done = this.store.answered<Outcome>(key, Date.now(), "exec");
-        if (done) return { status: done.status, body: { ...(done.body as object), replayed: true } };
+        if (done) return markReplayed(done);
         const running = this.inflight.get(key);
-        if (running) return running;
+        if (running) return markReplayed(await running);
       }
       const turn: PendingTurn = { id: crypto.randomUUID(), idemKey: key, userId: req.userId || null, text: req.cmd, receivedAt: Date.now(), started: null };
       const promise = this.runDirect(roomId, turn);
@@ -256,6 +257,10 @@ export class DuetAgent extends Agent<Env> {
       warmSandbox: () => void executor?.warm(roomId),
     };
   }
+}
+
+function markReplayed(outcome: Outcome): Outcome {
+  return outcome.status === 200 ? { status: 200, body: { ...(outcome.body as object), replayed: true } } : outcome;
 }
 
 /** Turns thrown DuetErrors (and config errors) into Outcomes; anything else is a logged 500. */

@@ -1,4 +1,4 @@
-import { RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type DuetMessage, type RunResult } from "@duet/shared";
+import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type DuetMessage, type RunResult } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { buildPrompt } from "../model/prompt.ts";
 import { completeWithDeadline, type ModelProvider } from "../model/provider.ts";
@@ -28,6 +28,8 @@ export interface TurnDeps {
   redact: (text: string) => string;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
   warmSandbox?: () => void;
+  /** False once the room was deleted during this turn: nothing more may run or be written. */
+  stillCurrent?: () => boolean;
   onEvent?: (e: TurnEvent) => void;
 }
 
@@ -53,6 +55,7 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
     progress = { modelText, runs: [] };
   }
 
+  ensureCurrent(deps);
   const parsed = parseModelReply(progress.modelText, config.MAX_RUNS_PER_REPLY);
   deps.onEvent?.({ type: "text", text: parsed.explanation });
 
@@ -63,6 +66,8 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
       progress.runs.push({ cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
       continue;
     }
+    // A DELETE while the model thought (or a command ran) means the sandbox is a new, clean one: run nothing in it.
+    ensureCurrent(deps);
     progress.running = i;
     store.markStarted(turn.id, JSON.stringify(progress));
     deps.onEvent?.({ type: "command-start", index: i, cmd });
@@ -80,6 +85,12 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
   };
   deps.onEvent?.({ type: "done", answer });
   return answer;
+}
+
+function ensureCurrent(deps: TurnDeps): void {
+  if (deps.stillCurrent && !deps.stillCurrent()) {
+    throw new DuetError("not_found", "this room was deleted while the message was being answered");
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RecentIds } from "./dedupe.ts";
+import { RecentIds } from "./recent-ids.ts";
 
 describe("RecentIds", () => {
   it("lets an id through once within the TTL", () => {

@@ -1,9 +1,9 @@
 /**
- * Remembers event ids this process has already started on, so Slack's retries
- * of an event delivered here (after a slow ack, or a lost one) do not start a
- * second turn. It is only a fast path: a restarted bot or another replica does
- * not share it, and there the Worker's idempotency key and the reaction claim
- * (feedback.ts) keep the answer single.
+ * Remembers event ids this process has already started on, so a platform's
+ * redelivery of an event (Slack's retries, a Discord message replayed on a
+ * resumed gateway) does not start a second answer. It is only a fast path: a
+ * restarted bot or another replica does not share it; there the Worker's
+ * idempotency key (and, in Slack, the reaction claim) keep the answer single.
  */
 
 /** Slack retries an event three times over ~5 minutes; keep ids a little longer. */

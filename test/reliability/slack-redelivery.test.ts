@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeSlack, mentionEvent, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "../slack/harness.ts";
+import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { fault, turn } from "./tally.ts";
+
+/**
+ * Slack delivers an event again whenever it doubts the ack: at once, after a
+ * minute, after five, to whichever bot process is up then. Whatever arrives
+ * how often, people see one answer, the model runs once and so does the
+ * command (it appends a line to a file in the room's real sandbox, so a second
+ * run would leave a second line).
+ */
+
+let rig: Rig;
+let slack: FakeSlack;
+
+beforeAll(async () => {
+  rig = await startRig();
+  slack = await startFakeSlack();
+});
+
+afterAll(async () => {
+  await slack?.close();
+  await rig?.stop();
+});
+
+describe("one Slack event, delivered four times", () => {
+  it("three at once, then once more to a restarted bot: one model call, one command run, one reply", async () => {
+    const channel = newChannel();
+    const room = slackRoom(slack.id.teamId, channel);
+    const marker = `four-deliveries-${channel}`;
+    const payload = mentionEvent(slack, { channel, text: `SAY: ${marker} <run>echo ${marker} >> runs.txt</run>` });
+    const ts = String(payload.event.ts);
+    const t = turn("Slack event delivered four times");
+    const f = fault("Slack redelivers one event three times, the last to a restarted bot");
+    let bot: BotHandle = await startBot(slack, rig.stack);
+    try {
+      const first = await Promise.all(
+        [0, 1, 2].map((retryNum) =>
+          postEvent(bot.url, payload, { secret: SIGNING_SECRET, ...(retryNum ? { retryNum, retryReason: "http_timeout" } : {}) }),
+        ),
+      );
+      expect(first.map((d) => d.status)).toEqual([200, 200, 200]);
+      await answerTo(slack, { channel, ts, threadTs: ts });
+
+      // A restarted process remembers nothing; only what Slack and the Worker hold can stop a second answer.
+      await bot.stop();
+      bot = await startBot(slack, rig.stack);
+      const fourth = await postEvent(bot.url, payload, { secret: SIGNING_SECRET, retryNum: 3, retryReason: "http_timeout" });
+      expect(fourth.status).toBe(200);
+      await slack.waitFor(
+        () => slack.callsOf("reactions.add").filter((c) => c.args.timestamp === ts && c.error === "already_reacted").length >= 1,
+        "the restarted bot finding the claim on the mention",
+      );
+
+      // A later mention in the same room is answered after the repeats had every chance to run.
+      const laterTurn = turn("Slack mention after the repeats");
+      const later = await mention(slack, bot, { channel, text: `SAY: later-${channel}` });
+      laterTurn.answered(await answerTo(slack, later));
+
+      const replies = botReplies(slack, channel, ts);
+      t.answered(replies);
+      expect(readable(replies[0])).toContain(marker);
+      expect(modelCallsFor(rig.stack, marker)).toBe(1);
+      const cat = await rig.stack.client.exec(room, { cmd: "cat runs.txt" });
+      expect(cat.result.stdout).toBe(`${marker}\n`);
+      const { messages } = await rig.stack.client.history(room);
+      expect(messages.map((m) => `${m.role}:${m.text.split("\n")[0]}`)).toEqual([
+        `user:SAY: ${marker} <run>echo ${marker} >> runs.txt</run>`,
+        `agent:${marker}`,
+        `user:SAY: later-${channel}`,
+        `agent:later-${channel}`,
+      ]);
+      f.survived();
+    } finally {
+      await bot.stop();
+    }
+  });
+});

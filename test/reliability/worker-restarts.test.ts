@@ -1,0 +1,137 @@
+import { createServer, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { interactionAnswer, startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable, startBot } from "../slack/harness.ts";
+import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { fault, turn } from "./tally.ts";
+
+/**
+ * The Worker goes away mid-turn (a redeploy, a crash, an eviction) and comes
+ * back on the same storage. The bots retry with the same idempotency key; the
+ * Worker resumes the turn it had recorded, so the person gets one answer. A
+ * command that was running is never run again: the answer and the history
+ * say its outcome is unknown.
+ */
+
+let rig: Rig;
+let slack: FakeSlack;
+let bot: BotHandle;
+let discord: DiscordHarness;
+
+beforeAll(async () => {
+  rig = await startRig();
+  slack = await startFakeSlack();
+  bot = await startBot(slack, rig.stack);
+  discord = await startDiscordHarness(rig.stack);
+});
+
+afterAll(async () => {
+  await discord?.stop();
+  await bot?.stop();
+  await slack?.close();
+  await rig?.stop();
+});
+
+const UNKNOWN = "outcome unknown: Duet restarted while this command was running, so it was not run again";
+
+describe("the Worker restarts mid-turn", () => {
+  it("while a Slack turn waits on the model: the retry is answered once, from the resumed turn", async () => {
+    const channel = newChannel();
+    const marker = `model-wait-${channel}`;
+    const t = turn("Slack mention across a Worker restart (model)");
+    const f = fault("Worker restarted while the model thinks");
+    const m = await mention(slack, bot, { channel, text: `SLOW:3000 SAY: ${marker}` });
+    await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
+    await rig.stack.restartWorker();
+
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    expect(readable(replies[0])).toContain(marker);
+    expect(slack.ws.reactionsOn(channel, m.ts)).toContain("white_check_mark");
+    // The first call died with the old Worker; the resumed turn asked again.
+    expect(modelCallsFor(rig.stack, marker)).toBe(2);
+    const { messages } = await rig.stack.client.history(slackRoom(slack.id.teamId, channel));
+    expect(messages.map((x) => `${x.role}:${x.text}`)).toEqual([`user:SLOW:3000 SAY: ${marker}`, `agent:${marker}`]);
+    f.survived();
+  });
+
+  it("while a Discord /duet ask waits on the model: one edited answer after the restart", async () => {
+    const ch = discord.fake.addChannel(discord.guildId, "restart");
+    const marker = `discord-model-wait-${ch}`;
+    const t = turn("Discord interaction across a Worker restart (model)");
+    const f = fault("Worker restarted while the model thinks (Discord)");
+    const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `SLOW:3000 SAY: ${marker}` } });
+    await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
+    await rig.stack.restartWorker();
+
+    const { messages, text } = await interactionAnswer(discord, rec);
+    t.answered(messages);
+    expect(text).toContain(marker);
+    const { messages: history } = await rig.stack.client.history(`discord-${discord.guildId}-${ch}`);
+    expect(history.map((x) => x.role)).toEqual(["user", "agent"]);
+    f.survived();
+  });
+
+  it("killed while a command runs: the command is not run again, the next one runs, and the answer says the outcome is unknown", async () => {
+    const channel = newChannel();
+    const room = slackRoom(slack.id.teamId, channel);
+    const marker = `killed-${channel}`;
+    const first = `echo started >> cmd.txt; sleep 2; echo finished >> cmd.txt`;
+    const t = turn("Slack mention across a Worker kill (command)");
+    const f = fault("Worker killed while a command runs");
+    const m = await mention(slack, bot, { channel, text: `SAY: ${marker} <run>${first}</run> <run>echo next-${marker}</run>` });
+    // The command has started in the real sandbox once its first line is on disk.
+    await expect.poll(() => rig.workspaceFile(room, "cmd.txt"), { timeout: 20_000, interval: 20 }).toBe("started\n");
+    await rig.stack.stopWorker();
+    await rig.stack.restartWorker();
+
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    const seen = readable(replies[0]);
+    expect(seen).toContain("outcome unknown");
+    expect(seen).toContain(`next-${marker}`);
+    // Not run again: one "started" (the Worker's hang-up also stopped it before "finished").
+    expect(rig.workspaceFile(room, "cmd.txt")).toBe("started\n");
+    expect(rig.executed().filter((c) => c === first)).toHaveLength(1);
+    expect(modelCallsFor(rig.stack, marker)).toBe(1);
+    const { messages } = await rig.stack.client.history(room);
+    expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
+    expect(messages[1].text).toContain(`Error (${first}):\n${UNKNOWN}`);
+    expect(messages[1].text).toContain(`Output (echo next-${marker}):\nnext-${marker}`);
+    f.survived();
+  });
+
+  it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {
+    const channel = newChannel();
+    const marker = `down-${channel}`;
+    const t = turn("Slack mention while the Worker is down");
+    const f = fault("Worker down (connections reset) when a mention arrives");
+    await rig.stack.stopWorker();
+    // Something on the Worker's port that drops every connection: the bot's first attempt is seen to fail.
+    const port = Number(new URL(rig.stack.workerUrl).port);
+    const sockets = new Set<Socket>();
+    let attempted!: () => void;
+    const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
+    const dropper = createServer((s) => {
+      sockets.add(s);
+      s.destroy();
+      attempted();
+    });
+    await new Promise<void>((resolve) => dropper.listen(port, "127.0.0.1", resolve));
+    const m = await mention(slack, bot, { channel, text: `SAY: ${marker}` });
+    await firstAttempt;
+    await new Promise((resolve) => dropper.close(resolve));
+    await rig.stack.restartWorker();
+
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    expect(readable(replies[0])).toContain(marker);
+    expect(readable(replies[0])).not.toMatch(/can't be reached/);
+    expect(sockets.size).toBeGreaterThanOrEqual(1);
+    expect(modelCallsFor(rig.stack, marker)).toBe(1);
+    const { messages } = await rig.stack.client.history(slackRoom(slack.id.teamId, channel));
+    expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
+    f.survived();
+  });
+});
