@@ -117,5 +117,10 @@ describe("Discord mentions", () => {
     await mentionAnswer(h, next);
     expect(modelCallsFor(stack, "redelivery-marker")).toBe(1);
     expect(stack.executor!.calls.filter((c) => c.command === "echo redelivered")).toHaveLength(1);
+    // And the person sees one answer, not the Worker's replay posted a second time.
+    const replies = h.fake.messagesIn(ch).filter(
+      (m) => m.author.id === h.fake.botUser.id && (m.message_reference as { message_id?: string } | undefined)?.message_id === msg.id,
+    );
+    expect(replies).toHaveLength(1);
   });
 });
