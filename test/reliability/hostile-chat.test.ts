@@ -1,10 +1,11 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { interactionAnswer, startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack, type SlackMessage, startFakeSlack } from "../fakes/slack/index.ts";
+import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { REPO_ROOT } from "../helpers/worker.ts";
-import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable, startBot } from "../slack/harness.ts";
-import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
+import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { type Rig, slackRoom } from "./rig.ts";
 import { badInput, turn } from "./tally.ts";
 
 /**
@@ -20,18 +21,15 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
+let chat: ChatRig;
+
 beforeAll(async () => {
-  rig = await startRig();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, rig.stack);
-  discord = await startDiscordHarness(rig.stack);
+  chat = await startChatRig();
+  ({ rig, slack, bot, discord } = chat);
 });
 
 afterAll(async () => {
-  await discord?.stop();
-  await bot?.stop();
-  await slack?.close();
-  await rig?.stop();
+  await chat?.stop();
 });
 
 /** What a person reads in a Slack message, with Slack's three escapes undone. */

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { interactionAnswer, mentionAnswer, startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack, mentionEvent, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "../slack/harness.ts";
-import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { interactionAnswer, mentionAnswer, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
+import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
 
 /**
@@ -20,18 +21,15 @@ let discord: DiscordHarness;
 // Longer than Slack's and Discord's 3 s, so a model that takes 3.5 s is slow but on time.
 const MODEL_TIMEOUT_MS = 6_000;
 
+let chat: ChatRig;
+
 beforeAll(async () => {
-  rig = await startRig({ MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS) });
-  slack = await startFakeSlack();
-  bot = await startBot(slack, rig.stack);
-  discord = await startDiscordHarness(rig.stack);
+  chat = await startChatRig({ MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS) });
+  ({ rig, slack, bot, discord } = chat);
 });
 
 afterAll(async () => {
-  await discord?.stop();
-  await bot?.stop();
-  await slack?.close();
-  await rig?.stop();
+  await chat?.stop();
 });
 
 /** What a stack trace or a raw exception looks like in chat. */

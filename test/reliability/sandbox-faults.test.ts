@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { interactionAnswer, startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, mention, newChannel, readable, startBot } from "../slack/harness.ts";
-import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, mention, newChannel, readable } from "../slack/harness.ts";
+import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { type Rig, slackRoom } from "./rig.ts";
 import type { Fault } from "./pass-through.ts";
 import { fault, turn } from "./tally.ts";
 
@@ -21,18 +22,15 @@ let discord: DiscordHarness;
 // Low, so a command that hangs is stopped quickly; the commands here take milliseconds.
 const COMMAND_TIMEOUT_MS = 1_500;
 
+let chat: ChatRig;
+
 beforeAll(async () => {
-  rig = await startRig({ COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
-  slack = await startFakeSlack();
-  bot = await startBot(slack, rig.stack);
-  discord = await startDiscordHarness(rig.stack);
+  chat = await startChatRig({ COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
+  ({ rig, slack, bot, discord } = chat);
 });
 
 afterAll(async () => {
-  await discord?.stop();
-  await bot?.stop();
-  await slack?.close();
-  await rig?.stop();
+  await chat?.stop();
 });
 
 const INTERNALS = /\n\s+at |\bError:|TypeError|undefined|\[object Object\]|ENOSPC/;

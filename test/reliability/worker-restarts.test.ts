@@ -1,9 +1,10 @@
 import { createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { interactionAnswer, startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable, startBot } from "../slack/harness.ts";
-import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
+import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
 
 /**
@@ -19,18 +20,15 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
+let chat: ChatRig;
+
 beforeAll(async () => {
-  rig = await startRig();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, rig.stack);
-  discord = await startDiscordHarness(rig.stack);
+  chat = await startChatRig();
+  ({ rig, slack, bot, discord } = chat);
 });
 
 afterAll(async () => {
-  await discord?.stop();
-  await bot?.stop();
-  await slack?.close();
-  await rig?.stop();
+  await chat?.stop();
 });
 
 const UNKNOWN = "outcome unknown: Duet restarted while this command was running, so it was not run again";

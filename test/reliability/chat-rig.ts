@@ -1,0 +1,32 @@
+import { startDiscordHarness, type DiscordHarness } from "../discord/harness.ts";
+import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
+import { type BotHandle, startBot } from "../slack/harness.ts";
+import { type Rig, startRig } from "./rig.ts";
+
+/** Both bots on one rig: the Worker and the bubblewrap executor, a fake Slack with its bot, a fake Discord with its bot. */
+export interface ChatRig {
+  rig: Rig;
+  slack: FakeSlack;
+  bot: BotHandle;
+  discord: DiscordHarness;
+  stop(): Promise<void>;
+}
+
+export async function startChatRig(vars: Record<string, string> = {}): Promise<ChatRig> {
+  const rig = await startRig(vars);
+  const slack = await startFakeSlack();
+  const bot = await startBot(slack, rig.stack);
+  const discord = await startDiscordHarness(rig.stack);
+  return {
+    rig,
+    slack,
+    bot,
+    discord,
+    stop: async () => {
+      await discord.stop();
+      await bot.stop();
+      await slack.close();
+      await rig.stop();
+    },
+  };
+}
