@@ -29,11 +29,11 @@ const WHY_MEDIAN =
   "most of it is the Worker under wrangler dev ('worker: message round trip'; compare 'GET /health round trip', the local runtime's floor); the bot adds its platform calls";
 const WHY_TAIL = "the tail is scheduling on 2 shared cores (two workerd processes, the runner with the fakes, the bot); see the load average above";
 const EXECUTOR = "fake executor: `true` round trip";
-/** The one-command rows include the fake executor's own time (it spawns /bin/sh from the runner), which is not Duet's. */
+/** The one-command rows include the instant fake executor's own round trip (served by the runner), which is not Duet's. */
 const whyCommand = (stat: "median" | "p99", tail: string) => (results: Result[], value: number) => {
   const own = results.find((r) => r.name === EXECUTOR)?.[stat];
   const rest = own === undefined ? "" : `: ${own} ms of it is the fake executor's own ${stat === "median" ? "median" : "p99"} ('${EXECUTOR}'), leaving ≈ ${(value - own).toFixed(1)} ms`;
-  return `includes the fake executor spawning /bin/sh for the command${rest}${tail}`;
+  return `includes the fake executor's own round trip for the command${rest}${tail}`;
 };
 const overhead = (label: string, result: string, withCommand = false): Target[] => [
   { what: `${label} p50 ≤ 20 ms`, result, stat: "median", op: "≤", limit: 20, unit: "ms", why: withCommand ? whyCommand("median", "") : WHY_MEDIAN },

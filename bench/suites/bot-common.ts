@@ -6,7 +6,7 @@ import { single, type Result } from "../stats.ts";
 
 /** A turn with an instant model and no command: the bot's and the Worker's own path. */
 export const REPLY_ONLY = "SAY: ok";
-/** The same with one command through the fake executor (which spawns /bin/sh). */
+/** The same with one command through the instant fake executor (no shell started). */
 export const ONE_COMMAND = "SAY: ok <run>true</run>";
 
 export interface BotBenchOptions {

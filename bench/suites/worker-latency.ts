@@ -5,8 +5,8 @@ import { pool } from "../pool.ts";
 /**
  * Round trips one at a time, to split the bots' overhead into its parts: the
  * runtime's floor (`GET /health`), one message through the Worker with an
- * instant model, and the fake executor's own time for the `true` command the
- * one-command turns run (it spawns /bin/sh, which is not Duet's time).
+ * instant model, and the instant fake executor's own round trip for the `true`
+ * command the one-command turns run (no shell: an HTTP answer from the runner).
  */
 export async function workerLatency(stack: BenchStack, n = 200): Promise<Result[]> {
   const tag = Date.now().toString(36);
@@ -24,6 +24,6 @@ export async function workerLatency(stack: BenchStack, n = 200): Promise<Result[
   return [
     summarize("worker: GET /health round trip", "ms", health, "one at a time; the runtime's floor"),
     summarize("worker: message round trip", "ms", message, "one at a time, 10 rooms; instant model, no command"),
-    summarize("fake executor: `true` round trip", "ms", exec, "its own time per command (spawns /bin/sh); not Duet's"),
+    summarize("fake executor: `true` round trip", "ms", exec, "the instant executor's own HTTP round trip; not Duet's"),
   ];
 }

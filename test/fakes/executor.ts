@@ -10,6 +10,8 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  * without isolation: it is a test double, not the product's executor (see sandbox/).
  *
  * `__EXECUTOR_FAIL__` as a command answers 500, to test executor errors.
+ * `instant: true` answers every command at once (exit 0, no output) without
+ * starting a shell: the "instant executor" benchmarks measure Duet against.
  * `setColdStart(ms)` delays the first command of each session (benchmarks).
  */
 export interface ExecCall {
@@ -26,7 +28,7 @@ export interface FakeExecutor extends Listening {
   reset(): void;
 }
 
-export async function startFakeExecutor(port = 0): Promise<FakeExecutor> {
+export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = {}): Promise<FakeExecutor> {
   const root = mkdtempSync(join(tmpdir(), "duet-fake-exec-"));
   const calls: ExecCall[] = [];
   const deleted: string[] = [];
@@ -51,6 +53,7 @@ export async function startFakeExecutor(port = 0): Promise<FakeExecutor> {
     if (!warm.has(body.sessionId)) warm.set(body.sessionId, sleep(coldStartMs).then(() => undefined));
     await warm.get(body.sessionId);
     if (body.command === "__EXECUTOR_FAIL__") return sendJson(res, 500, { error: "scripted executor failure" });
+    if (opts.instant) return sendJson(res, 200, { success: true, exitCode: 0, stdout: "", stderr: "", duration: 0 });
     const cwd = join(root, body.sessionId);
     mkdirSync(cwd, { recursive: true });
     const started = Date.now();

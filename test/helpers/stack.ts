@@ -9,6 +9,8 @@ export interface StackOptions {
   vars?: Record<string, string>;
   /** "fake" (default): the fake executor; "real": the caller passes SANDBOX_URL in vars; "none": no executor. */
   executor?: "fake" | "real" | "none";
+  /** The fake executor answers every command at once without a shell (benchmarks). */
+  instantExecutor?: boolean;
 }
 
 export interface Stack {
@@ -28,7 +30,7 @@ export interface Stack {
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const token = randomBytes(16).toString("hex");
   const model = await startFakeModel();
-  const executor = (opts.executor ?? "fake") === "fake" ? await startFakeExecutor() : null;
+  const executor = (opts.executor ?? "fake") === "fake" ? await startFakeExecutor(0, { instant: opts.instantExecutor }) : null;
   const vars: Record<string, string> = {
     DUET_API_TOKEN: token,
     MODEL_PROVIDER: "openai",
