@@ -25,6 +25,17 @@ export interface DiscordHarness {
   stop(): Promise<void>;
 }
 
+/** The bot's configuration for a fake Discord and a Worker, as its environment would give it. */
+export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "token">) {
+  return loadConfig({
+    DISCORD_TOKEN: fake.token,
+    DISCORD_APPLICATION_ID: fake.applicationId,
+    DISCORD_API_URL: fake.api,
+    DUET_WORKER_URL: worker.workerUrl,
+    DUET_API_TOKEN: worker.token,
+  });
+}
+
 export async function startDiscordHarness(
   worker: Pick<Stack, "workerUrl" | "token">,
   opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number } = {},
@@ -51,13 +62,7 @@ export async function startDiscordHarness(
     workerRequests.push({ method: init?.method ?? "GET", path: decodeURIComponent(url.pathname) });
     return fetch(input, init);
   };
-  const config = loadConfig({
-    DISCORD_TOKEN: fake.token,
-    DISCORD_APPLICATION_ID: fake.applicationId,
-    DISCORD_API_URL: fake.api,
-    DUET_WORKER_URL: worker.workerUrl,
-    DUET_API_TOKEN: worker.token,
-  });
+  const config = botConfig(fake, worker);
   const bot = createDiscordBot(config, {
     log,
     rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },

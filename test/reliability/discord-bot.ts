@@ -1,4 +1,5 @@
-import { createDiscordBot, loadConfig, type DiscordBot } from "@duet/discord";
+import { createDiscordBot, type DiscordBot } from "@duet/discord";
+import { botConfig } from "../discord/harness.ts";
 import type { FakeDiscord } from "../fakes/discord/index.ts";
 import type { Stack } from "../helpers/stack.ts";
 
@@ -9,13 +10,7 @@ import type { Stack } from "../helpers/stack.ts";
  * this. Its log is kept quiet; tests read what it did from the fake's calls.
  */
 export async function startAnotherDiscordBot(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "token">): Promise<DiscordBot> {
-  const config = loadConfig({
-    DISCORD_TOKEN: fake.token,
-    DISCORD_APPLICATION_ID: fake.applicationId,
-    DISCORD_API_URL: fake.api,
-    DUET_WORKER_URL: worker.workerUrl,
-    DUET_API_TOKEN: worker.token,
-  });
+  const config = botConfig(fake, worker);
   const quiet = () => {};
   const bot = createDiscordBot(config, { log: { info: quiet, warn: quiet, error: quiet }, rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 } });
   await bot.start();
