@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope, type FakeSlack, mentionEvent, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "../slack/harness.ts";
-import { type PassThrough, startPassThrough } from "./pass-through.ts";
-import { type Rig, slackRoom, startRig } from "./rig.ts";
+import { envelope, type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
+import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
+import { type WatchedSlackRig, startWatchedSlackRig } from "./chat-rig.ts";
+import type { PassThrough } from "./pass-through.ts";
+import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
 
 /**
@@ -18,18 +19,15 @@ let bot: BotHandle;
 /** Between the bot and the Worker, to see when the bot's DELETEs have been answered. */
 let toWorker: PassThrough;
 
+let watched: WatchedSlackRig;
+
 beforeAll(async () => {
-  rig = await startRig();
-  slack = await startFakeSlack();
-  toWorker = await startPassThrough(() => rig.stack.workerUrl);
-  bot = await startBot(slack, { workerUrl: toWorker.url, token: rig.stack.token });
+  watched = await startWatchedSlackRig();
+  ({ rig, slack, bot, toWorker } = watched);
 });
 
 afterAll(async () => {
-  await bot?.stop();
-  await toWorker?.close();
-  await slack?.close();
-  await rig?.stop();
+  await watched?.stop();
 });
 
 /** A channel whose room has a turn in its history and a file in its sandbox. */

@@ -19,7 +19,6 @@ export interface Outcome {
 
 const REGISTERED_KEY = "registered_with_parent";
 
-
 /**
  * One room: its history, its turn queue and its sandbox. The Worker calls these
  * methods over RPC; each returns an Outcome rather than throwing, so errors
@@ -97,9 +96,8 @@ export class DuetAgent extends Agent<Env> {
 
   /** Queues a new turn, or resumes a pending one left by an earlier instance. */
   private startTurn(roomId: string, turn: PendingTurn, isNew: boolean): Promise<Outcome> {
-    // Admission first (queue.run throws when the room is full): a refused turn leaves no row.
     const epoch = this.epoch;
-    const task = this.turns.run(async () => {
+    return this.enqueue(turn, isNew ? () => this.store.recordPending(turn) : null, async () => {
       try {
         await this.registerWithParent(roomId);
         const history = this.store.history();
@@ -114,9 +112,17 @@ export class DuetAgent extends Agent<Env> {
         throw err;
       }
     });
-    // Recorded once admitted and before the task can start (it runs on a later
-    // microtask at the earliest), so an accepted turn survives an eviction.
-    if (isNew) this.store.recordPending(turn);
+  }
+
+  /**
+   * Runs `work` in the room's turn queue. Admission comes first (the queue
+   * throws when the room is full), so a refused turn leaves no row; `record`
+   * then writes the pending row before the work can start (it runs on a later
+   * microtask at the earliest), so an accepted turn survives an eviction.
+   */
+  private enqueue(turn: PendingTurn, record: (() => void) | null, work: () => Promise<Outcome>): Promise<Outcome> {
+    const task = this.turns.run(work);
+    record?.();
     this.active.add(turn.id);
     void task.finally(() => this.active.delete(turn.id)).catch(() => undefined);
     return guard(() => task);
@@ -140,7 +146,9 @@ export class DuetAgent extends Agent<Env> {
   }
 
   private runDirect(roomId: string, turn: PendingTurn): Promise<Outcome> {
-    const task = this.turns.run(async () => {
+    // Only keyed runs are recorded: without a key there is nothing to replay or to protect.
+    const record = turn.idemKey ? () => this.store.recordPending(turn, "exec") : null;
+    return this.enqueue(turn, record, async () => {
       try {
         await this.registerWithParent(roomId);
         const deps = this.turnDeps(roomId);
@@ -156,13 +164,6 @@ export class DuetAgent extends Agent<Env> {
         throw err;
       }
     });
-    // Only keyed runs are recorded: without a key there is nothing to replay or to protect.
-    if (turn.idemKey) {
-      this.store.recordPending(turn, "exec");
-      this.active.add(turn.id);
-      void task.finally(() => this.active.delete(turn.id)).catch(() => undefined);
-    }
-    return guard(() => task);
   }
 
   async messages(): Promise<Outcome> {
