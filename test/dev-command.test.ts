@@ -1,10 +1,10 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel } from "./fakes/model.ts";
+import { quietPort } from "./helpers/ports.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
@@ -13,14 +13,6 @@ import { REPO_ROOT } from "./helpers/worker.ts";
  */
 
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A temporary DUET_HOME. Readable by others (mkdtemp makes it 0700) because, as root,
@@ -129,8 +121,8 @@ describe("pnpm dev + duet CLI", () => {
   beforeAll(async () => {
     model = await startFakeModel();
     home = tempHome();
-    workerPort = await freePort();
-    const sandboxPort = await freePort();
+    workerPort = await quietPort();
+    const sandboxPort = await quietPort();
     dev = startDev(
       cleanEnv({
         DUET_HOME: home,
@@ -228,7 +220,7 @@ describe("pnpm dev when something is wrong", () => {
   it("shows the executor's one line and exits 1 when bubblewrap is missing", async () => {
     const home = tempHome();
     try {
-      const dev = startDev(cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await freePort()), SANDBOX_PORT: "0", SANDBOX_BWRAP: "/nonexistent/bwrap" }));
+      const dev = startDev(cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await quietPort()), SANDBOX_PORT: "0", SANDBOX_BWRAP: "/nonexistent/bwrap" }));
       expect(await dev.exited).toBe(1);
       expect(dev.output().trim()).toBe(
         "bubblewrap is not installed (no executable /nonexistent/bwrap): install the Debian package `bubblewrap` (apt-get install bubblewrap), or set SANDBOX_ISOLATION=none to run commands without isolation",
@@ -243,7 +235,7 @@ describe("pnpm dev when something is wrong", () => {
     try {
       // A malformed application id makes the Discord bot stop at start-up, after the Worker is up.
       const dev = startDev(
-        cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await freePort()), SANDBOX_PORT: "0", DISCORD_TOKEN: "x", DISCORD_APPLICATION_ID: "not-an-id" }),
+        cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await quietPort()), SANDBOX_PORT: "0", DISCORD_TOKEN: "x", DISCORD_APPLICATION_ID: "not-an-id" }),
       );
       expect(await dev.exited).toBe(1);
       expect(dev.output()).toContain("Discord  started (pid");

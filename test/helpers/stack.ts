@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { WorkerClient } from "@duet/shared";
 import { startFakeExecutor, type FakeExecutor } from "../fakes/executor.ts";
 import { startFakeModel, type FakeModel } from "../fakes/model.ts";
+import { quietPort } from "./ports.ts";
 import { removeDir, startWorker, type RunningWorker } from "./worker.ts";
 
 export interface StackOptions {
@@ -42,7 +43,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(executor ? { SANDBOX_URL: executor.url } : {}),
     ...opts.vars,
   };
-  let worker: RunningWorker | null = await startWorker(vars);
+  // A port outside the ephemeral range, so a restart can take the same port back.
+  let worker: RunningWorker | null = await startWorker(vars, undefined, await quietPort());
   const persistDir = worker.persistDir;
   const stack: Stack = {
     workerUrl: worker.url,
