@@ -4,9 +4,11 @@ import { summarize, type Result } from "../stats.ts";
 
 /**
  * State written per message at history 1 and at a full history (50), side by
- * side, as the room itself counts it: SQLite rows written and bytes bound to
- * write statements. A turn stores two messages (the question and the answer)
- * plus its turn row (kept for idempotent replay), so per message = per turn / 2.
+ * side, as the room itself counts it over every statement on its database
+ * (the agents SDK's keep-alive job row included): SQLite rows written and bytes
+ * bound to statements that wrote. A turn stores two messages (the question and
+ * the answer) plus its turn row (kept for idempotent replay), and inserts and
+ * deletes one keep-alive job row, so per message = per turn / 2.
  */
 
 interface RoomStats {
@@ -42,7 +44,7 @@ export async function storageCost(stack: BenchStack, runs = 5): Promise<Result[]
     while ((await roomStats(stack, room)).messages < HISTORY_KEEP) await stack.client.message(room, { text: QUESTION, userId: "U1" });
     await turn(room, "full");
   }
-  const perTurn = "one turn = 2 messages + its turn row";
+  const perTurn = "one turn = 2 messages + its turn row + the keep-alive job row in and out";
   return [
     summarize("worker: state bytes written per message, history 1", "bytes", bytes.first, `bytes bound ÷ 2; ${QUESTION.length}-char question, echoed answer`),
     summarize(`worker: state bytes written per message, history ${HISTORY_KEEP}`, "bytes", bytes.full, `same; a whole-history rewrite would write ~${Math.round((HISTORY_KEEP * (QUESTION.length + 60)) / 1024)} KB`),

@@ -1,12 +1,15 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
 
+function roomStub(room: string): DurableObjectStub {
+  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
+  return ns.get(ns.idFromName(room));
+}
+
 /** Kills one room's Durable Object instance mid-turn, as an eviction or a crash would; its storage stays. */
 async function killRoom(room: string): Promise<void> {
-  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
-  const stub = ns.get(ns.idFromName(room));
-  await runInDurableObject(stub, (_instance, state) => {
+  await runInDurableObject(roomStub(room), (_instance, state) => {
     state.abort("simulated crash");
   }).catch(() => undefined);
 }
@@ -33,6 +36,27 @@ describe("durable turns across a restart", () => {
     expect((await history(room)).map((m) => m.role)).toEqual(["user", "agent"]);
     const again = await send(room, text, { idempotencyKey: "EvModel" });
     expect(again.body.reply).toBe(`recovered-${room}`);
+    expect(await history(room)).toHaveLength(2);
+  });
+
+  it("a turn cut off with nobody left to retry is finished by the room's own alarm", async () => {
+    const room = freshRoom();
+    const marker = `alarm-${room}`;
+    const text = `SLOW:800 SAY: ${marker}`;
+    const first = send(room, text, { idempotencyKey: "EvAlarm" }).catch((e) => e);
+    await until(async () => (await modelCallsWith(marker)).length === 1, "the model call");
+    await killRoom(room);
+    await first;
+    // No request reaches the room from here on. The turn held a keep-alive alarm; firing
+    // it (as the runtime does on its own) wakes a fresh instance that resumes the turn.
+    expect(await runDurableObjectAlarm(roomStub(room))).toBe(true);
+    await until(async () => (await modelCallsWith(marker)).length === 2, "the resumed model call");
+    await until(async () => (await history(room)).length === 2, "the resumed turn in the history");
+    expect((await history(room)).map((m) => `${m.role}:${m.text}`)).toEqual([`user:${text}`, `agent:${marker}`]);
+    // The bot's retry, however late, gets that answer: no third model call, no second turn.
+    const late = await send(room, text, { idempotencyKey: "EvAlarm" });
+    expect(late.body).toMatchObject({ reply: marker, replayed: true });
+    expect(await modelCallsWith(marker)).toHaveLength(2);
     expect(await history(room)).toHaveLength(2);
   });
 

@@ -8,6 +8,7 @@ import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/e
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { execKey, execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { RoomStore, type PendingTurn, type StoredAnswer } from "./room-store.ts";
+import { meterSql } from "./sql-meter.ts";
 import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
@@ -25,6 +26,8 @@ const REGISTERED_KEY = "registered_with_parent";
  * cross the RPC boundary as data with their status intact.
  */
 export class DuetAgent extends Agent<Env> {
+  /** Installed before the first statement of ours, so it sees every write. */
+  private readonly meter = meterSql(this.ctx.storage);
   private storeCache?: RoomStore;
   private readonly turns = new TurnQueue();
   /** Turns in flight by idempotency key, so concurrent duplicates share one answer. */
@@ -59,6 +62,20 @@ export class DuetAgent extends Agent<Env> {
     }
     for (const run of this.store.pendingTurns("exec")) {
       if (!this.active.has(run.id)) this.store.finishRun(run.id, unknownRunOutcome(roomId, run.text));
+    }
+  }
+
+  /**
+   * Every wake, whatever woke it. What matters is the keep-alive alarm that a
+   * queued turn holds (see enqueue): when the instance was evicted or crashed
+   * mid-turn, that alarm wakes a fresh one, which resumes the turn here with no
+   * request from anyone. The object's name is its room id (getAgentByName).
+   */
+  async onStart(): Promise<void> {
+    try {
+      this.resumeOrphans(this.name);
+    } catch (err) {
+      console.error("DuetAgent could not resume interrupted turns on wake", err);
     }
   }
 
@@ -119,9 +136,12 @@ export class DuetAgent extends Agent<Env> {
    * throws when the room is full), so a refused turn leaves no row; `record`
    * then writes the pending row before the work can start (it runs on a later
    * microtask at the earliest), so an accepted turn survives an eviction.
+   * While work runs, the SDK's keep-alive alarm stays armed: it keeps the
+   * object in memory for turns nobody awaits, and after an eviction it is what
+   * wakes a new instance to resume them (onStart).
    */
   private enqueue(turn: PendingTurn, record: (() => void) | null, work: () => Promise<Outcome>): Promise<Outcome> {
-    const task = this.turns.run(work);
+    const task = this.turns.run(() => this.keepAliveWhile(work));
     record?.();
     this.active.add(turn.id);
     void task.finally(() => this.active.delete(turn.id)).catch(() => undefined);
@@ -177,8 +197,8 @@ export class DuetAgent extends Agent<Env> {
       body: {
         messages: this.store.messageCount(),
         databaseBytes: this.ctx.storage.sql.databaseSize,
-        rowsWrittenSinceStart: this.store.meter.rowsWritten,
-        bytesBoundSinceStart: this.store.meter.bytesBound,
+        rowsWrittenSinceStart: this.meter.rowsWritten,
+        bytesBoundSinceStart: this.meter.bytesBound,
       },
     };
   }

@@ -18,18 +18,10 @@ export interface PendingTurn {
   started: string | null;
 }
 
-const utf8 = new TextEncoder();
-
 type Row = Record<string, SqlStorageValue>;
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
-
-/** Rows and bound bytes written since this object started: what a message costs in storage. */
-export interface WriteMeter {
-  rowsWritten: number;
-  bytesBound: number;
-}
 
 /**
  * The room's SQLite tables. History is one row per message, so writing the 50th
@@ -37,8 +29,6 @@ export interface WriteMeter {
  * Every statement binds its parameters; nothing is spliced into SQL.
  */
 export class RoomStore {
-  readonly meter: WriteMeter = { rowsWritten: 0, bytesBound: 0 };
-
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_messages (
@@ -57,12 +47,9 @@ export class RoomStore {
     return this.storage.sql;
   }
 
-  /** Every write goes through here so the meter sees it. */
+  /** Writes run to completion here (the cursor is drained), so their rows are counted at once. */
   private write(query: string, ...params: SqlStorageValue[]): void {
-    const cursor = this.sql.exec(query, ...params);
-    cursor.toArray();
-    this.meter.rowsWritten += cursor.rowsWritten;
-    for (const p of params) this.meter.bytesBound += typeof p === "string" ? utf8.encode(p).length : p === null ? 0 : 8;
+    this.sql.exec(query, ...params).toArray();
   }
 
   history(limit = HISTORY_KEEP): DuetMessage[] {

@@ -1,0 +1,50 @@
+/** Rows and bound bytes written since this object started: what a message costs in storage. */
+export interface WriteMeter {
+  readonly rowsWritten: number;
+  readonly bytesBound: number;
+}
+
+const utf8 = new TextEncoder();
+
+function boundBytes(params: unknown[]): number {
+  let bytes = 0;
+  for (const p of params) {
+    if (typeof p === "string") bytes += utf8.encode(p).length;
+    else if (p instanceof ArrayBuffer) bytes += p.byteLength;
+    else if (ArrayBuffer.isView(p)) bytes += p.byteLength;
+    else if (p !== null && p !== undefined) bytes += 8;
+  }
+  return bytes;
+}
+
+/**
+ * Meters every statement run on this object's SQLite database: the room's own
+ * tables and the agents SDK's (its keep-alive job rows), so the per-message
+ * figure is the whole cost, not just the part we wrote. Bytes count only for
+ * statements that wrote rows. A cursor's rowsWritten is final once it has been
+ * read, and every caller reads its cursor before the next statement (storage
+ * calls are synchronous), so the previous cursor is folded in when the next starts.
+ */
+export function meterSql(storage: DurableObjectStorage): WriteMeter {
+  const sql = storage.sql;
+  const exec = sql.exec.bind(sql);
+  let rows = 0;
+  let bytes = 0;
+  let last: { cursor: SqlStorageCursor<Record<string, SqlStorageValue>>; bytes: number } | null = null;
+  const written = () => (last && last.cursor.rowsWritten > 0 ? { rows: last.cursor.rowsWritten, bytes: last.bytes } : { rows: 0, bytes: 0 });
+  sql.exec = ((query: string, ...params: SqlStorageValue[]) => {
+    const previous = written();
+    rows += previous.rows;
+    bytes += previous.bytes;
+    last = { cursor: exec(query, ...params), bytes: boundBytes(params) };
+    return last.cursor;
+  }) as typeof sql.exec;
+  return {
+    get rowsWritten() {
+      return rows + written().rows;
+    },
+    get bytesBound() {
+      return bytes + written().bytes;
+    },
+  };
+}
