@@ -14,6 +14,16 @@ export const roomIdSchema = z
   .string()
   .regex(ROOM_ID_PATTERN, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
 
+/** Who asked: the chat platform's user id, kept with the message in the history. */
+const userIdField = z.string().trim().max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`).optional();
+
+/** The bot's id for this delivery (event or interaction id): a repeat within 24 hours gets the stored answer. */
+const idempotencyKeyField = z
+  .string()
+  .min(1, "Idempotency key cannot be empty")
+  .max(IDEMPOTENCY_KEY_MAX_CHARS, `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
+  .optional();
+
 export const messageRequestSchema = z.object({
   // Control and zero-width characters are removed first: text that is only those is empty.
   text: z
@@ -21,16 +31,8 @@ export const messageRequestSchema = z.object({
     .transform(sanitizeChatText)
     .refine((t) => t.length > 0, "Text cannot be empty")
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
-  userId: z
-    .string()
-    .trim()
-    .max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`)
-    .optional(),
-  idempotencyKey: z
-    .string()
-    .min(1, "Idempotency key cannot be empty")
-    .max(IDEMPOTENCY_KEY_MAX_CHARS, `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
-    .optional(),
+  userId: userIdField,
+  idempotencyKey: idempotencyKeyField,
 });
 export type MessageRequest = z.input<typeof messageRequestSchema>;
 
@@ -40,13 +42,9 @@ export const execRequestSchema = z.object({
     .trim()
     .min(1, "Command cannot be empty")
     .max(CMD_MAX_CHARS, `Command must be at most ${CMD_MAX_CHARS} characters`),
-  userId: z.string().trim().max(USER_ID_MAX_CHARS).optional(),
+  userId: userIdField,
   /** A repeated key within 24 hours returns the stored result: the command never runs twice. */
-  idempotencyKey: z
-    .string()
-    .min(1, "Idempotency key cannot be empty")
-    .max(IDEMPOTENCY_KEY_MAX_CHARS, `Idempotency key must be at most ${IDEMPOTENCY_KEY_MAX_CHARS} characters`)
-    .optional(),
+  idempotencyKey: idempotencyKeyField,
 });
 export type ExecRequest = z.input<typeof execRequestSchema>;
 

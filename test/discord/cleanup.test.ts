@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { mentionAnswer, startDiscordHarness, type DiscordHarness } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
 /**
  * Rooms deleted when Discord removes their place, for channels discord.js has
@@ -10,14 +11,7 @@ import { mentionAnswer, startDiscordHarness, type DiscordHarness } from "./harne
 describe("Discord room cleanup", () => {
   let stack: Stack;
   let h: DiscordHarness;
-  beforeAll(async () => {
-    stack = await startStack();
-    h = await startDiscordHarness(stack);
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stack?.stop();
-  });
+  startedForTests(() => startDiscordSetup(), (s) => ({ stack, h } = s));
 
   const room = (channel: string, thread?: string) => `discord-${h.guildId}-${channel}${thread ? `-${thread}` : ""}`;
   /** Gives a room history and a sandbox, straight through the Worker (the bot cannot see uncached channels). */

@@ -1,7 +1,7 @@
 import { createDiscordBot, loadConfig, type DiscordBot, type Logger } from "@duet/discord";
 import { WorkerClient } from "@duet/shared";
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
-import type { Stack } from "../helpers/stack.ts";
+import { startStack, type Stack } from "../helpers/stack.ts";
 
 /**
  * The real discord.js bot, started in-process against the fake Discord and the
@@ -104,3 +104,26 @@ export async function mentionAnswer(h: DiscordHarness, msg: FakeMessage): Promis
 }
 
 export { fencesBalanced, modelCallsFor } from "../helpers/assertions.ts";
+
+/** What most Discord test files run against: the real Worker (fake model and executor) and the bot on the fake Discord. */
+export interface DiscordSetup {
+  stack: Stack;
+  h: DiscordHarness;
+  stop(): Promise<void>;
+}
+
+export async function startDiscordSetup(opts: Parameters<typeof startDiscordHarness>[1] = {}): Promise<DiscordSetup> {
+  const stack = await startStack();
+  const h = await startDiscordHarness(stack, opts).catch(async (err) => {
+    await stack.stop();
+    throw err;
+  });
+  return {
+    stack,
+    h,
+    async stop() {
+      await h.stop();
+      await stack.stop();
+    },
+  };
+}

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { fencesBalanced, interactionAnswer, modelCallsFor, startDiscordHarness, type DiscordHarness } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { fencesBalanced, interactionAnswer, modelCallsFor, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
 /** `/duet` slash commands through the real discord.js client, the fake Discord and the real Worker. */
 
@@ -11,14 +12,7 @@ describe("Discord /duet interactions", () => {
   let h: DiscordHarness;
   /** Added to the fake Discord's clock, to let interaction tokens expire without waiting. */
   let skew = 0;
-  beforeAll(async () => {
-    stack = await startStack();
-    h = await startDiscordHarness(stack, { fake: { now: () => Date.now() + skew } });
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stack?.stop();
-  });
+  startedForTests(() => startDiscordSetup({ fake: { now: () => Date.now() + skew } }), (s) => ({ stack, h } = s));
 
   const room = (channel: string, thread?: string) => `discord-${h.guildId}-${channel}${thread ? `-${thread}` : ""}`;
 

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { user, snowflake } from "../fakes/discord/index.ts";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { fencesBalanced, mentionAnswer, modelCallsFor, startDiscordHarness, type DiscordHarness } from "./harness.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { fencesBalanced, mentionAnswer, modelCallsFor, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
 /** `@Duet ...` messages through the real discord.js client, the fake Discord and the real Worker. */
 
 describe("Discord mentions", () => {
   let stack: Stack;
   let h: DiscordHarness;
-  beforeAll(async () => {
-    stack = await startStack();
-    h = await startDiscordHarness(stack);
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stack?.stop();
-  });
+  startedForTests(() => startDiscordSetup(), (s) => ({ stack, h } = s));
 
   const room = (channel: string, thread?: string) => `discord-${h.guildId}-${channel}${thread ? `-${thread}` : ""}`;
 

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
-import { interactionAnswer, mentionAnswer, startDiscordHarness, type DiscordHarness } from "./harness.ts";
+import { interactionAnswer, mentionAnswer, startDiscordHarness, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
 /** Gateway drops, REST rate limits and a Worker that is down, slow or failing. */
 
 describe("Discord bot resilience", () => {
   let stack: Stack;
   let h: DiscordHarness;
-  beforeAll(async () => {
-    stack = await startStack();
-    h = await startDiscordHarness(stack);
-  });
-  afterAll(async () => {
-    await h?.stop();
-    await stack?.stop();
-  });
+  startedForTests(() => startDiscordSetup(), (s) => ({ stack, h } = s));
 
   it("acknowledged heartbeats give the client a latency", async () => {
     await h.fake.gateway.waitForOp(1);
@@ -99,12 +93,7 @@ describe("Discord bot resilience", () => {
 
 describe("Discord bot with a Worker that is slow or refuses it", () => {
   let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  startedForTests(startStack, (started) => (stack = started));
 
   it("a Worker slower than the bot's deadline gets a 'took too long' reply", async () => {
     const h = await startDiscordHarness(stack, { workerTimeoutMs: 1_000 });

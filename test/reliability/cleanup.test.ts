@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { envelope, type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
-import { type WatchedSlackRig, startWatchedSlackRig } from "./chat-rig.ts";
+import { startWatchedSlackRig } from "./chat-rig.ts";
 import type { PassThrough } from "./pass-through.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
@@ -19,16 +20,7 @@ let bot: BotHandle;
 /** Between the bot and the Worker, to see when the bot's DELETEs have been answered. */
 let toWorker: PassThrough;
 
-let watched: WatchedSlackRig;
-
-beforeAll(async () => {
-  watched = await startWatchedSlackRig();
-  ({ rig, slack, bot, toWorker } = watched);
-});
-
-afterAll(async () => {
-  await watched?.stop();
-});
+startedForTests(startWatchedSlackRig, (started) => ({ rig, slack, bot, toWorker } = started));
 
 /** A channel whose room has a turn in its history and a file in its sandbox. */
 async function usedChannel(marker: string) {

@@ -1,10 +1,11 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
 import { type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { REPO_ROOT } from "../helpers/worker.ts";
 import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
-import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { badInput, turn } from "./tally.ts";
 
@@ -21,16 +22,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
-let chat: ChatRig;
-
-beforeAll(async () => {
-  chat = await startChatRig();
-  ({ rig, slack, bot, discord } = chat);
-});
-
-afterAll(async () => {
-  await chat?.stop();
-});
+startedForTests(startChatRig, (started) => ({ rig, slack, bot, discord } = started));
 
 /** What a person reads in a Slack message, with Slack's three escapes undone. */
 const plain = (msg: SlackMessage) => readable(msg).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");

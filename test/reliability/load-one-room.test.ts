@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
-import { type WatchedSlackRig, startWatchedSlackRig } from "./chat-rig.ts";
+import { startWatchedSlackRig } from "./chat-rig.ts";
 import type { PassThrough } from "./pass-through.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
@@ -19,16 +20,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let toWorker: PassThrough;
 
-let watched: WatchedSlackRig;
-
-beforeAll(async () => {
-  watched = await startWatchedSlackRig();
-  ({ rig, slack, bot, toWorker } = watched);
-});
-
-afterAll(async () => {
-  await watched?.stop();
-});
+startedForTests(startWatchedSlackRig, (started) => ({ rig, slack, bot, toWorker } = started));
 
 describe("load on one room", () => {
   it("50 concurrent mentions in one channel: each answered once in its own thread, history in pairs", async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, mentionAnswer, type DiscordHarness } from "../discord/harness.ts";
 import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
-import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
 
@@ -21,16 +22,7 @@ let discord: DiscordHarness;
 // Longer than Slack's and Discord's 3 s, so a model that takes 3.5 s is slow but on time.
 const MODEL_TIMEOUT_MS = 6_000;
 
-let chat: ChatRig;
-
-beforeAll(async () => {
-  chat = await startChatRig({ MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS) });
-  ({ rig, slack, bot, discord } = chat);
-});
-
-afterAll(async () => {
-  await chat?.stop();
-});
+startedForTests(() => startChatRig({ MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS) }), (started) => ({ rig, slack, bot, discord } = started));
 
 /** What a stack trace or a raw exception looks like in chat. */
 const INTERNALS = /\n\s+at |\bError:|TypeError|undefined|\[object Object\]/;

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack } from "../fakes/slack/index.ts";
+import type { FakeSlack } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, mention, newChannel, readable } from "../slack/harness.ts";
-import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import type { Fault } from "./pass-through.ts";
 import { fault, turn } from "./tally.ts";
@@ -22,16 +23,7 @@ let discord: DiscordHarness;
 // Low, so a command that hangs is stopped quickly; the commands here take milliseconds.
 const COMMAND_TIMEOUT_MS = 1_500;
 
-let chat: ChatRig;
-
-beforeAll(async () => {
-  chat = await startChatRig({ COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) });
-  ({ rig, slack, bot, discord } = chat);
-});
-
-afterAll(async () => {
-  await chat?.stop();
-});
+startedForTests(() => startChatRig({ COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) }), (started) => ({ rig, slack, bot, discord } = started));
 
 const INTERNALS = /\n\s+at |\bError:|TypeError|undefined|\[object Object\]|ENOSPC/;
 

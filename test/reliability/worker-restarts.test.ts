@@ -1,9 +1,10 @@
 import { createServer, type Socket } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
-import { type FakeSlack } from "../fakes/slack/index.ts";
+import type { FakeSlack } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
-import { type ChatRig, startChatRig } from "./chat-rig.ts";
+import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { fault, turn } from "./tally.ts";
 
@@ -20,16 +21,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
-let chat: ChatRig;
-
-beforeAll(async () => {
-  chat = await startChatRig();
-  ({ rig, slack, bot, discord } = chat);
-});
-
-afterAll(async () => {
-  await chat?.stop();
-});
+startedForTests(startChatRig, (started) => ({ rig, slack, bot, discord } = started));
 
 const UNKNOWN = "outcome unknown: Duet restarted while this command was running, so it was not run again";
 

@@ -1,8 +1,9 @@
 import { sandboxName } from "@duet/shared";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope, type FakeSlack, postEvent, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, SIGNING_SECRET, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { envelope, type FakeSlack, postEvent, userMessage } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, mention, newChannel, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
 
 /**
  * Archiving or deleting a channel (public or private) empties its room in the
@@ -14,19 +15,7 @@ let slack: FakeSlack;
 let channelBot: BotHandle;
 let threadBot: BotHandle;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-  channelBot = await startBot(slack, stack);
-  threadBot = await startBot(slack, stack, { DUET_SLACK_ROOM_SCOPE: "thread" });
-});
-
-afterAll(async () => {
-  await channelBot?.stop();
-  await threadBot?.stop();
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup([{}, { DUET_SLACK_ROOM_SCOPE: "thread" }]), (s) => ({ stack, slack, bots: [channelBot, threadBot] } = s));
 
 const room = (channel: string, thread?: string) => `slack-${slack.id.teamId}-${channel}${thread ? `-${thread}` : ""}`;
 

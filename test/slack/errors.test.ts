@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature, startFakeSlack } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, closedPort, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, closedPort, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * What goes wrong, and what people see then: forged or stale requests are
@@ -13,17 +14,7 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, stack);
-});
-
-afterAll(async () => {
-  await bot?.stop();
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup(), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** A mention answered afterwards proves the bot is alive and that earlier requests had their chance to run. */
 async function answeredSentinel(channel: string, marker: string): Promise<void> {

@@ -1,8 +1,7 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createSlackBot, loadConfig, LogLevel, type SlackBot } from "@duet/slack";
-import type { Stack } from "../helpers/stack.ts";
-import { type Delivery, type FakeSlack, mentionEvent, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
+import { quietPort } from "../helpers/ports.ts";
+import { startStack, type Stack } from "../helpers/stack.ts";
+import { type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
 /**
  * The real bolt app, started in-process against the fake Slack and the real
@@ -42,6 +41,43 @@ export async function startBot(
   });
   await bot.start();
   return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };
+}
+
+/** What most Slack test files run against: the real Worker (fake model and executor), the fake Slack, real bots. */
+export interface SlackSetup {
+  stack: Stack;
+  slack: FakeSlack;
+  /** One per entry of `bots` given to startSlackSetup, in that order. */
+  bots: BotHandle[];
+  stop(): Promise<void>;
+}
+
+type BotEnv = Record<string, string> | ((slack: FakeSlack) => Record<string, string>);
+
+/** Starts the stack, the fake Slack and one bot per entry of `bots` (that bot's extra environment). */
+export async function startSlackSetup(bots: BotEnv[] = [{}]): Promise<SlackSetup> {
+  const stack = await startStack();
+  const slack = await startFakeSlack().catch(async (err) => {
+    await stack.stop();
+    throw err;
+  });
+  const setup: SlackSetup = {
+    stack,
+    slack,
+    bots: [],
+    async stop() {
+      for (const bot of setup.bots) await bot.stop();
+      await slack.close();
+      await stack.stop();
+    },
+  };
+  try {
+    for (const env of bots) setup.bots.push(await startBot(slack, stack, typeof env === "function" ? env(slack) : env));
+  } catch (err) {
+    await setup.stop();
+    throw err;
+  }
+  return setup;
 }
 
 export interface Mentioned {
@@ -91,14 +127,8 @@ export function sectionTexts(msg: SlackMessage): string[] {
 
 export { fencesBalanced, modelCallsFor } from "../helpers/assertions.ts";
 
-/** A port nothing listens on: a Worker that is down. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A port nothing listens on (and, below the ephemeral range, nothing will by chance): a Worker that is down. */
+export const closedPort = quietPort;
 
 let channelSeq = 0;
 /** A fresh channel id per test, so rooms never mix. */

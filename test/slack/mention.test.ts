@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, fencesBalanced, mention, modelCallsFor, newChannel, readable, sectionTexts, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { type FakeSlack, userMessage } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, fencesBalanced, mention, modelCallsFor, newChannel, readable, sectionTexts, startSlackSetup } from "./harness.ts";
 
 /**
  * Mentions end to end: the real bolt app (HTTP mode, signed requests) against the
@@ -13,19 +14,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let threadBot: BotHandle;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, stack);
-  threadBot = await startBot(slack, stack, { DUET_SLACK_ROOM_SCOPE: "thread" });
-});
-
-afterAll(async () => {
-  await bot?.stop();
-  await threadBot?.stop();
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup([{}, { DUET_SLACK_ROOM_SCOPE: "thread" }]), (s) => ({ stack, slack, bots: [bot, threadBot] } = s));
 
 describe("a mention", () => {
   it("is acked at once, shows 👀 while working, answers in a new thread with the command's output, then ✅", async () => {

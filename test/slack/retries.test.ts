@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, mentionEvent, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * Slack delivers an event again when it thinks the ack was lost: at once, after
@@ -12,15 +13,7 @@ import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readab
 let stack: Stack;
 let slack: FakeSlack;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-});
-
-afterAll(async () => {
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup([]), (s) => ({ stack, slack } = s));
 
 /** Resolves once a delivery of the mention at `ts` found Duet's 👀 claim already there. */
 function claimFound(ts: string) {

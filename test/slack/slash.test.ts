@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, fencesBalanced, mention, newChannel, readable, slash, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { type FakeSlack } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, fencesBalanced, mention, newChannel, readable, slash, startSlackSetup } from "./harness.ts";
 
 /**
  * `/duet` end to end: acked at once, answered through the response_url the fake
@@ -12,17 +13,7 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, stack);
-});
-
-afterAll(async () => {
-  await bot?.stop();
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup(), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** Waits for the n-th response_url post for this command and returns it. */
 function responseTo(fields: Record<string, string>, n = 1) {

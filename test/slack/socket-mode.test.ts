@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelope, type FakeSlack, mentionEvent, slashCommand, startFakeSlack } from "../fakes/slack/index.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { envelope, type FakeSlack, mentionEvent, slashCommand } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * Socket Mode: with SLACK_APP_TOKEN the bot opens a WebSocket from
@@ -13,17 +14,7 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-beforeAll(async () => {
-  stack = await startStack();
-  slack = await startFakeSlack();
-  bot = await startBot(slack, stack, { SLACK_APP_TOKEN: slack.id.appToken });
-});
-
-afterAll(async () => {
-  await bot?.stop();
-  await slack?.close();
-  await stack?.stop();
-});
+startedForTests(() => startSlackSetup([(slack) => ({ SLACK_APP_TOKEN: slack.id.appToken })]), (s) => ({ stack, slack, bots: [bot] } = s));
 
 describe("Socket Mode", () => {
   it("connects with the app token and listens on no port", () => {
