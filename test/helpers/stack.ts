@@ -12,6 +12,8 @@ export interface StackOptions {
   executor?: "fake" | "real" | "none";
   /** The fake executor answers every command at once without a shell (benchmarks). */
   instantExecutor?: boolean;
+  /** Another wrangler configuration for the Worker (default: the repository's wrangler.toml). */
+  config?: string;
 }
 
 export interface Stack {
@@ -44,7 +46,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.vars,
   };
   // A port outside the ephemeral range, so a restart can take the same port back.
-  let worker: RunningWorker | null = await startWorker(vars, undefined, await quietPort());
+  let worker: RunningWorker | null = await startWorker(vars, undefined, await quietPort(), opts.config);
   const persistDir = worker.persistDir;
   const stack: Stack = {
     workerUrl: worker.url,
@@ -60,7 +62,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await worker?.stop();
       // Same port, so bots configured with the old URL reach the new Worker.
       const port = new URL(stack.workerUrl).port;
-      worker = await startWorker(vars, persistDir, Number(port));
+      worker = await startWorker(vars, persistDir, Number(port), opts.config);
     },
     async stop() {
       await worker?.stop();

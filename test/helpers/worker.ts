@@ -21,11 +21,16 @@ export interface RunningWorker {
  * `persistDir`, so stopping and starting again with the same directory is a
  * Worker restart that keeps each room's SQLite storage.
  */
-export async function startWorker(vars: Record<string, string>, persistDir?: string, port = 0): Promise<RunningWorker> {
+export async function startWorker(
+  vars: Record<string, string>,
+  persistDir?: string,
+  port = 0,
+  config = join(REPO_ROOT, "wrangler.toml"),
+): Promise<RunningWorker> {
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), "duet-worker-"));
   const bindings = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }]));
   const worker = await unstable_startWorker({
-    config: join(REPO_ROOT, "wrangler.toml"),
+    config,
     bindings,
     // Without v2 the dev server's fetch hangs on Node 20 (measured).
     build: { nodejsCompatMode: "v2" },

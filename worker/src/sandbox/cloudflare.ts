@@ -1,20 +1,20 @@
 import { getSandbox } from "@cloudflare/sandbox";
-import { sandboxName } from "@duet/shared";
+import { containerId } from "./container-id.ts";
 import { SandboxError, type RawExecResult, type SandboxExecutor } from "./executor.ts";
 
-/** Production: one @cloudflare/sandbox container per room, named `sandbox-<roomId>`. */
+/** Production: one @cloudflare/sandbox container per room, its id from containerId(). */
 export class CloudflareExecutor implements SandboxExecutor {
   constructor(private readonly ns: DurableObjectNamespace) {}
 
-  private sandbox(roomId: string) {
+  private async sandbox(roomId: string) {
     // The namespace is typed loosely in Env so local builds need no Sandbox class.
-    return getSandbox(this.ns as never, sandboxName(roomId));
+    return getSandbox(this.ns as never, await containerId(roomId));
   }
 
   async exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult> {
     const started = Date.now();
     try {
-      const r = await this.sandbox(roomId).exec(cmd, { timeout: timeoutMs });
+      const r = await (await this.sandbox(roomId)).exec(cmd, { timeout: timeoutMs });
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
     } catch (err) {
       throw new SandboxError(`the sandbox failed: ${(err as Error).message}`.slice(0, 300));
@@ -23,7 +23,7 @@ export class CloudflareExecutor implements SandboxExecutor {
 
   async warm(roomId: string): Promise<void> {
     try {
-      await this.sandbox(roomId).exec("true", { timeout: 10_000 });
+      await (await this.sandbox(roomId)).exec("true", { timeout: 10_000 });
     } catch {
       // Warming is an optimisation; the real command reports any failure.
     }
@@ -31,7 +31,7 @@ export class CloudflareExecutor implements SandboxExecutor {
 
   async destroy(roomId: string): Promise<void> {
     try {
-      await this.sandbox(roomId).destroy();
+      await (await this.sandbox(roomId)).destroy();
     } catch (err) {
       throw new SandboxError(`the sandbox could not be destroyed: ${(err as Error).message}`.slice(0, 300));
     }
