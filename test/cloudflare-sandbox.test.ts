@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { startExecutor, type RunningExecutor } from "@duet/sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "./helpers/stack.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "./helpers/lifecycle.ts";
+import { startSandboxStack } from "./helpers/sandbox-stack.ts";
+import type { Stack } from "./helpers/stack.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
@@ -14,26 +13,16 @@ import { REPO_ROOT } from "./helpers/worker.ts";
  * container (see worker/test/sandbox-stand-in/).
  */
 describe("the cloudflare sandbox provider through the @cloudflare/sandbox SDK", () => {
-  let executor: RunningExecutor;
   let stack: Stack;
   let root: string;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "duet-cf-sandbox-"));
-    const token = randomBytes(16).toString("hex");
-    executor = await startExecutor({ port: 0, root, token }, () => {});
-    stack = await startStack({
-      executor: "real",
-      config: join(REPO_ROOT, "worker", "test", "sandbox-stand-in", "wrangler.toml"),
-      vars: { SANDBOX_PROVIDER: "cloudflare", CONTAINER_STAND_IN_URL: executor.url, SANDBOX_TOKEN: token, COMMAND_TIMEOUT_MS: "3000" },
-    });
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await executor?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  startedForTests(
+    () =>
+      startSandboxStack({
+        config: join(REPO_ROOT, "worker", "test", "sandbox-stand-in", "wrangler.toml"),
+        wire: ({ url, token }) => ({ SANDBOX_PROVIDER: "cloudflare", CONTAINER_STAND_IN_URL: url, SANDBOX_TOKEN: token, COMMAND_TIMEOUT_MS: "3000" }),
+      }),
+    (started) => ({ stack, root } = started),
+  );
 
   it("runs the model's commands in the room's sandbox and replies with their output", async () => {
     const res = await stack.client.message("cf-sdk-demo", { text: "SAY: Looking. <run>echo from-sdk | tee note.txt</run> <run>ls /nope</run>" });

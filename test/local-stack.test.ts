@@ -1,32 +1,15 @@
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startExecutor, type RunningExecutor } from "@duet/sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "./helpers/stack.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "./helpers/lifecycle.ts";
+import { startSandboxStack } from "./helpers/sandbox-stack.ts";
+import type { Stack } from "./helpers/stack.ts";
 
 /**
  * The local stack as `pnpm dev` runs it: the real Worker under workerd, the real
  * bubblewrap executor, and the fake model asking for commands.
  */
 describe("Worker + real local sandbox", () => {
-  let executor: RunningExecutor;
   let stack: Stack;
-  let root: string;
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "duet-local-stack-"));
-    const token = randomBytes(16).toString("hex");
-    executor = await startExecutor({ port: 0, root, token }, () => {});
-    stack = await startStack({ executor: "real", vars: { SANDBOX_URL: executor.url, SANDBOX_TOKEN: token } });
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await executor?.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  startedForTests(startSandboxStack, (started) => ({ stack } = started));
 
   it("runs the model's command in the sandbox and replies with its real output", async () => {
     const res = await stack.client.message("cli-local-demo", {

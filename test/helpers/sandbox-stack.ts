@@ -1,0 +1,39 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { startStack, type Stack } from "./stack.ts";
+
+export interface SandboxStack {
+  stack: Stack;
+  executor: RunningExecutor;
+  /** The executor's root: workspaces are under sessions/<sessionId>. */
+  root: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real Worker with the real bubblewrap executor, as `pnpm dev` runs them.
+ * `wire` gives the Worker variables that point it at the executor (by default
+ * the local provider's SANDBOX_URL and SANDBOX_TOKEN).
+ */
+export async function startSandboxStack(
+  opts: { wire?: (executor: { url: string; token: string }) => Record<string, string>; config?: string } = {},
+): Promise<SandboxStack> {
+  const root = mkdtempSync(join(tmpdir(), "duet-sandbox-stack-"));
+  const token = randomBytes(16).toString("hex");
+  const executor = await startExecutor({ port: 0, root, token }, () => {});
+  const wire = opts.wire ?? (({ url }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token }));
+  const stack = await startStack({ executor: "real", config: opts.config, vars: wire({ url: executor.url, token }) });
+  return {
+    stack,
+    executor,
+    root,
+    async stop() {
+      await stack.stop();
+      await executor.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
