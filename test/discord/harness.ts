@@ -38,7 +38,7 @@ export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "
 
 export async function startDiscordHarness(
   worker: Pick<Stack, "workerUrl" | "token">,
-  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number } = {},
+  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number; typingRenewMs?: number } = {},
 ): Promise<DiscordHarness> {
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000, ...opts.fake });
   const guildId = fake.addGuild("duet-tests");
@@ -65,6 +65,7 @@ export async function startDiscordHarness(
   const config = botConfig(fake, worker);
   const bot = createDiscordBot(config, {
     log,
+    typingRenewMs: opts.typingRenewMs,
     rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
     worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
   });

@@ -9,7 +9,8 @@ import { fencesBalanced, mentionAnswer, modelCallsFor, type DiscordHarness, star
 describe("Discord mentions", () => {
   let stack: Stack;
   let h: DiscordHarness;
-  startedForTests(() => startDiscordSetup(), (s) => ({ stack, h } = s));
+  // Typing renewed every 300 ms instead of 8 s, so a turn of a second or two shows the renewals.
+  startedForTests(() => startDiscordSetup({ typingRenewMs: 300 }), (s) => ({ stack, h } = s));
 
   const room = (channel: string, thread?: string) => `discord-${h.guildId}-${channel}${thread ? `-${thread}` : ""}`;
 
@@ -28,6 +29,20 @@ describe("Discord mentions", () => {
     const { messages } = await stack.client.history(room(ch));
     // The mention itself is not part of what the room remembers.
     expect(messages[0]).toMatchObject({ role: "user", userId: h.fake.alice.id, text: "SAY: Checking <run>echo channel-mention</run>" });
+  });
+
+  it("keeps the typing indicator on while the Worker works, and stops it with the answer", async () => {
+    const ch = h.fake.addChannel(h.guildId, "long-turn");
+    const typings = () => h.fake.calls.filter((c) => c.path === `/channels/${ch}/typing`).length;
+    const [answer] = await mentionAnswer(h, h.fake.message(ch, "SLOW:2000 SAY: took a while", { mention: true }));
+    expect(answer.content).toContain("took a while");
+    // A typing request sent just before the reply may land just after it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const settled = typings();
+    // One at once, then one per 300 ms for 2 s; a loaded machine's timers may drop a few.
+    expect(settled).toBeGreaterThanOrEqual(3);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(typings()).toBe(settled);
   });
 
   it("a mention in a thread reaches the thread's room and is answered in the thread", async () => {

@@ -3,7 +3,7 @@ import { RecentIds, WorkerClient } from "@duet/shared";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
-import { consoleLogger, type BotDeps, type Logger } from "./deps.ts";
+import { consoleLogger, TYPING_RENEW_MS, type BotDeps, type Logger } from "./deps.ts";
 import { handleInteraction } from "./interactions.ts";
 import { handleMessage } from "./mentions.ts";
 
@@ -20,6 +20,8 @@ export interface DiscordBotOptions {
   /** Extra REST options (tests raise `globalRequestsPerSecond`). */
   rest?: Partial<RESTOptions>;
   log?: Logger;
+  /** How often a mention's typing indicator is renewed (default 8 s; Discord shows it for 10). */
+  typingRenewMs?: number;
   /** discord.js sharding: set by ShardingManager through the environment, or explicitly. */
   shards?: number | number[] | "auto";
   shardCount?: number;
@@ -48,7 +50,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const log = opts.log ?? consoleLogger;
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
-  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds() };
+  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.

@@ -23,4 +23,9 @@ export interface BotDeps {
   log: Logger;
   /** Message ids this process already answered: a gateway resume can replay MESSAGE_CREATE. */
   recentMessages: RecentIds;
+  /** How often a mention's typing indicator is renewed while the Worker works. */
+  typingRenewMs: number;
 }
+
+/** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */
+export const TYPING_RENEW_MS = 8_000;

@@ -11,9 +11,6 @@ import { roomFor } from "./rooms.ts";
  * idempotency key, so a redelivered message never runs its commands twice.
  */
 
-/** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */
-const TYPING_RENEW_MS = 8_000;
-
 export async function handleMessage(message: Message, deps: BotDeps): Promise<void> {
   // Never answer a bot (ourselves included) or a webhook: two bots would answer each other forever.
   if (message.author.bot || message.webhookId || message.system) return;
@@ -57,7 +54,7 @@ function keepTyping(message: Message, deps: BotDeps): () => void {
   const channel = message.channel;
   const type = () => void channel.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`));
   type();
-  const timer = setInterval(type, TYPING_RENEW_MS);
+  const timer = setInterval(type, deps.typingRenewMs);
   timer.unref();
   return () => clearInterval(timer);
 }
