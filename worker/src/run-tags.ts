@@ -1,6 +1,12 @@
 import { REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
 
-const RUN_TAG = /<run>([\s\S]*?)<\/run>/g;
+const RUN_TAG = /<run>([\s\S]*?)<\/run>/gi;
+/** A whole tag body fenced as markdown code: ```sh\nls\n``` (small models often do this). */
+const FENCED_BODY = /^```[\w+-]*[ \t]*\n([\s\S]*?)\n?```$/;
+/** A whole tag body in inline code: `ls -la`. */
+const INLINE_BODY = /^`([^`]+)`$/;
+/** A code fence that held only <run> tags and is empty once they are gone. */
+const EMPTY_FENCE = /```[\w+-]*[ \t]*\n?\s*```/g;
 
 export interface ParsedReply {
   /** The model's text with every <run> tag removed. */
@@ -16,9 +22,22 @@ export interface ParsedReply {
  * here, so text printed by a command can never make Duet run something.
  */
 export function parseModelReply(modelText: string, max: number): ParsedReply {
-  const all = Array.from(modelText.matchAll(RUN_TAG), (m) => m[1].trim()).filter((c) => c.length > 0);
-  const explanation = modelText.replace(RUN_TAG, "").replace(/\n{3,}/g, "\n\n").trim();
+  const all = Array.from(modelText.matchAll(RUN_TAG), (m) => commandOf(m[1])).filter((c) => c.length > 0);
+  const explanation = modelText.replace(RUN_TAG, "").replace(EMPTY_FENCE, "").replace(/\n{3,}/g, "\n\n").trim();
   return { explanation, commands: all.slice(0, max), skipped: all.slice(max) };
+}
+
+/**
+ * The shell command in a tag body. Markdown around the whole body is the model's
+ * formatting, not shell: running "```bash" would only fail. Anything else is kept
+ * exactly as written (backticks inside a command are command substitution).
+ */
+function commandOf(body: string): string {
+  const trimmed = body.trim();
+  const fenced = FENCED_BODY.exec(trimmed);
+  if (fenced) return fenced[1].trim();
+  const inline = INLINE_BODY.exec(trimmed);
+  return inline ? inline[1].trim() : trimmed;
 }
 
 /** The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):` sections. */
