@@ -88,6 +88,13 @@ const RULES: Rule[] = [
   { re: /(?<![A-Za-z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, replace: keepPrefix },
   // OpenAI-style keys (sk-…, sk-proj-…, Anthropic's sk-ant-…); 20+ characters so "task-sk-1" stays.
   { re: /(?<![A-Za-z0-9_-])(sk-)[A-Za-z0-9_-]{20,}/g, replace: keepPrefix },
+  // Other providers' keys that show up bare in logs and config dumps, each by its fixed prefix and length:
+  // Google API keys, GitLab personal/deploy/runner tokens, npm tokens, Hugging Face tokens, Stripe keys.
+  { re: /(?<![A-Za-z0-9_-])(AIza)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_-])(gl(?:pat|dt|rt|ptt)-)[A-Za-z0-9_-]{20,}/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_])(npm_)[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_])(hf_)[A-Za-z]{34}(?![A-Za-z0-9_])/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_])((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{24,}/g, replace: keepPrefix },
   // JSON Web Tokens: header and payload are base64 JSON, so both start with "eyJ".
   { re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/g, replace: () => REDACTED },
   // Discord bot tokens: <base64 user id>.<timestamp>.<hmac>; the id check keeps other dotted base64 alone.
