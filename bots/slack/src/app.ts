@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
 import type { SlackConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
+import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
 import { buildReceiver } from "./receiver.ts";
 import { registerSlashCommand } from "./slash-command.ts";
@@ -95,7 +96,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
     const out = new SlackOut(built.client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
-    registerMentions(built, { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets }, track);
+    const turnDeps = { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets };
+    registerMentions(built, turnDeps, track);
+    registerDirectMessages(built, turnDeps, track);
     registerSlashCommand(built, { worker, out, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     built.error(async (err) => {

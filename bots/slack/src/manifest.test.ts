@@ -25,7 +25,7 @@ function listUnder(key: string): string[] {
 
 describe("manifest.yaml", () => {
   it("subscribes to exactly the events the bot handles", () => {
-    expect(listUnder("bot_events").sort()).toEqual(["app_mention", ...CLEANUP_EVENTS].sort());
+    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", ...CLEANUP_EVENTS].sort());
   });
 
   it("asks for exactly the scopes the bot uses", () => {
@@ -37,6 +37,7 @@ describe("manifest.yaml", () => {
         "commands", // /duet
         "files:write", // files.getUploadURLExternal, files.completeUploadExternal
         "groups:read", // group_archive, group_deleted
+        "im:history", // message.im
         "reactions:write", // reactions.add
       ].sort(),
     );

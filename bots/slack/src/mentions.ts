@@ -4,7 +4,7 @@ import { z } from "zod";
 import { claimAndShowWorking, showDone } from "./feedback.ts";
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import { renderAnswer, renderNotice, type Rendered } from "./render.ts";
-import { mentionRoom, replyThread, type RoomScope } from "./rooms.ts";
+import { type MentionPlace, mentionRoom, replyThread, type RoomScope } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 
 /**
@@ -24,8 +24,8 @@ export interface MentionDeps {
   secrets: readonly string[];
 }
 
-const mentionSchema = z.object({
-  type: z.literal("app_mention"),
+/** The fields every message-like event carries (app_mention, message). */
+export const messageEventFields = {
   channel: z.string().min(1),
   ts: z.string().min(1),
   text: z.string().default(""),
@@ -34,9 +34,32 @@ const mentionSchema = z.object({
   bot_id: z.string().optional(),
   subtype: z.string().optional(),
   team: z.string().optional(),
-});
+};
+
+const mentionSchema = z.object({ type: z.literal("app_mention"), ...messageEventFields });
 
 const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z.string().min(1).optional() });
+
+/** The event and its envelope, or null (logged) when Slack sent something this code cannot read. */
+export function parseEvent<S extends z.ZodType>(
+  schema: S,
+  rawEvent: unknown,
+  rawBody: unknown,
+  label: string,
+  logger: Logger,
+): { event: z.infer<S>; eventId: string; place: MentionPlace | null } | null {
+  const event = schema.safeParse(rawEvent);
+  const envelope = envelopeSchema.safeParse(rawBody);
+  if (!event.success || !envelope.success) {
+    logger.warn(`Ignored a malformed ${label}: ${(event.error ?? envelope.error)?.issues[0]?.message ?? "unknown"}`);
+    return null;
+  }
+  const e = event.data as z.infer<typeof mentionSchema>;
+  const teamId = envelope.data.team_id ?? e.team;
+  // Without a team id there is no room to answer in; answerTurn logs and drops it.
+  const place = teamId ? { teamId, channel: e.channel, ts: e.ts, threadTs: e.thread_ts } : null;
+  return { event: event.data, eventId: envelope.data.event_id, place };
+}
 
 const EMPTY_MENTION_HINT =
   "Hi! Ask me something after the mention, e.g. `@Duet what's in this repo?`, or use `/duet help` for the commands.";
@@ -49,55 +72,78 @@ export function registerMentions(app: App, deps: MentionDeps, track: (p: Promise
 }
 
 export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: MentionDeps): Promise<void> {
-  const { logger, out } = deps;
-  const event = mentionSchema.safeParse(rawEvent);
-  const envelope = envelopeSchema.safeParse(rawBody);
-  if (!event.success || !envelope.success) {
-    logger.warn(`Ignored a malformed app_mention: ${(event.error ?? envelope.error)?.issues[0]?.message ?? "unknown"}`);
-    return;
-  }
-  const e = event.data;
+  const parsed = parseEvent(mentionSchema, rawEvent, rawBody, "app_mention", deps.logger);
+  if (!parsed) return;
+  const e = parsed.event;
   // Other bots (and Duet itself) never start a turn: two bots could answer each other forever.
   if (e.bot_id || e.subtype === "bot_message" || e.user === deps.botUserId || !e.user) return;
-  const eventId = envelope.data.event_id;
-  if (!deps.recent.first(eventId)) {
-    logger.debug(`Skipped a repeated delivery of ${eventId}`);
+  await answerTurn(deps, {
+    eventId: parsed.eventId,
+    place: parsed.place,
+    kind: "app_mention",
+    user: e.user,
+    text: e.text,
+    roomFor: (place) => mentionRoom(place, deps.scope),
+    replyIn: replyThread,
+    emptyHint: EMPTY_MENTION_HINT,
+  });
+}
+
+/** A message Duet should answer, however it arrived (a mention, a direct message). */
+export interface TurnRequest {
+  eventId: string;
+  /** The event type, for logs. */
+  kind: string;
+  /** Null when the event carried no team id: nothing can be answered. */
+  place: MentionPlace | null;
+  user: string;
+  /** As Slack sent it (mrkdwn, escapes, mentions). */
+  text: string;
+  roomFor(place: MentionPlace): string;
+  /** The thread to answer in; undefined answers in the conversation itself. */
+  replyIn(place: MentionPlace): string | undefined;
+  emptyHint: string;
+}
+
+/** Claim, show that Duet works, ask the Worker, answer, mark the end. */
+export async function answerTurn(deps: MentionDeps, req: TurnRequest): Promise<void> {
+  const { logger, out } = deps;
+  if (!deps.recent.first(req.eventId)) {
+    logger.debug(`Skipped a repeated delivery of ${req.eventId}`);
     return;
   }
-  const teamId = envelope.data.team_id ?? e.team;
-  if (!teamId) {
-    logger.warn(`Ignored app_mention ${eventId} without a team id`);
+  if (!req.place) {
+    logger.warn(`Ignored ${req.kind} ${req.eventId} without a team id`);
     return;
   }
-  const place = { teamId, channel: e.channel, ts: e.ts, threadTs: e.thread_ts };
-  const threadTs = replyThread(place);
-  const msg = { channel: e.channel, ts: e.ts };
+  const msg = { channel: req.place.channel, ts: req.place.ts };
+  const threadTs = req.replyIn(req.place);
+  const room = req.roomFor(req.place);
 
   const claim = await claimAndShowWorking(out, msg);
   if (claim === "taken") {
-    logger.info(`Event ${eventId}: the message already carries Duet's claim; another delivery answers it`);
+    logger.info(`Event ${req.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
 
-  const text = sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId)));
+  const text = sanitizeChatText(slackToPlain(stripBotMention(req.text, deps.botUserId)));
   if (!text) {
-    const posted = await postRendered(out, e.channel, threadTs, renderNotice(EMPTY_MENTION_HINT));
+    const posted = await postRendered(out, msg.channel, threadTs, renderNotice(req.emptyHint));
     await showDone(out, msg, posted);
     return;
   }
 
-  const room = mentionRoom(place, deps.scope);
   let rendered: Rendered;
   let ok = true;
   try {
-    const res = await deps.worker.message(room, { text, userId: e.user, idempotencyKey: eventId });
+    const res = await deps.worker.message(room, { text, userId: req.user, idempotencyKey: req.eventId });
     rendered = renderAnswer(res, { secrets: deps.secrets });
   } catch (err) {
     logger.warn(`Worker call for ${room} failed: ${(err as Error)?.message ?? err}`);
     rendered = renderNotice(`:warning: ${describeForUser(err)}`);
     ok = false;
   }
-  const posted = await postRendered(out, e.channel, threadTs, rendered);
+  const posted = await postRendered(out, msg.channel, threadTs, rendered);
   await showDone(out, msg, ok && posted);
 }
 

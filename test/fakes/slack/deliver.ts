@@ -57,12 +57,27 @@ export interface MentionInput {
 
 /** Records the user's message in the workspace and builds the `event_callback` Slack would send. */
 export function mentionEvent(slack: FakeSlack, input: MentionInput): EventEnvelope {
-  const user = input.user ?? "U0ALICE";
   // Slack escapes &, < and > in what people type; mentions arrive as <@U…>.
   const text = `<@${slack.id.botUserId}> ${escapeText(input.text)}`;
+  return personEvent(slack, input, text, { type: "app_mention" }, input.botId ? { bot_id: input.botId, subtype: "bot_message" } : {});
+}
+
+/**
+ * A person's direct message to the app (its Messages tab): a `message` event
+ * with `channel_type: "im"`, which Slack sends for every message in the DM,
+ * the app's own answers included (those carry `bot_id`).
+ */
+export function directMessageEvent(slack: FakeSlack, input: MentionInput & { subtype?: string }): EventEnvelope {
+  const extra = { ...(input.botId ? { bot_id: input.botId } : {}), ...(input.subtype ? { subtype: input.subtype } : {}) };
+  return personEvent(slack, input, escapeText(input.text), { type: "message", channel_type: "im" }, extra);
+}
+
+/** Records the message in the workspace and wraps it as the event Slack would send. */
+function personEvent(slack: FakeSlack, input: MentionInput, text: string, kind: Record<string, string>, extra: Record<string, string>): EventEnvelope {
+  const user = input.user ?? "U0ALICE";
   const msg = slack.ws.add({ channel: input.channel, thread_ts: input.threadTs, user, bot_id: input.botId, text, via: "user" });
-  const event: Record<string, unknown> = {
-    type: "app_mention",
+  return envelope(slack, {
+    ...kind,
     user,
     text,
     ts: msg.ts,
@@ -70,9 +85,24 @@ export function mentionEvent(slack: FakeSlack, input: MentionInput): EventEnvelo
     event_ts: msg.ts,
     team: slack.id.teamId,
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
-    ...(input.botId ? { bot_id: input.botId, subtype: "bot_message" } : {}),
-  };
-  return envelope(slack, event);
+    ...extra,
+  });
+}
+
+/** The `message.im` event Slack sends the app for a message already in the DM (e.g. the app's own answer). */
+export function echoedMessageEvent(slack: FakeSlack, msg: { channel: string; ts: string; text: string; user?: string; bot_id?: string; thread_ts?: string }): EventEnvelope {
+  return envelope(slack, {
+    type: "message",
+    channel_type: "im",
+    channel: msg.channel,
+    ts: msg.ts,
+    event_ts: msg.ts,
+    text: msg.text,
+    team: slack.id.teamId,
+    ...(msg.user ? { user: msg.user } : {}),
+    ...(msg.bot_id ? { bot_id: msg.bot_id, subtype: "bot_message" } : {}),
+    ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}),
+  });
 }
 
 export function escapeText(text: string): string {
