@@ -22,7 +22,7 @@ export async function startBot(
   slack: FakeSlack,
   worker: { workerUrl: string; token: string },
   env: Record<string, string> = {},
-  opts: { workerTimeoutMs?: number } = {},
+  opts: { workerTimeoutMs?: number; statusRenewMs?: number } = {},
 ): Promise<BotHandle> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: slack.id.botToken,
@@ -38,6 +38,7 @@ export async function startBot(
     host: "127.0.0.1",
     logLevel: process.env.DUET_TEST_LOG ? LogLevel.DEBUG : LogLevel.ERROR,
     workerTimeoutMs: opts.workerTimeoutMs ?? 30_000,
+    statusRenewMs: opts.statusRenewMs,
   });
   await bot.start();
   return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };

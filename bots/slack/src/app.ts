@@ -4,6 +4,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
 import type { SlackConfig } from "./config.ts";
+import { ThreadStatus } from "./feedback.ts";
 import { createLogger } from "./logger.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
@@ -29,6 +30,8 @@ export interface SlackBotOptions {
   workerTimeoutMs?: number;
   /** How long stop() waits for turns in flight. */
   drainMs?: number;
+  /** How often the thread status is renewed while a turn runs (default 90 s; Slack drops it after 2 min). */
+  statusRenewMs?: number;
 }
 
 export interface SlackBot {
@@ -96,7 +99,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
     const out = new SlackOut(built.client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
-    const turnDeps = { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets };
+    const status = new ThreadStatus(out, logger, options.statusRenewMs);
+    const turnDeps = { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status };
     registerMentions(built, turnDeps, track);
     registerDirectMessages(built, turnDeps, track);
     registerSlashCommand(built, { worker, out, logger, secrets }, track);

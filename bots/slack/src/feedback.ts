@@ -1,3 +1,4 @@
+import type { Logger } from "@slack/bolt";
 import type { SlackOut } from "./slack-api.ts";
 
 /**
@@ -34,4 +35,63 @@ export async function claimAndShowWorking(out: SlackOut, msg: MessageRef): Promi
 
 export async function showDone(out: SlackOut, msg: MessageRef, ok: boolean): Promise<void> {
   await out.react(msg.channel, msg.ts, ok ? REACTION_DONE : REACTION_FAILED);
+}
+
+export const STATUS_WORKING = "is working on it…";
+/** Slack drops a thread status after 2 minutes without a message; renewed well before. */
+export const STATUS_RENEW_MS = 90_000;
+/** Errors that mean thread statuses will never work for this app here (an old or restricted workspace). */
+const STATUS_UNAVAILABLE = new Set(["unknown_method", "missing_scope", "not_allowed_token_type", "method_deprecated", "not_allowed", "access_denied"]);
+
+/**
+ * "Duet is working on it…" under the thread while a turn runs, on top of the 👀:
+ * the status Slack shows for AI apps (assistant.threads.setStatus, which takes
+ * chat:write since March 2026 and works in channel threads). Slack clears it when
+ * Duet posts in the thread. Never delays or breaks an answer: calls are not
+ * awaited on the way in, and a workspace that refuses them is not asked again.
+ */
+export class ThreadStatus {
+  private unavailable = false;
+
+  constructor(
+    private readonly out: SlackOut,
+    private readonly logger: Logger,
+    private readonly renewMs = STATUS_RENEW_MS,
+  ) {}
+
+  /**
+   * Shows the status until the returned stop(), which also waits for a call still in
+   * flight, so a late "working" can never land after the answer and linger.
+   */
+  show(channel: string, threadTs: string | undefined): () => Promise<void> {
+    if (!threadTs || this.unavailable) return async () => {};
+    let inFlight: Promise<void> = Promise.resolve();
+    const set = () => {
+      inFlight = inFlight.then(() => this.set(channel, threadTs, STATUS_WORKING));
+    };
+    set();
+    const timer = setInterval(set, this.renewMs);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await inFlight;
+    };
+  }
+
+  /** For a turn that posted nothing (a post clears the status on Slack's side). */
+  async clear(channel: string, threadTs: string | undefined): Promise<void> {
+    if (threadTs && !this.unavailable) await this.set(channel, threadTs, "");
+  }
+
+  private async set(channel: string, threadTs: string, status: string): Promise<void> {
+    if (this.unavailable) return;
+    const error = await this.out.setStatus(channel, threadTs, status);
+    if (!error) return;
+    if (STATUS_UNAVAILABLE.has(error)) {
+      this.unavailable = true;
+      this.logger.info(`Thread status is not available here (${error}); reactions alone show progress`);
+    } else {
+      this.logger.debug(`assistant.threads.setStatus failed: ${error}`);
+    }
+  }
 }

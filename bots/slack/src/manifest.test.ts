@@ -33,7 +33,7 @@ describe("manifest.yaml", () => {
       [
         "app_mentions:read", // app_mention
         "channels:read", // channel_archive, channel_deleted
-        "chat:write", // chat.postMessage
+        "chat:write", // chat.postMessage, assistant.threads.setStatus
         "commands", // /duet
         "files:write", // files.getUploadURLExternal, files.completeUploadExternal
         "groups:read", // group_archive, group_deleted

@@ -1,7 +1,7 @@
 import { describeForUser, type RecentIds, sanitizeChatText, type WorkerClient } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
-import { claimAndShowWorking, showDone } from "./feedback.ts";
+import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import { renderAnswer, renderNotice, type Rendered } from "./render.ts";
 import { type MentionPlace, mentionRoom, replyThread, type RoomScope } from "./rooms.ts";
@@ -22,6 +22,7 @@ export interface MentionDeps {
   logger: Logger;
   /** The bot's own tokens, redacted from anything it posts. */
   secrets: readonly string[];
+  status: ThreadStatus;
 }
 
 /** The fields every message-like event carries (app_mention, message). */
@@ -133,6 +134,7 @@ export async function answerTurn(deps: MentionDeps, req: TurnRequest): Promise<v
     return;
   }
 
+  const stopStatus = deps.status.show(msg.channel, threadTs);
   let rendered: Rendered;
   let ok = true;
   try {
@@ -143,7 +145,9 @@ export async function answerTurn(deps: MentionDeps, req: TurnRequest): Promise<v
     rendered = renderNotice(`:warning: ${describeForUser(err)}`);
     ok = false;
   }
+  await stopStatus();
   const posted = await postRendered(out, msg.channel, threadTs, rendered);
+  if (!posted) await deps.status.clear(msg.channel, threadTs);
   await showDone(out, msg, ok && posted);
 }
 

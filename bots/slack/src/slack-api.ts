@@ -69,6 +69,19 @@ export class SlackOut {
     }
   }
 
+  /**
+   * Sets (or, with "", clears) the app's status under a thread. Cosmetic, so a 429 is
+   * not waited out. Returns null when set, else Slack's error code.
+   */
+  async setStatus(channel: string, threadTs: string, status: string): Promise<string | null> {
+    try {
+      await this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status });
+      return null;
+    } catch (err) {
+      return slackErrorCode(err);
+    }
+  }
+
   /** Uploads a text file into the channel (and thread), as `files.uploadV2` does. */
   async upload(channel: string, file: Upload, threadTs?: string): Promise<boolean> {
     const base = { filename: file.filename, title: file.title, content: file.content, snippet_type: "text" };

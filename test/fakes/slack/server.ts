@@ -40,6 +40,8 @@ export interface FakeSlack extends Listening {
   socket: FakeSocketMode;
   /** The next `times` calls of `method` answer 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, times: number, retryAfterSec: number): void;
+  /** Every later call of `method` answers `{ok: false, error}` (a method this workspace does not offer, a policy). */
+  refuse(method: string, error: string): void;
   /** A fresh response_url for a slash command, tied to the channel and user it was issued for. */
   responseUrl(channel: string, user: string): string;
   /** Re-evaluates `probe` after every change until it returns a value other than undefined/false. */
@@ -66,6 +68,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
   const calls: ApiCall[] = [];
   const responses: ResponseUrlPost[] = [];
   const limits = new Map<string, { times: number; retryAfterSec: number }>();
+  const refused = new Map<string, string>();
   const responseUrls = new Map<string, { channel: string; user: string; uses: number }>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
@@ -102,7 +105,10 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
       return sendJson(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(limit.retryAfterSec) });
     }
     const impl = METHODS[method];
-    const result = impl
+    const refusal = refused.get(method);
+    const result = refusal
+      ? { ok: false, error: refusal }
+      : impl
       ? impl({ args, token, ws, id, baseUrl: base, socketUrl: () => socket.newUrl(base) })
       : { ok: false, error: "unknown_method" };
     call.ok = result.ok === true;
@@ -185,6 +191,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     responses,
     socket,
     rateLimit: (method, times, retryAfterSec) => limits.set(method, { times, retryAfterSec }),
+    refuse: (method, error) => void refused.set(method, error),
     responseUrl: (channel, user) => {
       responseSeq += 1;
       const rid = `R${responseSeq}x${Math.random().toString(36).slice(2, 8)}`;

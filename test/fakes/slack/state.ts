@@ -50,6 +50,10 @@ export class Workspace {
   readonly files = new Map<string, FakeFile>();
   /** key `${channel}/${ts}` -> reaction name -> users who reacted */
   readonly reactions = new Map<string, Map<string, Set<string>>>();
+  /** key `${channel}/${threadTs}` -> the app's current thread status (assistant.threads.setStatus). */
+  readonly threadStatus = new Map<string, string>();
+  /** Every status the app set, in order: what people saw under the thread. */
+  readonly statusLog: { channel: string; threadTs: string; status: string }[] = [];
   private lastTs = 0;
   private fileSeq = 0;
 
@@ -70,7 +74,20 @@ export class Workspace {
   add(msg: Omit<SlackMessage, "ts" | "edits"> & { ts?: string }): SlackMessage {
     const full: SlackMessage = { ...msg, ts: msg.ts ?? this.nextTs(), edits: 0 };
     this.messages.push(full);
+    // Slack clears the app's thread status when the app posts in that thread.
+    if (msg.bot_id && msg.thread_ts) this.threadStatus.delete(`${msg.channel}/${msg.thread_ts}`);
     return full;
+  }
+
+  /** An empty status clears it, as in Slack. */
+  setStatus(channel: string, threadTs: string, status: string): void {
+    this.statusLog.push({ channel, threadTs, status });
+    if (status) this.threadStatus.set(`${channel}/${threadTs}`, status);
+    else this.threadStatus.delete(`${channel}/${threadTs}`);
+  }
+
+  statusOf(channel: string, threadTs: string): string | undefined {
+    return this.threadStatus.get(`${channel}/${threadTs}`);
   }
 
   find(channel: string, ts: string): SlackMessage | undefined {

@@ -175,6 +175,22 @@ export const METHODS: Record<string, Method> = {
     return { ok: true, message_ts: ctx.ws.nextTs() };
   },
 
+  // Since 2026-03 it takes chat:write and works in channel threads, not only assistant threads.
+  "assistant.threads.setStatus": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const channel = channelArg(ctx, "channel_id");
+    if (typeof channel !== "string") return channel;
+    const threadTs = str(ctx.args, "thread_ts");
+    if (!threadTs || !ctx.ws.find(channel, threadTs)) return fail("invalid_thread_ts");
+    const status = ctx.args.status;
+    if (typeof status !== "string") return fail("invalid_arguments");
+    const loading = ctx.args.loading_messages;
+    if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10)) return fail("invalid_arguments");
+    ctx.ws.setStatus(channel, threadTs, status);
+    return { ok: true };
+  },
+
   "reactions.add": (ctx) => {
     const denied = botAuth(ctx);
     if (denied) return denied;
