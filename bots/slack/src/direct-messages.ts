@@ -1,7 +1,7 @@
 import { roomId } from "@duet/shared";
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { answerTurn, type MentionDeps, messageEventFields, parseEvent } from "./mentions.ts";
+import { answerTurn, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
 import { channelRoom, type MentionPlace, type RoomScope } from "./rooms.ts";
 
 /**
@@ -24,7 +24,7 @@ export function directMessageRoom(place: MentionPlace, scope: RoomScope): string
   return channelRoom(place.teamId, place.channel);
 }
 
-export function registerDirectMessages(app: App, deps: MentionDeps, track: (p: Promise<void>) => Promise<void>): void {
+export function registerDirectMessages(app: App, deps: TurnDeps, track: (p: Promise<void>) => Promise<void>): void {
   app.event("message", async ({ event, body }) => {
     // Bolt delivers every message event here; only direct messages to Duet concern it.
     if ((event as { channel_type?: string }).channel_type !== "im") return;
@@ -32,7 +32,7 @@ export function registerDirectMessages(app: App, deps: MentionDeps, track: (p: P
   });
 }
 
-export async function handleDirectMessage(rawEvent: unknown, rawBody: unknown, deps: MentionDeps): Promise<void> {
+export async function handleDirectMessage(rawEvent: unknown, rawBody: unknown, deps: TurnDeps): Promise<void> {
   const parsed = parseEvent(directMessageSchema, rawEvent, rawBody, "direct message", deps.logger);
   if (!parsed) return;
   const e = parsed.event;
