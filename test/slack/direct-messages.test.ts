@@ -109,6 +109,14 @@ describe("messages in a DM that are not questions", () => {
     expect((await stack.client.history(dmRoom(channel))).messages.map((m) => m.text)).toEqual(["SAY: answer-once", "answer-once", "SAY: still-here", "still-here"]);
   });
 
+  it("a message with a file attached is answered by its text", async () => {
+    const channel = newChannel("D");
+    const payload = directMessageEvent(slack, { channel, text: "SAY: got-the-file", subtype: "file_share" });
+    expect((await postEvent(bot.url, payload, { secret: SIGNING_SECRET })).status).toBe(200);
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, String(payload.event.ts)).includes("white_check_mark"), "the end mark");
+    expect(readable(slack.ws.everything(channel).find((m) => m.bot_id === slack.id.botId)!)).toContain("got-the-file");
+  });
+
   it("a malformed DM event is acked and ignored", async () => {
     const payload = directMessageEvent(slack, { channel: newChannel("D"), text: "SAY: x" });
     delete (payload.event as Record<string, unknown>).channel;

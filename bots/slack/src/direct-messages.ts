@@ -12,6 +12,9 @@ import { channelRoom, type MentionPlace, type RoomScope } from "./rooms.ts";
 
 const directMessageSchema = z.object({ type: z.literal("message"), channel_type: z.literal("im"), ...messageEventFields });
 
+/** Subtypes of messages a person wrote: their text is a question like any other. */
+const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
+
 const EMPTY_DM_HINT = "Hi! Ask me something, e.g. `what's in this repo?`, or use `/duet help` for the commands.";
 
 /**
@@ -36,8 +39,9 @@ export async function handleDirectMessage(rawEvent: unknown, rawBody: unknown, d
   const parsed = parseEvent(directMessageSchema, rawEvent, rawBody, "direct message", deps.logger);
   if (!parsed) return;
   const e = parsed.event;
-  // Edits, deletions, joins and every bot's messages (Duet's own answers included) are not questions.
-  if (e.subtype || e.bot_id || !e.user || e.user === deps.botUserId) return;
+  // Edits, deletions, joins and every bot's messages (Duet's own answers included) are not
+  // questions; a message with a file attached, or also sent to the conversation, is.
+  if ((e.subtype && !PERSON_SUBTYPES.has(e.subtype)) || e.bot_id || !e.user || e.user === deps.botUserId) return;
   await answerTurn(deps, {
     eventId: parsed.eventId,
     place: parsed.place,
