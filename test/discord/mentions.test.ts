@@ -39,8 +39,9 @@ describe("Discord mentions", () => {
     // A typing request sent just before the reply may land just after it.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const settled = typings();
-    // One at once, then one per 300 ms for 2 s; a loaded machine's timers may drop a few.
-    expect(settled).toBeGreaterThanOrEqual(3);
+    // One at once, then one per 300 ms for 2 s (about 7); at least one renewal even when a
+    // loaded machine's timers drop most of them.
+    expect(settled).toBeGreaterThanOrEqual(2);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(typings()).toBe(settled);
   });

@@ -33,8 +33,9 @@ describe("the thread status", () => {
     expect(readable(replies[0])).toContain("status-check");
 
     const shown = slack.ws.statusLog.filter((s) => s.channel === channel && s.threadTs === m.threadTs);
-    // Set at once, then renewed every 300 ms for 2 s; a loaded machine's timers may drop a few.
-    expect(shown.length).toBeGreaterThanOrEqual(3);
+    // Set at once, then renewed every 300 ms for 2 s (about 7); at least one renewal even
+    // when a loaded machine's timers drop most of them.
+    expect(shown.length).toBeGreaterThanOrEqual(2);
     expect(new Set(shown.map((s) => s.status))).toEqual(new Set([WORKING]));
     const firstStatus = slack.calls.findIndex((c) => c.method === "assistant.threads.setStatus" && c.args.channel_id === channel);
     const answer = slack.calls.findIndex((c) => c.method === "chat.postMessage" && c.args.channel === channel);
