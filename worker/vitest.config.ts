@@ -15,6 +15,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           DUET_API_TOKEN: "test-token-0123456789",
+          DUET_API_TOKEN_PREVIOUS: "previous-token-9876543210",
           MODEL_PROVIDER: "openai",
           MODEL: "fake-model",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,

@@ -16,6 +16,8 @@ export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 
 const schema = z.object({
   DUET_API_TOKEN: optionalText,
+  /** Still accepted while a rotation is under way: the bots move to the new token, then this is removed. */
+  DUET_API_TOKEN_PREVIOUS: optionalText,
   MODEL_PROVIDER: z.enum(["workers-ai", "openai"], { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
   MODEL: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url({ error: "OPENAI_BASE_URL must be a URL" }).optional()),
@@ -44,7 +46,7 @@ export function loadConfig(env: Env): WorkerConfig {
   const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");
   const model = c.MODEL ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
   // Values that must never reach chat or history, even if a command prints them.
-  const secrets = [c.DUET_API_TOKEN, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
+  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
   const config = { ...c, model, secrets };
   cache.set(env, config);
   return config;

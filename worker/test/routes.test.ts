@@ -17,6 +17,14 @@ describe("routes and admission", () => {
     }
   });
 
+  it("accepts the previous token during a rotation, and nothing close to either", async () => {
+    const room = freshRoom();
+    expect((await api(`/api/rooms/${room}/messages`, { token: "previous-token-9876543210" })).status).toBe(200);
+    for (const token of ["previous-token-987654321", "test-token-0123456789x", "previous-token-9876543210,test-token-0123456789", "PREVIOUS-TOKEN-9876543210"]) {
+      expect((await api(`/api/rooms/${room}/messages`, { token })).status, token).toBe(401);
+    }
+  });
+
   it("answers a message with reply, messages and runs", async () => {
     const room = freshRoom();
     const { status, body } = await send(room, "hello there", { userId: "U1" });

@@ -141,4 +141,13 @@ describe("turns: model, <run> tags and history", () => {
     expect(JSON.stringify(body)).not.toContain("sk-test-openai-key-0123456789");
     expect(JSON.stringify(await history(room))).not.toContain("test-token-0123456789");
   });
+
+  it("redacts the previous API token too, even printed bare by a command that does not contain it", async () => {
+    const room = freshRoom();
+    // The command builds the token ($((5+5)) is 10), so only the output can carry it.
+    const { body } = await send(room, "SAY: old <run>echo the old one was previous-token-98765432$((5+5)) ok</run>");
+    expect(body.runs[0].cmd).toBe("echo the old one was previous-token-98765432$((5+5)) ok");
+    expect(body.runs[0].stdout).toBe("the old one was [redacted] ok\n");
+    expect(JSON.stringify(await history(room))).not.toContain("previous-token-9876543210");
+  });
 });

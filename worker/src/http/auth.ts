@@ -15,15 +15,25 @@ export function timingSafeEqualText(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** Every /api route needs `Authorization: Bearer $DUET_API_TOKEN`; with no token configured, nothing is open. */
+/**
+ * Every /api route needs `Authorization: Bearer $DUET_API_TOKEN`; with no token
+ * configured, nothing is open. During a rotation DUET_API_TOKEN_PREVIOUS is
+ * accepted too (never on its own), so bots can move over without downtime.
+ */
 export const requireToken: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
-  const token = loadConfig(c.env).DUET_API_TOKEN;
+  const config = loadConfig(c.env);
+  const token = config.DUET_API_TOKEN;
   if (!token) {
     throw new DuetError("unauthorized", "the Worker has no DUET_API_TOKEN set, so its API is closed", { status: 503 });
   }
   const header = c.req.header("authorization") ?? "";
   const match = /^Bearer\s+(.+)$/i.exec(header);
-  if (!match || !timingSafeEqualText(match[1].trim(), token)) {
+  const given = match?.[1].trim() ?? "";
+  const previous = config.DUET_API_TOKEN_PREVIOUS;
+  // Both compared every time, so the timing does not say which one matched.
+  const current = timingSafeEqualText(given, token);
+  const old = previous ? timingSafeEqualText(given, previous) : false;
+  if (!match || !(current || old)) {
     throw new DuetError("unauthorized", "missing or wrong API token (Authorization: Bearer <DUET_API_TOKEN>)");
   }
   await next();
