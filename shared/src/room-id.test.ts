@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidRoomId, parentRoomId, roomId, sandboxName } from "./room-id.ts";
+import { isValidRoomId, parentRoomId, roomId, sandboxName, workspaceRoomId } from "./room-id.ts";
 
 describe("room ids", () => {
   it("builds channel and thread rooms from platform ids", () => {
@@ -15,13 +15,18 @@ describe("room ids", () => {
     expect(() => roomId("cli", "w", "x".repeat(300))).toThrow(/too long/);
   });
 
-  it("finds the channel room of a thread room, and nothing for other ids", () => {
+  it("finds the room a room is recorded under: thread → channel → workspace", () => {
     expect(parentRoomId("slack-T01-C02-1700000000.000100")).toBe("slack-T01-C02");
     expect(parentRoomId("discord-1-2-3")).toBe("discord-1-2");
-    expect(parentRoomId("slack-T01-C02")).toBeNull();
+    expect(parentRoomId("slack-T01-C02")).toBe("slack-T01");
+    expect(parentRoomId("discord-1-2")).toBe("discord-1");
+    expect(parentRoomId("slack-T01")).toBeNull();
+    expect(parentRoomId("cli-local-demo")).toBeNull();
     expect(parentRoomId("room-123")).toBeNull();
     expect(parentRoomId("other-a-b-c")).toBeNull();
     expect(parentRoomId("slack-a--c")).toBeNull();
+    expect(workspaceRoomId("slack", "T01")).toBe(parentRoomId(roomId("slack", "T01", "C02")));
+    expect(workspaceRoomId("discord", "111")).toBe("discord-111");
   });
 
   it("validates characters and length", () => {

@@ -1,8 +1,11 @@
 import { ROOM_ID_PATTERN } from "./limits.ts";
 
 /**
- * Room ids are `<platform>-<workspace>-<channel>[-<thread>]`. A thread room is
- * recorded under its channel room so that deleting the channel cleans both.
+ * Room ids are `<platform>-<workspace>-<channel>[-<thread>]`. Rooms form a tree
+ * for clean-up: a thread room is recorded under its channel room, and a Slack or
+ * Discord channel room under its workspace room (`<platform>-<workspace>`), so
+ * deleting a channel cleans its threads, and removing Duet from a workspace (an
+ * uninstall, the bot leaving a server) cleans every room it had there.
  */
 
 export const PLATFORMS = ["slack", "discord", "cli"] as const;
@@ -27,12 +30,24 @@ export function isValidRoomId(id: string): boolean {
   return ROOM_ID_PATTERN.test(id);
 }
 
-/** The channel room a thread room belongs to, or null for a channel (or free-form) room. */
+/** Platforms whose channels belong to a workspace Duet can be removed from. */
+const WORKSPACE_PLATFORMS: readonly string[] = ["slack", "discord"];
+
+/**
+ * The room a room is recorded under: a thread room's channel room, a Slack or
+ * Discord channel room's workspace room; null for a workspace room or a free-form one.
+ */
 export function parentRoomId(id: string): string | null {
   const parts = id.split("-");
-  if (parts.length !== 4 || !(PLATFORMS as readonly string[]).includes(parts[0])) return null;
-  if (parts.some((p) => p.length === 0)) return null;
-  return parts.slice(0, 3).join("-");
+  if (parts.some((p) => p.length === 0) || !(PLATFORMS as readonly string[]).includes(parts[0])) return null;
+  if (parts.length === 4) return parts.slice(0, 3).join("-");
+  if (parts.length === 3 && WORKSPACE_PLATFORMS.includes(parts[0])) return parts.slice(0, 2).join("-");
+  return null;
+}
+
+/** The room that holds every room of a Slack team or Discord server. */
+export function workspaceRoomId(platform: "slack" | "discord", workspace: string): string {
+  return `${platform}-${segment(workspace)}`;
 }
 
 /** The sandbox that belongs to a room (the original design's naming). */

@@ -104,4 +104,29 @@ describe("Discord room cleanup", () => {
     await expect.poll(() => deletes(room(ch, th)), { timeout: 20_000 }).toBe(2);
     await expect.poll(async () => (await history(room(ch, th))).length, { timeout: 20_000 }).toBe(0);
   });
+
+  it("leaving a server (kicked, or the server deleted) empties every room there; an outage empties none", async () => {
+    const guild = h.fake.joinGuild("leaving");
+    await expect.poll(() => h.bot.client.guilds.cache.has(guild), { timeout: 10_000 }).toBe(true);
+    const ch = h.fake.addChannel(guild, "general");
+    const th = h.fake.addThread(ch, "a thread");
+    await mentionAnswer(h, h.fake.message(ch, "SAY: server work <run>echo here</run>", { mention: true }));
+    await mentionAnswer(h, h.fake.message(th, "SAY: thread work", { mention: true }));
+    const rooms = [`discord-${guild}-${ch}`, `discord-${guild}-${ch}-${th}`];
+    const bystander = h.fake.addChannel(h.guildId, "stays");
+    await fill(room(bystander));
+
+    h.fake.guildOutage(guild);
+    // Wait until the outage was seen, then make sure it deleted nothing.
+    await expect.poll(() => h.bot.client.guilds.cache.get(guild)?.available, { timeout: 10_000 }).toBe(false);
+    for (const r of rooms) expect(await history(r)).toHaveLength(2);
+    expect(deletes(`discord-${guild}`)).toBe(0);
+
+    h.fake.removeFromGuild(guild);
+    await h.waitForLog(`cleaned discord-${guild} (removed from the server)`);
+    for (const r of rooms) expect(await history(r)).toEqual([]);
+    for (const r of rooms) expect(stack.executor!.deleted).toContain(`sandbox-${r}`);
+    expect(await history(room(bystander))).toHaveLength(2);
+    expect(deletes(`discord-${guild}`)).toBe(1);
+  });
 });

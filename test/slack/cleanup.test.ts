@@ -1,13 +1,14 @@
 import { sandboxName } from "@duet/shared";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
-import { envelope, type FakeSlack, postEvent, userMessage } from "../fakes/slack/index.ts";
+import { envelope, type FakeSlack, postEvent, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, mention, newChannel, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * Archiving or deleting a channel (public or private) empties its room in the
- * real Worker, and every thread room under it.
+ * real Worker, and every thread room under it; removing Duet from a workspace
+ * empties every room it had there.
  */
 
 let stack: Stack;
@@ -76,5 +77,55 @@ describe("channel cleanup", () => {
     const retry = await postEvent(channelBot.url, payload, { secret: SIGNING_SECRET, retryNum: 1 });
     expect([first.status, retry.status]).toEqual([200, 200]);
     await eventuallyEmpty(room(channel));
+  });
+});
+
+describe("workspace cleanup (Duet uninstalled, or its bot token revoked)", () => {
+  // A workspace of its own, so removing Duet from it cannot touch the rooms above.
+  let gone: FakeSlack;
+  let goneBot: BotHandle;
+  let goneThreadBot: BotHandle;
+  beforeAll(async () => {
+    gone = await startFakeSlack({ teamId: "T0GONE" });
+    goneBot = await startBot(gone, stack);
+    goneThreadBot = await startBot(gone, stack, { DUET_SLACK_ROOM_SCOPE: "thread" });
+  });
+  afterAll(async () => {
+    await goneBot?.stop();
+    await goneThreadBot?.stop();
+    await gone?.close();
+  });
+
+  /** Talk in two channels of the gone workspace, one of them only in a thread room. */
+  async function talk(): Promise<string[]> {
+    const [c1, c2] = [newChannel(), newChannel()];
+    await answerTo(gone, await mention(gone, goneBot, { channel: c1, text: "SAY: here <run>echo x</run>" }));
+    const parent = userMessage(gone, c2, "a thread");
+    await answerTo(gone, await mention(gone, goneThreadBot, { channel: c2, text: "SAY: in a thread", threadTs: parent }));
+    const rooms = [`slack-T0GONE-${c1}`, `slack-T0GONE-${c2}-${parent}`];
+    for (const r of rooms) expect(await messagesIn(r)).toBe(2);
+    return rooms;
+  }
+
+  it("revoking only a user's token leaves every room", async () => {
+    const rooms = await talk();
+    const revoked = envelope(gone, { type: "tokens_revoked", tokens: { oauth: ["U0SOMEONE"] } });
+    expect((await postEvent(goneBot.url, revoked, { secret: SIGNING_SECRET })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const r of rooms) expect(await messagesIn(r)).toBe(2);
+  });
+
+  it.each([
+    ["app_uninstalled", { type: "app_uninstalled" }],
+    ["tokens_revoked (the bot's token)", { type: "tokens_revoked", tokens: { bot: ["U0DUETBOT"] } }],
+  ])("%s empties every room Duet had in that workspace, and no other workspace's", async (_name, event) => {
+    const rooms = await talk();
+    const elsewhere = newChannel();
+    await answerTo(slack, await mention(slack, channelBot, { channel: elsewhere, text: "SAY: other workspace" }));
+
+    expect((await postEvent(goneBot.url, envelope(gone, event), { secret: SIGNING_SECRET })).status).toBe(200);
+    for (const r of rooms) await eventuallyEmpty(r);
+    for (const r of rooms) expect(stack.executor!.deleted).toContain(sandboxName(r));
+    expect(await messagesIn(room(elsewhere))).toBe(2);
   });
 });

@@ -91,6 +91,29 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(await again.json()).toMatchObject({ cleaned: true });
   });
 
+  it("deleting a workspace room deletes every room of that workspace, threads of thread-only channels included", async () => {
+    const team = `T${freshRoom("w").replace(/-/g, "")}`;
+    const used = `slack-${team}-C1`;
+    // C2 is only ever used through a thread room: it must still be found.
+    const threadOnly = `slack-${team}-C2-1700000000.000300`;
+    const other = `slack-${team}x-C1`;
+    await send(used, "SAY: one <run>echo 1 > f.txt</run>");
+    await send(threadOnly, "SAY: two <run>echo 2 > f.txt</run>");
+    await send(other, "SAY: not this team");
+
+    const del = await api(`/api/rooms/slack-${team}`, { method: "DELETE" });
+    expect(del.status).toBe(200);
+    for (const r of [used, threadOnly]) {
+      expect(await history(r), r).toEqual([]);
+      expect(await deletedSessions()).toContain(`sandbox-${r}`);
+    }
+    expect(await history(other)).toHaveLength(2);
+    // A later message starts clean and joins the (new) tree again.
+    await send(used, "SAY: back");
+    await api(`/api/rooms/slack-${team}`, { method: "DELETE" });
+    expect(await history(used)).toEqual([]);
+  });
+
   it("a message after DELETE starts a clean room", async () => {
     const room = freshRoom();
     await send(room, "old secret plan");

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "@duet/shared";
-import { RoomCleaner, roomToClean } from "./cleanup.ts";
+import { guildRoomToClean, RoomCleaner, roomToClean } from "./cleanup.ts";
+
+describe("guildRoomToClean", () => {
+  it("names the server's room when the bot left it, and nothing for an outage or a malformed packet", () => {
+    expect(guildRoomToClean({ id: "111" })).toEqual({ room: "discord-111", reason: "removed from the server" });
+    expect(guildRoomToClean({ id: "111", unavailable: false })).toEqual({ room: "discord-111", reason: "removed from the server" });
+    expect(guildRoomToClean({ id: "111", unavailable: true })).toBeNull();
+    expect(guildRoomToClean({})).toBeNull();
+    expect(guildRoomToClean(undefined as never)).toBeNull();
+  });
+});
 
 describe("roomToClean", () => {
   it("maps the raw packets to rooms", () => {

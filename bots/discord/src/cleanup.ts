@@ -1,12 +1,13 @@
 import { Events, type Client, type GatewayDispatchPayload } from "discord.js";
-import type { CleanupResponse, WorkerClient } from "@duet/shared";
+import { workspaceRoomId, type CleanupResponse, type WorkerClient } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { channelRoom, threadRoom, THREAD_CHANNEL_TYPES } from "./rooms.ts";
 
 /**
  * Deleting rooms when Discord removes their place: an archived or deleted
  * thread deletes its room; a deleted channel deletes its room, and the Worker
- * deletes that room's thread rooms with it.
+ * deletes that room's thread rooms with it; the bot leaving a server (kicked, or
+ * the server deleted) deletes every room it had there, through the server's room.
  *
  * discord.js drops THREAD_UPDATE, THREAD_DELETE and CHANNEL_DELETE for channels
  * it has not cached, so the raw packets are handled too. Both paths can fire
@@ -80,6 +81,15 @@ export function roomToClean(t: string, d: ThreadLike): { room: string; reason: s
   return null;
 }
 
+/**
+ * The room a raw GUILD_DELETE removes. `unavailable: true` is an outage: the
+ * server comes back with everything in it, so nothing is deleted.
+ */
+export function guildRoomToClean(d: { id?: string; unavailable?: boolean }): { room: string; reason: string } | null {
+  if (!d?.id || d.unavailable === true) return null;
+  return { room: workspaceRoomId("discord", d.id), reason: "removed from the server" };
+}
+
 export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger): void {
   const handle = (t: string, d: ThreadLike) => {
     let target: ReturnType<typeof roomToClean>;
@@ -95,12 +105,21 @@ export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger)
     if (packet?.t === "THREAD_UPDATE" || packet?.t === "THREAD_DELETE" || packet?.t === "CHANNEL_DELETE") {
       handle(packet.t, packet.d as ThreadLike);
     }
+    if (packet?.t === "GUILD_DELETE") {
+      const target = guildRoomToClean(packet.d as { id?: string; unavailable?: boolean });
+      if (target) void cleaner.clean(target.room, target.reason);
+    }
   });
   // The cached path: same rooms, deduplicated by the cleaner.
   client.on(Events.ThreadUpdate, (_old, thread) => {
     if (thread.archived) handle("THREAD_UPDATE", { id: thread.id, guild_id: thread.guildId, parent_id: thread.parentId, type: thread.type, thread_metadata: { archived: true } });
   });
   client.on(Events.ThreadDelete, (thread) => handle("THREAD_DELETE", { id: thread.id, guild_id: thread.guildId, parent_id: thread.parentId, type: thread.type }));
+  // discord.js emits this only when the bot really left (an outage is GuildUnavailable).
+  client.on(Events.GuildDelete, (guild) => {
+    const target = guildRoomToClean({ id: guild.id });
+    if (target) void cleaner.clean(target.room, target.reason);
+  });
   client.on(Events.ChannelDelete, (channel) => {
     if (!channel.isDMBased()) handle("CHANNEL_DELETE", { id: channel.id, guild_id: channel.guildId, parent_id: channel.parentId, type: channel.type });
   });

@@ -4,6 +4,7 @@ import { FakeGateway } from "./gateway.ts";
 import {
   ChannelType,
   channelPayload,
+  guildPayload,
   commandData,
   messagePayload,
   snowflake,
@@ -86,6 +87,23 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     addGuild(name = "test guild", id = snowflake()): string {
       world.guilds.set(id, { id, name });
       return id;
+    },
+    /** The bot is added to a server while connected: Discord sends GUILD_CREATE. */
+    joinGuild(name: string): string {
+      const id = snowflake();
+      world.guilds.set(id, { id, name });
+      gateway.dispatch("GUILD_CREATE", guildPayload(id, name, world.channelsOf(id), world.opts.botUser));
+      return id;
+    },
+    /** The bot is kicked, or the server deleted: one GUILD_DELETE without `unavailable`, and the server is gone. */
+    removeFromGuild(guildId: string): void {
+      for (const c of world.channelsOf(guildId)) world.channels.delete(c.id);
+      world.guilds.delete(guildId);
+      gateway.dispatch("GUILD_DELETE", { id: guildId });
+    },
+    /** A Discord outage for one server: GUILD_DELETE with `unavailable: true`; everything in it stays. */
+    guildOutage(guildId: string): void {
+      gateway.dispatch("GUILD_DELETE", { id: guildId, unavailable: true });
     },
     addChannel(guildId: string, name: string, o: { uncached?: boolean } = {}): string {
       const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: guildId, name, parent_id: null, uncached: o.uncached };

@@ -229,9 +229,16 @@ export class DuetAgent extends Agent<Env> {
     return { status: 200, body: { cleaned: true, roomId } };
   }
 
-  /** Called by a thread room on its first use, so deleting this channel room deletes it too. */
+  /**
+   * Called by a room on its first use (a thread by its channel room, a channel by
+   * its workspace room), so deleting this room deletes it too. This room then
+   * records itself with its own parent: a channel used only through thread rooms
+   * must still be found when its workspace goes.
+   */
   async registerChild(childRoomId: string): Promise<void> {
     this.store.addChild(childRoomId);
+    const self = parentRoomId(childRoomId);
+    if (self) await this.registerWithParent(self);
   }
 
   private async registerWithParent(roomId: string): Promise<void> {
