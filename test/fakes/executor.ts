@@ -33,6 +33,7 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
   const calls: ExecCall[] = [];
   const deleted: string[] = [];
   const warm = new Map<string, Promise<void>>();
+  const failedDeletes = new Set<string>();
   let coldStartMs = 0;
 
   const listening = await listen(async (req, res) => {
@@ -42,6 +43,11 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
     const del = /^\/api\/sessions\/([^/]+)$/.exec(url.pathname);
     if (req.method === "DELETE" && del) {
       const id = decodeURIComponent(del[1]);
+      // Scripted: a session whose name says so fails its first destroy, as a sandbox host might.
+      if (id.includes("FAILDELETE") && !failedDeletes.has(id)) {
+        failedDeletes.add(id);
+        return sendJson(res, 500, { error: "scripted destroy failure" });
+      }
       deleted.push(id);
       warm.delete(id);
       rmSync(join(root, id), { recursive: true, force: true });

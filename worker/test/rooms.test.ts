@@ -114,6 +114,31 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(await history(used)).toEqual([]);
   });
 
+  it("a child room whose sandbox could not be destroyed stays listed, and the next DELETE finishes it", async () => {
+    const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
+    const ok = `${channel}-1700000000.000100`;
+    const stuck = `${channel}-FAILDELETE1`;
+    await send(ok, "SAY: fine");
+    await send(stuck, "SAY: stuck <run>echo s > f.txt</run>");
+
+    const first = await api(`/api/rooms/${channel}`, { method: "DELETE" });
+    expect(first.status).toBe(207);
+    const body = (await first.json()) as { cleaned: boolean; errors: string[] };
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0]).toContain(stuck);
+    // The history is gone either way; only the sandbox is still there.
+    expect(await history(stuck)).toEqual([]);
+    expect(await deletedSessions()).toContain(`sandbox-${ok}`);
+    expect(await deletedSessions()).not.toContain(`sandbox-${stuck}`);
+
+    const second = await api(`/api/rooms/${channel}`, { method: "DELETE" });
+    expect(second.status).toBe(200);
+    expect(await deletedSessions()).toContain(`sandbox-${stuck}`);
+    const third = await api(`/api/rooms/${channel}`, { method: "DELETE" });
+    expect(third.status).toBe(200);
+    expect((await deletedSessions()).filter((s) => s === `sandbox-${stuck}`)).toHaveLength(1);
+  });
+
   it("a message after DELETE starts a clean room", async () => {
     const room = freshRoom();
     await send(room, "old secret plan");

@@ -6,6 +6,7 @@ import { createModelProvider } from "../model/provider.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/executor.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
+import { cleanChildren } from "./child-cleanup.ts";
 import { execKey, execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { RoomStore, type PendingTurn, type StoredAnswer } from "./room-store.ts";
 import { meterSql } from "./sql-meter.ts";
@@ -203,20 +204,23 @@ export class DuetAgent extends Agent<Env> {
     };
   }
 
-  /** Empties this room and every thread room recorded under it; idempotent. */
+  /**
+   * Empties this room and every room recorded under it; idempotent. A child that
+   * could not be cleaned stays listed, so the next DELETE tries it again.
+   */
   async cleanup(roomId: string): Promise<Outcome> {
     const errors: string[] = [];
     this.epoch++;
-    for (const child of this.store.children()) {
-      try {
-        const stub = await getAgentByName(this.env.DUET_AGENT, child);
-        const out = await stub.cleanup(child);
-        const childErrors = ((out as Outcome).body as { errors?: string[] }).errors ?? [];
-        errors.push(...childErrors.map((e) => `${child}: ${e}`));
-      } catch (err) {
-        errors.push(`${child}: ${(err as Error).message}`);
-      }
-    }
+    const children = this.store.children();
+    const failed = await cleanChildren(children, async (child) => {
+      const stub = await getAgentByName(this.env.DUET_AGENT, child);
+      const out = await stub.cleanup(child);
+      const childErrors = ((out as Outcome).body as { errors?: string[] }).errors ?? [];
+      // Off the list as soon as it is clean: an interrupted clean-up resumes with the rest.
+      if (!childErrors.length) this.store.removeChild(child);
+      return childErrors;
+    });
+    for (const [child, childErrors] of failed) errors.push(...childErrors.map((e) => `${child}: ${e}`));
     this.store.wipe();
     try {
       const { executor, problem } = this.executor();

@@ -144,6 +144,10 @@ export class RoomStore {
     this.write(`INSERT OR IGNORE INTO duet_children (room_id) VALUES (?)`, roomId);
   }
 
+  removeChild(roomId: string): void {
+    this.write(`DELETE FROM duet_children WHERE room_id = ?`, roomId);
+  }
+
   getMeta(key: string): string | null {
     const row = this.sql.exec<Row>(`SELECT value FROM duet_meta WHERE key = ?`, key).toArray()[0];
     return row ? String(row.value) : null;
@@ -153,10 +157,14 @@ export class RoomStore {
     this.write(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, key, value);
   }
 
-  /** Empties the room: history, turns, children and meta. */
+  /**
+   * Empties the room: history, turns and meta. Children are removed one by one as
+   * they are cleaned (removeChild), so one that failed, or registered meanwhile, stays
+   * listed for the next clean-up.
+   */
   wipe(): void {
     this.storage.transactionSync(() => {
-      for (const table of ["duet_messages", "duet_turns", "duet_children", "duet_meta"]) {
+      for (const table of ["duet_messages", "duet_turns", "duet_meta"]) {
         this.write(`DELETE FROM ${table}`);
       }
     });
