@@ -82,6 +82,13 @@ describe("WorkerClient", () => {
     await expect(client.history("r")).rejects.toMatchObject({ code: "worker_timeout" });
   });
 
+  it("gives a clean-up the time it asks for, beyond the client's own timeout", async () => {
+    const base = await serve((_req, res) => void setTimeout(() => json(res, 200, { cleaned: true, roomId: "slack-T1" }), 400));
+    const client = new WorkerClient({ baseUrl: base, token: "t", timeoutMs: 200, retries: 0 });
+    await expect(client.cleanup("slack-T1")).rejects.toMatchObject({ code: "worker_timeout" });
+    await expect(client.cleanup("slack-T1", { timeoutMs: 5_000 })).resolves.toEqual({ cleaned: true, roomId: "slack-T1" });
+  });
+
   it("rejects answers that are not JSON or do not match the API", async () => {
     const base = await serve((_req, res, n) => (n === 0 ? res.end("<html>") : json(res, 200, { nope: 1 })));
     const client = new WorkerClient({ baseUrl: base, token: "t", retries: 0 });

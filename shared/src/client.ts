@@ -70,9 +70,12 @@ export class WorkerClient {
     return this.call("GET", `/api/rooms/${encodeURIComponent(roomId)}/messages`, messagesResponseSchema, undefined, true);
   }
 
-  /** Resolves for 200 and for 207 (cleaned with part errors); the caller sees `errors`. */
-  cleanup(roomId: string): Promise<CleanupResponse> {
-    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema, undefined, true);
+  /**
+   * Resolves for 200 and for 207 (cleaned with part errors); the caller sees `errors`.
+   * `timeoutMs` overrides the client's: a workspace room's clean-up visits every room in it.
+   */
+  cleanup(roomId: string, opts: { timeoutMs?: number } = {}): Promise<CleanupResponse> {
+    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema, undefined, true, opts.timeoutMs);
   }
 
   async health(): Promise<boolean> {
@@ -85,10 +88,17 @@ export class WorkerClient {
     }
   }
 
-  private async call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean): Promise<z.infer<S>> {
+  private async call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    body: unknown,
+    repeatable: boolean,
+    timeoutMs = this.timeoutMs,
+  ): Promise<z.infer<S>> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(method, path, schema, body);
+        return await this.once(method, path, schema, body, timeoutMs);
       } catch (err) {
         const e = err as DuetError & { refused?: boolean };
         if (attempt >= this.retries) throw err;
@@ -104,7 +114,7 @@ export class WorkerClient {
     }
   }
 
-  private async once<S extends z.ZodType>(method: string, path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+  private async once<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, timeoutMs: number): Promise<z.infer<S>> {
     let res: Response;
     try {
       res = await this.fetchImpl(`${this.base}${path}`, {
@@ -114,12 +124,12 @@ export class WorkerClient {
           ...(body !== undefined ? { "content-type": "application/json" } : {}),
         },
         body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
       const name = (err as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") {
-        throw new DuetError("worker_timeout", `no answer from the Worker within ${Math.round(this.timeoutMs / 1000)} s`);
+        throw new DuetError("worker_timeout", `no answer from the Worker within ${Math.round(timeoutMs / 1000)} s`);
       }
       const unreachable = new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`);
       // Refused before anything was sent: safe to retry even a request that runs a command.

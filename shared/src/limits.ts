@@ -43,3 +43,5 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
  * plus slack for queueing behind other turns in the room.
  */
 export const DEFAULT_CLIENT_TIMEOUT_MS = 180_000;
+/** A workspace room's clean-up visits every room Duet had there; the bots wait this long for it. */
+export const WORKSPACE_CLEANUP_TIMEOUT_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
 import { Events, type Client, type GatewayDispatchPayload } from "discord.js";
-import { workspaceRoomId, type CleanupResponse, type WorkerClient } from "@duet/shared";
+import { WORKSPACE_CLEANUP_TIMEOUT_MS, workspaceRoomId, type CleanupResponse, type WorkerClient } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { channelRoom, threadRoom, THREAD_CHANNEL_TYPES } from "./rooms.ts";
 
@@ -32,14 +32,14 @@ export class RoomCleaner {
    * Deletes a room once. Per process is enough: DELETE is idempotent in the
    * Worker, and a guild's events always reach the same shard.
    */
-  async clean(room: string, reason: string, opts: { force?: boolean } = {}): Promise<CleanupResponse | null> {
+  async clean(room: string, reason: string, opts: { force?: boolean; timeoutMs?: number } = {}): Promise<CleanupResponse | null> {
     const at = this.now();
     for (const [key, when] of this.recent) if (at - when > RECENT_TTL_MS) this.recent.delete(key);
     if (!opts.force && this.recent.has(room)) return null;
     this.recent.set(room, at);
     if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
     try {
-      const res = await this.worker.cleanup(room);
+      const res = await this.worker.cleanup(room, { timeoutMs: opts.timeoutMs });
       this.log.info(`cleaned ${room} (${reason})${res.errors?.length ? ` with errors: ${res.errors.join("; ")}` : ""}`);
       return res;
     } catch (err) {
@@ -90,6 +90,12 @@ export function guildRoomToClean(d: { id?: string; unavailable?: boolean }): { r
   return { room: workspaceRoomId("discord", d.id), reason: "removed from the server" };
 }
 
+/** A server's room holds every room the bot had there: its clean-up may take a while. */
+function cleanGuild(cleaner: RoomCleaner, d: { id?: string; unavailable?: boolean }): void {
+  const target = guildRoomToClean(d);
+  if (target) void cleaner.clean(target.room, target.reason, { timeoutMs: WORKSPACE_CLEANUP_TIMEOUT_MS });
+}
+
 export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger): void {
   const handle = (t: string, d: ThreadLike) => {
     let target: ReturnType<typeof roomToClean>;
@@ -105,10 +111,7 @@ export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger)
     if (packet?.t === "THREAD_UPDATE" || packet?.t === "THREAD_DELETE" || packet?.t === "CHANNEL_DELETE") {
       handle(packet.t, packet.d as ThreadLike);
     }
-    if (packet?.t === "GUILD_DELETE") {
-      const target = guildRoomToClean(packet.d as { id?: string; unavailable?: boolean });
-      if (target) void cleaner.clean(target.room, target.reason);
-    }
+    if (packet?.t === "GUILD_DELETE") cleanGuild(cleaner, packet.d as { id?: string; unavailable?: boolean });
   });
   // The cached path: same rooms, deduplicated by the cleaner.
   client.on(Events.ThreadUpdate, (_old, thread) => {
@@ -116,10 +119,7 @@ export function attachCleanup(client: Client, cleaner: RoomCleaner, log: Logger)
   });
   client.on(Events.ThreadDelete, (thread) => handle("THREAD_DELETE", { id: thread.id, guild_id: thread.guildId, parent_id: thread.parentId, type: thread.type }));
   // discord.js emits this only when the bot really left (an outage is GuildUnavailable).
-  client.on(Events.GuildDelete, (guild) => {
-    const target = guildRoomToClean({ id: guild.id });
-    if (target) void cleaner.clean(target.room, target.reason);
-  });
+  client.on(Events.GuildDelete, (guild) => cleanGuild(cleaner, { id: guild.id }));
   client.on(Events.ChannelDelete, (channel) => {
     if (!channel.isDMBased()) handle("CHANNEL_DELETE", { id: channel.id, guild_id: channel.guildId, parent_id: channel.parentId, type: channel.type });
   });

@@ -1,4 +1,4 @@
-import { workspaceRoomId, type WorkerClient } from "@duet/shared";
+import { WORKSPACE_CLEANUP_TIMEOUT_MS, workspaceRoomId, type WorkerClient } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
 import { channelRoom } from "./rooms.ts";
@@ -58,7 +58,8 @@ async function cleanUp(type: string, rawEvent: unknown, rawBody: unknown, deps: 
   const room = roomOf(type, rawEvent, body.data.team_id, deps.logger);
   if (!room) return;
   try {
-    const res = await deps.worker.cleanup(room);
+    const workspace = (WORKSPACE_CLEANUP_EVENTS as readonly string[]).includes(type);
+    const res = await deps.worker.cleanup(room, workspace ? { timeoutMs: WORKSPACE_CLEANUP_TIMEOUT_MS } : {});
     if (res.errors?.length) deps.logger.warn(`Cleaned ${room} after ${type}, with errors: ${res.errors.join("; ")}`);
     else deps.logger.info(`Cleaned ${room} after ${type}`);
   } catch (err) {
