@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
-import { type FakeSlack, userMessage } from "../fakes/slack/index.ts";
+import { envelope, type FakeSlack, postEvent, userMessage } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, fencesBalanced, mention, modelCallsFor, newChannel, readable, sectionTexts, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, botReplies, fencesBalanced, mention, modelCallsFor, newChannel, readable, sectionTexts, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
 
 /**
  * Mentions end to end: the real bolt app (HTTP mode, signed requests) against the
@@ -139,5 +139,32 @@ describe("what a mention never does", () => {
     expect(readable(reply)).toContain("Ask me something after the mention");
     const room = await stack.client.history(`slack-${slack.id.teamId}-${channel}`);
     expect(room.messages).toEqual([]);
+  });
+});
+
+describe("being invited to a channel", () => {
+  it("Duet says hello once, with how to use it; other people joining get nothing", async () => {
+    const channel = newChannel();
+    const joined = envelope(slack, { type: "member_joined_channel", user: slack.id.botUserId, channel, channel_type: "C", team: slack.id.teamId, inviter: "U0ALICE" });
+    const someoneElse = envelope(slack, { type: "member_joined_channel", user: "U0BOB", channel, channel_type: "C", team: slack.id.teamId });
+    for (const [payload, retry] of [[joined, 0], [joined, 1], [someoneElse, 0]] as const) {
+      expect((await postEvent(bot.url, payload, { secret: SIGNING_SECRET, ...(retry ? { retryNum: retry } : {}) })).status).toBe(200);
+    }
+    await slack.waitFor(() => slack.ws.channel(channel).some((m) => m.bot_id === slack.id.botId), "the welcome");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const posted = slack.ws.channel(channel).filter((m) => m.bot_id === slack.id.botId);
+    expect(posted).toHaveLength(1);
+    expect(readable(posted[0])).toContain("Hi, I'm Duet");
+    expect(readable(posted[0])).toContain("/duet help");
+  });
+
+  it("a malformed join event is acked and ignored, and the next one is still handled", async () => {
+    const [bad, good] = [newChannel(), newChannel()];
+    const malformed = envelope(slack, { type: "member_joined_channel", channel: bad });
+    expect((await postEvent(bot.url, malformed, { secret: SIGNING_SECRET })).status).toBe(200);
+    const joined = envelope(slack, { type: "member_joined_channel", user: slack.id.botUserId, channel: good, channel_type: "C" });
+    expect((await postEvent(bot.url, joined, { secret: SIGNING_SECRET })).status).toBe(200);
+    await slack.waitFor(() => slack.ws.channel(good).some((m) => m.bot_id === slack.id.botId), "the welcome");
+    expect(slack.ws.channel(bad)).toEqual([]);
   });
 });

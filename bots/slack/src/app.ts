@@ -10,6 +10,7 @@ import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
 import { buildReceiver } from "./receiver.ts";
 import { registerSlashCommand } from "./slash-command.ts";
+import { registerWelcome } from "./welcome.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 
 /**
@@ -103,6 +104,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const turnDeps = { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status };
     registerMentions(built, turnDeps, track);
     registerDirectMessages(built, turnDeps, track);
+    registerWelcome(built, { out, botUserId: auth.user_id, recent: turnDeps.recent, logger }, track);
     registerSlashCommand(built, { worker, out, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     built.error(async (err) => {

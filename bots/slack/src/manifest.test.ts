@@ -25,7 +25,7 @@ function listUnder(key: string): string[] {
 
 describe("manifest.yaml", () => {
   it("subscribes to exactly the events the bot handles", () => {
-    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", ...CLEANUP_EVENTS].sort());
+    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", "member_joined_channel", ...CLEANUP_EVENTS].sort());
   });
 
   it("asks for exactly the scopes the bot uses", () => {

@@ -1,0 +1,44 @@
+import type { RecentIds } from "@duet/shared";
+import type { App, Logger } from "@slack/bolt";
+import { z } from "zod";
+import type { SlackOut } from "./slack-api.ts";
+
+/**
+ * When someone invites Duet to a channel, it says in one message what it is and
+ * how to use it, so nobody has to guess. Only Duet's own join counts; other
+ * people joining are none of its business.
+ */
+
+export const WELCOME_TEXT = [
+  ":wave: Hi, I'm Duet, an AI pair programmer for this channel.",
+  "Mention me with a question (`@Duet how do I find the largest files here?`) and I answer in a thread, running the commands I suggest in this channel's own sandbox.",
+  "Everyone here shares the conversation and the sandbox. `/duet help` lists the commands; archiving the channel deletes both.",
+].join("\n");
+
+const joinSchema = z.object({ type: z.literal("member_joined_channel"), user: z.string().min(1), channel: z.string().min(1) });
+const envelopeSchema = z.object({ event_id: z.string().min(1) });
+
+export interface WelcomeDeps {
+  out: SlackOut;
+  botUserId: string;
+  /** A retried delivery must not greet twice. */
+  recent: RecentIds;
+  logger: Logger;
+}
+
+export function registerWelcome(app: App, deps: WelcomeDeps, track: (p: Promise<void>) => Promise<void>): void {
+  app.event("member_joined_channel", async ({ event, body }) => {
+    await track(welcome(event, body, deps));
+  });
+}
+
+async function welcome(rawEvent: unknown, rawBody: unknown, deps: WelcomeDeps): Promise<void> {
+  const event = joinSchema.safeParse(rawEvent);
+  const envelope = envelopeSchema.safeParse(rawBody);
+  if (!event.success || !envelope.success) {
+    deps.logger.warn("Ignored a malformed member_joined_channel event");
+    return;
+  }
+  if (event.data.user !== deps.botUserId || !deps.recent.first(envelope.data.event_id)) return;
+  await deps.out.post(event.data.channel, WELCOME_TEXT);
+}
