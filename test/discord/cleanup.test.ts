@@ -106,7 +106,7 @@ describe("Discord room cleanup", () => {
   });
 
   it("leaving a server (kicked, or the server deleted) empties every room there; an outage empties none", async () => {
-    const guild = h.fake.joinGuild("leaving");
+    const { guildId: guild } = h.fake.joinGuild("leaving");
     await expect.poll(() => h.bot.client.guilds.cache.has(guild), { timeout: 10_000 }).toBe(true);
     const ch = h.fake.addChannel(guild, "general");
     const th = h.fake.addThread(ch, "a thread");

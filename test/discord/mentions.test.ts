@@ -133,4 +133,21 @@ describe("Discord mentions", () => {
     );
     expect(replies).toHaveLength(1);
   });
+
+  it("says hello once in the system channel of a server it is added to; a server without one gets nothing", async () => {
+    const { guildId, systemChannelId } = h.fake.joinGuild("new server", { systemChannel: "general" });
+    await h.fake.waitForCall((c) => c.method === "POST" && c.path === `/channels/${systemChannelId}/messages`, 10_000, "the welcome");
+    const [hello, ...more] = h.fake.messagesIn(systemChannelId!).filter((m) => m.author?.id === h.fake.botUser.id);
+    expect(more).toEqual([]);
+    expect(hello.content).toContain("Hi, I'm Duet");
+    expect(hello.content).toContain("/duet help");
+
+    const posts = () => h.fake.calls.filter((c) => c.method === "POST" && /^\/channels\/\d+\/messages$/.test(c.path)).length;
+    const before = posts();
+    const quiet = h.fake.joinGuild("no system channel");
+    await expect.poll(() => h.bot.client.guilds.cache.has(quiet.guildId), { timeout: 10_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(posts()).toBe(before);
+    expect(h.bot.client.guilds.cache.has(guildId)).toBe(true);
+  });
 });

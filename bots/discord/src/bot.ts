@@ -6,6 +6,7 @@ import type { DiscordConfig } from "./config.ts";
 import { consoleLogger, TYPING_RENEW_MS, type BotDeps, type Logger } from "./deps.ts";
 import { handleInteraction } from "./interactions.ts";
 import { handleMessage } from "./mentions.ts";
+import { welcome } from "./welcome.ts";
 
 /**
  * The Duet Discord bot: a discord.js client on the gateway that turns slash
@@ -81,6 +82,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   };
   client.on(Events.InteractionCreate, guard("interaction", (i) => handleInteraction(i, deps)));
   client.on(Events.MessageCreate, guard("message", (m) => handleMessage(m, deps)));
+  // Only servers joined while running: the ones in READY were joined long ago.
+  client.on(Events.GuildCreate, guard("welcome", (g) => welcome(g, log)));
   attachCleanup(client, cleaner, log);
   // Without an 'error' listener an emitted error would throw; discord.js reconnects on its own.
   client.on(Events.Error, (err) => log.error(`client error: ${err.message}`));

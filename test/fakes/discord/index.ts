@@ -88,12 +88,21 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       world.guilds.set(id, { id, name });
       return id;
     },
-    /** The bot is added to a server while connected: Discord sends GUILD_CREATE. */
-    joinGuild(name: string): string {
+    /**
+     * The bot is added to a server while connected: Discord sends GUILD_CREATE. With
+     * `systemChannel`, the server has a text channel of that name as its system channel.
+     */
+    joinGuild(name: string, o: { systemChannel?: string } = {}): { guildId: string; systemChannelId: string | null } {
       const id = snowflake();
       world.guilds.set(id, { id, name });
-      gateway.dispatch("GUILD_CREATE", guildPayload(id, name, world.channelsOf(id), world.opts.botUser));
-      return id;
+      let systemChannelId: string | null = null;
+      if (o.systemChannel) {
+        const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: id, name: o.systemChannel, parent_id: null };
+        world.channels.set(ch.id, ch);
+        systemChannelId = ch.id;
+      }
+      gateway.dispatch("GUILD_CREATE", guildPayload(id, name, world.channelsOf(id), world.opts.botUser, systemChannelId));
+      return { guildId: id, systemChannelId };
     },
     /** The bot is kicked, or the server deleted: one GUILD_DELETE without `unavailable`, and the server is gone. */
     removeFromGuild(guildId: string): void {

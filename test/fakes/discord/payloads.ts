@@ -60,7 +60,7 @@ export function channelPayload(ch: FakeChannel): Record<string, unknown> {
 /** Everyone may do everything in the fake: permissions are not what these tests are about. */
 export const ALL_PERMISSIONS = "2199023255551";
 
-export function guildPayload(id: string, name: string, channels: FakeChannel[], botUser: DiscordUser): Record<string, unknown> {
+export function guildPayload(id: string, name: string, channels: FakeChannel[], botUser: DiscordUser, systemChannelId: string | null = null): Record<string, unknown> {
   const visible = channels.filter((c) => !c.uncached);
   return {
     id,
@@ -75,6 +75,7 @@ export function guildPayload(id: string, name: string, channels: FakeChannel[], 
     nsfw_level: 0,
     premium_tier: 0,
     system_channel_flags: 0,
+    system_channel_id: systemChannelId,
     preferred_locale: "en-US",
     features: [],
     roles: [{ id, name: "@everyone", permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],

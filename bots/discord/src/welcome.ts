@@ -1,0 +1,25 @@
+import { type Guild, PermissionFlagsBits } from "discord.js";
+import type { Logger } from "./deps.ts";
+
+/**
+ * When the bot is added to a server, one message in the server's system channel
+ * says what Duet is and how to use it. Servers without a system channel, or where
+ * the bot may not post there, get nothing: Duet never picks a channel on its own.
+ */
+
+export const WELCOME_TEXT = [
+  "👋 Hi, I'm Duet, an AI pair programmer for your channels.",
+  "Use `/duet ask` or mention me (`@Duet how do I find the largest files here?`) and I answer, running the commands I suggest in that channel's own sandbox. Everyone in a channel shares its conversation and sandbox; a thread is its own room.",
+  "`/duet help` lists the commands; deleting a channel deletes its room and sandbox.",
+].join("\n");
+
+export async function welcome(guild: Guild, log: Logger): Promise<void> {
+  const channel = guild.systemChannel;
+  const me = guild.members.me;
+  if (!channel || !me) return;
+  if (!channel.permissionsFor(me)?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.SendMessages])) {
+    log.info(`no welcome in ${guild.id}: the bot may not post in the system channel`);
+    return;
+  }
+  await channel.send({ content: WELCOME_TEXT, allowedMentions: { parse: [] } });
+}
