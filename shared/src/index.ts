@@ -12,3 +12,4 @@ export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from 
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";
+export { keepRenewing } from "./renew.ts";

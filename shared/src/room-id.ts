@@ -31,7 +31,8 @@ export function isValidRoomId(id: string): boolean {
 }
 
 /** Platforms whose channels belong to a workspace Duet can be removed from. */
-const WORKSPACE_PLATFORMS: readonly string[] = ["slack", "discord"];
+const WORKSPACE_PLATFORMS = ["slack", "discord"] as const satisfies readonly Platform[];
+type WorkspacePlatform = (typeof WORKSPACE_PLATFORMS)[number];
 
 /**
  * The room a room is recorded under: a thread room's channel room, a Slack or
@@ -41,12 +42,12 @@ export function parentRoomId(id: string): string | null {
   const parts = id.split("-");
   if (parts.some((p) => p.length === 0) || !(PLATFORMS as readonly string[]).includes(parts[0])) return null;
   if (parts.length === 4) return parts.slice(0, 3).join("-");
-  if (parts.length === 3 && WORKSPACE_PLATFORMS.includes(parts[0])) return parts.slice(0, 2).join("-");
+  if (parts.length === 3 && (WORKSPACE_PLATFORMS as readonly string[]).includes(parts[0])) return parts.slice(0, 2).join("-");
   return null;
 }
 
 /** The room that holds every room of a Slack team or Discord server. */
-export function workspaceRoomId(platform: "slack" | "discord", workspace: string): string {
+export function workspaceRoomId(platform: WorkspacePlatform, workspace: string): string {
   return `${platform}-${segment(workspace)}`;
 }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature } from "../fakes/slack/index.ts";
+import { quietPort } from "../helpers/ports.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, closedPort, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * What goes wrong, and what people see then: forged or stale requests are
@@ -81,7 +82,7 @@ describe("malformed events", () => {
 describe("when the Worker fails", () => {
   it("says in the thread that the back end cannot be reached, and marks ⚠️", async () => {
     // The bot retries an unreachable Worker for a few seconds before it gives up; then it says so.
-    const down = await startBot(slack, { workerUrl: `http://127.0.0.1:${await closedPort()}`, token: stack.token });
+    const down = await startBot(slack, { workerUrl: `http://127.0.0.1:${await quietPort()}`, token: stack.token });
     try {
       const channel = newChannel();
       const m = await mention(slack, down, { channel, text: "SAY: unreachable" });

@@ -1,5 +1,4 @@
 import { createSlackBot, loadConfig, LogLevel, type SlackBot } from "@duet/slack";
-import { quietPort } from "../helpers/ports.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
@@ -128,8 +127,6 @@ export function sectionTexts(msg: SlackMessage): string[] {
 
 export { fencesBalanced, modelCallsFor } from "../helpers/assertions.ts";
 
-/** A port nothing listens on (and, below the ephemeral range, nothing will by chance): a Worker that is down. */
-export const closedPort = quietPort;
 
 let channelSeq = 0;
 /** A fresh channel id per test, so rooms never mix. */

@@ -1,5 +1,5 @@
 import { ChannelType, type Message } from "discord.js";
-import { describeForUser, sanitizeChatText } from "@duet/shared";
+import { describeForUser, keepRenewing, sanitizeChatText } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import type { BotDeps } from "./deps.ts";
 import { renderMessage, renderNotice, type Outgoing } from "./render.ts";
@@ -44,19 +44,16 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
     deps.log.warn(`mention in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
     out = renderNotice(describeForUser(err));
   } finally {
-    stopTyping();
+    await stopTyping();
   }
   await reply(message, out, deps);
 }
 
-function keepTyping(message: Message, deps: BotDeps): () => void {
-  if (!message.channel.isSendable()) return () => {};
+/** Typing until the returned stop(), which waits out a call in flight so typing never shows after the reply. */
+function keepTyping(message: Message, deps: BotDeps): () => Promise<void> {
+  if (!message.channel.isSendable()) return async () => {};
   const channel = message.channel;
-  const type = () => void channel.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`));
-  type();
-  const timer = setInterval(type, deps.typingRenewMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return keepRenewing(() => channel.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`)), deps.typingRenewMs);
 }
 
 /** The first part replies to the message; the rest follow in the same channel. Mentions never ping. */

@@ -1,7 +1,7 @@
 import { roomId } from "@duet/shared";
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { answerTurn, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
+import { answerTurn, isFromBot, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
 import { channelRoom, type MentionPlace, type RoomScope } from "./rooms.ts";
 
 /**
@@ -41,7 +41,7 @@ export async function handleDirectMessage(rawEvent: unknown, rawBody: unknown, d
   const e = parsed.event;
   // Edits, deletions, joins and every bot's messages (Duet's own answers included) are not
   // questions; a message with a file attached, or also sent to the conversation, is.
-  if ((e.subtype && !PERSON_SUBTYPES.has(e.subtype)) || e.bot_id || !e.user || e.user === deps.botUserId) return;
+  if (isFromBot(e, deps.botUserId) || !e.user || (e.subtype && !PERSON_SUBTYPES.has(e.subtype))) return;
   await answerTurn(deps, {
     eventId: parsed.eventId,
     place: parsed.place,

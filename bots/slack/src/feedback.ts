@@ -1,3 +1,4 @@
+import { keepRenewing } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import type { SlackOut } from "./slack-api.ts";
 
@@ -59,23 +60,10 @@ export class ThreadStatus {
     private readonly renewMs = STATUS_RENEW_MS,
   ) {}
 
-  /**
-   * Shows the status until the returned stop(), which also waits for a call still in
-   * flight, so a late "working" can never land after the answer and linger.
-   */
+  /** Shows the status until the returned stop(), which waits out a call in flight (keepRenewing). */
   show(channel: string, threadTs: string | undefined): () => Promise<void> {
     if (!threadTs || this.unavailable) return async () => {};
-    let inFlight: Promise<void> = Promise.resolve();
-    const set = () => {
-      inFlight = inFlight.then(() => this.set(channel, threadTs, STATUS_WORKING));
-    };
-    set();
-    const timer = setInterval(set, this.renewMs);
-    timer.unref();
-    return async () => {
-      clearInterval(timer);
-      await inFlight;
-    };
+    return keepRenewing(() => this.set(channel, threadTs, STATUS_WORKING), this.renewMs);
   }
 
   /** For a turn that posted nothing (a post clears the status on Slack's side). */

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { mentionRoom, replyThread } from "./rooms.ts";
-import { answerTurn, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
+import { answerTurn, isFromBot, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
 
 /** `@Duet …` in a channel or thread: a turn in the room, answered in the thread of the mention. */
 
@@ -21,8 +21,7 @@ export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: T
   const parsed = parseEvent(mentionSchema, rawEvent, rawBody, "app_mention", deps.logger);
   if (!parsed) return;
   const e = parsed.event;
-  // Other bots (and Duet itself) never start a turn: two bots could answer each other forever.
-  if (e.bot_id || e.subtype === "bot_message" || e.user === deps.botUserId || !e.user) return;
+  if (isFromBot(e, deps.botUserId) || !e.user) return;
   await answerTurn(deps, {
     eventId: parsed.eventId,
     place: parsed.place,

@@ -40,7 +40,12 @@ export const messageEventFields = {
 /** The shape every message-like event shares (app_mention, message). */
 type MessageEvent = { channel: string; ts: string; thread_ts?: string; team?: string };
 
-const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z.string().min(1).optional() });
+export const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z.string().min(1).optional() });
+
+/** Other bots (and Duet itself) never start a turn: two bots could answer each other forever. */
+export function isFromBot(e: { bot_id?: string; subtype?: string; user?: string }, botUserId: string): boolean {
+  return Boolean(e.bot_id) || e.subtype === "bot_message" || e.user === botUserId;
+}
 
 /** The event and its envelope, or null (logged) when Slack sent something this code cannot read. */
 export function parseEvent<S extends z.ZodType<MessageEvent>>(

@@ -2,6 +2,7 @@ import type { RecentIds } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
 import type { SlackOut } from "./slack-api.ts";
+import { envelopeSchema } from "./turn.ts";
 
 /**
  * When someone invites Duet to a channel, it says in one message what it is and
@@ -16,7 +17,6 @@ export const WELCOME_TEXT = [
 ].join("\n");
 
 const joinSchema = z.object({ type: z.literal("member_joined_channel"), user: z.string().min(1), channel: z.string().min(1) });
-const envelopeSchema = z.object({ event_id: z.string().min(1) });
 
 export interface WelcomeDeps {
   out: SlackOut;

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { createModelProvider } from "../model/provider.ts";
 import { redactor } from "../redaction.ts";
-import { createExecutor, SandboxError, type SandboxExecutor } from "../sandbox/executor.ts";
+import { createExecutor, SandboxError } from "../sandbox/executor.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { cleanChildren } from "./child-cleanup.ts";
 import { execKey, execOutcome, unknownRunOutcome } from "./direct-run.ts";
@@ -150,8 +150,8 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async exec(roomId: string, req: ExecRequest): Promise<Outcome> {
-    this.resumeOrphans(roomId);
     return guard(async () => {
+      this.resumeOrphans(roomId);
       const key = req.idempotencyKey ? execKey(req.idempotencyKey) : null;
       if (key) {
         const done = this.store.answered<Outcome>(key, Date.now(), "exec");
@@ -261,9 +261,9 @@ export class DuetAgent extends Agent<Env> {
     return loadConfig(this.env);
   }
 
-  private executorCache?: { executor: SandboxExecutor | null; problem?: string };
+  private executorCache?: { executor: WarmTracker | null; problem?: string };
 
-  private executor(): { executor: SandboxExecutor | null; problem?: string } {
+  private executor(): { executor: WarmTracker | null; problem?: string } {
     if (!this.executorCache) {
       try {
         this.executorCache = { executor: new WarmTracker(createExecutor(this.config(), this.env)) };

@@ -21,22 +21,26 @@ function boundBytes(params: unknown[]): number {
  * Meters every statement run on this object's SQLite database: the room's own
  * tables and the agents SDK's (its keep-alive job rows), so the per-message
  * figure is the whole cost, not just the part we wrote. Bytes count only for
- * statements that wrote rows. A cursor's rowsWritten is final once it has been
- * read, and every caller reads its cursor before the next statement (storage
- * calls are synchronous), so the previous cursor is folded in when the next starts.
+ * statements that wrote rows, and are measured only for those. A cursor's
+ * rowsWritten is final once it has been read, and every caller reads its cursor
+ * before the next statement (storage calls are synchronous), so the previous
+ * cursor is folded in when the next starts.
  */
 export function meterSql(storage: DurableObjectStorage): WriteMeter {
   const sql = storage.sql;
   const exec = sql.exec.bind(sql);
   let rows = 0;
   let bytes = 0;
-  let last: { cursor: SqlStorageCursor<Record<string, SqlStorageValue>>; bytes: number } | null = null;
-  const written = () => (last && last.cursor.rowsWritten > 0 ? { rows: last.cursor.rowsWritten, bytes: last.bytes } : { rows: 0, bytes: 0 });
+  let last: { cursor: SqlStorageCursor<Record<string, SqlStorageValue>>; params: SqlStorageValue[] } | null = null;
+  const written = () => {
+    const wrote = last?.cursor.rowsWritten ?? 0;
+    return wrote > 0 ? { rows: wrote, bytes: boundBytes(last!.params) } : { rows: 0, bytes: 0 };
+  };
   sql.exec = ((query: string, ...params: SqlStorageValue[]) => {
     const previous = written();
     rows += previous.rows;
     bytes += previous.bytes;
-    last = { cursor: exec(query, ...params), bytes: boundBytes(params) };
+    last = { cursor: exec(query, ...params), params };
     return last.cursor;
   }) as typeof sql.exec;
   return {

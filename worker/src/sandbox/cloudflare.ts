@@ -4,11 +4,16 @@ import { SandboxError, type RawExecResult, type SandboxExecutor } from "./execut
 
 /** Production: one @cloudflare/sandbox container per room, its id from containerId(). */
 export class CloudflareExecutor implements SandboxExecutor {
+  /** Each room's id, digested once (a DuetAgent is one room, so this holds one entry). */
+  private readonly ids = new Map<string, Promise<string>>();
+
   constructor(private readonly ns: DurableObjectNamespace) {}
 
   private async sandbox(roomId: string) {
+    let id = this.ids.get(roomId);
+    if (!id) this.ids.set(roomId, (id = containerId(roomId)));
     // The namespace is typed loosely in Env so local builds need no Sandbox class.
-    return getSandbox(this.ns as never, await containerId(roomId));
+    return getSandbox(this.ns as never, await id);
   }
 
   async exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult> {
@@ -18,14 +23,6 @@ export class CloudflareExecutor implements SandboxExecutor {
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
     } catch (err) {
       throw new SandboxError(`the sandbox failed: ${(err as Error).message}`.slice(0, 300));
-    }
-  }
-
-  async warm(roomId: string): Promise<void> {
-    try {
-      await (await this.sandbox(roomId)).exec("true", { timeout: 10_000 });
-    } catch {
-      // Warming is an optimisation; the real command reports any failure.
     }
   }
 

@@ -13,11 +13,9 @@ export interface RawExecResult {
   truncated: boolean;
 }
 
-/** A room's sandbox: run a command, wake it ahead of time, destroy it. */
+/** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
 export interface SandboxExecutor {
   exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult>;
-  /** Start (or wake) the room's sandbox so a cold start overlaps other work. Never throws. */
-  warm(roomId: string): Promise<void>;
   destroy(roomId: string): Promise<void>;
 }
 

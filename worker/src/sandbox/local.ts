@@ -52,14 +52,6 @@ export class LocalExecutor implements SandboxExecutor {
     };
   }
 
-  async warm(roomId: string): Promise<void> {
-    try {
-      await this.exec(roomId, "true", 10_000);
-    } catch {
-      // Warming is an optimisation; the real command reports any failure.
-    }
-  }
-
   async destroy(roomId: string): Promise<void> {
     let res: Response;
     try {

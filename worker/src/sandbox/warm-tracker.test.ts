@@ -8,9 +8,6 @@ class Recorder implements SandboxExecutor {
     this.calls.push(`exec ${cmd}`);
     return { exitCode: 0, stdout: "", stderr: "", durationMs: 0, truncated: false };
   }
-  async warm(): Promise<void> {
-    this.calls.push("warm");
-  }
   async destroy(): Promise<void> {
     this.calls.push("destroy");
   }
@@ -28,7 +25,12 @@ describe("WarmTracker", () => {
     await tracked.warm("r");
     now += 2_000;
     await tracked.warm("r");
-    expect(inner.calls).toEqual(["warm", "exec ls", "warm"]);
+    expect(inner.calls).toEqual(["exec true", "exec ls", "exec true"]);
+  });
+
+  it("never throws when the wake-up fails", async () => {
+    const failing: SandboxExecutor = { exec: async () => Promise.reject(new Error("down")), destroy: async () => {} };
+    await expect(new WarmTracker(failing).warm("r")).resolves.toBeUndefined();
   });
 
   it("forgets warmth when the sandbox is destroyed", async () => {
@@ -37,6 +39,6 @@ describe("WarmTracker", () => {
     await tracked.exec("r", "ls", 1000);
     await tracked.destroy("r");
     await tracked.warm("r");
-    expect(inner.calls).toEqual(["exec ls", "destroy", "warm"]);
+    expect(inner.calls).toEqual(["exec ls", "destroy", "exec true"]);
   });
 });

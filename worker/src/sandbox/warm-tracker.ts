@@ -2,11 +2,14 @@ import type { RawExecResult, SandboxExecutor } from "./executor.ts";
 
 /** A sandbox used within this window is assumed awake (Cloudflare's sleepAfter defaults to 10 minutes). */
 export const SANDBOX_WARM_FOR_MS = 5 * 60_000;
+/** How long the wake-up command may take: a cold container start, with room to spare. */
+const WARM_TIMEOUT_MS = 10_000;
 
 /**
- * Remembers when the room's sandbox was last used, so `warm` (called while the
- * model thinks) only costs a round trip when the sandbox may really be cold.
- * One per room: each DuetAgent wraps its own executor.
+ * Wakes the room's sandbox ahead of its first command (called while the model
+ * thinks, so a cold start overlaps inference) by running `true` in it, and
+ * remembers when the sandbox was last used, so this only costs a round trip when
+ * it may really be cold. One per room: each DuetAgent wraps its own executor.
  */
 export class WarmTracker implements SandboxExecutor {
   private touchedAt = Number.NEGATIVE_INFINITY;
@@ -18,11 +21,12 @@ export class WarmTracker implements SandboxExecutor {
     return this.inner.exec(roomId, cmd, timeoutMs);
   }
 
+  /** Never throws: warming is an optimisation, and the real command reports any failure. */
   async warm(roomId: string): Promise<void> {
     const now = this.now();
     if (now - this.touchedAt < this.warmForMs) return;
     this.touchedAt = now;
-    await this.inner.warm(roomId);
+    await this.inner.exec(roomId, "true", WARM_TIMEOUT_MS).catch(() => undefined);
   }
 
   destroy(roomId: string): Promise<void> {
