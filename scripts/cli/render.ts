@@ -2,6 +2,7 @@ import {
   describeRun,
   headTail,
   redactSecrets,
+  runOfExec,
   type DuetMessage,
   type ExecResponse,
   type MessageResponse,
@@ -84,8 +85,7 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
 }
 
 export function renderExec(cmd: string, res: ExecResponse, style: Style, secrets: readonly string[] = []): string {
-  const { stdout, stderr, exitCode, truncated, durationMs } = res.result;
-  return renderRun({ cmd, exitCode, stdout, stderr, truncated, durationMs }, style, secrets);
+  return renderRun(runOfExec(cmd, res.result), style, secrets);
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");

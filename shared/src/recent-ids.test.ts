@@ -20,4 +20,13 @@ describe("RecentIds", () => {
     expect(ids.first("a")).toBe(true);
     expect(ids.first("d")).toBe(false);
   });
+
+  it("counts a forgotten id as new again", () => {
+    const ids = new RecentIds();
+    expect(ids.first("Ev1")).toBe(true);
+    expect(ids.first("Ev1")).toBe(false);
+    ids.forget("Ev1");
+    expect(ids.first("Ev1")).toBe(true);
+    expect(ids.first("Ev1")).toBe(false);
+  });
 });

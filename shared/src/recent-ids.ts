@@ -33,6 +33,11 @@ export class RecentIds {
     return true;
   }
 
+  /** Lets the id count as new again (it was used again, or the work it stood for failed). */
+  forget(id: string): void {
+    this.seen.delete(id);
+  }
+
   get size(): number {
     return this.seen.size;
   }

@@ -92,6 +92,11 @@ export const execResultSchema = z.object({
 });
 export type ExecResult = z.infer<typeof execResultSchema>;
 
+/** A direct run's result as the command outcome every renderer shows (`success` is derivable). */
+export function runOfExec(cmd: string, { stdout, stderr, exitCode, truncated, durationMs }: ExecResult): RunResult {
+  return { cmd, exitCode, stdout, stderr, truncated, durationMs };
+}
+
 export const execResponseSchema = z.object({
   result: execResultSchema,
   sandboxName: z.string(),

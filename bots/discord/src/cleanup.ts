@@ -1,5 +1,5 @@
 import { Events, type Client, type GatewayDispatchPayload } from "discord.js";
-import { WORKSPACE_CLEANUP_TIMEOUT_MS, workspaceRoomId, type CleanupResponse, type WorkerClient } from "@duet/shared";
+import { DEDUPE_TTL_MS, RecentIds, WORKSPACE_CLEANUP_TIMEOUT_MS, workspaceRoomId, type CleanupResponse, type WorkerClient } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { channelRoom, threadRoom, THREAD_CHANNEL_TYPES } from "./rooms.ts";
 
@@ -14,37 +14,35 @@ import { channelRoom, threadRoom, THREAD_CHANNEL_TYPES } from "./rooms.ts";
  * for one event; the recently-cleaned set makes the Worker see one DELETE.
  */
 
-/** How long a cleaned room is remembered; the two paths fire within the same tick. */
-const RECENT_TTL_MS = 10 * 60_000;
 /** Bound on remembered rooms, so a burst of deletions cannot grow memory. */
 const RECENT_MAX = 5_000;
 
 export class RoomCleaner {
-  private readonly recent = new Map<string, number>();
+  /** Rooms cleaned lately (for the default ten minutes); the two paths fire within the same tick. */
+  private readonly recent: RecentIds;
 
   constructor(
     private readonly worker: WorkerClient,
     private readonly log: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.recent = new RecentIds(DEDUPE_TTL_MS, RECENT_MAX, now);
+  }
 
   /**
    * Deletes a room once. Per process is enough: DELETE is idempotent in the
    * Worker, and a guild's events always reach the same shard.
    */
   async clean(room: string, reason: string, opts: { force?: boolean; timeoutMs?: number } = {}): Promise<CleanupResponse | null> {
-    const at = this.now();
-    for (const [key, when] of this.recent) if (at - when > RECENT_TTL_MS) this.recent.delete(key);
-    if (!opts.force && this.recent.has(room)) return null;
-    this.recent.set(room, at);
-    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.keys().next().value!);
+    if (opts.force) this.recent.forget(room);
+    if (!this.recent.first(room)) return null;
     try {
       const res = await this.worker.cleanup(room, { timeoutMs: opts.timeoutMs });
       this.log.info(`cleaned ${room} (${reason})${res.errors?.length ? ` with errors: ${res.errors.join("; ")}` : ""}`);
       return res;
     } catch (err) {
       // Let a later event (or a retry of this one) try again.
-      this.recent.delete(room);
+      this.recent.forget(room);
       this.log.warn(`could not clean ${room} (${reason}): ${err instanceof Error ? err.message : String(err)}`);
       if (opts.force) throw err;
       return null;
@@ -53,7 +51,7 @@ export class RoomCleaner {
 
   /** A room was used again, so a later archive or delete must clean it again. */
   forget(room: string): void {
-    this.recent.delete(room);
+    this.recent.forget(room);
   }
 }
 

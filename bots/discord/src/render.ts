@@ -7,6 +7,7 @@ import {
   explanationOf,
   headTail,
   redactSecrets,
+  runOfExec,
   sanitizeChatText,
   type DuetMessage,
   type ExecResponse,
@@ -82,9 +83,7 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
 }
 
 export function renderExec(cmd: string, res: ExecResponse, secrets: readonly string[] = []): Outgoing[] {
-  const r = res.result;
-  const run: RunResult = { cmd, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, truncated: r.truncated, durationMs: r.durationMs };
-  const block = runBlock(run, 0, 1, secrets);
+  const block = runBlock(runOfExec(cmd, res.result), 0, 1, secrets);
   return toMessages(block.text, block.file ? [block.file] : []);
 }
 

@@ -1,4 +1,4 @@
-import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, type MessageResponse, redactSecrets, type RunResult } from "@duet/shared";
+import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, type MessageResponse, redactSecrets, runOfExec, type RunResult } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
 import type { Block, Upload } from "./slack-api.ts";
@@ -42,8 +42,7 @@ export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Re
 }
 
 export function renderExec(cmd: string, result: ExecResult, opts: RenderOptions = {}): Rendered {
-  const run: RunResult = { cmd, ...result };
-  return assemble("", [run], [], opts);
+  return assemble("", [runOfExec(cmd, result)], [], opts);
 }
 
 function assemble(explanation: string, runs: RunResult[], notes: Block[], opts: RenderOptions): Rendered {
