@@ -13,3 +13,4 @@ export { explanationOf } from "./format/answer.ts";
 export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
+export { InFlight } from "./in-flight.ts";

@@ -1,5 +1,5 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
-import { RecentIds, WorkerClient } from "@duet/shared";
+import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
@@ -70,15 +70,10 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   });
 
   // Answers in progress, so stop() can let them finish; none are taken once stopping.
-  const inflight = new Set<Promise<void>>();
+  const inflight = new InFlight((line) => log.error(line));
   let stopping = false;
-  // A handler that throws must never take the gateway connection down with it.
   const guard = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
-    if (stopping) return;
-    const p = fn(...args)
-      .catch((err) => log.error(`${what} failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`))
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
+    if (!stopping) void inflight.track(fn(...args), what);
   };
   client.on(Events.InteractionCreate, guard("interaction", (i) => handleInteraction(i, deps)));
   client.on(Events.MessageCreate, guard("message", (m) => handleMessage(m, deps)));
@@ -103,9 +98,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
       stopping = true;
       if (inflight.size > 0 && graceMs > 0) {
         log.info(`stopping: waiting up to ${Math.round(graceMs / 1000)} s for ${inflight.size} answer(s) in progress`);
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
-        clearTimeout(timer);
+        await inflight.drain(graceMs);
       }
       await client.destroy();
     },

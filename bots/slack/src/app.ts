@@ -1,4 +1,4 @@
-import { RecentIds, WorkerClient } from "@duet/shared";
+import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -52,19 +52,14 @@ const STARTUP_RETRY: webApi.RetryOptions = { retries: 3, factor: 2, minTimeout: 
 
 export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {}): SlackBot {
   const logger = options.logger ?? createLogger(options.logLevel ?? LogLevel.INFO);
-  const inflight = new Set<Promise<void>>();
+  const inflight = new InFlight((line) => logger.error(line));
   let app: App | undefined;
   let socketReceiver: SocketModeReceiver | undefined;
   let port: number | undefined;
   let httpServer: Server | undefined;
   let botUserId: string | undefined;
 
-  const track = (p: Promise<void>): Promise<void> => {
-    const settled = p.catch((err) => logger.error(`A handler failed: ${(err as Error)?.stack ?? err}`));
-    inflight.add(settled);
-    void settled.finally(() => inflight.delete(settled));
-    return settled;
-  };
+  const track = (p: Promise<void>): Promise<void> => inflight.track(p);
 
   // Without a base URL the client uses Slack's own; GovSlack and tests set SLACK_API_URL.
   const clientOptions: webApi.WebClientOptions = {
@@ -146,15 +141,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       clearTimeout(force);
       httpServer = undefined;
     }
-    const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...inflight]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, drainMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await inflight.drain(options.drainMs ?? DEFAULT_DRAIN_MS);
     port = undefined;
   }
 
