@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { portFree } from "../../scripts/dev/ready.ts";
 
 /**
  * Ports for processes a test starts by number (`pnpm dev`, a Worker restarted on its old
@@ -19,13 +19,7 @@ function ephemeralLow(): number {
   }
 }
 
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
+const bindable = (port: number): Promise<boolean> => portFree(port).then(() => true, () => false);
 
 /** A port below the ephemeral range that nothing listens on right now. */
 export async function quietPort(): Promise<number> {
