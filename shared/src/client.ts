@@ -4,11 +4,13 @@ import { errorBodySchema } from "./schemas.ts";
 import {
   cleanupResponseSchema,
   execResponseSchema,
+  infoResponseSchema,
   messageResponseSchema,
   messagesResponseSchema,
   type CleanupResponse,
   type ExecRequest,
   type ExecResponse,
+  type InfoResponse,
   type MessageRequest,
   type MessageResponse,
   type MessagesResponse,
@@ -76,6 +78,11 @@ export class WorkerClient {
    */
   cleanup(roomId: string, opts: { timeoutMs?: number } = {}): Promise<CleanupResponse> {
     return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema, undefined, true, opts.timeoutMs);
+  }
+
+  /** How the Worker is set up (the sandbox's provider and network), for help texts. */
+  info(): Promise<InfoResponse> {
+    return this.call("GET", "/api/info", infoResponseSchema, undefined, true);
   }
 
   async health(): Promise<boolean> {

@@ -14,3 +14,12 @@ export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-c
 export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight } from "./in-flight.ts";
+export {
+  SANDBOX_NETWORKS,
+  DEFAULT_SANDBOX_NETWORK,
+  sandboxNetworkFields,
+  networkPolicyOf,
+  type SandboxNetwork,
+  type NetworkPolicy,
+} from "./sandbox-network.ts";
+export { describeNetwork } from "./format/network.ts";

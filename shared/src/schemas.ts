@@ -7,6 +7,7 @@ import {
   TEXT_MAX_CHARS,
   USER_ID_MAX_CHARS,
 } from "./limits.ts";
+import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
 
@@ -113,6 +114,17 @@ export const cleanupResponseSchema = z.object({
   errors: z.array(z.string()).optional(),
 });
 export type CleanupResponse = z.infer<typeof cleanupResponseSchema>;
+
+/** GET /api/info: what the Worker is set up to do, for `/duet help` (whether `pip install` will work). */
+export const infoResponseSchema = z.object({
+  sandbox: z.object({
+    provider: z.enum(["cloudflare", "local"]),
+    network: z.enum(SANDBOX_NETWORKS),
+    allowedHosts: z.array(z.string()),
+    deniedHosts: z.array(z.string()),
+  }),
+});
+export type InfoResponse = z.infer<typeof infoResponseSchema>;
 
 /** The one error body every non-2xx answer carries. */
 export const errorBodySchema = z.object({

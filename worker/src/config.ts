@@ -5,8 +5,11 @@ import {
   DEFAULT_MAX_RUNS_PER_REPLY,
   DEFAULT_MODEL_TIMEOUT_MS,
   intVar,
+  networkPolicyOf,
   optionalText,
   parseEnv,
+  sandboxNetworkFields,
+  type NetworkPolicy,
 } from "@duet/shared";
 import type { Env } from "./env.ts";
 
@@ -30,9 +33,11 @@ const schema = z.object({
   MAX_RUNS_PER_REPLY: intVar("MAX_RUNS_PER_REPLY", DEFAULT_MAX_RUNS_PER_REPLY, 0, 20),
   /** Wake the room's sandbox while the model thinks (on), or only when a command runs (off, for comparison). */
   SANDBOX_PREWARM: z.enum(["on", "off"], { error: "SANDBOX_PREWARM must be on or off" }).default("on"),
+  /** Where a sandbox may connect: SANDBOX_NETWORK, SANDBOX_ALLOWED_HOSTS, SANDBOX_DENIED_HOSTS. */
+  ...sandboxNetworkFields,
 });
 
-export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[] };
+export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[]; network: NetworkPolicy };
 
 export { ConfigError };
 
@@ -47,7 +52,7 @@ export function loadConfig(env: Env): WorkerConfig {
   const model = c.MODEL ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
   // Values that must never reach chat or history, even if a command prints them.
   const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
-  const config = { ...c, model, secrets };
+  const config = { ...c, model, secrets, network: networkPolicyOf(c) };
   cache.set(env, config);
   return config;
 }

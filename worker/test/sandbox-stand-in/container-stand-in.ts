@@ -1,26 +1,47 @@
-import { Sandbox } from "@cloudflare/sandbox";
+import { DuetSandbox } from "../../src/sandbox/durable-sandbox.ts";
 
-interface StandInEnv {
+type StandInEnv = ConstructorParameters<typeof DuetSandbox>[1] & {
   /** The bubblewrap executor playing the container's control server. */
   CONTAINER_STAND_IN_URL: string;
   SANDBOX_TOKEN: string;
+};
+
+/** What the SDK told the container about its network: start options and outbound interceptions. */
+export interface NetworkSeen {
+  start?: { enableInternet?: boolean; env?: Record<string, string> };
+  /** Hosts whose HTTP / HTTPS traffic goes through the outbound proxy ("*" for all). */
+  interceptedHttp: string[];
+  interceptedHttps: string[];
 }
 
 /**
  * What workerd gives a Durable Object class that has a container configured:
- * `ctx.container`, here for a container that is always running (the executor
- * is started before the Worker) and is never reached over TCP (containerFetch
- * below goes to the executor over HTTP instead).
+ * `ctx.container`, here for a container the SDK starts (recording what it was
+ * started with and which outbound traffic it routes through the Worker's proxy)
+ * and whose ports answer the SDK's readiness checks; containerFetch below sends
+ * the SDK's real requests to the executor over HTTP instead.
  */
-function withContainer(ctx: DurableObjectState<{}>): DurableObjectState<{}> {
+function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: Map<string, Fetcher>): DurableObjectState<{}> {
   const container = {
-    running: true,
-    start: () => undefined,
+    running: false,
+    start(options: NetworkSeen["start"]) {
+      seen.start = options;
+      container.running = true;
+    },
     monitor: () => new Promise<void>(() => undefined),
     destroy: async () => undefined,
     signal: () => undefined,
-    getTcpPort: () => {
-      throw new Error("the stand-in container has no TCP ports; containerFetch goes to the executor");
+    getTcpPort: () => ({ fetch: async () => new Response("ok") }),
+    interceptAllOutboundHttp: async (proxy: Fetcher) => {
+      seen.interceptedHttp.push("*");
+      proxies.set("*", proxy);
+    },
+    interceptOutboundHttp: async (host: string, proxy: Fetcher) => {
+      seen.interceptedHttp.push(host);
+      proxies.set(host, proxy);
+    },
+    interceptOutboundHttps: async (host: string) => {
+      seen.interceptedHttps.push(host);
     },
   };
   // An own property shadows the runtime's (absent) one; the object itself must stay the real one.
@@ -39,21 +60,51 @@ function withContainer(ctx: DurableObjectState<{}>): DurableObjectState<{}> {
  * takes its filesystem with it. Everything above that (getSandbox, the SDK's
  * session handling, exec's options and result mapping) is the SDK's own code.
  */
-export class ContainerlessSandbox extends Sandbox<StandInEnv> {
+export class ContainerlessSandbox extends DuetSandbox {
+  private readonly seen: NetworkSeen;
+  private readonly proxies: Map<string, Fetcher>;
+
   constructor(ctx: DurableObjectState<{}>, env: StandInEnv) {
-    super(withContainer(ctx), env);
+    const seen: NetworkSeen = { interceptedHttp: [], interceptedHttps: [] };
+    const proxies = new Map<string, Fetcher>();
+    super(withContainer(ctx, seen, proxies), env);
+    this.seen = seen;
+    this.proxies = proxies;
+  }
+
+  private get standIn(): StandInEnv {
+    return this.env as unknown as StandInEnv;
+  }
+
+  /** For tests: what the container was given. */
+  async networkSeen(): Promise<NetworkSeen> {
+    return this.seen;
+  }
+
+  /**
+   * For tests: what a request from inside the container to `url` gets from the
+   * outbound proxy the SDK installed, or null when that traffic is not routed
+   * through it (it then goes by the container's own route, enableInternet).
+   */
+  async probe(url: string): Promise<{ status: number; body: string } | null> {
+    const proxy = this.proxies.get(new URL(url).hostname) ?? this.proxies.get("*");
+    if (!proxy) return null;
+    const res = await proxy.fetch(url);
+    return { status: res.status, body: await res.text() };
   }
 
   override async containerFetch(requestOrUrl: Request | string | URL, portOrInit?: number | RequestInit, _port?: number): Promise<Response> {
+    // Started the SDK's way (start options, outbound interception, readiness), as a real container is.
+    if (!this.ctx.container?.running) await this.startAndWaitForPorts({ ports: 3000, cancellationOptions: { instanceGetTimeoutMS: 5_000, portReadyTimeoutMS: 5_000, waitInterval: 50 } });
     const request = requestOrUrl instanceof Request ? requestOrUrl : new Request(requestOrUrl, typeof portOrInit === "object" ? portOrInit : undefined);
     const path = new URL(request.url).pathname;
     if (path === "/api/session/create") {
       const { id } = (await request.json()) as { id: string };
       return Response.json({ success: true, id, timestamp: new Date().toISOString() });
     }
-    return fetch(`${this.env.CONTAINER_STAND_IN_URL}${path}`, {
+    return fetch(`${this.standIn.CONTAINER_STAND_IN_URL}${path}`, {
       method: request.method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${this.env.SANDBOX_TOKEN}` },
+      headers: { "content-type": "application/json", authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` },
       body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.text(),
       signal: request.signal,
     });
@@ -61,9 +112,9 @@ export class ContainerlessSandbox extends Sandbox<StandInEnv> {
 
   override async destroy(): Promise<void> {
     const session = `sandbox-${this.ctx.id.name}`;
-    const res = await fetch(`${this.env.CONTAINER_STAND_IN_URL}/api/sessions/${encodeURIComponent(session)}`, {
+    const res = await fetch(`${this.standIn.CONTAINER_STAND_IN_URL}/api/sessions/${encodeURIComponent(session)}`, {
       method: "DELETE",
-      headers: { authorization: `Bearer ${this.env.SANDBOX_TOKEN}` },
+      headers: { authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` },
     });
     if (!res.ok) throw new Error(`the stand-in container could not be destroyed: ${res.status} ${await res.text()}`);
   }

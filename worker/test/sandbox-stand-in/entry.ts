@@ -1,3 +1,25 @@
 // The production Worker, with the stand-in in place of the container-backed Sandbox class.
-export { default, DuetAgent } from "../../src/index.ts";
+import worker from "../../src/index.ts";
+import { containerId } from "../../src/sandbox/container-id.ts";
+import type { ContainerlessSandbox } from "./container-stand-in.ts";
+
+export { DuetAgent, ContainerProxy } from "../../src/index.ts";
 export { ContainerlessSandbox } from "./container-stand-in.ts";
+
+type StandInBindings = { Sandbox: DurableObjectNamespace<ContainerlessSandbox> };
+
+/**
+ * Test-only routes beside the Worker's: what a room's stand-in container was given
+ * for its network (`/_stand-in/network?room=`), and what a request from inside it
+ * to `url` would get (`/_stand-in/probe?room=&url=`).
+ */
+export default {
+  async fetch(request: Request, env: StandInBindings, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith("/_stand-in/")) return worker.fetch(request, env as never, ctx);
+    const sandbox = env.Sandbox.get(env.Sandbox.idFromName(await containerId(url.searchParams.get("room") ?? "")));
+    if (url.pathname === "/_stand-in/network") return Response.json(await sandbox.networkSeen());
+    if (url.pathname === "/_stand-in/probe") return Response.json(await sandbox.probe(url.searchParams.get("url") ?? ""));
+    return new Response("not found", { status: 404 });
+  },
+};
