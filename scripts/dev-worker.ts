@@ -18,6 +18,10 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
     OPENAI_BASE_URL: env.OPENAI_BASE_URL,
     OPENAI_API_KEY: env.OPENAI_API_KEY,
     SANDBOX_URL: env.SANDBOX_URL,
+    // One setting for both: the executor reads these from the same environment, the Worker reports them.
+    SANDBOX_NETWORK: env.SANDBOX_NETWORK,
+    SANDBOX_ALLOWED_HOSTS: env.SANDBOX_ALLOWED_HOSTS,
+    SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
   };
   const varArgs = Object.entries(vars).flatMap(([k, v]) => (v ? ["--var", `${k}:${v}`] : []));
   return [

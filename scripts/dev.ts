@@ -79,7 +79,7 @@ function startBot(name: string, entry: string, env: NodeJS.ProcessEnv): Supervis
 function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandbox: RunningExecutor, bots: Map<string, Supervised>): string[] {
   const lines = [
     `  Worker   ${workerUrl}  (wrangler pid ${worker.pid}; state in ${shown(join(DUET_DIR, "state"))})`,
-    `  sandbox  ${sandbox.url}  (isolation: ${sandbox.isolation}; workspaces in ${shown(sandbox.root)})`,
+    `  sandbox  ${sandbox.url}  (isolation: ${sandbox.isolation}; network: ${sandbox.network}; workspaces in ${shown(sandbox.root)})`,
   ];
   for (const plan of config.bots) {
     const running = bots.get(plan.name);

@@ -111,14 +111,19 @@ export interface SandboxSpec {
   etcDir: string;
   /** What to run inside (see `innerCommand`). */
   argv: string[];
+  /** Share the host's network (SANDBOX_NETWORK=all); otherwise the sandbox has none. */
+  shareNet?: boolean;
 }
 
 export function bwrapArgs(spec: SandboxSpec, layout: HostLayout): string[] {
   const args: string[] = [
-    // Every namespace: no network at all (not even the host's loopback), private
+    // Every namespace: no network at all (not even the host's loopback) unless
+    // SANDBOX_NETWORK=all shares the host's, private
     // PID/IPC/UTS/cgroup views, and a user namespace in which we are uid 1000 with
     // no capabilities and may not create further user namespaces.
     "--unshare-all",
+    // SANDBOX_NETWORK=all: the host's network namespace, and its resolver so names resolve.
+    ...(spec.shareNet ? ["--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"] : []),
     "--unshare-user",
     "--disable-userns",
     "--uid", String(SANDBOX_UID),

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, intVar, optionalText, parseEnv } from "@duet/shared";
+import { ConfigError, intVar, networkPolicyOf, optionalText, parseEnv, sandboxNetworkFields, type NetworkPolicy } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -49,6 +49,7 @@ const schema = z.object({
   SANDBOX_MAX_MEMORY_MB: intVar("SANDBOX_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB, 64, 1024 * 1024),
   SANDBOX_HOST_UID: intVar("SANDBOX_HOST_UID", DEFAULT_HOST_UID, 1, 2 ** 31 - 2),
   SANDBOX_BWRAP: optionalText,
+  ...sandboxNetworkFields,
 });
 
 export interface ExecutorConfig {
@@ -65,6 +66,8 @@ export interface ExecutorConfig {
   hostUid: number;
   /** Path of the bwrap binary (found on PATH by default). */
   bwrapPath: string;
+  /** Where commands may connect (SANDBOX_NETWORK and its host lists); bubblewrap honours none and all only. */
+  network: NetworkPolicy;
 }
 
 export { ConfigError };
@@ -91,5 +94,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxMemoryMb: c.SANDBOX_MAX_MEMORY_MB,
     hostUid: c.SANDBOX_HOST_UID,
     bwrapPath: c.SANDBOX_BWRAP ?? findBwrap(),
+    network: networkPolicyOf(c),
   };
 }

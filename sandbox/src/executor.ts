@@ -18,6 +18,27 @@ const PROBE_TIMEOUT_MS = 15_000;
 /** A start-up failure, as one line a person can act on. */
 export class StartupError extends Error {}
 
+/**
+ * What bubblewrap cannot do with SANDBOX_NETWORK, as the line start-up refuses with.
+ * A sandbox gets either no network namespace of its own or the host's: there is no
+ * place to apply a host list. Refused rather than quietly run with none (installs
+ * the operator asked for would fail with no reason given) or all (hosts they shut
+ * out would be open).
+ */
+export function unenforceableNetwork({ network, allowedHosts, deniedHosts }: ExecutorConfig["network"]): string | undefined {
+  const why = "bubblewrap gives a sandbox no network or the machine's whole network, never a list of hosts";
+  if (network === "registries") {
+    return `SANDBOX_NETWORK=registries cannot be enforced by the local sandbox executor (${why}): set SANDBOX_NETWORK=none or all here; registries works with SANDBOX_PROVIDER=cloudflare`;
+  }
+  if (network === "none" && allowedHosts.length > 0) {
+    return `SANDBOX_ALLOWED_HOSTS cannot be enforced by the local sandbox executor (${why}): unset it, or set SANDBOX_NETWORK=all`;
+  }
+  if (network === "all" && deniedHosts.length > 0) {
+    return `SANDBOX_DENIED_HOSTS cannot be enforced by the local sandbox executor with SANDBOX_NETWORK=all (${why}): unset it, or set SANDBOX_NETWORK=none`;
+  }
+  return undefined;
+}
+
 export class Executor {
   readonly workspaces: Workspaces;
   private readonly layout: HostLayout;
@@ -36,6 +57,8 @@ export class Executor {
 
   /** Creates the root and, with bubblewrap, proves it can build a sandbox. Throws StartupError. */
   async start(): Promise<void> {
+    const refused = this.config.isolation === "bwrap" ? unenforceableNetwork(this.config.network) : undefined;
+    if (refused) throw new StartupError(refused);
     if (this.config.isolation === "bwrap") {
       try {
         accessSync(this.config.bwrapPath, constants.X_OK);
@@ -135,7 +158,8 @@ export class Executor {
     if (this.config.isolation === "none") {
       return runProcess({ ...base, argv: [this.layout.shell, "-c", command], cwd: workspace, env: sandboxEnv(workspace, this.layout.shell) });
     }
-    const argv = bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command) }, this.layout);
+    const shareNet = this.config.network.network === "all";
+    const argv = bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet }, this.layout);
     return runProcess({
       ...base,
       argv: [this.config.bwrapPath, ...argv],

@@ -4,13 +4,15 @@ import { Executor } from "./executor.ts";
 import { createExecutorServer } from "./server.ts";
 
 export { ConfigError, loadConfig, type ExecutorConfig } from "./config.ts";
-export { StartupError } from "./executor.ts";
+export { StartupError, unenforceableNetwork } from "./executor.ts";
 
 export interface RunningExecutor {
   url: string;
   port: number;
   root: string;
   isolation: "bwrap" | "none";
+  /** SANDBOX_NETWORK as the executor applies it. */
+  network: ExecutorConfig["network"]["network"];
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log
     port,
     root: config.root,
     isolation: config.isolation,
+    network: config.network.network,
     close: () =>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

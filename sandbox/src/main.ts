@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   }
   try {
     const running = await startExecutor(config);
-    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, workspaces in ${running.root})`);
+    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root})`);
     const stop = () => {
       void running.close().then(() => process.exit(0));
     };
