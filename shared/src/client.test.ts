@@ -125,4 +125,17 @@ describe("WorkerClient and a proxy in front of the Worker", () => {
     expect(err).toMatchObject({ code: "worker_unreachable", status: 502 });
     expect(describeForUser(err)).not.toMatch(/model/);
   });
+
+  it("asks GET /api/info and checks the answer against the API", async () => {
+    const info = { sandbox: { provider: "cloudflare", network: "registries", allowedHosts: ["pkgs.example.com"], deniedHosts: [] } };
+    let seen: { method?: string; url?: string } = {};
+    const base = await serve((req, res, n) => {
+      seen = { method: req.method, url: req.url };
+      json(res, 200, n === 0 ? info : { sandbox: { provider: "cloudflare", network: "some" } });
+    });
+    const client = new WorkerClient({ baseUrl: base, token: "tok" });
+    expect(await client.info()).toEqual(info);
+    expect(seen).toEqual({ method: "GET", url: "/api/info" });
+    await expect(client.info()).rejects.toMatchObject({ code: "bad_response" });
+  });
 });

@@ -5,6 +5,7 @@ import type { Outcome } from "../agent/duet-agent.ts";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../env.ts";
 import { requireToken } from "./auth.ts";
+import { info } from "./info.ts";
 import { readJson } from "./json-body.ts";
 
 type App = { Bindings: Env };
@@ -39,6 +40,9 @@ export const app = new Hono<App>();
 app.get("/health", (c) => c.text("ok"));
 
 app.use("/api/*", requireToken);
+
+app.get("/api/info", info);
+app.all("/api/info", methodNotAllowed);
 
 app.post("/api/rooms/:roomId/message", async (c) => {
   const roomId = roomIdOf(c.req.param("roomId"));
