@@ -84,7 +84,8 @@ describe("SANDBOX_NETWORK=registries", () => {
 
 describe("SANDBOX_NETWORK=all", () => {
   let stack: Stack;
-  startedForTests(startWith({ SANDBOX_NETWORK: "all", SANDBOX_DENIED_HOSTS: "blocked.example" }), (s) => ({ stack } = s));
+  // An allowed host adds nothing to the whole internet, and must not become an allow-list that shuts the rest.
+  startedForTests(startWith({ SANDBOX_NETWORK: "all", SANDBOX_ALLOWED_HOSTS: "only.example", SANDBOX_DENIED_HOSTS: "blocked.example" }), (s) => ({ stack } = s));
 
   it("starts the container with internet and refuses only the denied host", async () => {
     const seen = await networkSeen(stack, "net-all");
