@@ -50,7 +50,8 @@ function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: 
 }
 
 /**
- * The real @cloudflare/sandbox `Sandbox` Durable Object with one thing swapped:
+ * The production `Sandbox` Durable Object (the SDK's class with the network from
+ * SANDBOX_NETWORK, durable-sandbox.ts) with one thing swapped:
  * there is no container here (that needs Docker and a Cloudflare account), so
  * the HTTP requests the SDK would send to the container's control server go to
  * the local bubblewrap executor, which speaks that API's `/api/execute`. Session
