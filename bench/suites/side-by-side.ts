@@ -35,6 +35,8 @@ interface Totals {
   messages: number;
   seconds: number;
   bytes: number;
+  /** Of `bytes`, what wrangler's dev proxy wrote (it is not there in production). */
+  proxyBytes: number;
   cpuMs: number;
   rates: number[];
   bytesPerMessage: number[];
@@ -75,6 +77,7 @@ const roomId = (tag: string, what: string, i: number) => `slack-T${tag}-C${what}
 /** One batch: every client sends PER_CLIENT messages, one after another, to its own room. */
 async function batch(d: Design, tag: string, t: Totals): Promise<void> {
   const b0 = diskBytes(d);
+  const p0 = writeBytes(d.stack.workerd.proxy);
   const c0 = cpu(d);
   const t0 = performance.now();
   await Promise.all(
@@ -88,6 +91,7 @@ async function batch(d: Design, tag: string, t: Totals): Promise<void> {
   t.messages += n;
   t.seconds += seconds;
   t.bytes += bytes;
+  t.proxyBytes += writeBytes(d.stack.workerd.proxy) - p0;
   t.cpuMs += cpu(d) - c0;
   t.rates.push(n / seconds);
   t.bytesPerMessage.push(bytes / n);
@@ -120,7 +124,7 @@ async function statsOverhead(d: Design, room: string): Promise<number> {
 }
 
 const empty = (): Totals => ({
-  messages: 0, seconds: 0, bytes: 0, cpuMs: 0, rates: [], bytesPerMessage: [], early: [], late: [], rowsEarly: [], rowsLate: [], diskEarly: [], diskLate: [],
+  messages: 0, seconds: 0, bytes: 0, proxyBytes: 0, cpuMs: 0, rates: [], bytesPerMessage: [], early: [], late: [], rowsEarly: [], rowsLate: [], diskEarly: [], diskLate: [],
 });
 
 /** What is measured per design, as the results name it: `side by side: <design>, <metric>`. */
@@ -150,7 +154,7 @@ function results(d: Design, t: Totals, overhead: number): Result[] {
   const note = overhead ? `; ${overhead} row(s) a stats request writes left out` : "";
   return [
     single(name("rate"), "msg/s", t.messages / t.seconds, t.messages, `history 50; ${ROUNDS} batches of ${CLIENTS * PER_CLIENT}: ${rates}`),
-    single(name("disk"), "bytes", t.bytes / t.messages, t.messages, "write_bytes of its 2 workerd processes around each batch ÷ messages; history 50"),
+    single(name("disk"), "bytes", t.bytes / t.messages, t.messages, `write_bytes of its 2 workerd processes around each batch ÷ messages (dev proxy: ${(t.proxyBytes / t.messages).toFixed(0)}); history 50`),
     single(name("cpu"), "ms CPU", t.cpuMs / t.messages, t.messages, "both workerd processes, same batches"),
     summarize(name("early"), "ms", t.early, `one client; ${FRESH_ROOMS} rooms; message 1 creates the room`),
     summarize(name("late"), "ms", t.late, `one client; ${FRESH_ROOMS} rooms; history at its 50 cap`),
