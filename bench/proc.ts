@@ -74,3 +74,14 @@ export function listenerAmong(pids: number[], port: number): number | undefined 
     }
   });
 }
+
+/**
+ * Bytes `pid` has caused to be written to storage (`write_bytes` in /proc/<pid>/io,
+ * all threads): counted when a page is dirtied, so whole 4 KB pages, whether or not
+ * they reach the disk before the next write to the same page.
+ */
+export function writeBytes(pid: number): number {
+  const m = /^write_bytes:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+  if (!m) throw new Error(`no write_bytes in /proc/${pid}/io`);
+  return Number(m[1]);
+}

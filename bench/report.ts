@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Result } from "./stats.ts";
+import { DESIGN_LABELS, METRICS, RATIOS, sideName } from "./suites/side-by-side.ts";
 import { check } from "./targets.ts";
 
 /** Writes results.json (machine-readable) and RESULTS.md (table, machine, date, targets) and prints the table. */
@@ -58,25 +59,80 @@ function cpuShare(results: Result[]): string {
   ].join("\n");
 }
 
+/** Both designs' figures in one table, with Duet's ratio where it was measured batch beside batch. */
+function sideBySideTable(results: Result[]): string {
+  const find = (name: string) => results.find((r) => r.name === name);
+  if (!find(sideName(DESIGN_LABELS[0], "rate"))) return "The side-by-side suite was not measured in this run.";
+  const ratio: Partial<Record<keyof typeof METRICS, string>> = { rate: RATIOS.rate, disk: RATIOS.disk, late: RATIOS.late };
+  const rows = (Object.keys(METRICS) as (keyof typeof METRICS)[]).map((metric) => {
+    const cells = DESIGN_LABELS.map((label) => {
+      const r = find(sideName(label, metric));
+      if (!r) return "—";
+      return r.median === r.p99 ? `${fmt(r.median)} ${r.unit}` : `${fmt(r.median)} / ${fmt(r.p99)} ${r.unit}`;
+    });
+    const named = ratio[metric];
+    return `| ${METRICS[metric]} | ${cells.join(" | ")} | ${named ? `${fmt(find(named)?.median)} ×` : ""} |`;
+  });
+  return [
+    "Median, or median / p99 where there are several samples. Per message = per `POST .../message` (one turn).",
+    "",
+    `| | ${DESIGN_LABELS.join(" | ")} | Duet ÷ seed |`,
+    "| --- | ---: | ---: | ---: |",
+    ...rows,
+  ].join("\n");
+}
+
 /** The 1-minute load average, read when the run starts: other work on the machine shows in the tails. */
 export const loadNow = () => loadavg()[0].toFixed(2);
 
-export function report(results: Result[], problems: string[], seconds: number, loadAtStart: string, notes: string): void {
+interface SavedRun {
+  date: string;
+  /** In a run of some groups only: when the figures it kept were measured. */
+  keptFrom?: string;
+  results: Result[];
+}
+
+/** The figures of the last run, for a run of only some groups to keep the others' (none when there is no results.json). */
+export function previousRun(): SavedRun | undefined {
+  const file = join(here, "results.json");
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, "utf8")) as SavedRun;
+}
+
+/** A run of only some groups: which, and the run whose other figures are kept. */
+export interface PartialRun {
+  groups: string[];
+  previous: SavedRun | undefined;
+}
+
+export function report(measured: Result[], problems: string[], seconds: number, loadAtStart: string, notes: string, partial?: PartialRun): void {
   const date = new Date().toISOString();
   const where = machine();
   const load = `Load average ${loadAtStart} at the start and ${loadNow()} at the end (1 min; other work on this shared machine shows in the tails).`;
+  const names = new Set(measured.map((r) => r.name));
+  const kept = (partial?.previous?.results ?? []).filter((r) => !names.has(r.name) && !(r.suite && partial!.groups.includes(r.suite)));
+  const results = [...kept, ...measured];
   const all = table(results);
-  console.log(`\n${all}\n`);
-  writeFileSync(join(here, "results.json"), `${JSON.stringify({ date, machine: where, load: { start: loadAtStart, end: loadNow() }, seconds: Math.round(seconds), results, problems }, null, 2)}\n`);
+  console.log(`\n${table(measured)}\n`);
+  const keptFrom = kept.length ? (partial?.previous?.keptFrom ?? partial?.previous?.date) : undefined;
+  const how = partial
+    ? `\`pnpm bench ${partial.groups.join(" ")}\` measured its figures ${date} (${Math.round(seconds)} s) on ${where}; ${keptFrom ? `the other figures are kept from the run of ${keptFrom}` : "no other figures were kept"}.`
+    : `Measured ${date} in one run of \`pnpm bench\` (${Math.round(seconds)} s) on ${where}.`;
+  const saved = { date, machine: where, load: { start: loadAtStart, end: loadNow() }, seconds: Math.round(seconds), ...(partial ? { groups: partial.groups, ...(keptFrom ? { keptFrom } : {}) } : {}), results, problems };
+  writeFileSync(join(here, "results.json"), `${JSON.stringify(saved, null, 2)}\n`);
   const md = [
     "# Benchmark results",
     "",
-    `Measured ${date} in one run of \`pnpm bench\` (${Math.round(seconds)} s) on ${where}.`,
+    how,
     load,
     "",
     "## Targets",
     "",
     targets(results),
+    "",
+    "## Side by side: the seed's design and Duet, in one run",
+    "",
+    sideBySideTable(results),
     "",
     "## CPU: how much is Duet's own",
     "",

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
-import { loadNow, report } from "./report.ts";
+import { loadNow, previousRun, report } from "./report.ts";
 import { startBenchStack } from "./stack.ts";
 import type { Result } from "./stats.ts";
 import type { BotBenchOptions } from "./suites/bot-common.ts";
+import { bundleSize } from "./suites/bundle.ts";
 import { discordSuite } from "./suites/discord.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
+import { sideBySide } from "./suites/side-by-side.ts";
 import { slackSuite } from "./suites/slack.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
@@ -16,6 +18,10 @@ import { workerThroughput } from "./suites/worker-throughput.ts";
  * Discord, model and executor on 127.0.0.1. Prints the table and writes
  * results.json and RESULTS.md. Benchmarks report; they never fail: a suite that
  * breaks is named in the report and the run goes on.
+ *
+ * `pnpm bench <group>...` runs only those groups (names in GROUPS); their figures
+ * replace the same groups' figures in results.json and RESULTS.md, the rest are kept
+ * from the previous run. E.g. `pnpm bench side-by-side`.
  */
 
 /** The issue allows 10 minutes on 2 cores; suites not started by then are skipped and named. */
@@ -23,12 +29,16 @@ const BUDGET_MS = 9 * 60_000;
 const SLACK: BotBenchOptions = { warmup: 20, samples: 400, slashSamples: 200, turns: 1_000, settleMs: 1_000 };
 const DISCORD: BotBenchOptions = { warmup: 20, samples: 800, slashSamples: 0, turns: 1_000, settleMs: 1_000 };
 
+/** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
+const GROUPS = ["worker", "slack", "discord", "side-by-side", "prewarm", "bundle"] as const;
+type Group = (typeof GROUPS)[number];
+
 const started = performance.now();
 const loadAtStart = loadNow();
 const results: Result[] = [];
 const problems: string[] = [];
 
-async function suite(name: string, fn: () => Promise<Result[]>): Promise<void> {
+async function suite(group: Group, name: string, fn: () => Promise<Result[]>): Promise<void> {
   if (performance.now() - started > BUDGET_MS) {
     problems.push(`${name}: skipped, the run was past its ${BUDGET_MS / 60_000}-minute budget`);
     return;
@@ -36,7 +46,7 @@ async function suite(name: string, fn: () => Promise<Result[]>): Promise<void> {
   const t0 = performance.now();
   process.stdout.write(`[bench] ${name}… `);
   try {
-    results.push(...(await fn()));
+    results.push(...(await fn()).map((r) => ({ ...r, suite: group })));
     console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } catch (err) {
     console.log("failed");
@@ -44,25 +54,48 @@ async function suite(name: string, fn: () => Promise<Result[]>): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  // The issue's "instant executor": commands are answered without starting a shell, so the
-  // one-command rows measure Duet, not /bin/sh start-up (the prewarm suite uses a real spawn).
-  const stack = await startBenchStack({ instantExecutor: true });
-  try {
-    // The first request starts the isolate (seconds under wrangler dev); no figure should carry it.
-    await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
-    await suite("worker: round trips", () => workerLatency(stack));
-    await suite("worker: state per message", () => storageCost(stack));
-    await suite("worker: throughput and CPU", () => workerThroughput(stack));
-    await suite("slack: HTTP mode", () => slackSuite(stack, "http", SLACK));
-    await suite("slack: Socket Mode", () => slackSuite(stack, "socket", SLACK));
-    await suite("discord", () => discordSuite(stack, DISCORD));
-  } finally {
-    await stack.stop();
+/** The groups named on the command line (pnpm 12 passes a literal `--` through), or all of them. */
+function selectedGroups(argv: string[]): Group[] {
+  const names = argv.filter((a) => a !== "--");
+  const unknown = names.filter((n) => !(GROUPS as readonly string[]).includes(n));
+  if (unknown.length) {
+    console.error(`[bench] unknown group ${unknown.join(", ")}; the groups are: ${GROUPS.join(", ")}`);
+    process.exit(2);
   }
-  await suite("prewarm on/off", () => prewarmSuite(20));
+  return names.length ? GROUPS.filter((g) => names.includes(g)) : [...GROUPS];
+}
+
+async function main(): Promise<void> {
+  const groups = selectedGroups(process.argv.slice(2));
+  const on = (g: Group) => groups.includes(g);
+  if (on("worker") || on("slack") || on("discord")) {
+    // The issue's "instant executor": commands are answered without starting a shell, so the
+    // one-command rows measure Duet, not /bin/sh start-up (the prewarm suite uses a real spawn).
+    const stack = await startBenchStack({ instantExecutor: true });
+    try {
+      // The first request starts the isolate (seconds under wrangler dev); no figure should carry it.
+      await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
+      if (on("worker")) {
+        await suite("worker", "worker: round trips", () => workerLatency(stack));
+        await suite("worker", "worker: state per message", () => storageCost(stack));
+        await suite("worker", "worker: throughput and CPU", () => workerThroughput(stack));
+      }
+      if (on("slack")) {
+        await suite("slack", "slack: HTTP mode", () => slackSuite(stack, "http", SLACK));
+        await suite("slack", "slack: Socket Mode", () => slackSuite(stack, "socket", SLACK));
+      }
+      if (on("discord")) await suite("discord", "discord", () => discordSuite(stack, DISCORD));
+    } finally {
+      await stack.stop();
+    }
+  }
+  // Its own two Workers, started after the shared stack has stopped, so nothing else runs beside them.
+  if (on("side-by-side")) await suite("side-by-side", "side by side: seed design and Duet", () => sideBySide());
+  if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
+  if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   const notes = readFileSync(new URL("./NOTES.md", import.meta.url), "utf8");
-  report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes);
+  const partial = groups.length < GROUPS.length ? { groups, previous: previousRun() } : undefined;
+  report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes, partial);
   for (const p of problems) console.error(`[bench] ${p}`);
 }
 

@@ -16,6 +16,8 @@ export interface Result {
   p99: number;
   n: number;
   note?: string;
+  /** The `pnpm bench <group>` that measured it (a partial run replaces only its groups' figures). */
+  suite?: string;
 }
 
 /** One result from raw samples. */

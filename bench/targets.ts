@@ -1,4 +1,5 @@
 import type { Result } from "./stats.ts";
+import { DESIGN_LABELS, RATIOS, sideName } from "./suites/side-by-side.ts";
 
 /**
  * The issue's targets, checked against this run's figures. `why` is printed
@@ -40,6 +41,11 @@ const overhead = (label: string, result: string, withCommand = false): Target[] 
   { what: `${label} p99 ≤ 60 ms`, result, stat: "p99", op: "≤", limit: 60, unit: "ms", why: withCommand ? whyCommand("p99", `; ${WHY_TAIL}`) : WHY_TAIL },
 ];
 
+/** "seed design 20480 bytes, Duet 78643 bytes": both designs' figures beside a miss. */
+const both = (results: Result[], metric: Parameters<typeof sideName>[1], unit: string) =>
+  DESIGN_LABELS.map((label) => `${label} ${results.find((r) => r.name === sideName(label, metric))?.median ?? "—"} ${unit}`)
+    .join(", ");
+
 export const TARGETS: Target[] = [
   ack("Slack HTTP ack (mention)", "slack HTTP: ack (mention)"),
   ack("Slack HTTP ack (/duet)", "slack HTTP: ack (/duet ask)"),
@@ -69,6 +75,18 @@ export const TARGETS: Target[] = [
   {
     what: "prewarm off: end-to-end ≥ 1.4 × the same (the comparison)", result: "prewarm off: ratio to max(model, cold start) + command", stat: "median", op: "≥", limit: 1.4, unit: "×",
     why: "without the wake the start should follow the model; a lower ratio means the switch did not switch",
+  },
+  {
+    what: "side by side: SQLite rows written per turn at history 50 ≤ 3", result: sideName(DESIGN_LABELS[1], "rowsLate"), stat: "p99", op: "≤", limit: 3, unit: "rows",
+    why: (results) => `Cloudflare bills every row written (indexes included): ${both(results, "rowsLate", "rows")} per turn`,
+  },
+  {
+    what: "side by side: disk bytes per message ≤ 1.0 × the seed design's", result: RATIOS.disk, stat: "median", op: "≤", limit: 1.0, unit: "×",
+    why: (results) => `SQLite writes whole 4 KB pages, at least one per table and index a statement touches: ${both(results, "disk", "bytes")} per message`,
+  },
+  {
+    what: "side by side: messages/s ≥ 1.15 × the seed design's", result: RATIOS.rate, stat: "median", op: "≥", limit: 1.15, unit: "×",
+    why: (results) => `${both(results, "rate", "msg/s")}; workerd CPU per message: ${both(results, "cpu", "ms")}`,
   },
 ];
 

@@ -5,9 +5,16 @@ import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 /**
  * `pnpm dev:worker`: the Worker under `wrangler dev` on 127.0.0.1:8787 with its
  * Durable Object state persisted under .duet/. Extra arguments go to wrangler,
- * e.g. `pnpm dev:worker -- --var MODEL_PROVIDER:openai --var OPENAI_BASE_URL:http://127.0.0.1:11434/v1`.
+ * e.g. `pnpm dev:worker --port 9000 --var OPENAI_BASE_URL:http://127.0.0.1:11434/v1`;
+ * an `--ip`, `--port` or `--persist-to` among them replaces this script's own value
+ * (wrangler refuses a flag given twice).
  */
+
+/** Whether `args` sets `flag`, as `--flag value` or `--flag=value`. */
+const sets = (args: string[], flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+
 export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const forwarded = forwardedArgs(extra);
   const tokens = devTokens();
   const vars: Record<string, string | undefined> = {
     DUET_API_TOKEN: tokens.DUET_API_TOKEN,
@@ -24,15 +31,18 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
     SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
   };
   const varArgs = Object.entries(vars).flatMap(([k, v]) => (v ? ["--var", `${k}:${v}`] : []));
+  const defaults: [string, string][] = [
+    ["--ip", "127.0.0.1"],
+    ["--port", env.DUET_WORKER_PORT ?? "8787"],
+    ["--persist-to", join(DUET_DIR, "state")],
+  ];
   return [
     "dev",
     "--config", join(REPO_ROOT, "wrangler.toml"),
-    "--ip", "127.0.0.1",
-    "--port", env.DUET_WORKER_PORT ?? "8787",
-    "--persist-to", join(DUET_DIR, "state"),
+    ...defaults.flatMap(([flag, value]) => (sets(forwarded, flag) ? [] : [flag, value])),
     "--show-interactive-dev-session=false",
     ...varArgs,
-    ...forwardedArgs(extra),
+    ...forwarded,
   ];
 }
 

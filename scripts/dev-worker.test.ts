@@ -1,0 +1,90 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { quietPort } from "../test/helpers/ports.ts";
+import { REPO_ROOT } from "./dev-env.ts";
+import { workerArgs } from "./dev-worker.ts";
+
+/** The value wrangler would read for `flag`, and how many times the flag is given. */
+function flag(args: string[], name: string): { value: string | undefined; count: number } {
+  const at = args.flatMap((a, i) => (a === name ? [args[i + 1]] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
+  return { value: at[0], count: at.length };
+}
+
+describe("workerArgs", () => {
+  it("uses its own address, port and state directory when none is given", () => {
+    const args = workerArgs([], { DUET_WORKER_PORT: "8899" });
+    expect(flag(args, "--ip")).toEqual({ value: "127.0.0.1", count: 1 });
+    expect(flag(args, "--port")).toEqual({ value: "8899", count: 1 });
+    expect(flag(args, "--persist-to").count).toBe(1);
+  });
+
+  it("lets --port, --ip and --persist-to from the command line replace its own, in both spellings, after pnpm's --", () => {
+    const args = workerArgs(["--", "--port", "9000", "--ip=0.0.0.0", "--persist-to", "/tmp/state", "--var", "A:b"], {});
+    expect(flag(args, "--port")).toEqual({ value: "9000", count: 1 });
+    expect(flag(args, "--ip")).toEqual({ value: "0.0.0.0", count: 1 });
+    expect(flag(args, "--persist-to")).toEqual({ value: "/tmp/state", count: 1 });
+    expect(args).not.toContain("--");
+    expect(args.slice(-2)).toEqual(["--var", "A:b"]);
+  });
+});
+
+/** Pids in process group `pgid` that are still running (not zombies). */
+function groupMembers(pgid: number): number[] {
+  const out = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === pgid && !f[2]?.startsWith("Z"))
+    .map((f) => Number(f[0]));
+}
+
+describe("pnpm dev:worker --port P", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("answers /health on P and keeps state where --persist-to says, then stops with every process it started", async () => {
+    const home = mkdtempSync(join(tmpdir(), "duet-dev-worker-home-"));
+    const state = mkdtempSync(join(tmpdir(), "duet-dev-worker-state-"));
+    dirs.push(home, state);
+    const port = await quietPort();
+    const token = "dev-worker-test-token";
+    // pnpm 12 hands the script a literal `--` before the arguments (`pnpm dev:worker -- --port P` and `pnpm dev:worker --port P` alike).
+    const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "tsx"), ["scripts/dev-worker.ts", "--", "--port", String(port), "--persist-to", state], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DUET_HOME: home, DUET_API_TOKEN: token, DUET_WORKER_PORT: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so the test can stop wrangler and workerd with it and check none is left.
+      detached: true,
+    });
+    let output = "";
+    child.stdout!.on("data", (d: Buffer) => (output += d));
+    child.stderr!.on("data", (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const pgid = child.pid!;
+    try {
+      let health: string | undefined;
+      for (let tries = 0; tries < 240 && health === undefined && child.exitCode === null; tries++) {
+        health = await fetch(`http://127.0.0.1:${port}/health`).then((r) => (r.ok ? r.text() : undefined), () => undefined);
+        if (health === undefined) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(health, output).toBe("ok");
+      // A room's storage is created under --persist-to, not under the script's own .duet/state.
+      const res = await fetch(`http://127.0.0.1:${port}/api/rooms/cli-dev-worker/messages`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status, output).toBe(200);
+      expect(readdirSync(state).length).toBeGreaterThan(0);
+      expect(existsSync(join(home, "state"))).toBe(false);
+    } finally {
+      if (child.exitCode === null) process.kill(-pgid, "SIGINT");
+      await exited;
+      // wrangler takes workerd down with it; anything left in the group gets a SIGKILL and fails the test.
+      const left = groupMembers(pgid);
+      for (const pid of left) process.kill(pid, "SIGKILL");
+      expect(left).toEqual([]);
+    }
+  }, 120_000);
+});
