@@ -2,7 +2,8 @@ import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type DuetMessa
 import type { WorkerConfig } from "../config.ts";
 import { buildPrompt } from "../model/prompt.ts";
 import { completeWithDeadline, type ModelProvider } from "../model/provider.ts";
-import { buildReply, capBytes, parseModelReply } from "../run-tags.ts";
+import { readModelText } from "../reply/reader.ts";
+import { buildReply, capBytes } from "../reply/reply-text.ts";
 import type { SandboxExecutor } from "../sandbox/executor.ts";
 import type { PendingTurn, RoomStore, StoredAnswer } from "./room-store.ts";
 
@@ -56,7 +57,7 @@ export async function runTurn(deps: TurnDeps, turn: PendingTurn, history: DuetMe
   }
 
   ensureCurrent(deps);
-  const parsed = parseModelReply(progress.modelText, config.MAX_RUNS_PER_REPLY);
+  const parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
   deps.onEvent?.({ type: "text", text: parsed.explanation });
 
   for (let i = progress.runs.length; i < parsed.commands.length; i++) {

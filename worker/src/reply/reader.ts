@@ -1,0 +1,257 @@
+import { commandOf, inlineCode, isPlaceholder } from "./command.ts";
+import { TagScanner, type ScanItem } from "./tag-scanner.ts";
+import { TextOut } from "./text-out.ts";
+
+/**
+ * Reads what a model wrote, fed in pieces as they arrive (a stream) or all at once.
+ * It hands out the explanation as text deltas that never hold a `<run>` tag or part
+ * of one, and each command as soon as its closing tag arrives. Only the model's
+ * text is ever read here: command output never is, so text a command prints can
+ * never make Duet run something.
+ */
+export type ReaderEvent = { type: "text"; delta: string } | { type: "command"; index: number; cmd: string };
+
+export interface ReadReply {
+  /** What people see: the model's words (commands in sentences as inline code) and the notes. The text deltas joined. */
+  explanation: string;
+  /** Commands to run, in order, at most the cap. */
+  commands: string[];
+  /** Commands beyond the cap: listed, never run. */
+  skipped: string[];
+  /** What Duet did not run and why (a placeholder, a command cut off); also at the end of `explanation`. */
+  notes: string[];
+}
+
+/** Shown under a shell code block the model wrote without tags, so nobody thinks it ran. */
+export const NOT_RUN_NOTE = "_(not run: Duet only runs commands the model puts in run tags)_";
+const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"]);
+/** A line that announces predicted output ("Output:", "Expected output:"). */
+const OUTPUT_LABEL = /^\s*\**\s*((expected|example|sample|predicted)\s+)?(output|result)s?\s*:?\s*\**\s*:?\s*$/i;
+const CLOSING_FENCE = /^\s*```+\s*$/;
+/** After a command, only punctuation: "List them: <run>ls</run>." ends with the command. */
+const TRAILING_PUNCTUATION = /^[\s.:;,!…]*$/;
+
+type Seg = { kind: "text"; text: string } | { kind: "tag"; shown: string };
+
+interface Fence {
+  opener: string;
+  shell: boolean;
+  /** Opened right after a command: a block with no tags in it is predicted output. */
+  afterCommand: boolean;
+  label: string | null;
+  /** Lines not yet shown: a block is shown once it has content that is not tags. */
+  held: string[];
+  hasTags: boolean;
+  shown: boolean;
+}
+
+export class ModelTextReader {
+  private readonly scanner = new TagScanner();
+  private readonly out = new TextOut();
+  private events: ReaderEvent[] = [];
+  /** The current line. Held until it is complete, unless it is plain prose (then streamed as it comes). */
+  private line: Seg[] = [];
+  private lineWritten = 0;
+  private lineStreaming = false;
+  private fence: Fence | null = null;
+  private afterCommand = false;
+  private label: string | null = null;
+  private readonly commands: string[] = [];
+  private readonly skipped: string[] = [];
+  private readonly notes: string[] = [];
+
+  constructor(private readonly maxCommands: number) {}
+
+  push(chunk: string): ReaderEvent[] {
+    for (const item of this.scanner.push(chunk)) this.take(item);
+    return this.drain();
+  }
+
+  /** The end of the model's text: the last deltas, and the whole reading. */
+  finish(): { events: ReaderEvent[]; reply: ReadReply } {
+    const end = this.scanner.finish();
+    for (const item of end.items) this.take(item);
+    const cut = end.unclosedBody === null ? "" : commandOf(end.unclosedBody);
+    if (cut) this.notes.push(`The answer was cut off inside a command (${inlineCode(firstLine(cut))}), so it was not run.`);
+    if (this.line.length > 0) this.endLine();
+    if (this.fence) this.endFence();
+    this.writeLabel();
+    for (const note of this.notes) this.out.write(`\n\n_${note}_`);
+    const events = this.drain();
+    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes] } };
+  }
+
+  private take(item: ScanItem): void {
+    if (item.kind === "tag") {
+      this.takeCommand(commandOf(item.body));
+    } else {
+      const parts = item.text.split("\n");
+      parts.forEach((part, i) => {
+        if (part) this.line.push({ kind: "text", text: part });
+        if (i < parts.length - 1) this.endLine();
+      });
+    }
+    this.streamLine();
+  }
+
+  private takeCommand(cmd: string): void {
+    if (cmd && isPlaceholder(cmd)) {
+      this.notes.push(`${inlineCode(cmd)} was not run: it is a placeholder, not a command.`);
+    } else if (cmd && this.commands.length < this.maxCommands) {
+      this.flushText();
+      this.events.push({ type: "command", index: this.commands.length, cmd });
+      this.commands.push(cmd);
+    } else if (cmd) {
+      this.skipped.push(cmd);
+    }
+    this.line.push({ kind: "tag", shown: cmd ? inlineCode(cmd) : "" });
+  }
+
+  /** Writes a line of prose as it arrives; a line that may open a code block, or may be predicted output, waits. */
+  private streamLine(): void {
+    if (!this.lineStreaming) {
+      if (this.fence || this.afterCommand || this.label !== null) return;
+      const text = textOf(this.line).trimStart();
+      if (!text || text.startsWith("```") || "```".startsWith(text)) return;
+      this.lineStreaming = true;
+    }
+    this.writeSegs(this.line.slice(this.lineWritten));
+    this.lineWritten = this.line.length;
+  }
+
+  private endLine(): void {
+    const segs = this.line;
+    const streamed = this.lineStreaming;
+    const written = this.lineWritten;
+    this.line = [];
+    this.lineWritten = 0;
+    this.lineStreaming = false;
+    const text = textOf(segs);
+    const hasTag = segs.some((s) => s.kind === "tag");
+    if (this.fence) return this.fenceLine(text, hasTag);
+    if (streamed) {
+      this.writeSegs(segs.slice(written));
+      this.out.write("\n");
+      this.afterCommand = endsWithCommand(segs);
+      return;
+    }
+    if (!hasTag && text.trimStart().startsWith("```")) return this.openFence(text);
+    if (!text.trim()) {
+      // A line of only tags is dropped: its commands' output follows in the reply.
+      if (hasTag) this.afterCommand = true;
+      else this.out.write("\n");
+      return;
+    }
+    if (this.afterCommand && !hasTag && OUTPUT_LABEL.test(text)) {
+      this.writeLabel();
+      this.label = text;
+      return;
+    }
+    this.writeLabel();
+    this.writeSegs(segs);
+    this.out.write("\n");
+    this.afterCommand = endsWithCommand(segs);
+  }
+
+  private openFence(opener: string): void {
+    const lang = opener.trim().slice(3).trim().toLowerCase();
+    this.fence = {
+      opener,
+      shell: SHELL_LANGUAGES.has(lang),
+      afterCommand: this.afterCommand || this.label !== null,
+      label: this.label,
+      held: [],
+      hasTags: false,
+      shown: false,
+    };
+    this.label = null;
+    this.afterCommand = false;
+  }
+
+  private fenceLine(text: string, hasTag: boolean): void {
+    const fence = this.fence!;
+    if (!hasTag && CLOSING_FENCE.test(text)) return this.closeFence(text);
+    if (hasTag) fence.hasTags = true;
+    // Tags inside a code block are taken out; a line that held only tags goes with them.
+    if (hasTag && !text.trim()) return;
+    if (fence.shown) return this.out.write(`${text}\n`);
+    fence.held.push(text);
+    if (text.trim() && !fence.afterCommand) this.showFence(fence);
+  }
+
+  private closeFence(closer: string): void {
+    const fence = this.fence!;
+    this.fence = null;
+    if (!fence.shown && !this.keepHeldFence(fence)) return;
+    if (!fence.shown) this.showFence(fence);
+    this.out.write(`${closer}\n`);
+    if (fence.shell && !fence.hasTags) this.out.write(`${NOT_RUN_NOTE}\n`);
+  }
+
+  /** A block cut off before its closing fence is closed, so chat does not show the rest as code. */
+  private endFence(): void {
+    const fence = this.fence!;
+    this.fence = null;
+    if (!fence.shown && !this.keepHeldFence(fence)) return;
+    if (!fence.shown) this.showFence(fence);
+    this.out.write("```\n");
+    if (fence.shell && !fence.hasTags) this.out.write(`${NOT_RUN_NOTE}\n`);
+  }
+
+  /** A held block is dropped when it is predicted output (right after a command, no tags) or empty once tags are gone. */
+  private keepHeldFence(fence: Fence): boolean {
+    if (fence.afterCommand && !fence.hasTags) return false;
+    return fence.held.some((l) => l.trim());
+  }
+
+  private showFence(fence: Fence): void {
+    if (fence.label !== null) this.out.write(`${fence.label}\n`);
+    this.out.write(`${fence.opener}\n`);
+    for (const l of fence.held) this.out.write(`${l}\n`);
+    fence.held = [];
+    fence.shown = true;
+  }
+
+  private writeLabel(): void {
+    if (this.label === null) return;
+    this.out.write(`${this.label}\n`);
+    this.label = null;
+  }
+
+  private writeSegs(segs: Seg[]): void {
+    for (const s of segs) this.out.write(s.kind === "text" ? s.text : s.shown);
+  }
+
+  private flushText(): void {
+    const delta = this.out.take();
+    if (delta) this.events.push({ type: "text", delta });
+  }
+
+  private drain(): ReaderEvent[] {
+    this.flushText();
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
+}
+
+/** Reads a whole answer at once. */
+export function readModelText(text: string, maxCommands: number): ReadReply {
+  const reader = new ModelTextReader(maxCommands);
+  reader.push(text);
+  return reader.finish().reply;
+}
+
+function textOf(segs: Seg[]): string {
+  return segs.map((s) => (s.kind === "text" ? s.text : "")).join("");
+}
+
+function endsWithCommand(segs: Seg[]): boolean {
+  const last = segs.map((s) => s.kind).lastIndexOf("tag");
+  return last >= 0 && TRAILING_PUNCTUATION.test(textOf(segs.slice(last + 1)));
+}
+
+function firstLine(cmd: string): string {
+  const [first, ...rest] = cmd.split("\n");
+  return rest.length ? `${first} …` : first;
+}

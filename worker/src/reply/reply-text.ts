@@ -1,0 +1,31 @@
+import { REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
+
+/** The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):` sections. */
+export function buildReply(explanation: string, runs: RunResult[], skipped: string[]): string {
+  let text = explanation;
+  for (const run of runs) {
+    if (run.error !== undefined || run.exitCode === null) {
+      text += `\n\nError (${run.cmd}):\n${run.error ?? "outcome unknown"}`;
+      continue;
+    }
+    const summary = run.stdout.slice(0, REPLY_SUMMARY_CHARS) || run.stderr.slice(0, REPLY_SUMMARY_CHARS) || "[no output]";
+    text += `\n\nOutput (${run.cmd}):\n${summary}`;
+  }
+  if (skipped.length > 0) {
+    text += `\n\nNot run (limit of ${runs.length} commands per reply): ${skipped.map((c) => `\`${c}\``).join(", ")}`;
+  }
+  return text.trim();
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Keeps at most `maxBytes` of UTF-8 text; says whether anything was cut. */
+export function capBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
+  // Fast path: a string of n UTF-16 units is at most 3n bytes.
+  if (text.length * 3 <= maxBytes) return { text, cut: false };
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return { text, cut: false };
+  // A cut through a multi-byte character decodes to U+FFFD; drop it.
+  return { text: decoder.decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, ""), cut: true };
+}
