@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
+import { ConfigError, intVar, numberVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
 
 const schema = z.object({
   PORT: intVar("PORT", 8080, 1, 65_535),
@@ -21,6 +21,13 @@ describe("environment config helpers", () => {
     );
     expect(() => parseEnv(schema, { MODE: "c", URL: "x" })).toThrow("MODE must be a or b");
     expect(() => parseEnv(schema, {})).toThrow("URL: is required");
+  });
+
+  it("reads decimals within bounds and names the variable otherwise", () => {
+    const temp = z.object({ T: numberVar("T", 0.2, 0, 2) });
+    expect(parseEnv(temp, {})).toEqual({ T: 0.2 });
+    expect(parseEnv(temp, { T: "0.7" })).toEqual({ T: 0.7 });
+    for (const bad of ["hot", "2.5", "-1", "Infinity"]) expect(() => parseEnv(temp, { T: bad })).toThrow("T must be a number from 0 to 2");
   });
 
   it("keeps non-string values such as Worker bindings", () => {

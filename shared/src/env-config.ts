@@ -27,6 +27,21 @@ export const intVar = (name: string, fallback: number, min: number, max: number)
       return n;
     });
 
+/** An optional decimal variable with a default and bounds; the error names the variable. */
+export const numberVar = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return fallback;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < min || n > max) {
+        ctx.addIssue({ code: "custom", message: `${name} must be a number from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 /** An optional text variable where an empty value counts as unset. */
 export const optionalText = z
   .string()

@@ -10,7 +10,7 @@ export { headTail, combineOutput, formatCount, type HeadTail } from "./format/ou
 export { describeRun, formatBytes, formatDuration, type RunView } from "./format/run-view.ts";
 export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from "./commands.ts";
 export { explanationOf } from "./format/answer.ts";
-export { ConfigError, intVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
+export { ConfigError, intVar, numberVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight } from "./in-flight.ts";

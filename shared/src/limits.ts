@@ -34,6 +34,14 @@ export const REPLY_SUMMARY_CHARS = 500;
 /** Bytes of stdout and of stderr kept per command in the structured `runs`. */
 export const RUN_OUTPUT_MAX_BYTES = 64 * 1024;
 
+/**
+ * Tokens a model may write per answer. Ollama and llama.cpp's server generate
+ * without limit unless told; a rambling model would run into the deadline and the
+ * person would lose the whole answer. 1024 holds a long explanation and a few commands.
+ */
+export const DEFAULT_MODEL_MAX_TOKENS = 1024;
+/** Low, so commands are written the same way each time; not 0, which makes small models repeat themselves. */
+export const DEFAULT_MODEL_TEMPERATURE = 0.2;
 /** Default model deadline; a slow model answers 504 rather than hanging the thread. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
 /** Default per-command deadline inside the sandbox. */

@@ -17,6 +17,9 @@ export interface ModelCall {
   model: string;
   messages: { role: string; content: string }[];
   stream: boolean;
+  /** Generation settings as sent (absent when the request had none). */
+  max_tokens?: number;
+  temperature?: number;
 }
 
 export interface FakeModel extends Listening {
@@ -40,7 +43,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       return sendJson(res, 404, { error: { message: "not found" } });
     }
     const body = JSON.parse(await readBody(req)) as ModelCall;
-    calls.push({ model: body.model, messages: body.messages, stream: Boolean(body.stream) });
+    calls.push({ model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature });
     if (delayMs) await sleep(delayMs);
     const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
     let script = last.trim();

@@ -30,10 +30,16 @@ export async function history(roomId: string) {
   return ((await res.json()) as any).messages as { role: string; text: string; userId?: string; ts: number }[];
 }
 
+export interface SeenModelCall {
+  messages: { role: string; content: string }[];
+  max_tokens?: number;
+  temperature?: number;
+}
+
 /** Model calls whose last user message contains `marker`. */
-export async function modelCallsWith(marker: string): Promise<{ messages: { role: string; content: string }[] }[]> {
+export async function modelCallsWith(marker: string): Promise<SeenModelCall[]> {
   const res = await fetch(`${testEnv.FAKE_MODEL_URL}/_calls`);
-  const { calls } = (await res.json()) as { calls: { messages: { role: string; content: string }[] }[] };
+  const { calls } = (await res.json()) as { calls: SeenModelCall[] };
   return calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
 }
 

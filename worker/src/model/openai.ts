@@ -1,5 +1,5 @@
 import { DuetError } from "@duet/shared";
-import type { ChatMessage, ModelProvider } from "./provider.ts";
+import type { ChatMessage, GenerationSettings, ModelProvider } from "./provider.ts";
 
 /**
  * Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server,
@@ -9,7 +9,12 @@ export class OpenAIProvider implements ModelProvider {
   readonly name = "openai";
   private readonly url: string;
 
-  constructor(baseUrl: string, private readonly model: string, private readonly apiKey?: string) {
+  constructor(
+    baseUrl: string,
+    private readonly model: string,
+    private readonly generation: GenerationSettings,
+    private readonly apiKey?: string,
+  ) {
     this.url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
   }
 
@@ -20,7 +25,7 @@ export class OpenAIProvider implements ModelProvider {
         "content-type": "application/json",
         ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
       },
-      body: JSON.stringify({ model: this.model, messages }),
+      body: JSON.stringify({ model: this.model, messages, max_tokens: this.generation.maxTokens, temperature: this.generation.temperature }),
       signal,
     });
     const raw = await res.text();

@@ -9,6 +9,12 @@ export interface ChatMessage {
   content: string;
 }
 
+/** How the model writes: sent with every request, so no endpoint generates without limit. */
+export interface GenerationSettings {
+  maxTokens: number;
+  temperature: number;
+}
+
 /** A model that turns a conversation into the assistant's next message. */
 export interface ModelProvider {
   readonly name: string;
@@ -16,6 +22,7 @@ export interface ModelProvider {
 }
 
 export function createModelProvider(config: WorkerConfig, env: Env): ModelProvider {
+  const generation: GenerationSettings = { maxTokens: config.MODEL_MAX_TOKENS, temperature: config.MODEL_TEMPERATURE };
   if (config.MODEL_PROVIDER === "openai") {
     if (!config.OPENAI_BASE_URL) {
       throw new DuetError(
@@ -23,7 +30,7 @@ export function createModelProvider(config: WorkerConfig, env: Env): ModelProvid
         "No model is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or use MODEL_PROVIDER=workers-ai",
       );
     }
-    return new OpenAIProvider(config.OPENAI_BASE_URL, config.model, config.OPENAI_API_KEY);
+    return new OpenAIProvider(config.OPENAI_BASE_URL, config.model, generation, config.OPENAI_API_KEY);
   }
   if (!env.AI) {
     throw new DuetError(
@@ -31,7 +38,7 @@ export function createModelProvider(config: WorkerConfig, env: Env): ModelProvid
       "MODEL_PROVIDER is workers-ai but the AI binding is missing: deploy with the production environment, or set MODEL_PROVIDER=openai",
     );
   }
-  return new WorkersAIProvider(env.AI, config.model);
+  return new WorkersAIProvider(env.AI, config.model, generation);
 }
 
 /**

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.ts";
+import type { Env } from "./env.ts";
+
+const load = (vars: Record<string, string>) => loadConfig(vars as unknown as Env);
+
+describe("Worker config: generation settings", () => {
+  it("defaults to 1024 tokens at temperature 0.2 and reads both from the environment", () => {
+    expect(load({})).toMatchObject({ MODEL_MAX_TOKENS: 1024, MODEL_TEMPERATURE: 0.2 });
+    expect(load({ MODEL_MAX_TOKENS: "300", MODEL_TEMPERATURE: "0" })).toMatchObject({ MODEL_MAX_TOKENS: 300, MODEL_TEMPERATURE: 0 });
+  });
+
+  it("stops with one line naming the variable when a value is malformed", () => {
+    expect(() => load({ MODEL_MAX_TOKENS: "lots" })).toThrow("Worker misconfigured: MODEL_MAX_TOKENS must be an integer from 16 to 32768");
+    expect(() => load({ MODEL_TEMPERATURE: "warm" })).toThrow("Worker misconfigured: MODEL_TEMPERATURE must be a number from 0 to 2");
+    expect(() => load({ MODEL_TEMPERATURE: "3" })).toThrow(/MODEL_TEMPERATURE/);
+  });
+});
