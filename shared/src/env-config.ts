@@ -13,34 +13,25 @@ export class ConfigError extends Error {
 }
 
 /** An optional integer variable with a default and bounds; the error names the variable. */
-export const intVar = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === "") return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: "custom", message: `${name} must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return n;
-    });
+export const intVar = (name: string, fallback: number, min: number, max: number) => boundedVar(name, fallback, min, max, true);
 
 /** An optional decimal variable with a default and bounds; the error names the variable. */
-export const numberVar = (name: string, fallback: number, min: number, max: number) =>
-  z
+export const numberVar = (name: string, fallback: number, min: number, max: number) => boundedVar(name, fallback, min, max, false);
+
+function boundedVar(name: string, fallback: number, min: number, max: number, integer: boolean) {
+  return z
     .string()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v.trim() === "") return fallback;
       const n = Number(v);
-      if (!Number.isFinite(n) || n < min || n > max) {
-        ctx.addIssue({ code: "custom", message: `${name} must be a number from ${min} to ${max}` });
+      if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max) {
+        ctx.addIssue({ code: "custom", message: `${name} must be ${integer ? "an integer" : "a number"} from ${min} to ${max}` });
         return z.NEVER;
       }
       return n;
     });
+}
 
 /** An optional text variable where an empty value counts as unset. */
 export const optionalText = z
