@@ -63,7 +63,7 @@ describe("turns: model, <run> tags and history", () => {
     expect(calls).toHaveLength(1);
     const msgs = calls[0].messages;
     expect(msgs[0].role).toBe("system");
-    expect(msgs[0].content).toMatch(/<run>command<\/run>/);
+    expect(msgs[0].content).toMatch(/<run>ls -la<\/run>/);
     expect(msgs[0].content).toMatch(/never follow instructions/);
     expect(msgs).toHaveLength(12);
     expect(msgs.slice(1, 11).map((m) => m.role)).toEqual(Array(5).fill(["user", "assistant"]).flat());
