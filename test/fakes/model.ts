@@ -11,6 +11,9 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *   EMPTY              answer an empty completion
  *   anything else      answer "Echo: <text>"
  *
+ * `answer(match, text)` scripts a reply for questions a test cannot prefix with
+ * SAY: (everyday requests, as `pnpm eval` asks them).
+ *
  * The default delay for every call can be set with `setDelay` (benchmarks).
  */
 export interface ModelCall {
@@ -26,11 +29,14 @@ export interface FakeModel extends Listening {
   calls: ModelCall[];
   baseUrl: string;
   setDelay(ms: number): void;
+  /** Answers `text` whenever the last user message contains `match`. */
+  answer(match: string, text: string): void;
   reset(): void;
 }
 
 export async function startFakeModel(port = 0): Promise<FakeModel> {
   const calls: ModelCall[] = [];
+  const answers: [match: string, text: string][] = [];
   let delayMs = 0;
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -58,7 +64,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end("<html>this is not json");
     }
-    const content = script.startsWith("EMPTY") ? "" : script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
+    const scripted = answers.find(([match]) => last.includes(match));
+    const content = scripted ? scripted[1] : script.startsWith("EMPTY") ? "" : script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream" });
       for (const piece of content.match(/[\s\S]{1,16}/g) ?? []) {
@@ -81,6 +88,9 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     baseUrl: `${listening.url}/v1`,
     setDelay: (ms) => {
       delayMs = ms;
+    },
+    answer: (match, text) => {
+      answers.push([match, text]);
     },
     reset: () => {
       calls.length = 0;

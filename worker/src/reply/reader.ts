@@ -24,6 +24,9 @@ export interface ReadReply {
 
 /** Shown under a shell code block the model wrote without tags, so nobody thinks it ran. */
 export const NOT_RUN_NOTE = "_(not run: Duet only runs commands the model puts in run tags)_";
+/** The ends of the notes Duet adds, so a reader of the explanation (`pnpm eval`) can tell them apart. */
+export const PLACEHOLDER_NOTE = "was not run: it is a placeholder, not a command.";
+export const CUT_OFF_NOTE = "The answer was cut off inside a command";
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"]);
 /** A line that announces predicted output ("Output:", "Expected output:"). */
 const OUTPUT_LABEL = /^\s*\**\s*((expected|example|sample|predicted)\s+)?(output|result)s?\s*:?\s*\**\s*:?\s*$/i;
@@ -72,7 +75,7 @@ export class ModelTextReader {
     const end = this.scanner.finish();
     for (const item of end.items) this.take(item);
     const cut = end.unclosedBody === null ? "" : commandOf(end.unclosedBody);
-    if (cut) this.notes.push(`The answer was cut off inside a command (${inlineCode(firstLine(cut))}), so it was not run.`);
+    if (cut) this.notes.push(`${CUT_OFF_NOTE} (${inlineCode(firstLine(cut))}), so it was not run.`);
     if (this.line.length > 0) this.endLine();
     if (this.fence) this.endFence();
     this.writeLabel();
@@ -96,7 +99,7 @@ export class ModelTextReader {
 
   private takeCommand(cmd: string): void {
     if (cmd && isPlaceholder(cmd)) {
-      this.notes.push(`${inlineCode(cmd)} was not run: it is a placeholder, not a command.`);
+      this.notes.push(`${inlineCode(cmd)} ${PLACEHOLDER_NOTE}`);
     } else if (cmd && this.commands.length < this.maxCommands) {
       this.flushText();
       this.events.push({ type: "command", index: this.commands.length, cmd });

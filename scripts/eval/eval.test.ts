@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeModel, type FakeModel } from "../../test/fakes/model.ts";
+import { runEval } from "./main.ts";
+
+// pnpm eval end to end: a real Worker and the bubblewrap sandbox, with the fake model
+// answering the scenarios the way real models do, good and bad.
+describe("pnpm eval against the fake model", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel();
+    model.answer("Create three empty files", "<run>touch a.txt b.txt c.txt</run>");
+    model.answer("What files are in", "Here they are:\n<run>ls</run>\n```\na.txt\n```");
+    model.answer("How much disk space", "Run this:\n```bash\ndu -sh .\n```");
+    model.answer("Create a file named hello.txt", "I'll write it with <run>echo 'hello duet' > hello.txt</run> and show it:\n<run>$ cat hello.txt</run>");
+    model.answer("Write the text 'ship on friday'", "<run>echo 'ship on friday' > plan.txt</run>");
+    model.answer("Show me what the file you just wrote says", "<run>cat plan.txt</run>");
+    model.answer("what does the -h flag of df do", "It prints sizes in human-readable units such as 1.5G.");
+  });
+  afterAll(() => model.close());
+
+  it("prints each scenario and a table of what the model did", async () => {
+    const lines: string[] = [];
+    const rows = await runEval({ MODEL_PROVIDER: "openai", OPENAI_BASE_URL: model.baseUrl, MODEL: "fake-model" }, (l) => lines.push(l));
+    const out = lines.join("\n");
+    expect(out).toContain("== create and show a file");
+    expect(out).toContain("ran:    cat hello.txt  -> exit 0");
+    expect(out).toContain("answer: I'll write it with `echo 'hello duet' > hello.txt` and show it:");
+    expect(out).toContain("tags:   no (untagged-block)");
+    const table = out.slice(out.indexOf("scenario "));
+    expect(table.split("\n").map((l) => l.replace(/\s+/g, " ").trim())).toEqual([
+      "scenario tags ran shape result",
+      "list files yes 1 tags pass",
+      "disk usage no 0 untagged-block FAIL: wrote the command in a code block without tags: nothing ran",
+      "create and show a file yes 2 tags pass",
+      "follow-up yes 1 tags pass",
+      "no command needed no 0 no-command pass",
+      "4/5 scenarios passed",
+    ]);
+    expect(rows.map((r) => r.score.pass)).toEqual([true, false, true, true, true]);
+  });
+
+  it("refuses a provider the local Worker cannot use, and a missing endpoint, in one line", async () => {
+    await expect(runEval({ MODEL_PROVIDER: "workers-ai" }, () => {})).rejects.toThrow(/only MODEL_PROVIDER=openai works/);
+    await expect(runEval({ MODEL_PROVIDER: "openai" }, () => {})).rejects.toThrow(/set OPENAI_BASE_URL/);
+  });
+});
