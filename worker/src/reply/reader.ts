@@ -107,7 +107,10 @@ export class ModelTextReader {
     } else if (cmd) {
       this.skipped.push(cmd);
     }
-    this.line.push({ kind: "tag", shown: cmd ? inlineCode(cmd) : "" });
+    // A tag the model put in inline code itself (`<run>ls</run>`) already has its backticks.
+    const last = this.line.at(-1);
+    const quoted = last?.kind === "text" && last.text.endsWith("`") && !last.text.endsWith("``");
+    this.line.push({ kind: "tag", shown: !cmd ? "" : quoted && !cmd.includes("\n") ? cmd : inlineCode(cmd) });
   }
 
   /** Writes a line of prose as it arrives; a line that may open a code block, or may be predicted output, waits. */
