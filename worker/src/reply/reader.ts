@@ -30,6 +30,7 @@ export const CUT_OFF_NOTE = "The answer was cut off inside a command";
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"]);
 /** A line that announces predicted output ("Output:", "Expected output:"). */
 const OUTPUT_LABEL = /^\s*\**\s*((expected|example|sample|predicted)\s+)?(output|result)s?\s*:?\s*\**\s*:?\s*$/i;
+const LIST_MARKER = /^\s*([-*+]|\d+[.)])\s*$/;
 const CLOSING_FENCE = /^\s*```+\s*$/;
 /** After a command, only punctuation: "List them: <run>ls</run>." ends with the command. */
 const TRAILING_PUNCTUATION = /^[\s.:;,!…]*$/;
@@ -113,7 +114,10 @@ export class ModelTextReader {
     this.line.push({ kind: "tag", shown: !cmd ? "" : quoted && !cmd.includes("\n") ? cmd : inlineCode(cmd) });
   }
 
-  /** Writes a line of prose as it arrives; a line that may open a code block, or may be predicted output, waits. */
+  /**
+   * Writes a line of prose as it arrives; a line that may open a code block, or may
+   * be predicted output, waits. Commands wait until text follows them on the line.
+   */
   private streamLine(): void {
     if (!this.lineStreaming) {
       if (this.fence || this.afterCommand || this.label !== null) return;
@@ -121,8 +125,9 @@ export class ModelTextReader {
       if (!text || text.startsWith("```") || "```".startsWith(text)) return;
       this.lineStreaming = true;
     }
-    this.writeSegs(this.line.slice(this.lineWritten));
-    this.lineWritten = this.line.length;
+    const end = Math.max(this.lineWritten, shownEnd(this.line));
+    this.writeSegs(this.line.slice(this.lineWritten, end));
+    this.lineWritten = end;
   }
 
   private endLine(): void {
@@ -136,7 +141,7 @@ export class ModelTextReader {
     const hasTag = segs.some((s) => s.kind === "tag");
     if (this.fence) return this.fenceLine(text, hasTag);
     if (streamed) {
-      this.writeSegs(segs.slice(written));
+      this.writeSegs(segs.slice(written, Math.max(written, shownEnd(segs))));
       this.out.write("\n");
       this.afterCommand = endsWithCommand(segs);
       return;
@@ -154,7 +159,7 @@ export class ModelTextReader {
       return;
     }
     this.writeLabel();
-    this.writeSegs(segs);
+    this.writeSegs(segs.slice(0, shownEnd(segs)));
     this.out.write("\n");
     this.afterCommand = endsWithCommand(segs);
   }
@@ -250,6 +255,18 @@ export function readModelText(text: string, maxCommands: number): ReadReply {
 
 function textOf(segs: Seg[]): string {
   return segs.map((s) => (s.kind === "text" ? s.text : "")).join("");
+}
+
+/**
+ * Where a line's shown part ends. A command inside a sentence keeps its place as
+ * inline code; commands that end the line ("Let me look. <run>ls</run>") are left
+ * out, as their output follows in the reply, unless the line is only a list
+ * marker, where the command is the item ("1. <run>ls</run>").
+ */
+function shownEnd(segs: Seg[]): number {
+  const lastText = segs.findLastIndex((s) => s.kind === "text" && s.text.trim() !== "");
+  if (lastText >= 0 && LIST_MARKER.test(textOf(segs))) return segs.length;
+  return lastText + 1;
 }
 
 function endsWithCommand(segs: Seg[]): boolean {
