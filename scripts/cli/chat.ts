@@ -1,12 +1,6 @@
 import { createInterface } from "node:readline";
 import { runAction, type CliContext, type RoomAction } from "./commands.ts";
-
-export const CHAT_HELP = `Each line is a question for Duet. Also:
-  !CMD       run CMD in the room's sandbox yourself
-  /history   show the conversation
-  /reset     wipe the conversation and destroy the sandbox
-  /help      show this help
-  /quit      leave (Ctrl-D works too)`;
+import { chatHelp } from "./render.ts";
 
 /** One chat line as an action, or what the loop itself should do. */
 export type ChatLine = RoomAction | { kind: "quit" } | { kind: "help" } | { kind: "skip" } | { kind: "unknown"; word: string };
@@ -47,7 +41,7 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
   for await (const line of rl) {
     const parsed = parseChatLine(line);
     if (parsed.kind === "quit") break;
-    if (parsed.kind === "help") ctx.out(CHAT_HELP);
+    if (parsed.kind === "help") ctx.out(chatHelp());
     else if (parsed.kind === "unknown") ctx.err(`unknown chat command ${parsed.word}; /help lists them`);
     else if (parsed.kind !== "skip") await runAction(room, parsed, ctx);
     if (interactive) rl.prompt();

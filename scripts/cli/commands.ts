@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { DuetError, describeForUser, type WorkerClient } from "@duet/shared";
-import { renderAnswer, renderExec, renderHistory, renderReset, type Style } from "./render.ts";
+import { runCommand, type ChatSurface, type DuetCommand, type Reply, type WorkerClient } from "@duet/shared";
+import { renderReply, type Style } from "./render.ts";
 
 /** What every command needs: the client, how to print, and what to redact. */
 export interface CliContext {
@@ -15,51 +15,38 @@ export interface CliContext {
   err(text: string): void;
 }
 
-export type RoomAction =
-  | { kind: "ask"; text: string }
-  | { kind: "run"; cmd: string }
-  | { kind: "history" }
-  | { kind: "reset" };
+/** A command the CLI sends to a room (help is the CLI's own: its usage, or the chat's help). */
+export type RoomAction = Exclude<DuetCommand, { kind: "help" }>;
 
-/** Runs one action against a room; prints the answer or one error line. Resolves to the exit code. */
-export async function runAction(room: string, action: RoomAction, ctx: CliContext): Promise<number> {
-  try {
-    switch (action.kind) {
-      case "ask": {
-        // A fresh key per ask lets the client retry a lost request without running its commands twice.
-        const res = await ctx.client.message(room, { text: action.text, userId: ctx.userId, idempotencyKey: `cli-${randomUUID()}` });
-        ctx.out(renderAnswer(res, ctx.style, ctx.secrets));
-        return 0;
-      }
-      case "run": {
-        const res = await ctx.client.exec(room, { cmd: action.cmd, userId: ctx.userId, idempotencyKey: `cli-${randomUUID()}` });
-        ctx.out(renderExec(action.cmd, res, ctx.style, ctx.secrets));
-        // Like a shell: the command's own failure is the CLI's failure, so scripts can test it.
-        return res.result.exitCode === 0 ? 0 : 1;
-      }
-      case "history": {
-        const res = await ctx.client.history(room);
-        ctx.out(renderHistory(room, res.messages, ctx.style, ctx.secrets));
-        return 0;
-      }
-      case "reset": {
-        const res = await ctx.client.cleanup(room);
-        ctx.out(renderReset(room, res.errors, ctx.style));
-        return res.errors?.length ? 1 : 0;
-      }
-    }
-  } catch (err) {
-    ctx.err(ctx.style.red(errorLine(err, ctx)));
-    return 1;
-  }
+/**
+ * The terminal as the chat flow's surface: everything is printed (a terminal has
+ * one reader, so private replies are printed too), failures on stderr. It keeps
+ * the exit code of what it printed: a command's own failure, a partial reset or
+ * an error is the CLI's failure, so scripts can test it.
+ */
+export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { exitCode(): number } {
+  let code = 0;
+  const print = async (reply: Reply) => {
+    if (reply.kind === "error") ctx.err(ctx.style.red(renderReply(reply, room, ctx)));
+    else ctx.out(renderReply(reply, room, ctx));
+    if (reply.kind === "error" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
+    return { id: room };
+  };
+  return {
+    post: print,
+    postPrivate: print,
+    // A terminal cannot change what it printed; the new version follows.
+    edit: async (_ref, reply) => Boolean(await print(reply)),
+    showProgress: () => async () => {},
+    exitCode: () => code,
+  };
 }
 
-/** describeForUser speaks to chat users; at a terminal the reader is the admin, so say where to look. */
-export function errorLine(err: unknown, ctx: Pick<CliContext, "baseUrl" | "tokenSource">): string {
-  const line = describeForUser(err);
-  if (!(err instanceof DuetError)) return line;
-  if (err.code === "worker_unreachable") return `${line} (nothing answers at ${ctx.baseUrl}: is \`pnpm dev\` running?)`;
-  if (err.code === "unauthorized") return `${line} (the CLI used the token from ${ctx.tokenSource})`;
-  if (err.code === "model_not_configured") return `${line} (\`pnpm dev\` prints how to set one)`;
-  return line;
+/** Runs one action against a room through the shared flow. Resolves to the exit code. */
+export async function runAction(room: string, action: RoomAction, ctx: CliContext): Promise<number> {
+  const surface = terminalSurface(room, ctx);
+  const flow = { worker: ctx.client, log: () => {} };
+  // A fresh key per action lets the client retry a lost request without running its commands twice.
+  await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
+  return surface.exitCode();
 }

@@ -1,6 +1,7 @@
 import type { MessageResponse, RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
-import { explanationOf, makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
+import { explanationOf } from "@duet/shared";
+import { makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
 
 const ESC = "\x1b[";
 const plain = makeStyle(false);
@@ -92,7 +93,7 @@ describe("renderAnswer", () => {
 
 describe("renderExec, renderHistory, renderReset", () => {
   it("renders a direct run like a run in an answer", () => {
-    const text = renderExec("echo hi", { sandboxName: "sandbox-demo", result: { stdout: "hi\n", stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 3 } }, plain);
+    const text = renderExec("echo hi", { stdout: "hi\n", stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 3 }, plain);
     expect(text).toBe("$ echo hi\n  exit 0 · 3 ms\n  │ hi");
   });
 
@@ -109,7 +110,7 @@ describe("renderExec, renderHistory, renderReset", () => {
   });
 
   it("reports a reset, and a partial one", () => {
-    expect(renderReset("demo", undefined, plain)).toBe("Room demo reset: history wiped, sandbox destroyed.");
+    expect(renderReset("demo", [], plain)).toBe("Room demo reset: history wiped, sandbox destroyed.");
     expect(renderReset("demo", ["sandbox: timeout"], plain)).toBe("Room demo reset, but part of it failed: sandbox: timeout");
   });
 });

@@ -1,11 +1,14 @@
 import {
   describeRun,
+  explanationOf,
   headTail,
+  helpEntries,
   redactSecrets,
   runOfExec,
   type DuetMessage,
-  type ExecResponse,
+  type ExecResult,
   type MessageResponse,
+  type Reply,
   type RunResult,
 } from "@duet/shared";
 
@@ -58,19 +61,6 @@ export function renderRun(run: RunResult, style: Style, secrets: readonly string
   return lines.join("\n");
 }
 
-/**
- * The model's explanation alone: `reply` repeats each command's output in `Output (cmd):` /
- * `Error (cmd):` sections (the original plain-text format), which `runs` shows better.
- */
-export function explanationOf(res: MessageResponse): string {
-  let text = res.reply;
-  if (res.runs.length > 0 || res.skipped?.length) {
-    const cut = text.search(/(?:^|\n\n)(?:Output|Error) \(|(?:^|\n\n)Not run \(limit of/);
-    if (cut >= 0) text = text.slice(0, cut);
-  }
-  return text.trim();
-}
-
 export function renderAnswer(res: MessageResponse, style: Style, secrets: readonly string[] = []): string {
   const parts: string[] = [];
   const explanation = inert(redactSecrets(explanationOf(res), secrets));
@@ -84,8 +74,8 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
   return parts.join("\n\n");
 }
 
-export function renderExec(cmd: string, res: ExecResponse, style: Style, secrets: readonly string[] = []): string {
-  return renderRun(runOfExec(cmd, res.result), style, secrets);
+export function renderExec(cmd: string, result: ExecResult, style: Style, secrets: readonly string[] = []): string {
+  return renderRun(runOfExec(cmd, result), style, secrets);
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -107,7 +97,53 @@ export function renderHistory(room: string, messages: readonly DuetMessage[], st
     .join("\n");
 }
 
-export function renderReset(room: string, errors: readonly string[] | undefined, style: Style): string {
-  if (!errors?.length) return style.green(`Room ${room} reset: history wiped, sandbox destroyed.`);
+export function renderReset(room: string, errors: readonly string[], style: Style): string {
+  if (!errors.length) return style.green(`Room ${room} reset: history wiped, sandbox destroyed.`);
   return style.yellow(`Room ${room} reset, but part of it failed: ${errors.join("; ")}`);
+}
+
+/** How the commands are typed in `duet chat`. */
+const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", history: "/history", reset: "/reset", help: "/help" };
+
+/** `duet chat`'s help: each line is a question, the rest as listed. */
+export function chatHelp(): string {
+  const entries: [string, string][] = [...helpEntries(CHAT_SYNTAX), ["/quit", "leave (Ctrl-D works too)"]];
+  return ["Each line is a question for Duet. Also:", ...entries.map(([syntax, purpose]) => `  ${syntax.padEnd(10)} ${purpose}`)].join("\n");
+}
+
+/** Where the CLI is reached and how it authenticates, for advice beside an error. */
+export interface ErrorContext {
+  style: Style;
+  secrets: readonly string[];
+  baseUrl: string;
+  tokenSource: string;
+}
+
+/** The shared words for a failure speak to chat users; at a terminal the reader is the admin, so say where to look. */
+function errorLine(reply: Extract<Reply, { kind: "error" }>, ctx: ErrorContext): string {
+  if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`pnpm dev\` running?)`;
+  if (reply.code === "unauthorized") return `${reply.text} (the CLI used the token from ${ctx.tokenSource})`;
+  if (reply.code === "model_not_configured") return `${reply.text} (\`pnpm dev\` prints how to set one)`;
+  return reply.text;
+}
+
+/** The chat flow's replies as terminal text. */
+export function renderReply(reply: Reply, room: string, ctx: ErrorContext): string {
+  const { style, secrets } = ctx;
+  switch (reply.kind) {
+    case "answer":
+      return renderAnswer(reply.answer, style, secrets);
+    case "ran":
+      return renderExec(reply.cmd, reply.result, style, secrets);
+    case "history":
+      return renderHistory(room, reply.messages, style, secrets);
+    case "reset":
+      return renderReset(room, reply.errors, style);
+    case "help":
+      return reply.problem ? `${reply.problem}\n\n${chatHelp()}` : chatHelp();
+    case "hint":
+      return reply.text;
+    case "error":
+      return errorLine(reply, ctx);
+  }
 }

@@ -5,9 +5,9 @@ import { sanitizeChatText } from "./format/sanitize.ts";
 export { sanitizeChatText };
 
 /**
- * The `/duet <subcommand> …` language, shared by Slack's slash command, Discord's text
- * fallback and the CLI, so every surface accepts the same words and explains mistakes
- * the same way.
+ * The commands every front end offers (the chat flow's input), and the text
+ * language of Slack's `/duet <subcommand> …`. Discord reads its commands from
+ * slash-command options and the CLI from its arguments, into the same DuetCommand.
  */
 
 export type DuetCommand =
@@ -16,20 +16,6 @@ export type DuetCommand =
   | { kind: "history" }
   | { kind: "reset" }
   | { kind: "help"; problem?: string };
-
-/**
- * Help that reads the same in Slack mrkdwn and Discord markdown: `code` spans, _italics_
- * and "•" bullets only (no **bold**, no <angle brackets>, which Slack treats as links).
- */
-export const HELP_TEXT = [
-  "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
-  "• `/duet ask` _question_: ask Duet; it answers in a thread and may run commands in the sandbox",
-  "• `/duet run` _command_: run a shell command in this channel's sandbox yourself",
-  "• `/duet history`: show the recent conversation",
-  "• `/duet reset`: wipe this channel's conversation and destroy its sandbox",
-  "• `/duet help`: show this help",
-  "You can also mention Duet in a message; replies in its thread continue the conversation.",
-].join("\n");
 
 const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
 const RUN_EXAMPLE = "`/duet run` needs a command, e.g. `/duet run ls -la`";
@@ -47,7 +33,7 @@ const tooLong = (what: string, length: number, max: number) =>
  * Parses the text after `/duet`. The subcommand is case-insensitive; a `run` command is
  * kept exactly as typed after the whitespace that follows `run` (newlines, quotes and
  * all), while `ask` text is cleaned with sanitizeChatText. Anything wrong becomes
- * `{kind: "help", problem}` with a sentence to show above HELP_TEXT.
+ * `{kind: "help", problem}` with a sentence to show above the help.
  */
 export function parseDuetCommand(text: string): DuetCommand {
   // Leading invisible characters would otherwise hide the subcommand ("\u200bask").

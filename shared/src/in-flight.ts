@@ -4,6 +4,12 @@
  * reported through `report` and never thrown: one broken handler must not take
  * the connection, or the others, down with it.
  */
+/**
+ * How long a stopping bot lets answers in flight finish: shorter than the 10 s
+ * `pnpm dev` (scripts/dev.ts) waits before it kills, so a bot ends on its own.
+ */
+export const DRAIN_MS = 8_000;
+
 export class InFlight {
   private readonly work = new Set<Promise<void>>();
 

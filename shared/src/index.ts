@@ -8,12 +8,13 @@ export { NO_OUTPUT, codeBlock, escapeFences } from "./format/fence.ts";
 export { MIN_CHUNK_CHARS, chunkMessage, chunkParts, type ChunkPart } from "./format/chunk.ts";
 export { headTail, combineOutput, formatCount, type HeadTail } from "./format/output.ts";
 export { describeRun, formatBytes, formatDuration, type RunView } from "./format/run-view.ts";
-export { parseDuetCommand, sanitizeChatText, HELP_TEXT, type DuetCommand } from "./commands.ts";
+export { parseDuetCommand, sanitizeChatText, type DuetCommand } from "./commands.ts";
+export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, intVar, numberVar, optionalText, parseEnv, presentEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_MAX_IDS, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
-export { InFlight } from "./in-flight.ts";
+export { InFlight, DRAIN_MS } from "./in-flight.ts";
 export {
   SANDBOX_NETWORKS,
   DEFAULT_SANDBOX_NETWORK,

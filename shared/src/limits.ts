@@ -18,18 +18,17 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Room ids: `<platform>-<workspace>-<channel>[-<thread>]`, safe in a URL path and a file name. */
 export const ROOM_ID_PATTERN = /^[A-Za-z0-9._-]{1,200}$/;
-export const ROOM_ID_MAX_CHARS = 200;
 
-/** Messages kept per room (as in the original design). */
+/** Messages kept per room: enough to scroll back through a session, small enough to rewrite cheaply. */
 export const HISTORY_KEEP = 50;
-/** Messages of history sent to the model as context (as in the original design). */
+/** Messages of history sent to the model as context: the recent exchange, within a small model's window. */
 export const MODEL_CONTEXT_MESSAGES = 10;
 /** Turns allowed to wait behind the running one before a room answers 429. */
 export const ROOM_QUEUE_MAX = 20;
 
 /** Commands run per reply unless the Worker's config says otherwise. */
 export const DEFAULT_MAX_RUNS_PER_REPLY = 5;
-/** Characters of each command's output quoted in the plain-text `reply` (as in the original). */
+/** Characters of each command's output quoted in the plain-text `reply`, which the API has always cut there. */
 export const REPLY_SUMMARY_CHARS = 500;
 /** Bytes of stdout and of stderr kept per command in the structured `runs`. */
 export const RUN_OUTPUT_MAX_BYTES = 64 * 1024;

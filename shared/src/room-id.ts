@@ -51,7 +51,7 @@ export function workspaceRoomId(platform: WorkspacePlatform, workspace: string):
   return `${platform}-${segment(workspace)}`;
 }
 
-/** The sandbox that belongs to a room (the original design's naming). */
+/** The sandbox that belongs to a room; the Worker's API names it so in `sandboxName`. */
 export function sandboxName(id: string): string {
   return `sandbox-${id}`;
 }

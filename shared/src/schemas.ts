@@ -3,17 +3,12 @@ import { sanitizeChatText } from "./format/sanitize.ts";
 import {
   CMD_MAX_CHARS,
   IDEMPOTENCY_KEY_MAX_CHARS,
-  ROOM_ID_PATTERN,
   TEXT_MAX_CHARS,
   USER_ID_MAX_CHARS,
 } from "./limits.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
-
-export const roomIdSchema = z
-  .string()
-  .regex(ROOM_ID_PATTERN, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'");
 
 /** Who asked: the chat platform's user id, kept with the message in the history. */
 const userIdField = z.string().trim().max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`).optional();
@@ -70,7 +65,7 @@ export const runResultSchema = z.object({
 export type RunResult = z.infer<typeof runResultSchema>;
 
 export const messageResponseSchema = z.object({
-  /** The original plain-text answer: explanation plus `Output (cmd):` sections. */
+  /** The plain-text answer: explanation plus `Output (cmd):` sections, for clients that show text only. */
   reply: z.string(),
   /** The model's explanation alone (tags removed), for clients that render `runs` themselves. */
   explanation: z.string().optional(),

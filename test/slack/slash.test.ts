@@ -113,11 +113,11 @@ describe("/duet", () => {
     for (const b of (body.blocks ?? []) as { text?: { text: string } }[]) expect(fencesBalanced(b.text?.text ?? "")).toBe(true);
   });
 
-  it("answers a Worker failure with a helpful line for the caller", async () => {
+  it("answers a Worker failure with a helpful line where the answer would have gone", async () => {
     const channel = newChannel();
     const { fields } = await slash(slack, bot, channel, "ask FAIL:503");
     const body = await responseTo(fields);
-    expect(body.response_type).toBe("ephemeral");
+    expect(body.response_type).toBe("in_channel");
     expect(bodyText(body)).toMatch(/:warning: .*(model|try again)/i);
   });
 });

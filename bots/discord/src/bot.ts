@@ -32,7 +32,7 @@ export interface DiscordBot {
   client: Client;
   /** Logs in and resolves once the gateway is READY and every guild has arrived. */
   start(): Promise<void>;
-  /** Stops taking events, lets answers in progress finish for up to `graceMs`, then disconnects. */
+  /** Stops taking events, lets answers in progress finish for up to `graceMs` (none by default; `main.ts` gives the shared DRAIN_MS), then disconnects. */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -51,7 +51,9 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const log = opts.log ?? consoleLogger;
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
-  const deps: BotDeps = { worker, cleaner, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS };
+  // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
+  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room) };
+  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.
@@ -72,13 +74,13 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // Answers in progress, so stop() can let them finish; none are taken once stopping.
   const inflight = new InFlight((line) => log.error(line));
   let stopping = false;
-  const guard = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
+  const tracked = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
     if (!stopping) void inflight.track(fn(...args), what);
   };
-  client.on(Events.InteractionCreate, guard("interaction", (i) => handleInteraction(i, deps)));
-  client.on(Events.MessageCreate, guard("message", (m) => handleMessage(m, deps)));
+  client.on(Events.InteractionCreate, tracked("interaction", (i) => handleInteraction(i, deps)));
+  client.on(Events.MessageCreate, tracked("message", (m) => handleMessage(m, deps)));
   // Only servers joined while running: the ones in READY were joined long ago.
-  client.on(Events.GuildCreate, guard("welcome", (g) => welcome(g, log)));
+  client.on(Events.GuildCreate, tracked("welcome", (g) => welcome(g, log)));
   attachCleanup(client, cleaner, log);
   // Without an 'error' listener an emitted error would throw; discord.js reconnects on its own.
   client.on(Events.Error, (err) => log.error(`client error: ${err.message}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandDefinitions, SUBCOMMANDS } from "./commands.ts";
+import { commandDefinitions } from "./commands.ts";
 
 describe("the /duet command definition", () => {
   it("has the five subcommands with required text options, in servers only", () => {
@@ -7,7 +7,8 @@ describe("the /duet command definition", () => {
     expect(duet.name).toBe("duet");
     expect(duet.contexts).toEqual([0]);
     const subs = duet.options!.map((o) => o.name);
-    expect(subs).toEqual(Object.keys(SUBCOMMANDS));
+    // Written out: the list Discord shows people, not the table the builder read.
+    expect(subs).toEqual(["ask", "run", "history", "reset", "help"]);
     for (const sub of duet.options! as { description: string; options?: { name: string; required?: boolean; max_length?: number }[] }[]) {
       expect(sub.description.length).toBeGreaterThan(0);
       expect(sub.description.length).toBeLessThanOrEqual(100);

@@ -56,16 +56,4 @@ export function commandDefinitions() {
   return [duetCommand().toJSON()];
 }
 
-export const HELP = [
-  "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
-  "",
-  "`/duet ask prompt:<text>` ask Duet; it may run commands in the sandbox and shows their output",
-  "`/duet run command:<shell>` run a command in the sandbox directly, without the AI",
-  "`/duet history` show this room's recent conversation (only you see it)",
-  "`/duet reset` forget the history and remove the sandbox",
-  "`@Duet <text>` ask in a channel or a thread; Duet replies to your message",
-  "",
-  "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
-].join("\n");
-
 export const DM_ANSWER = "Duet works in servers: add it to a server, then `@Duet` it in a channel or use `/duet ask`.";

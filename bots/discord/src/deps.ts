@@ -1,7 +1,6 @@
-import type { RecentIds, WorkerClient } from "@duet/shared";
-import type { RoomCleaner } from "./cleanup.ts";
+import type { FlowDeps, RecentIds } from "@duet/shared";
 
-/** What the event handlers share: the Worker client, the cleaner, secrets to redact and a logger. */
+/** What the event handlers share: the chat flow's deps, secrets to redact and a logger. */
 
 export interface Logger {
   info(msg: string): void;
@@ -16,8 +15,7 @@ export const consoleLogger: Logger = {
 };
 
 export interface BotDeps {
-  worker: WorkerClient;
-  cleaner: RoomCleaner;
+  flow: FlowDeps;
   /** Literal values never shown in chat (the bot's own tokens), on top of the shared patterns. */
   secrets: string[];
   log: Logger;

@@ -1,3 +1,4 @@
+import { DRAIN_MS } from "@duet/shared";
 import { createDiscordBot } from "./bot.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -18,12 +19,9 @@ try {
 // async handlers; log it and keep serving everyone else instead of exiting.
 process.on("unhandledRejection", (err) => console.error(`[discord] unhandled rejection: ${err instanceof Error ? err.message : String(err)}`));
 
-/** `pnpm dev` waits 10 s before SIGKILL; answers in progress get most of that. */
-const STOP_GRACE_MS = 8_000;
-
 const bot = createDiscordBot(config);
 const shutdown = async () => {
-  await bot.stop(STOP_GRACE_MS);
+  await bot.stop(DRAIN_MS);
   process.exit(0);
 };
 process.once("SIGINT", shutdown);

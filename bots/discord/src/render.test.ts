@@ -70,7 +70,7 @@ describe("renderMessage", () => {
 
 describe("renderExec", () => {
   it("renders a direct command the same way", () => {
-    const [msg] = renderExec("false", { result: { stdout: "", stderr: "", exitCode: 1, success: false, truncated: false, durationMs: 3 }, sandboxName: "sandbox-x" });
+    const [msg] = renderExec("false", { stdout: "", stderr: "", exitCode: 1, success: false, truncated: false, durationMs: 3 });
     expect(msg.content).toBe("❌ **exit 1 · 3 ms**\n```\n$ false\n(no output)\n```");
   });
 });

@@ -6,12 +6,14 @@ import {
   escapeFences,
   explanationOf,
   headTail,
+  helpEntries,
   redactSecrets,
   runOfExec,
   sanitizeChatText,
   type DuetMessage,
-  type ExecResponse,
+  type ExecResult,
   type MessageResponse,
+  type Reply,
   type RunResult,
 } from "@duet/shared";
 
@@ -82,8 +84,8 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
   return toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
 }
 
-export function renderExec(cmd: string, res: ExecResponse, secrets: readonly string[] = []): Outgoing[] {
-  const block = runBlock(runOfExec(cmd, res.result), 0, 1, secrets);
+export function renderExec(cmd: string, result: ExecResult, secrets: readonly string[] = []): Outgoing[] {
+  const block = runBlock(runOfExec(cmd, result), 0, 1, secrets);
   return toMessages(block.text, block.file ? [block.file] : []);
 }
 
@@ -99,4 +101,48 @@ export function renderHistory(messages: DuetMessage[], secrets: readonly string[
   });
   const header = `Last ${shown.length} of ${messages.length} message${messages.length === 1 ? "" : "s"} in this room:`;
   return toMessages(redactSecrets([header, ...lines].join("\n"), secrets));
+}
+
+/** How the commands are typed in Discord: slash-command options, named. */
+const DISCORD_SYNTAX = {
+  ask: "`/duet ask prompt:`_text_",
+  run: "`/duet run command:`_shell_",
+  history: "`/duet history`",
+  reset: "`/duet reset`",
+  help: "`/duet help`",
+};
+
+export function helpText(): string {
+  return [
+    "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
+    "",
+    ...helpEntries(DISCORD_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
+    "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
+    "",
+    "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
+  ].join("\n");
+}
+
+/** The chat flow's replies as Discord messages. */
+export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[] {
+  switch (reply.kind) {
+    case "answer":
+      return renderMessage(reply.answer, secrets);
+    case "ran":
+      return renderExec(reply.cmd, reply.result, secrets);
+    case "history":
+      return renderHistory(reply.messages, secrets);
+    case "reset":
+      return renderNotice(
+        reply.errors.length
+          ? `Room reset, with problems: ${reply.errors.join("; ")}. The history is gone; try \`/duet reset\` again to remove what is left.`
+          : "Room reset: the history is gone and the sandbox was removed. The next question starts fresh.",
+      );
+    case "help":
+      return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText()}` : helpText());
+    case "hint":
+      return renderNotice(reply.text);
+    case "error":
+      return renderNotice(`⚠️ ${reply.text}`);
+  }
 }

@@ -1,4 +1,4 @@
-import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -29,7 +29,7 @@ export interface SlackBotOptions {
   host?: string;
   /** How long the Worker may take per call (default: the shared client's). */
   workerTimeoutMs?: number;
-  /** How long stop() waits for turns in flight. */
+  /** How long stop() waits for turns in flight (default: the shared DRAIN_MS). */
   drainMs?: number;
   /** How often the thread status is renewed while a turn runs (default 90 s; Slack drops it after 2 min). */
   statusRenewMs?: number;
@@ -45,7 +45,6 @@ export interface SlackBot {
   readonly botUserId: string | undefined;
 }
 
-const DEFAULT_DRAIN_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 /** auth.test at start-up: three more tries within about four seconds. */
 const STARTUP_RETRY: webApi.RetryOptions = { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 2_000 };
@@ -96,11 +95,12 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(built.client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const turnDeps = { worker, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status };
-    registerMentions(built, turnDeps, track);
-    registerDirectMessages(built, turnDeps, track);
-    registerWelcome(built, { out, botUserId: auth.user_id, recent: turnDeps.recent, logger }, track);
-    registerSlashCommand(built, { worker, out, logger, secrets }, track);
+    const flow = { worker, log: (line: string) => logger.warn(line) };
+    const messageDeps = { flow, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status };
+    registerMentions(built, messageDeps, track);
+    registerDirectMessages(built, messageDeps, track);
+    registerWelcome(built, { out, botUserId: auth.user_id, recent: messageDeps.recent, logger }, track);
+    registerSlashCommand(built, { flow, out, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);
@@ -141,7 +141,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       clearTimeout(force);
       httpServer = undefined;
     }
-    await inflight.drain(options.drainMs ?? DEFAULT_DRAIN_MS);
+    await inflight.drain(options.drainMs ?? DRAIN_MS);
     port = undefined;
   }
 

@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { mentionRoom, replyThread } from "./rooms.ts";
-import { answerTurn, isFromBot, messageEventFields, parseEvent, type TurnDeps } from "./turn.ts";
+import { answerMessage, isFromPerson, messageEventFields, type MessageDeps, parseEvent } from "./turn.ts";
 
 /** `@Duet …` in a channel or thread: a turn in the room, answered in the thread of the mention. */
 
@@ -11,18 +11,18 @@ const EMPTY_MENTION_HINT =
   "Hi! Ask me something after the mention, e.g. `@Duet what's in this repo?`, or use `/duet help` for the commands.";
 
 /** `track` lets stop() wait for turns in flight and logs what they throw. */
-export function registerMentions(app: App, deps: TurnDeps, track: (p: Promise<void>) => Promise<void>): void {
+export function registerMentions(app: App, deps: MessageDeps, track: (p: Promise<void>) => Promise<void>): void {
   app.event("app_mention", async ({ event, body }) => {
     await track(handleMention(event, body, deps));
   });
 }
 
-export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: TurnDeps): Promise<void> {
+export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: MessageDeps): Promise<void> {
   const parsed = parseEvent(mentionSchema, rawEvent, rawBody, "app_mention", deps.logger);
   if (!parsed) return;
   const e = parsed.event;
-  if (isFromBot(e, deps.botUserId) || !e.user) return;
-  await answerTurn(deps, {
+  if (!isFromPerson(e, deps.botUserId)) return;
+  await answerMessage(deps, {
     eventId: parsed.eventId,
     place: parsed.place,
     kind: "app_mention",
@@ -33,4 +33,3 @@ export async function handleMention(rawEvent: unknown, rawBody: unknown, deps: T
     emptyHint: EMPTY_MENTION_HINT,
   });
 }
-

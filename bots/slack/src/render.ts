@@ -1,4 +1,4 @@
-import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, type MessageResponse, redactSecrets, runOfExec, type RunResult } from "@duet/shared";
+import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, helpEntries, type MessageResponse, redactSecrets, type Reply, runOfExec, type RunResult } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
 import type { Block, Upload } from "./slack-api.ts";
@@ -105,4 +105,69 @@ export function renderHistory(messages: DuetMessage[], secrets: readonly string[
 export function renderNotice(mrkdwn: string): Rendered {
   const chunks = chunkMessage(mrkdwn, SECTION_MAX_CHARS);
   return { text: mrkdwn.split("\n")[0].replace(/[*_`]/g, "").slice(0, FALLBACK_CHARS), blocks: chunks.map(section), uploads: [] };
+}
+
+/** Characters of the question echoed above a slash command's answer, so the channel knows what was asked. */
+const ECHO_CHARS = 300;
+
+/** How the commands are typed in Slack. */
+const SLACK_SYNTAX = {
+  ask: "`/duet ask` _question_",
+  run: "`/duet run` _command_",
+  history: "`/duet history`",
+  reset: "`/duet reset`",
+  help: "`/duet help`",
+};
+
+export function helpText(): string {
+  return [
+    "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
+    ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
+    "You can also mention Duet (`@Duet` _question_) in a channel or a thread, or send it a direct message; it answers in the thread.",
+  ].join("\n");
+}
+
+/**
+ * Where a reply is shown: "thread" (a mention's thread, a DM) or "slash" (a
+ * slash command's response in the channel, which names who asked, since it has
+ * no question above it).
+ */
+export type ReplyPlace = "thread" | "slash";
+
+export function renderReply(reply: Reply, opts: { secrets: readonly string[]; place: ReplyPlace }): Rendered {
+  const slash = opts.place === "slash";
+  const base = { secrets: opts.secrets, ...(slash ? { reserveBlocks: 1, where: "in this channel" } : {}) };
+  switch (reply.kind) {
+    case "answer": {
+      const r = renderAnswer(reply.answer, base);
+      return slash ? withEcho(r, `<@${reply.user}> asked: ${echo(reply.question, opts.secrets)}`) : r;
+    }
+    case "ran": {
+      const r = renderExec(reply.cmd, reply.result, base);
+      return slash ? withEcho(r, `<@${reply.user}> ran a command in this channel's sandbox`) : r;
+    }
+    case "history":
+      return renderHistory(reply.messages, opts.secrets);
+    case "reset": {
+      const partial = reply.errors.length
+        ? `\n_Some parts could not be removed (${escapeSlack(reply.errors.join("; "))}); running \`/duet reset\` again retries them._`
+        : "";
+      return renderNotice(`:broom: <@${reply.user}> reset Duet in this channel: the conversation history is cleared and the sandbox is removed.${partial}`);
+    }
+    case "help":
+      return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText());
+    case "hint":
+      return renderNotice(reply.text);
+    case "error":
+      return renderNotice(`:warning: ${escapeSlack(reply.text)}`);
+  }
+}
+
+function echo(text: string, secrets: readonly string[]): string {
+  const flat = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
+  return escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat);
+}
+
+function withEcho(r: Rendered, line: string): Rendered {
+  return { ...r, blocks: [context(line), ...r.blocks] };
 }

@@ -12,21 +12,21 @@ export function channelRoom(teamId: string, channelId: string): string {
   return roomId("slack", teamId, channelId);
 }
 
-export interface MentionPlace {
+export interface MessagePlace {
   teamId: string;
   channel: string;
-  /** The mention's own ts. */
+  /** The message's own ts. */
   ts: string;
-  /** Set when the mention was posted inside a thread. */
+  /** Set when the message was posted inside a thread. */
   threadTs?: string;
 }
 
-/** The thread the reply goes to: the mention's thread, or a new one under a top-level mention. */
-export function replyThread(place: MentionPlace): string {
+/** The thread the reply goes to: the message's thread, or a new one under a top-level message. */
+export function replyThread(place: MessagePlace): string {
   return place.threadTs ?? place.ts;
 }
 
-export function mentionRoom(place: MentionPlace, scope: RoomScope): string {
+export function mentionRoom(place: MessagePlace, scope: RoomScope): string {
   if (scope === "thread") return roomId("slack", place.teamId, place.channel, replyThread(place));
   return channelRoom(place.teamId, place.channel);
 }

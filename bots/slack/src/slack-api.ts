@@ -57,6 +57,16 @@ export class SlackOut {
     return res?.ts ?? null;
   }
 
+  /** Replaces a posted message's text and blocks; false when Slack refused. */
+  async update(channel: string, ts: string, text: string, blocks?: Block[]): Promise<boolean> {
+    return (await this.call("chat.update", () => this.client.chat.update({ channel, ts, text, blocks }))) !== null;
+  }
+
+  /** Shows a message to one person only (in a thread when `threadTs` is set); false when Slack refused. */
+  async postEphemeral(channel: string, user: string, text: string, blocks?: Block[], threadTs?: string): Promise<boolean> {
+    return (await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ channel, user, text, blocks, thread_ts: threadTs }))) !== null;
+  }
+
   /** Adds a reaction. "taken" means this bot had already added it (Slack's `already_reacted`). */
   async react(channel: string, ts: string, name: string): Promise<"added" | "taken" | "failed"> {
     try {

@@ -1,20 +1,21 @@
-import { describeForUser, type RecentIds, sanitizeChatText, type WorkerClient } from "@duet/shared";
+import { ask, type FlowDeps, type RecentIds } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
-import { renderAnswer, renderNotice, type Rendered } from "./render.ts";
-import type { MentionPlace, RoomScope } from "./rooms.ts";
+import type { MessagePlace, RoomScope } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
+import { conversationSurface } from "./surfaces.ts";
 
 /**
  * A Slack message Duet answers, however it arrived (a mention, a direct message):
- * the event's shape, and the one path from claim to answer. Bolt has acked the
- * event before this runs, so the Worker's time never delays the ack.
+ * the event's shape, who may start a turn, and the way from claim to the shared
+ * ask flow. Bolt has acked the event before this runs, so the Worker's time
+ * never delays the ack.
  */
 
-export interface TurnDeps {
-  worker: WorkerClient;
+export interface MessageDeps {
+  flow: FlowDeps;
   out: SlackOut;
   recent: RecentIds;
   scope: RoomScope;
@@ -33,6 +34,7 @@ export const messageEventFields = {
   user: z.string().optional(),
   thread_ts: z.string().optional(),
   bot_id: z.string().optional(),
+  app_id: z.string().optional(),
   subtype: z.string().optional(),
   team: z.string().optional(),
 };
@@ -42,9 +44,20 @@ type MessageEvent = { channel: string; ts: string; thread_ts?: string; team?: st
 
 export const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z.string().min(1).optional() });
 
-/** Other bots (and Duet itself) never start a turn: two bots could answer each other forever. */
-export function isFromBot(e: { bot_id?: string; subtype?: string; user?: string }, botUserId: string): boolean {
-  return Boolean(e.bot_id) || e.subtype === "bot_message" || e.user === botUserId;
+/** Subtypes of messages a person wrote: a file attached, or a thread reply also sent to the channel. */
+const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
+/** Slackbot's user id: its notices (reminders, "you were removed from…") are nobody's question. */
+const SLACKBOT = "USLACKBOT";
+
+/**
+ * Only a person's own new message starts a turn. Apps and bots (Duet itself
+ * included: two bots could answer each other forever) carry `bot_id` or
+ * `app_id`; edits, deletions, joins and the other subtypes are notices about
+ * messages, not messages.
+ */
+export function isFromPerson(e: { bot_id?: string; app_id?: string; subtype?: string; user?: string }, botUserId: string): e is { user: string } {
+  if (e.bot_id || e.app_id || !e.user || e.user === SLACKBOT || e.user === botUserId) return false;
+  return !e.subtype || PERSON_SUBTYPES.has(e.subtype);
 }
 
 /** The event and its envelope, or null (logged) when Slack sent something this code cannot read. */
@@ -54,7 +67,7 @@ export function parseEvent<S extends z.ZodType<MessageEvent>>(
   rawBody: unknown,
   label: string,
   logger: Logger,
-): { event: z.infer<S>; eventId: string; place: MentionPlace | null } | null {
+): { event: z.infer<S>; eventId: string; place: MessagePlace | null } | null {
   const event = schema.safeParse(rawEvent);
   const envelope = envelopeSchema.safeParse(rawBody);
   if (!event.success || !envelope.success) {
@@ -63,29 +76,29 @@ export function parseEvent<S extends z.ZodType<MessageEvent>>(
   }
   const e: MessageEvent = event.data;
   const teamId = envelope.data.team_id ?? e.team;
-  // Without a team id there is no room to answer in; answerTurn logs and drops it.
+  // Without a team id there is no room to answer in; answerMessage logs and drops it.
   const place = teamId ? { teamId, channel: e.channel, ts: e.ts, threadTs: e.thread_ts } : null;
   return { event: event.data, eventId: envelope.data.event_id, place };
 }
 
-/** A message Duet should answer, however it arrived (a mention, a direct message). */
-export interface TurnRequest {
+/** A person's message Duet should answer, however it arrived (a mention, a direct message). */
+export interface MessageRequest {
   eventId: string;
   /** The event type, for logs. */
   kind: string;
   /** Null when the event carried no team id: nothing can be answered. */
-  place: MentionPlace | null;
+  place: MessagePlace | null;
   user: string;
   /** As Slack sent it (mrkdwn, escapes, mentions). */
   text: string;
-  roomFor(place: MentionPlace): string;
+  roomFor(place: MessagePlace): string;
   /** The thread to answer in; undefined answers in the conversation itself. */
-  replyIn(place: MentionPlace): string | undefined;
+  replyIn(place: MessagePlace): string | undefined;
   emptyHint: string;
 }
 
-/** Claim, show that Duet works, ask the Worker, answer, mark the end. */
-export async function answerTurn(deps: TurnDeps, req: TurnRequest): Promise<void> {
+/** Drop repeats, claim the message (👀), run the ask flow in its thread, mark the end (✅ or ⚠️). */
+export async function answerMessage(deps: MessageDeps, req: MessageRequest): Promise<void> {
   const { logger, out } = deps;
   if (!deps.recent.first(req.eventId)) {
     logger.debug(`Skipped a repeated delivery of ${req.eventId}`);
@@ -96,43 +109,13 @@ export async function answerTurn(deps: TurnDeps, req: TurnRequest): Promise<void
     return;
   }
   const msg = { channel: req.place.channel, ts: req.place.ts };
-  const threadTs = req.replyIn(req.place);
-  const room = req.roomFor(req.place);
-
   const claim = await claimAndShowWorking(out, msg);
   if (claim === "taken") {
     logger.info(`Event ${req.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
-
-  const text = sanitizeChatText(slackToPlain(stripBotMention(req.text, deps.botUserId)));
-  if (!text) {
-    const posted = await postRendered(out, msg.channel, threadTs, renderNotice(req.emptyHint));
-    await showDone(out, msg, posted);
-    return;
-  }
-
-  const stopStatus = deps.status.show(msg.channel, threadTs);
-  let rendered: Rendered;
-  let ok = true;
-  try {
-    const res = await deps.worker.message(room, { text, userId: req.user, idempotencyKey: req.eventId });
-    rendered = renderAnswer(res, { secrets: deps.secrets });
-  } catch (err) {
-    logger.warn(`Worker call for ${room} failed: ${(err as Error)?.message ?? err}`);
-    rendered = renderNotice(`:warning: ${describeForUser(err)}`);
-    ok = false;
-  }
-  await stopStatus();
-  const posted = await postRendered(out, msg.channel, threadTs, rendered);
-  if (!posted) await deps.status.clear(msg.channel, threadTs);
-  await showDone(out, msg, ok && posted);
-}
-
-/** Posts the message, then its files, in the thread. False when the message itself failed. */
-async function postRendered(out: SlackOut, channel: string, threadTs: string | undefined, r: Rendered): Promise<boolean> {
-  const ts = await out.post(channel, r.text, r.blocks, threadTs);
-  if (!ts) return false;
-  for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
-  return true;
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: req.replyIn(req.place), user: req.user }, deps.secrets);
+  const asker = { room: req.roomFor(req.place), user: req.user, key: req.eventId };
+  const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(req.text, deps.botUserId)), req.emptyHint);
+  await showDone(out, msg, outcome === "answered");
 }

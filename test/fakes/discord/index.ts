@@ -172,8 +172,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       gateway.dispatch("INTERACTION_CREATE", (rec as InteractionRecord & { payload: Record<string, unknown> }).payload);
     },
 
-    /** A user's message; `mention: true` puts `<@bot>` in front, as the Discord client does. */
-    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean } = {}): FakeMessage {
+    /**
+     * A user's message; `mention: true` puts `<@bot>` in front, as the Discord client does.
+     * `fields` overrides what Discord would send (a message `type`, a `webhook_id`, a system author).
+     */
+    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean; fields?: Record<string, unknown> } = {}): FakeMessage {
       const ch = channel(channelId);
       const mentionsBot = o.mention ?? false;
       const msg = messagePayload({
@@ -183,16 +186,17 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         content: mentionsBot ? `<@${botUser.id}> ${content}` : content,
         mentions: mentionsBot ? [botUser] : [],
       });
+      Object.assign(msg, o.fields);
       world.messages.set(msg.id, msg);
       // The gateway's MESSAGE_CREATE adds `channel_type` and, in guilds, the author's `member`.
       gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ch.type, ...(ch.guild_id ? { member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}) });
       return msg;
     },
     /** A direct message channel with `from`, and a message in it. */
-    directMessage(content: string, from: DiscordUser = alice): FakeMessage {
+    directMessage(content: string, from: DiscordUser = alice, fields: Record<string, unknown> = {}): FakeMessage {
       const dm: FakeChannel = { id: snowflake(), type: ChannelType.DM };
       world.channels.set(dm.id, dm);
-      const msg = messagePayload({ channel_id: dm.id, author: from, content });
+      const msg = Object.assign(messagePayload({ channel_id: dm.id, author: from, content }), fields);
       world.messages.set(msg.id, msg);
       gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ChannelType.DM });
       return msg;

@@ -89,22 +89,6 @@ function personEvent(slack: FakeSlack, input: MentionInput, text: string, kind: 
   });
 }
 
-/** The `message.im` event Slack sends the app for a message already in the DM (e.g. the app's own answer). */
-export function echoedMessageEvent(slack: FakeSlack, msg: { channel: string; ts: string; text: string; user?: string; bot_id?: string; thread_ts?: string }): EventEnvelope {
-  return envelope(slack, {
-    type: "message",
-    channel_type: "im",
-    channel: msg.channel,
-    ts: msg.ts,
-    event_ts: msg.ts,
-    text: msg.text,
-    team: slack.id.teamId,
-    ...(msg.user ? { user: msg.user } : {}),
-    ...(msg.bot_id ? { bot_id: msg.bot_id, subtype: "bot_message" } : {}),
-    ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}),
-  });
-}
-
 export function escapeText(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

@@ -1,0 +1,119 @@
+import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Message } from "discord.js";
+import { keepRenewing, type ChatSurface, type PostedRef, type Reply } from "@duet/shared";
+import type { Logger } from "./deps.ts";
+import { renderReply, type Outgoing } from "./render.ts";
+
+/**
+ * Where Discord shows the chat flow's replies: as replies to a person's
+ * message (a mention), or through an interaction's deferred reply. Mentions in
+ * what Duet posts never ping anyone.
+ */
+
+/** The interaction token expired (15 min) or its webhook vanished: fall back to a channel message. */
+const TOKEN_GONE = new Set([50027 /* invalid webhook token */, 10015 /* unknown webhook */]);
+
+export interface SurfaceDeps {
+  log: Logger;
+  /** Literal values never shown in chat (the bot's own tokens). */
+  secrets: readonly string[];
+  /** How often the typing indicator is renewed while Duet works. */
+  typingRenewMs: number;
+}
+
+/**
+ * A mention: the first part replies to the message, the rest follow in the same
+ * channel, with typing shown while Duet works. A reply to a message cannot be
+ * private, so private replies are posted like the others.
+ */
+export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface {
+  const post = async (reply: Reply): Promise<PostedRef | null> => {
+    const out = renderReply(reply, deps.secrets);
+    try {
+      const [first, ...rest] = out;
+      const posted = await message.reply({ content: first.content, files: first.files, allowedMentions: { parse: [], repliedUser: true } });
+      for (const msg of rest) {
+        if (message.channel.isSendable()) await message.channel.send({ content: msg.content, files: msg.files, allowedMentions: { parse: [] } });
+      }
+      deps.log.info(`message ${message.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
+      return { id: posted.id };
+    } catch (err) {
+      deps.log.warn(`could not reply to message ${message.id}: ${String(err)}`);
+      return null;
+    }
+  };
+  return {
+    post,
+    postPrivate: post,
+    async edit(ref, reply) {
+      const [first] = renderReply(reply, deps.secrets);
+      try {
+        await message.channel.messages.edit(ref.id, { content: first.content, files: first.files, allowedMentions: { parse: [] } });
+        return true;
+      } catch (err) {
+        deps.log.warn(`could not edit message ${ref.id}: ${String(err)}`);
+        return false;
+      }
+    },
+    showProgress() {
+      if (!message.channel.isSendable()) return async () => {};
+      const channel = message.channel;
+      return keepRenewing(() => channel.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`)), deps.typingRenewMs);
+    },
+  };
+}
+
+/**
+ * An interaction already deferred (publicly or privately, as answersPrivately
+ * chose for its command): the first part edits the deferred reply, the rest are
+ * follow-ups with the same visibility. The deferral already shows "thinking…".
+ */
+export function interactionSurface(interaction: ChatInputCommandInteraction, ephemeral: boolean, deps: SurfaceDeps): ChatSurface {
+  const post = (reply: Reply) => send(interaction, renderReply(reply, deps.secrets), ephemeral, deps);
+  return {
+    post,
+    postPrivate: post,
+    async edit(ref, reply) {
+      const [first] = renderReply(reply, deps.secrets);
+      try {
+        await interaction.webhook.editMessage(ref.id, { content: first.content, files: first.files, allowedMentions: { parse: [] } });
+        return true;
+      } catch (err) {
+        deps.log.warn(`could not edit message ${ref.id} of interaction ${interaction.id}: ${String(err)}`);
+        return false;
+      }
+    },
+    showProgress: () => async () => {},
+  };
+}
+
+async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], ephemeral: boolean, deps: SurfaceDeps): Promise<PostedRef | null> {
+  const [first, ...rest] = out;
+  let sent = 0;
+  try {
+    const posted = await interaction.editReply({ content: first.content, files: first.files, allowedMentions: { parse: [] } });
+    sent++;
+    for (const msg of rest) {
+      await interaction.followUp({ content: msg.content, files: msg.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+      sent++;
+    }
+    deps.log.info(`interaction ${interaction.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
+    return { id: posted.id };
+  } catch (err) {
+    if (!(err instanceof DiscordAPIError && TOKEN_GONE.has(Number(err.code))) || ephemeral || !interaction.channel?.isSendable()) {
+      deps.log.warn(`could not answer interaction ${interaction.id}: ${String(err)}`);
+      return null;
+    }
+    // The 15-minute token ran out: post in the channel instead, addressed to the user.
+    const channel = interaction.channel;
+    const intro = `<@${interaction.user.id}> here is the answer to your \`/duet ${interaction.options.getSubcommand(false) ?? ""}\` (it took longer than Discord lets a command reply):`;
+    let firstPosted: PostedRef | null = null;
+    for (const msg of [{ content: intro, files: [] }, ...out.slice(sent)]) {
+      const posted = await channel
+        .send({ content: msg.content, files: msg.files, allowedMentions: { users: [interaction.user.id] } })
+        .catch((e) => deps.log.warn(`fallback send failed: ${String(e)}`));
+      if (posted && !firstPosted) firstPosted = { id: posted.id };
+    }
+    deps.log.info(`interaction ${interaction.id} answered in the channel (its token had expired)`);
+    return firstPosted;
+  }
+}

@@ -1,0 +1,78 @@
+import type { ChatSurface, PostedRef, Reply } from "@duet/shared";
+import type { Logger, RespondArguments } from "@slack/bolt";
+import type { ThreadStatus } from "./feedback.ts";
+import { renderReply, type Rendered } from "./render.ts";
+import type { SlackOut } from "./slack-api.ts";
+
+/**
+ * Where Slack shows the chat flow's replies: a conversation (a mention's
+ * thread, a DM), or a slash command's response_url. Files go to the channel
+ * (and thread) after the message they belong to.
+ */
+
+export interface ConversationPlace {
+  channel: string;
+  /** The thread to answer in; undefined answers in the conversation itself (a top-level DM). */
+  threadTs?: string;
+  /** Who asked: the one person a private reply is shown to. */
+  user: string;
+}
+
+/** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
+export function conversationSurface(out: SlackOut, status: ThreadStatus, place: ConversationPlace, secrets: readonly string[]): ChatSurface {
+  const { channel, threadTs } = place;
+  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "thread" });
+  const uploadAll = async (r: Rendered) => {
+    for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
+  };
+  return {
+    async post(reply) {
+      const r = rendered(reply);
+      const ts = await out.post(channel, r.text, r.blocks, threadTs);
+      // A post clears the thread status on Slack's side; without one it would linger.
+      if (!ts) {
+        await status.clear(channel, threadTs);
+        return null;
+      }
+      await uploadAll(r);
+      return { id: ts };
+    },
+    async edit(ref, reply) {
+      const r = rendered(reply);
+      return out.update(channel, ref.id, r.text, r.blocks);
+    },
+    async postPrivate(reply) {
+      const r = rendered(reply);
+      return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
+    },
+    showProgress: () => status.show(channel, threadTs),
+  };
+}
+
+type Respond = (msg: RespondArguments) => Promise<unknown>;
+
+/**
+ * A slash command: replies through its response_url (in the channel, or to the
+ * caller only), files shared in the channel since a response_url cannot carry
+ * them. The ack already told the caller Duet is working, so progress shows nothing more.
+ */
+export function slashSurface(out: SlackOut, respond: Respond, place: { channel: string; command: string }, logger: Logger, secrets: readonly string[]): ChatSurface {
+  const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
+    const r = renderReply(reply, { secrets, place: "slash" });
+    try {
+      await respond({ response_type: visibility, replace_original: replaceOriginal, text: r.text, blocks: r.blocks });
+    } catch (err) {
+      logger.warn(`response_url post failed for /duet ${place.command}: ${(err as Error)?.message ?? err}`);
+      return null;
+    }
+    for (const upload of r.uploads) await out.upload(place.channel, upload);
+    return { id: "response_url" };
+  };
+  return {
+    post: (reply) => send(reply, "in_channel", false),
+    // A response_url can replace the message it posted, which is the only one it knows.
+    edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
+    postPrivate: (reply) => send(reply, "ephemeral", false),
+    showProgress: () => async () => {},
+  };
+}

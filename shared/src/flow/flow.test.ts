@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { WorkerClient } from "../client.ts";
+import type { MessageResponse } from "../schemas.ts";
+import { ask, help, history, reset, run, runCommand, type FlowDeps } from "./flow.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface } from "./surface.ts";
+
+/**
+ * Each command's flow against a surface that records what it was asked to show,
+ * and the real WorkerClient over a fetch that answers as the Worker does.
+ */
+
+type Seen = { events: string[]; posted: Reply[]; privately: Reply[]; requests: { method: string; path: string; body: unknown }[] };
+
+function fakeSurface(seen: Seen, opts: { refuse?: boolean } = {}): ChatSurface {
+  return {
+    async post(reply) {
+      seen.events.push(`post:${reply.kind}`);
+      seen.posted.push(reply);
+      return opts.refuse ? null : { id: String(seen.posted.length) };
+    },
+    async postPrivate(reply) {
+      seen.events.push(`private:${reply.kind}`);
+      seen.privately.push(reply);
+      return opts.refuse ? null : { id: "private" };
+    },
+    async edit() {
+      return true;
+    },
+    showProgress() {
+      seen.events.push("progress:on");
+      return async () => void seen.events.push("progress:off");
+    },
+  };
+}
+
+const answer: MessageResponse = { reply: "Listing.", explanation: "Listing.", messages: [], runs: [] };
+const execResult = { stdout: "hi\n", stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 2 };
+
+/** A Worker answering `status` with `body` for every request, and recording each request. */
+function setup(status = 200, body: unknown = answer, opts: { refuse?: boolean } = {}) {
+  const seen: Seen = { events: [], posted: [], privately: [], requests: [] };
+  const used: string[] = [];
+  const logged: string[] = [];
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const url = new URL(String(input));
+    const sent = init?.body ? JSON.parse(String(init.body)) : undefined;
+    seen.requests.push({ method: init?.method ?? "GET", path: url.pathname, body: sent });
+    seen.events.push(`worker:${init?.method} ${url.pathname}`);
+    return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  };
+  const worker = new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 });
+  const deps: FlowDeps = { worker, log: (line) => logged.push(line), roomUsed: (room) => used.push(room) };
+  return { deps, seen, used, logged, surface: fakeSurface(seen, opts) };
+}
+
+const asker = { room: "slack-T1-C1", user: "U1", key: "Ev1" };
+
+describe("ask", () => {
+  it("asks the Worker with progress shown, stops it before the answer, and posts the answer", async () => {
+    const { deps, seen, used, surface } = setup();
+    expect(await ask(deps, surface, asker, "  what\u200b is here?  ")).toBe("answered");
+    expect(seen.events).toEqual(["progress:on", "worker:POST /api/rooms/slack-T1-C1/message", "progress:off", "post:answer"]);
+    expect(seen.requests[0].body).toEqual({ text: "what is here?", userId: "U1", idempotencyKey: "Ev1" });
+    expect(seen.posted).toEqual([{ kind: "answer", answer, question: "what is here?", user: "U1" }]);
+    expect(used).toEqual(["slack-T1-C1"]);
+  });
+
+  it("answers an empty question with the hint, without the Worker or progress", async () => {
+    const { deps, seen, surface } = setup();
+    expect(await ask(deps, surface, asker, " \u200b\u0007 ", "Say something after @Duet.")).toBe("answered");
+    expect(seen.events).toEqual(["post:hint"]);
+    expect(seen.posted).toEqual([{ kind: "hint", text: "Say something after @Duet." }]);
+  });
+
+  it("posts a failure in the shared words, with its code, and logs it", async () => {
+    const { deps, seen, used, logged, surface } = setup(502, { error: "upstream 500", code: "model_error" });
+    expect(await ask(deps, surface, asker, "hello")).toBe("failed");
+    expect(seen.events).toEqual(["progress:on", "worker:POST /api/rooms/slack-T1-C1/message", "progress:off", "post:error"]);
+    expect(seen.posted).toEqual([{ kind: "error", code: "model_error", text: "The AI model failed to answer (upstream 500). Please try again in a moment." }]);
+    expect(logged).toEqual(["ask in slack-T1-C1 failed: upstream 500"]);
+    expect(used).toEqual([]);
+  });
+
+  it("counts an answer the platform refused as failed", async () => {
+    const { deps, surface } = setup(200, answer, { refuse: true });
+    expect(await ask(deps, surface, asker, "hello")).toBe("failed");
+  });
+});
+
+describe("run", () => {
+  it("runs the command as typed in the room's sandbox and posts its result", async () => {
+    const { deps, seen, used, surface } = setup(200, { result: execResult, sandboxName: "sandbox-slack-T1-C1" });
+    expect(await run(deps, surface, asker, "echo hi\n")).toBe("answered");
+    expect(seen.events).toEqual(["progress:on", "worker:POST /api/rooms/slack-T1-C1/sandbox/exec", "progress:off", "post:ran"]);
+    expect(seen.requests[0].body).toEqual({ cmd: "echo hi\n", userId: "U1", idempotencyKey: "Ev1" });
+    expect(seen.posted).toEqual([{ kind: "ran", cmd: "echo hi\n", result: execResult, user: "U1" }]);
+    expect(used).toEqual(["slack-T1-C1"]);
+  });
+});
+
+describe("history", () => {
+  const messages = [{ role: "user" as const, userId: "U1", text: "hi", ts: 1 }];
+
+  it("shows the room's messages to the asker only", async () => {
+    const { deps, seen, surface } = setup(200, { messages });
+    expect(await history(deps, surface, asker)).toBe("answered");
+    expect(seen.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/rooms/slack-T1-C1/messages"]);
+    expect(seen.privately).toEqual([{ kind: "history", messages }]);
+    expect(seen.posted).toEqual([]);
+  });
+
+  it("tells only the asker when it failed", async () => {
+    const { deps, seen, surface } = setup(401, { error: "unauthorized", code: "unauthorized" });
+    expect(await history(deps, surface, asker)).toBe("failed");
+    expect(seen.privately).toEqual([{ kind: "error", code: "unauthorized", text: expect.stringContaining("DUET_API_TOKEN") }]);
+  });
+});
+
+describe("reset", () => {
+  it("deletes the room and says so to everyone, naming the parts that could not be removed", async () => {
+    const { deps, seen, used, surface } = setup(207, { cleaned: true, errors: ["sandbox: timeout"] });
+    expect(await reset(deps, surface, asker)).toBe("answered");
+    expect(seen.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["DELETE /api/rooms/slack-T1-C1"]);
+    expect(seen.posted).toEqual([{ kind: "reset", user: "U1", errors: ["sandbox: timeout"] }]);
+    expect(used).toEqual([]);
+  });
+});
+
+describe("help", () => {
+  it("shows the help and the problem to the asker only, without the Worker", async () => {
+    const { seen, surface } = setup();
+    expect(await help(surface, "Unknown command `dance`.")).toBe("answered");
+    expect(seen.privately).toEqual([{ kind: "help", problem: "Unknown command `dance`." }]);
+    expect(seen.requests).toEqual([]);
+  });
+});
+
+describe("runCommand", () => {
+  it("sends each parsed command through its own flow", async () => {
+    const { deps, seen, surface } = setup(200, { messages: [] });
+    await runCommand(deps, surface, asker, { kind: "history" });
+    await runCommand(deps, surface, asker, { kind: "help" });
+    expect(seen.events).toEqual(["progress:on", "worker:GET /api/rooms/slack-T1-C1/messages", "progress:off", "private:history", "private:help"]);
+  });
+});

@@ -1,0 +1,112 @@
+import type { WorkerClient } from "../client.ts";
+import type { DuetCommand } from "../commands.ts";
+import { DuetError, describeForUser } from "../errors.ts";
+import { sanitizeChatText } from "../format/sanitize.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface } from "./surface.ts";
+
+/**
+ * The chat flow, once for every front end: one function per command, from
+ * "someone asked" to "the answer is in the place they asked". A front end turns
+ * its event into an Asker and a command, and gives a ChatSurface; it never
+ * calls the Worker itself.
+ */
+
+export interface FlowDeps {
+  worker: WorkerClient;
+  /** One line per failure, for the operator. */
+  log(line: string): void;
+  /** Told after a turn used a room, for a front end that remembers rooms it cleaned (Discord's cleaner). */
+  roomUsed?(room: string): void;
+}
+
+/** Who asked, where, and the delivery's id. */
+export interface Asker {
+  room: string;
+  /** The platform's user id, kept with the message in the room's history. */
+  user: string;
+  /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
+  key: string;
+}
+
+/** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */
+export type Outcome = "answered" | "failed";
+
+const DEFAULT_EMPTY_HINT = "Ask Duet something: the question was empty.";
+
+function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
+  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
+  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+}
+
+/** Calls the Worker with progress shown; the reply is the answer or the failure in words. */
+async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+  const stop = surface.showProgress();
+  try {
+    return { reply: await call(), ok: true };
+  } catch (err) {
+    return { reply: failure(deps, what, room, err), ok: false };
+  } finally {
+    await stop();
+  }
+}
+
+const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
+
+/** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
+export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
+  const question = sanitizeChatText(text);
+  if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
+  const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
+    const answer = await deps.worker.message(asker.room, { text: question, userId: asker.user, idempotencyKey: asker.key });
+    deps.roomUsed?.(asker.room);
+    return { kind: "answer", answer, question, user: asker.user };
+  });
+  return outcome(ok, await surface.post(reply));
+}
+
+/** A command run in the room's sandbox directly, without the model. */
+export async function run(deps: FlowDeps, surface: ChatSurface, asker: Asker, cmd: string): Promise<Outcome> {
+  const { reply, ok } = await withProgress(deps, surface, "run", asker.room, async () => {
+    const res = await deps.worker.exec(asker.room, { cmd, userId: asker.user, idempotencyKey: asker.key });
+    deps.roomUsed?.(asker.room);
+    return { kind: "ran", cmd, result: res.result, user: asker.user };
+  });
+  return outcome(ok, await surface.post(reply));
+}
+
+/** The room's recent conversation, for the asker only. */
+export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  const { reply, ok } = await withProgress(deps, surface, "history", asker.room, async () => ({ kind: "history", messages: (await deps.worker.history(asker.room)).messages }));
+  return outcome(ok, await surface.postPrivate(reply));
+}
+
+/** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
+export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  const { reply, ok } = await withProgress(deps, surface, "reset", asker.room, async () => {
+    const res = await deps.worker.cleanup(asker.room);
+    return { kind: "reset", user: asker.user, errors: res.errors ?? [] };
+  });
+  return outcome(ok, await surface.post(reply));
+}
+
+/** How to use Duet, for the asker only, after what was wrong with what they typed. */
+export async function help(surface: ChatSurface, problem?: string): Promise<Outcome> {
+  return outcome(true, await surface.postPrivate({ kind: "help", ...(problem ? { problem } : {}) }));
+}
+
+/** One parsed command through its flow. */
+export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, command: DuetCommand): Promise<Outcome> {
+  switch (command.kind) {
+    case "ask":
+      return ask(deps, surface, asker, command.text);
+    case "run":
+      return run(deps, surface, asker, command.cmd);
+    case "history":
+      return history(deps, surface, asker);
+    case "reset":
+      return reset(deps, surface, asker);
+    case "help":
+      return help(surface, command.problem);
+  }
+}

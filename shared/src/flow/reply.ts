@@ -1,0 +1,22 @@
+import type { DuetMessage, ExecResult, MessageResponse } from "../schemas.ts";
+import type { ErrorCode } from "../errors.ts";
+
+/**
+ * What the flow hands a front end to show, before any platform's markup: each
+ * front end renders a Reply in its own layout (Slack Block Kit, Discord
+ * messages, terminal text) and decides what becomes a file.
+ */
+export type Reply =
+  /** The model's answer to `question`, asked by `user`. */
+  | { kind: "answer"; answer: MessageResponse; question: string; user: string }
+  /** A command `user` ran in the sandbox directly. */
+  | { kind: "ran"; cmd: string; result: ExecResult; user: string }
+  | { kind: "history"; messages: DuetMessage[] }
+  /** `errors` lists the parts of the room that could not be removed (a retry removes them). */
+  | { kind: "reset"; user: string; errors: string[] }
+  /** The commands, after `problem` when the person typed something Duet did not understand. */
+  | { kind: "help"; problem?: string }
+  /** A nudge that is no failure, e.g. what to type after an empty mention. */
+  | { kind: "hint"; text: string }
+  /** A failure in words a person can act on (describeForUser), with its code for front ends that add advice. */
+  | { kind: "error"; text: string; code?: ErrorCode };

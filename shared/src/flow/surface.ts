@@ -1,0 +1,30 @@
+import type { Reply } from "./reply.ts";
+
+/**
+ * The I/O a front end gives the chat flow, for one conversation place (a Slack
+ * thread, a slash command's channel, a Discord reply or interaction, a
+ * terminal). The flow decides what to say and when; the surface decides how it
+ * looks and which platform call carries it.
+ */
+
+/** A posted message, as the surface that posted it can find it again (a Slack ts, a Discord message id). */
+export interface PostedRef {
+  id: string;
+}
+
+/** Stops a progress indicator; resolves once a call in flight has settled, so nothing shows after the answer. */
+export type StopProgress = () => Promise<void>;
+
+export interface ChatSurface {
+  /** Shows `reply` to everyone in the place. Null when the platform refused it (already logged). */
+  post(reply: Reply): Promise<PostedRef | null>;
+  /** Replaces what a posted message shows. False when the platform refused it. */
+  edit(ref: PostedRef, reply: Reply): Promise<boolean>;
+  /**
+   * Shows `reply` to the person who asked only (Slack and Discord ephemeral messages).
+   * Where the platform cannot (a reply to a Discord message, a terminal), it posts as `post` does.
+   */
+  postPrivate(reply: Reply): Promise<PostedRef | null>;
+  /** Shows that Duet is working (Slack's thread status, Discord's typing) until the returned stop. */
+  showProgress(): StopProgress;
+}
