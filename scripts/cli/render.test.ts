@@ -1,7 +1,7 @@
 import type { MessageResponse, RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { explanationOf } from "@duet/shared";
-import { makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
+import { chatHelp, makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
 
 const ESC = "\x1b[";
 const plain = makeStyle(false);
@@ -112,5 +112,13 @@ describe("renderExec, renderHistory, renderReset", () => {
   it("reports a reset, and a partial one", () => {
     expect(renderReset("demo", [], plain)).toBe("Room demo reset: history wiped, sandbox destroyed.");
     expect(renderReset("demo", ["sandbox: timeout"], plain)).toBe("Room demo reset, but part of it failed: sandbox: timeout");
+  });
+});
+
+describe("the help duet chat shows", () => {
+  it("names each command as it is typed at the chat prompt", () => {
+    const lines = chatHelp().split("\n");
+    for (const typed of ["TEXT", "!CMD", "/history", "/reset", "/help", "/quit"]) expect(lines.some((l) => l.trimStart().startsWith(`${typed} `))).toBe(true);
+    expect(chatHelp()).not.toContain("/duet");
   });
 });

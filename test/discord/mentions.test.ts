@@ -142,12 +142,13 @@ describe("Discord mentions", () => {
     expect(hello.content).toContain("Hi, I'm Duet");
     expect(hello.content).toContain("/duet help");
 
-    const posts = () => h.fake.calls.filter((c) => c.method === "POST" && /^\/channels\/\d+\/messages$/.test(c.path)).length;
-    const before = posts();
-    const quiet = h.fake.joinGuild("no system channel");
-    await expect.poll(() => h.bot.client.guilds.cache.has(quiet.guildId), { timeout: 10_000 }).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(posts()).toBe(before);
+    const posts = () => h.fake.calls.filter((c) => c.method === "POST" && /^\/channels\/\d+\/messages$/.test(c.path)).map((c) => c.path);
+    const before = posts().length;
+    h.fake.joinGuild("no system channel");
+    // The barrier: a server joined afterwards, whose welcome comes after anything the first one caused.
+    const barrier = h.fake.joinGuild("barrier", { systemChannel: "general" });
+    await h.fake.waitForCall((c) => c.method === "POST" && c.path === `/channels/${barrier.systemChannelId}/messages`, 10_000, "the barrier's welcome");
+    expect(posts().slice(before)).toEqual([`/channels/${barrier.systemChannelId}/messages`]);
     expect(h.bot.client.guilds.cache.has(guildId)).toBe(true);
   });
 });

@@ -109,9 +109,14 @@ describe("workspace cleanup (Duet uninstalled, or its bot token revoked)", () =>
 
   it("revoking only a user's token leaves every room", async () => {
     const rooms = await talk();
+    const barrier = newChannel();
+    await answerTo(gone, await mention(gone, goneBot, { channel: barrier, text: "SAY: barrier" }));
     const revoked = envelope(gone, { type: "tokens_revoked", tokens: { oauth: ["U0SOMEONE"] } });
     expect((await postEvent(goneBot.url, revoked, { secret: SIGNING_SECRET })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 500));
+    // The barrier: an archive delivered after the revocation, seen done once its room is empty.
+    const archived = envelope(gone, { type: "channel_archive", channel: barrier, user: "U0ADMIN" });
+    expect((await postEvent(goneBot.url, archived, { secret: SIGNING_SECRET })).status).toBe(200);
+    await eventuallyEmpty(`slack-T0GONE-${barrier}`);
     for (const r of rooms) expect(await messagesIn(r)).toBe(2);
   });
 

@@ -150,8 +150,11 @@ describe("being invited to a channel", () => {
     for (const [payload, retry] of [[joined, 0], [joined, 1], [someoneElse, 0]] as const) {
       expect((await postEvent(bot.url, payload, { secret: SIGNING_SECRET, ...(retry ? { retryNum: retry } : {}) })).status).toBe(200);
     }
-    await slack.waitFor(() => slack.ws.channel(channel).some((m) => m.bot_id === slack.id.botId), "the welcome");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The barrier: Duet invited to another channel afterwards, greeted after anything the events above caused.
+    const barrier = newChannel();
+    const later = envelope(slack, { type: "member_joined_channel", user: slack.id.botUserId, channel: barrier, channel_type: "C", team: slack.id.teamId });
+    expect((await postEvent(bot.url, later, { secret: SIGNING_SECRET })).status).toBe(200);
+    await slack.waitFor(() => slack.ws.channel(barrier).some((m) => m.bot_id === slack.id.botId), "the barrier's welcome");
     const posted = slack.ws.channel(channel).filter((m) => m.bot_id === slack.id.botId);
     expect(posted).toHaveLength(1);
     expect(readable(posted[0])).toContain("Hi, I'm Duet");

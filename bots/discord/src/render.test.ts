@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MessageResponse, RunResult } from "@duet/shared";
-import { renderExec, renderHistory, renderMessage, MESSAGE_MAX_CHARS } from "./render.ts";
+import { helpText, renderExec, renderHistory, renderMessage, MESSAGE_MAX_CHARS } from "./render.ts";
 
 const run = (over: Partial<RunResult> = {}): RunResult => ({ cmd: "ls", exitCode: 0, stdout: "a\nb\n", stderr: "", truncated: false, durationMs: 12, ...over });
 const answer = (reply: string, runs: RunResult[] = [], skipped?: string[]): MessageResponse => ({ reply, messages: [], runs, skipped });
@@ -97,5 +97,14 @@ describe("renderHistory", () => {
     expect(msg.content).toMatch(/w{100,}…/);
     // Quoted code must not open a real code block.
     expect(fences(msg.content)).toBe(0);
+  });
+});
+
+describe("the help Discord shows", () => {
+  it("names each command with the options Discord asks for, and no DMs (Duet works in servers)", () => {
+    const help = helpText();
+    for (const typed of ["`/duet ask prompt:`_text_", "`/duet run command:`_shell_", "`/duet history`", "`/duet reset`", "`/duet help`", "`@Duet`"]) expect(help).toContain(`• ${typed}`);
+    expect(help.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
+    expect(help).not.toMatch(/direct message/i);
   });
 });

@@ -1,6 +1,6 @@
 import type { DuetMessage, MessageResponse, RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
-import { MAX_BLOCKS, renderAnswer, renderExec, renderHistory } from "./render.ts";
+import { helpText, MAX_BLOCKS, renderAnswer, renderExec, renderHistory, renderReply } from "./render.ts";
 
 const run = (cmd: string, stdout: string, extra: Partial<RunResult> = {}): RunResult => ({
   cmd,
@@ -118,5 +118,19 @@ describe("renderHistory", () => {
 
   it("says when there is nothing yet", () => {
     expect(texts(renderHistory([]).blocks)[0]).toMatch(/no history yet/);
+  });
+});
+
+describe("the help Slack shows", () => {
+  it("names each command as it is typed in Slack, in mrkdwn (no **bold**, no angle brackets)", () => {
+    const help = helpText();
+    for (const typed of ["`/duet ask` _question_", "`/duet run` _command_", "`/duet history`", "`/duet reset`", "`/duet help`"]) expect(help).toContain(`• ${typed}: `);
+    expect(help).toContain("direct message");
+    expect(help).not.toMatch(/\*\*|<|>|prompt:/);
+  });
+
+  it("puts what was wrong above it", () => {
+    const r = renderReply({ kind: "help", problem: "Unknown command `dance`." }, { secrets: [], place: "slash" });
+    expect(r.blocks.map((b) => JSON.stringify(b)).join("")).toMatch(/Unknown command `dance`\..*\/duet ask/);
   });
 });
