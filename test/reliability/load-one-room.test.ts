@@ -5,7 +5,7 @@ import { answerTo, type BotHandle, modelCallsFor, newChannel, readable, SIGNING_
 import { startWatchedSlackRig } from "./chat-rig.ts";
 import type { PassThrough } from "./pass-through.ts";
 import { type Rig, slackRoom } from "./rig.ts";
-import { fault, turn } from "./tally.ts";
+import { turn } from "./tally.ts";
 
 /**
  * Many people at once in one channel: fifty mentions land together, the room
@@ -26,7 +26,6 @@ describe("load on one room", () => {
   it("50 concurrent mentions in one channel: each answered once in its own thread, history in pairs", async () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
-    const f = fault("50 mentions at once in one room (more than its queue admits)");
     const mentions = Array.from({ length: 50 }, (_, i) => {
       const marker = `crowd-${i}-${channel}`;
       // 100 ms a turn: fifty take seconds, so the mentions surely arrive while the queue is full.
@@ -69,6 +68,5 @@ describe("load on one room", () => {
       const stamps = messages.filter((x) => x.role === role).map((x) => x.ts);
       expect([...stamps].sort((x, y) => x - y)).toEqual(stamps);
     }
-    f.survived();
   });
 });

@@ -5,7 +5,7 @@ import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts
 import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET } from "../slack/harness.ts";
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
-import { fault, turn } from "./tally.ts";
+import { turn } from "./tally.ts";
 
 /**
  * The model is slow, fails, or answers nonsense. The platforms' deadlines are
@@ -32,7 +32,6 @@ describe("a model that is slow beyond the platforms' deadlines", () => {
     const channel = newChannel();
     const marker = `slow-ack-${channel}`;
     const t = turn("Slack mention, model slower than the ack deadline");
-    const f = fault("model slower than Slack's 3 s ack");
     const payload = mentionEvent(slack, { channel, text: `SLOW:3500 SAY: ${marker}` });
     const ts = String(payload.event.ts);
     const delivery = await postEvent(bot.url, payload, { secret: SIGNING_SECRET });
@@ -44,14 +43,12 @@ describe("a model that is slow beyond the platforms' deadlines", () => {
     expect(readable(replies[0])).toContain(marker);
     // The ack came in time, so Slack had no reason to retry: one delivery, one model call.
     expect(modelCallsFor(rig.stack, marker)).toBe(1);
-    f.survived();
   });
 
   it("Discord: the interaction is deferred within its 3 s, then the deferred reply is edited once", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "slow");
     const marker = `slow-defer-${ch}`;
     const t = turn("Discord interaction, model slower than the 3 s deadline");
-    const f = fault("model slower than Discord's 3 s interaction deadline");
     const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `SLOW:3500 SAY: ${marker}` } });
     const { messages, text } = await interactionAnswer(discord, rec);
     t.answered(messages);
@@ -59,7 +56,6 @@ describe("a model that is slow beyond the platforms' deadlines", () => {
     // The fake refuses a first response after 3 s (10062); this one was a deferral, accepted.
     const callbacks = discord.fake.calls.filter((c) => c.path === `/interactions/${rec.id}/${rec.token}/callback`);
     expect(callbacks.map((c) => [c.status, c.body?.type])).toEqual([[204, 5]]);
-    f.survived();
   });
 });
 
@@ -77,7 +73,6 @@ describe("a model that fails", () => {
     const room = slackRoom(slack.id.teamId, channel);
     const marker = `model-fault-${channel}`;
     const t = turn(`Slack mention, model ${what}`);
-    const f = fault(`model ${what}`);
     const m = await mention(slack, bot, { channel, text: `${script} ${marker}` });
     const replies = await answerTo(slack, m);
     t.answered(replies);
@@ -94,12 +89,10 @@ describe("a model that fails", () => {
     next.answered(await answerTo(slack, again));
     const { messages } = await rig.stack.client.history(room);
     expect(messages.map((x) => `${x.role}:${x.text}`)).toEqual([`user:SAY: ${followUp}`, `agent:${followUp}`]);
-    f.survived();
   });
 
   it("Discord: a mention and a /duet ask with a failing model each get one clear line", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "model-fails");
-    const f = fault("model fails behind Discord");
     const t1 = turn("Discord mention, model answering HTTP 500");
     const msg = discord.fake.message(ch, `FAIL:500 discord-mention-${ch}`, { mention: true });
     const replies = await mentionAnswer(discord, msg);
@@ -112,13 +105,11 @@ describe("a model that fails", () => {
     expect(text).toMatch(/The AI model failed to answer \(the model endpoint answered with something that is not JSON\)/);
     for (const shown of [replies[0].content, text]) expect(shown).not.toMatch(INTERNALS);
     expect((await rig.stack.client.history(`discord-${discord.guildId}-${ch}`)).messages).toEqual([]);
-    f.survived();
   });
 
   it("after a Worker restart, no failed turn comes back: the history holds only whole turns, nothing is resumed", async () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
-    const f = fault("Worker restarted after failed turns");
     for (const script of ["FAIL:500", "GARBAGE", "EMPTY"]) {
       const t = turn(`Slack mention failing (${script}) before a restart`);
       const m = await mention(slack, bot, { channel, text: `${script} before-restart-${channel}` });
@@ -139,6 +130,5 @@ describe("a model that fails", () => {
     expect(rig.stack.model.calls.length).toBe(calls + 1);
     const { messages } = await rig.stack.client.history(room);
     expect(messages.map((x) => x.text)).toEqual([`SAY: whole-${channel}`, `whole-${channel}`, `SAY: woken-${channel}`, `woken-${channel}`]);
-    f.survived();
   });
 });

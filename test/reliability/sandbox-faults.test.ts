@@ -6,7 +6,7 @@ import { answerTo, type BotHandle, mention, newChannel, readable } from "../slac
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import type { Fault } from "./pass-through.ts";
-import { fault, turn } from "./tally.ts";
+import { turn } from "./tally.ts";
 
 /**
  * The sandbox host is down, slow or broken. The model's explanation still
@@ -42,7 +42,6 @@ describe("the sandbox host", () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
     await ask("Slack mention before the sandbox outage", channel, "Saving.", "echo kept > kept.txt");
-    const f = fault("sandbox executor stopped");
     await rig.stopSandbox();
     let down;
     try {
@@ -61,12 +60,10 @@ describe("the sandbox host", () => {
     expect(back.seen).toContain("kept.txt");
     expect(back.seen).not.toContain("lost.txt");
     expect(rig.workspaceFile(room, "kept.txt")).toBe("kept\n");
-    f.survived();
   });
 
   it("down, for /duet run on Discord: a clear line instead of output", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "sandbox-down");
-    const f = fault("sandbox executor stopped (direct run)");
     const t = turn("Discord /duet run while the sandbox is down");
     await rig.stopSandbox();
     let answer;
@@ -76,13 +73,11 @@ describe("the sandbox host", () => {
       await rig.startSandbox();
     }
     t.answered(answer.messages);
-    expect(answer.text).toBe("The sandbox failed (the sandbox executor cannot be reached). Please try again in a moment.");
-    f.survived();
+    expect(answer.text).toBe("⚠️ The sandbox failed (the sandbox executor cannot be reached). Please try again in a moment.");
   });
 
   it("slow: a command past COMMAND_TIMEOUT_MS is stopped and says so, and the next command runs", async () => {
     const channel = newChannel();
-    const f = fault("command hangs past the command deadline");
     const slow = await ask("Slack mention with a hanging command", channel, "Waiting.", "echo before-the-wait; sleep 30; echo after-the-wait");
     expect(slow.seen).toMatch(/exit 124/);
     expect(slow.seen).toContain("before-the-wait");
@@ -94,7 +89,6 @@ describe("the sandbox host", () => {
     const next = await ask("Slack mention after the hanging command", channel, "Again.", "echo still-works");
     expect(next.seen).toContain("still-works");
     expect(next.messages.map((x) => x.role)).toEqual(["user", "agent", "user", "agent"]);
-    f.survived();
   });
 
   const broken: [Fault, string][] = [
@@ -107,7 +101,6 @@ describe("the sandbox host", () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
     const marker = `broken-${how}-${channel}`;
-    const f = fault(`sandbox executor erroring (${how})`);
     rig.failNextCommand(marker, how);
     const res = await ask(`Slack mention with the sandbox erroring (${how})`, channel, "Trying.", `echo ${marker} > broken.txt`);
     expect(res.seen).toContain(`failed: ${expected}`);
@@ -118,17 +111,14 @@ describe("the sandbox host", () => {
     expect(rig.workspaceFile(room, "broken.txt")).toBeNull();
     const next = await ask(`Slack mention after the sandbox erred (${how})`, channel, "Again.", "echo recovered");
     expect(next.seen).toContain("recovered");
-    f.survived();
   });
 
   it("erroring, for /duet run on Discord: a clear line, and the sandbox's own message stays out of chat", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "sandbox-500");
-    const f = fault("sandbox executor erroring (direct run)");
     const t = turn("Discord /duet run with the sandbox erroring");
     rig.failNextCommand(`run-500-${ch}`, "http-500");
     const { messages, text } = await interactionAnswer(discord, discord.fake.interaction(ch, { subcommand: "run", options: { command: `echo run-500-${ch}` } }));
     t.answered(messages);
-    expect(text).toBe("The sandbox failed (the sandbox executor answered HTTP 500). Please try again in a moment.");
-    f.survived();
+    expect(text).toBe("⚠️ The sandbox failed (the sandbox executor answered HTTP 500). Please try again in a moment.");
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeSlack, mentionEvent, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot } from "../slack/harness.ts";
 import { type Rig, slackRoom, startRig } from "./rig.ts";
-import { fault, turn } from "./tally.ts";
+import { turn } from "./tally.ts";
 
 /**
  * Slack delivers an event again whenever it doubts the ack: at once, after a
@@ -33,7 +33,6 @@ describe("one Slack event, delivered four times", () => {
     const payload = mentionEvent(slack, { channel, text: `SAY: ${marker} <run>echo ${marker} >> runs.txt</run>` });
     const ts = String(payload.event.ts);
     const t = turn("Slack event delivered four times");
-    const f = fault("Slack redelivers one event three times, the last to a restarted bot");
     let bot: BotHandle = await startBot(slack, rig.stack);
     try {
       const first = await Promise.all(
@@ -72,7 +71,6 @@ describe("one Slack event, delivered four times", () => {
         `user:SAY: later-${channel}`,
         `agent:later-${channel}`,
       ]);
-      f.survived();
     } finally {
       await bot.stop();
     }

@@ -10,11 +10,11 @@ import { TALLY_FILE, type TallyEntry } from "./summary.ts";
  * is one JSON line appended to a file in the directory the global setup made,
  * and the global teardown adds them up (summary.ts).
  *
- * Counts come only from here, and only after a test saw the thing it counts: a
- * fault is "survived" once the test asserted what the user saw afterwards, a
- * turn is "answered" with the number of replies the test found in the fake
- * platform. A test that dies half-way leaves its turn sent but never answered,
- * which the teardown reports as a lost message.
+ * Only what a check observed is counted: a turn is recorded as sent, then with
+ * the number of replies the test found in the fake platform, written before
+ * the test asserts that number, so a duplicate or a missing answer is on record
+ * whether or not the test goes on. A test that dies half-way leaves its turn
+ * sent but never answered, which the teardown reports as a lost message.
  */
 
 declare module "vitest" {
@@ -27,22 +27,8 @@ function record(entry: TallyEntry): void {
   appendFileSync(join(inject("reliabilityTallyDir"), TALLY_FILE), `${JSON.stringify(entry)}\n`);
 }
 
-/** Names repeat across files and loops; the suffix keeps each observation's pair together. */
+/** Names repeat across files and loops; the suffix keeps a turn's two records together. */
 const uniqueId = (name: string) => `${name}#${randomUUID().slice(0, 8)}`;
-
-/** A fault about to be injected; call `survived()` after asserting what users saw despite it. */
-export function fault(name: string): { survived(): void } {
-  const id = uniqueId(name);
-  record({ kind: "fault", id, event: "injected" });
-  return { survived: () => record({ kind: "fault", id, event: "survived" }) };
-}
-
-/** A hostile or malformed input about to be sent; call `rejected()` after asserting its clean refusal. */
-export function badInput(name: string): { rejected(): void } {
-  const id = uniqueId(name);
-  record({ kind: "bad-input", id, event: "tried" });
-  return { rejected: () => record({ kind: "bad-input", id, event: "rejected" }) };
-}
 
 export interface TurnTally {
   /** Records how many replies the user got for this turn, then asserts it was exactly one. */

@@ -6,7 +6,7 @@ import type { FakeSlack } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
-import { fault, turn } from "./tally.ts";
+import { turn } from "./tally.ts";
 
 /**
  * The Worker goes away mid-turn (a redeploy, a crash, an eviction) and comes
@@ -30,7 +30,6 @@ describe("the Worker restarts mid-turn", () => {
     const channel = newChannel();
     const marker = `model-wait-${channel}`;
     const t = turn("Slack mention across a Worker restart (model)");
-    const f = fault("Worker restarted while the model thinks");
     const m = await mention(slack, bot, { channel, text: `SLOW:3000 SAY: ${marker}` });
     await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
     await rig.stack.restartWorker();
@@ -43,14 +42,12 @@ describe("the Worker restarts mid-turn", () => {
     expect(modelCallsFor(rig.stack, marker)).toBe(2);
     const { messages } = await rig.stack.client.history(slackRoom(slack.id.teamId, channel));
     expect(messages.map((x) => `${x.role}:${x.text}`)).toEqual([`user:SLOW:3000 SAY: ${marker}`, `agent:${marker}`]);
-    f.survived();
   });
 
   it("while a Discord /duet ask waits on the model: one edited answer after the restart", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "restart");
     const marker = `discord-model-wait-${ch}`;
     const t = turn("Discord interaction across a Worker restart (model)");
-    const f = fault("Worker restarted while the model thinks (Discord)");
     const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `SLOW:3000 SAY: ${marker}` } });
     await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
     await rig.stack.restartWorker();
@@ -60,7 +57,6 @@ describe("the Worker restarts mid-turn", () => {
     expect(text).toContain(marker);
     const { messages: history } = await rig.stack.client.history(`discord-${discord.guildId}-${ch}`);
     expect(history.map((x) => x.role)).toEqual(["user", "agent"]);
-    f.survived();
   });
 
   it("killed while a command runs: the command is not run again, the next one runs, and the answer says the outcome is unknown", async () => {
@@ -69,7 +65,6 @@ describe("the Worker restarts mid-turn", () => {
     const marker = `killed-${channel}`;
     const first = `echo started >> cmd.txt; sleep 2; echo finished >> cmd.txt`;
     const t = turn("Slack mention across a Worker kill (command)");
-    const f = fault("Worker killed while a command runs");
     const m = await mention(slack, bot, { channel, text: `SAY: ${marker} <run>${first}</run> <run>echo next-${marker}</run>` });
     // The command has started in the real sandbox once its first line is on disk.
     await expect.poll(() => rig.workspaceFile(room, "cmd.txt"), { timeout: 20_000, interval: 20 }).toBe("started\n");
@@ -89,14 +84,12 @@ describe("the Worker restarts mid-turn", () => {
     expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
     expect(messages[1].text).toContain(`Error (${first}):\n${UNKNOWN}`);
     expect(messages[1].text).toContain(`Output (echo next-${marker}):\nnext-${marker}`);
-    f.survived();
   });
 
   it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {
     const channel = newChannel();
     const marker = `down-${channel}`;
     const t = turn("Slack mention while the Worker is down");
-    const f = fault("Worker down (connections reset) when a mention arrives");
     await rig.stack.stopWorker();
     // Something on the Worker's port that drops every connection: the bot's first attempt is seen to fail.
     const port = Number(new URL(rig.stack.workerUrl).port);
@@ -122,6 +115,5 @@ describe("the Worker restarts mid-turn", () => {
     expect(modelCallsFor(rig.stack, marker)).toBe(1);
     const { messages } = await rig.stack.client.history(slackRoom(slack.id.teamId, channel));
     expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
-    f.survived();
   });
 });

@@ -44,16 +44,7 @@ export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface
   return {
     post,
     postPrivate: post,
-    async edit(ref, reply) {
-      const [first] = renderReply(reply, deps.secrets);
-      try {
-        await message.channel.messages.edit(ref.id, { content: first.content, files: first.files, allowedMentions: { parse: [] } });
-        return true;
-      } catch (err) {
-        deps.log.warn(`could not edit message ${ref.id}: ${String(err)}`);
-        return false;
-      }
-    },
+    edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
@@ -72,18 +63,21 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   return {
     post,
     postPrivate: post,
-    async edit(ref, reply) {
-      const [first] = renderReply(reply, deps.secrets);
-      try {
-        await interaction.webhook.editMessage(ref.id, { content: first.content, files: first.files, allowedMentions: { parse: [] } });
-        return true;
-      } catch (err) {
-        deps.log.warn(`could not edit message ${ref.id} of interaction ${interaction.id}: ${String(err)}`);
-        return false;
-      }
-    },
+    edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
   };
+}
+
+/** Shows `reply` in place of what a posted message showed (its first part: an edit is one message). */
+async function editWith(edit: (body: { content: string; files: Outgoing["files"]; allowedMentions: { parse: [] } }) => Promise<unknown>, ref: PostedRef, reply: Reply, deps: SurfaceDeps): Promise<boolean> {
+  const [first] = renderReply(reply, deps.secrets);
+  try {
+    await edit({ content: first.content, files: first.files, allowedMentions: { parse: [] } });
+    return true;
+  } catch (err) {
+    deps.log.warn(`could not edit message ${ref.id}: ${String(err)}`);
+    return false;
+  }
 }
 
 async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], ephemeral: boolean, deps: SurfaceDeps): Promise<PostedRef | null> {

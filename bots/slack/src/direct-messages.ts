@@ -1,7 +1,7 @@
 import { roomId } from "@duet/shared";
 import type { App } from "@slack/bolt";
 import { z } from "zod";
-import { answerMessage, isFromPerson, messageEventFields, type MessageDeps, parseEvent } from "./turn.ts";
+import { answerMessage, messageEventFields, type MessageDeps } from "./turn.ts";
 import { channelRoom, type MessagePlace, type RoomScope } from "./rooms.ts";
 
 /**
@@ -9,10 +9,6 @@ import { channelRoom, type MessagePlace, type RoomScope } from "./rooms.ts";
  * person's own room with its own sandbox. A top-level DM is answered in the DM
  * itself, as a conversation; a DM in a thread is answered in that thread.
  */
-
-const directMessageSchema = z.object({ type: z.literal("message"), channel_type: z.literal("im"), ...messageEventFields });
-
-const EMPTY_DM_HINT = "Hi! Ask me something, e.g. `what's in this repo?`, or use `/duet help` for the commands.";
 
 /**
  * The DM's room. The channel scope keeps one room per DM; the thread scope gives a
@@ -24,28 +20,18 @@ export function directMessageRoom(place: MessagePlace, scope: RoomScope): string
   return channelRoom(place.teamId, place.channel);
 }
 
+export const DIRECT_MESSAGE = {
+  schema: z.object({ type: z.literal("message"), channel_type: z.literal("im"), ...messageEventFields }),
+  label: "direct message",
+  roomFor: directMessageRoom,
+  replyIn: (place: MessagePlace) => place.threadTs,
+  emptyHint: "Hi! Ask me something, e.g. `what's in this repo?`, or use `/duet help` for the commands.",
+};
+
 export function registerDirectMessages(app: App, deps: MessageDeps, track: (p: Promise<void>) => Promise<void>): void {
   app.event("message", async ({ event, body }) => {
-    // Bolt delivers every message event here; only direct messages to Duet concern it.
+    // Bolt delivers every message event here, Duet's own answers and edits included; only DMs concern it.
     if ((event as { channel_type?: string }).channel_type !== "im") return;
-    await track(handleDirectMessage(event, body, deps));
-  });
-}
-
-export async function handleDirectMessage(rawEvent: unknown, rawBody: unknown, deps: MessageDeps): Promise<void> {
-  const parsed = parseEvent(directMessageSchema, rawEvent, rawBody, "direct message", deps.logger);
-  if (!parsed) return;
-  const e = parsed.event;
-  // Slack sends every message in the DM here, Duet's own answers and edits included.
-  if (!isFromPerson(e, deps.botUserId)) return;
-  await answerMessage(deps, {
-    eventId: parsed.eventId,
-    place: parsed.place,
-    kind: "direct message",
-    user: e.user,
-    text: e.text,
-    roomFor: (place) => directMessageRoom(place, deps.scope),
-    replyIn: (place) => place.threadTs,
-    emptyHint: EMPTY_DM_HINT,
+    await track(answerMessage(deps, DIRECT_MESSAGE, event, body));
   });
 }

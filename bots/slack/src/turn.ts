@@ -40,7 +40,7 @@ export const messageEventFields = {
 };
 
 /** The shape every message-like event shares (app_mention, message). */
-type MessageEvent = { channel: string; ts: string; thread_ts?: string; team?: string };
+type MessageEvent = z.infer<z.ZodObject<typeof messageEventFields>>;
 
 export const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z.string().min(1).optional() });
 
@@ -81,41 +81,40 @@ export function parseEvent<S extends z.ZodType<MessageEvent>>(
   return { event: event.data, eventId: envelope.data.event_id, place };
 }
 
-/** A person's message Duet should answer, however it arrived (a mention, a direct message). */
-export interface MessageRequest {
-  eventId: string;
+/** A kind of message event Duet answers (a mention, a direct message): how to read it and where to answer. */
+export interface MessageKind {
+  schema: z.ZodType<MessageEvent>;
   /** The event type, for logs. */
-  kind: string;
-  /** Null when the event carried no team id: nothing can be answered. */
-  place: MessagePlace | null;
-  user: string;
-  /** As Slack sent it (mrkdwn, escapes, mentions). */
-  text: string;
-  roomFor(place: MessagePlace): string;
+  label: string;
+  roomFor(place: MessagePlace, scope: RoomScope): string;
   /** The thread to answer in; undefined answers in the conversation itself. */
   replyIn(place: MessagePlace): string | undefined;
   emptyHint: string;
 }
 
-/** Drop repeats, claim the message (👀), run the ask flow in its thread, mark the end (✅ or ⚠️). */
-export async function answerMessage(deps: MessageDeps, req: MessageRequest): Promise<void> {
+/** Read the event, keep it only if a person wrote it, drop repeats, claim it (👀), ask, mark the end (✅ or ⚠️). */
+export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEvent: unknown, rawBody: unknown): Promise<void> {
   const { logger, out } = deps;
-  if (!deps.recent.first(req.eventId)) {
-    logger.debug(`Skipped a repeated delivery of ${req.eventId}`);
+  const parsed = parseEvent(kind.schema, rawEvent, rawBody, kind.label, logger);
+  if (!parsed) return;
+  const e = parsed.event;
+  if (!isFromPerson(e, deps.botUserId)) return;
+  if (!deps.recent.first(parsed.eventId)) {
+    logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
     return;
   }
-  if (!req.place) {
-    logger.warn(`Ignored ${req.kind} ${req.eventId} without a team id`);
+  if (!parsed.place) {
+    logger.warn(`Ignored ${kind.label} ${parsed.eventId} without a team id`);
     return;
   }
-  const msg = { channel: req.place.channel, ts: req.place.ts };
+  const msg = { channel: parsed.place.channel, ts: parsed.place.ts };
   const claim = await claimAndShowWorking(out, msg);
   if (claim === "taken") {
-    logger.info(`Event ${req.eventId}: the message already carries Duet's claim; another delivery answers it`);
+    logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: req.replyIn(req.place), user: req.user }, deps.secrets);
-  const asker = { room: req.roomFor(req.place), user: req.user, key: req.eventId };
-  const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(req.text, deps.botUserId)), req.emptyHint);
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: kind.replyIn(parsed.place), user: e.user }, deps.secrets);
+  const asker = { room: kind.roomFor(parsed.place, deps.scope), user: e.user, key: parsed.eventId };
+  const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }
