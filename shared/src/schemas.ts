@@ -129,4 +129,3 @@ export const errorBodySchema = z.object({
   retryable: z.boolean().optional(),
   retryAfterMs: z.number().optional(),
 });
-export type ErrorBody = z.infer<typeof errorBodySchema>;

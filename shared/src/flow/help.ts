@@ -6,9 +6,9 @@ import type { DuetCommand } from "../commands.ts";
  * in the CLI chat), so the help each shows is true where it is shown.
  */
 
-export type CommandKind = DuetCommand["kind"];
+type CommandKind = DuetCommand["kind"];
 
-export const COMMAND_PURPOSES: Record<CommandKind, string> = {
+const COMMAND_PURPOSES: Record<CommandKind, string> = {
   ask: "ask Duet; it answers and may run commands in the sandbox",
   run: "run a shell command in the sandbox yourself, without the AI",
   history: "show the recent conversation (only you see it)",
@@ -17,7 +17,7 @@ export const COMMAND_PURPOSES: Record<CommandKind, string> = {
 };
 
 /** The order help lists the commands in. */
-export const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "history", "reset", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "history", "reset", "help"];
 
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
 export function helpEntries(syntax: Record<CommandKind, string>): [string, string][] {

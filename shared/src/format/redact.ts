@@ -205,30 +205,3 @@ export function redactSecrets(text: string, extraSecrets: readonly string[] = []
   for (const rule of RULES) out = out.replace(rule.re, rule.replace as (m: string, ...a: any[]) => string);
   return out;
 }
-
-/**
- * A copy of `value` with every string inside it (object values and array items, at any
- * depth) passed through redactSecrets. Used to redact a whole API answer once.
- * Keys, numbers and non-plain objects (Date, Map…) are left as they are.
- */
-export function redactDeep<T>(value: T, extraSecrets: readonly string[] = []): T {
-  const seen = new WeakMap<object, unknown>();
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redactSecrets(v, extraSecrets);
-    if (v === null || typeof v !== "object") return v;
-    if (seen.has(v)) return seen.get(v);
-    if (Array.isArray(v)) {
-      const copy: unknown[] = [];
-      seen.set(v, copy);
-      for (const item of v) copy.push(walk(item));
-      return copy;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return v;
-    const copy: Record<string, unknown> = {};
-    seen.set(v, copy);
-    for (const [k, item] of Object.entries(v)) copy[k] = walk(item);
-    return copy;
-  };
-  return walk(value) as T;
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../schemas.ts";
-import { describeRun, formatBytes, formatDuration } from "./run-view.ts";
+import { describeRun, formatDuration } from "./run-view.ts";
 
 const run = (over: Partial<RunResult>): RunResult => ({
   cmd: "ls",
@@ -73,19 +73,5 @@ describe("formatDuration", () => {
     [Number.NaN, "0 ms"],
   ])("%d ms → %s", (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
-  });
-});
-
-describe("formatBytes", () => {
-  it.each([
-    [0, "0 B"],
-    [512, "512 B"],
-    [1024, "1 KB"],
-    [1536, "1.5 KB"],
-    [65_536, "64 KB"],
-    [1_258_291, "1.2 MB"],
-    [5 * 1024 ** 3, "5 GB"],
-  ])("%d bytes → %s", (bytes, text) => {
-    expect(formatBytes(bytes)).toBe(text);
   });
 });

@@ -25,22 +25,6 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)} h${m ? ` ${m} min` : ""}`;
 }
 
-/** 512 → "512 B", 1536 → "1.5 KB", 65536 → "64 KB", 1258291 → "1.2 MB" (1 KB = 1,024 bytes). */
-export function formatBytes(bytes: number): string {
-  const safe = Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes) : 0;
-  if (safe < 1024) return `${safe} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = safe / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  // One decimal while it matters (1.5 KB), none once the number is large (64 KB).
-  const shown = value < 10 ? value.toFixed(1).replace(/\.0$/, "") : String(Math.round(value));
-  return `${shown} ${units[unit]}`;
-}
-
 /**
  * `command` is `$ <cmd>`; `status` is `exit 0 · 12 ms`, `failed: <error>` or, when the
  * exit code is null, `outcome unknown (the Worker restarted while it ran)`, with
