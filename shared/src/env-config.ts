@@ -33,6 +33,21 @@ function boundedVar(name: string, fallback: number, min: number, max: number, in
     });
 }
 
+/** An optional TCP port (0 = any free port); unset stays undefined. */
+export const optionalPort = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) {
+        ctx.addIssue({ code: "custom", message: `${name} must be a port number (0-65535)` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 /** An optional text variable where an empty value counts as unset. */
 export const optionalText = z
   .string()

@@ -11,7 +11,7 @@ export { describeRun } from "./format/run-view.ts";
 export { parseDuetCommand, sanitizeChatText, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
-export { ConfigError, intVar, numberVar, optionalText, parseEnv } from "./env-config.ts";
+export { ConfigError, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
@@ -24,3 +24,4 @@ export {
   type NetworkPolicy,
 } from "./sandbox-network.ts";
 export { describeNetwork } from "./format/network.ts";
+export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";

@@ -1,9 +1,11 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
 import { consoleLogger, TYPING_RENEW_MS, type BotDeps, type Logger } from "./deps.ts";
+import { discordHealth } from "./health.ts";
 import { handleInteraction } from "./interactions.ts";
 import { handleMessage } from "./mentions.ts";
 import { welcome } from "./welcome.ts";
@@ -34,6 +36,8 @@ export interface DiscordBot {
   start(): Promise<void>;
   /** Stops taking events, lets answers in progress finish for up to `graceMs` (none by default; `main.ts` gives the shared DRAIN_MS), then disconnects. */
   stop(graceMs?: number): Promise<void>;
+  /** What `GET /healthz` answers: ok only while every shard is ready and the bot is not stopping. */
+  health(): Health;
 }
 
 /**
@@ -90,6 +94,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
 
   return {
     client,
+    health: () => discordHealth(client, stopping),
     async start() {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(config.token);

@@ -1,4 +1,4 @@
-import { ConfigError, parseEnv } from "@duet/shared";
+import { ConfigError, optionalPort, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -26,6 +26,7 @@ const schema = z.object({
     .trim()
     .regex(/^(auto|[1-9]\d{0,4})$/, "DISCORD_SHARD_COUNT must be a whole number of shards or auto")
     .optional(),
+  HEALTH_PORT: optionalPort("HEALTH_PORT"),
   DUET_WORKER_URL: z
     .string()
     .trim()
@@ -47,6 +48,8 @@ export interface DiscordConfig {
   apiUrl?: string;
   /** Shards the sharding manager starts (`src/shards.ts`); "auto" asks Discord. */
   shardCount: number | "auto";
+  /** Where /healthz is served; unset: not served. */
+  healthPort?: number;
   workerUrl: string;
   apiToken: string;
 }
@@ -64,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     guildId: e.DISCORD_GUILD_ID,
     apiUrl: e.DISCORD_API_URL?.replace(/\/+$/, ""),
     shardCount: !e.DISCORD_SHARD_COUNT || e.DISCORD_SHARD_COUNT === "auto" ? "auto" : Number(e.DISCORD_SHARD_COUNT),
+    healthPort: e.HEALTH_PORT,
     workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
     apiToken: e.DUET_API_TOKEN ?? "",
   };

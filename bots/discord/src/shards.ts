@@ -1,13 +1,16 @@
 import { fileURLToPath } from "node:url";
+import { startHealthServer } from "@duet/shared/health";
 import { REST, Routes, ShardingManager } from "discord.js";
 import { restOptions } from "./bot.ts";
 import { ConfigError, loadConfig, type DiscordConfig } from "./config.ts";
+import { shardsHealth } from "./health.ts";
 
 /**
  * `pnpm --filter @duet/discord start:sharded`: one process per shard, each
  * running `main.ts`. The bot keeps no state a shard would need from another
  * (rooms live in the Worker; a guild's events always reach the same shard), so
- * shards need no coordination beyond discord.js's own spawn pacing.
+ * shards need no coordination beyond discord.js's own spawn pacing. The
+ * manager serves /healthz on HEALTH_PORT for all of them.
  */
 
 let config;
@@ -27,15 +30,27 @@ async function recommendedShards(c: DiscordConfig): Promise<number> {
 }
 
 const totalShards = config.shardCount === "auto" ? await recommendedShards(config) : config.shardCount;
-const manager = new ShardingManager(fileURLToPath(new URL("./main.ts", import.meta.url)), {
+// From source, shards run TypeScript through tsx as `pnpm dev:discord` does; built, they run main.js.
+const fromSource = import.meta.url.endsWith(".ts");
+const manager = new ShardingManager(fileURLToPath(new URL(fromSource ? "./main.ts" : "./main.js", import.meta.url)), {
   token: config.token,
   totalShards,
-  // Shards run TypeScript through tsx, as `pnpm dev:discord` does.
-  execArgv: ["--import", "tsx"],
+  execArgv: fromSource ? ["--import", "tsx"] : [],
 });
 manager.on("shardCreate", (shard) => console.log(`[discord] started shard ${shard.id + 1} of ${manager.totalShards}`));
+let stopping = false;
+if (config.healthPort !== undefined) {
+  try {
+    const health = await startHealthServer(config.healthPort, () => shardsHealth(manager, totalShards, stopping));
+    console.log(`[discord] /healthz on port ${health.port}`);
+  } catch (err) {
+    console.error(`[discord] ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
 // Children are separate processes: stop them with the manager.
 const shutdown = () => {
+  stopping = true;
   for (const shard of manager.shards.values()) shard.kill();
   process.exit(0);
 };

@@ -1,4 +1,5 @@
 import { DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,6 +7,7 @@ import { registerCleanup } from "./cleanup.ts";
 import type { SlackConfig } from "./config.ts";
 import { ThreadStatus } from "./feedback.ts";
 import { createLogger } from "./logger.ts";
+import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
 import { buildReceiver } from "./receiver.ts";
@@ -43,6 +45,8 @@ export interface SlackBot {
   readonly mode: "socket" | "http";
   /** Slack's ids for this bot, known after start (from auth.test). */
   readonly botUserId: string | undefined;
+  /** What `GET /healthz` answers: ok only while Slack can reach the bot and it is not stopping. */
+  health(): Health;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -57,6 +61,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
   let port: number | undefined;
   let httpServer: Server | undefined;
   let botUserId: string | undefined;
+  const health = new SlackHealth();
 
   const track = (p: Promise<void>): Promise<void> => inflight.track(p);
 
@@ -87,8 +92,11 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     if (!auth.user_id || !auth.bot_id) throw new Error("SLACK_BOT_TOKEN is not a bot token (auth.test returned no bot id)");
     botUserId = auth.user_id;
 
-    const receiver = buildReceiver(config, logger, clientOptions);
-    if (receiver instanceof SocketModeReceiver) socketReceiver = receiver;
+    const receiver = buildReceiver(config, logger, clientOptions, () => health.check());
+    if (receiver instanceof SocketModeReceiver) {
+      socketReceiver = receiver;
+      health.watch(receiver.client);
+    }
 
     const built = new App({ token: config.botToken, botId: auth.bot_id, botUserId: auth.user_id, receiver, clientOptions, logger, logLevel: logger.getLevel() });
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
@@ -109,6 +117,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     if (config.mode === "http") {
       httpServer = (await built.start({ port: config.port, host: options.host })) as Server;
       port = (httpServer.address() as AddressInfo).port;
+      health.listening();
     } else {
       try {
         await built.start();
@@ -129,6 +138,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const running = app;
     app = undefined;
     if (!running) return;
+    health.stop();
     if (socketReceiver) {
       // The receiver's own stop() does not wait for the socket to close; this does.
       await socketReceiver.client.disconnect();
@@ -155,5 +165,6 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       return botUserId;
     },
     mode: config.mode,
+    health: () => health.check(),
   };
 }

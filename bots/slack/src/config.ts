@@ -1,4 +1,4 @@
-import { ConfigError, parseEnv } from "@duet/shared";
+import { ConfigError, optionalPort, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -31,6 +31,8 @@ const schema = z
       .min(0, "SLACK_PORT must be a port number")
       .max(65535, "SLACK_PORT must be a port number")
       .default(3000),
+    // Socket Mode has no port of its own: /healthz is served here when set.
+    HEALTH_PORT: optionalPort("HEALTH_PORT"),
     DUET_WORKER_URL: url("DUET_WORKER_URL").default("http://127.0.0.1:8787"),
     DUET_API_TOKEN: z.string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" }).trim().min(1, "DUET_API_TOKEN cannot be empty"),
     DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
@@ -53,6 +55,8 @@ export interface SlackConfig {
   /** Web API base, ending in '/'; undefined means Slack's own. */
   apiUrl?: string;
   port: number;
+  /** Where Socket Mode serves /healthz (HTTP mode serves it on `port`); unset: not served. */
+  healthPort?: number;
   workerUrl: string;
   apiToken: string;
   roomScope: "channel" | "thread";
@@ -69,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appToken: e.SLACK_APP_TOKEN,
     apiUrl: e.SLACK_API_URL ? e.SLACK_API_URL.replace(/\/*$/, "/") : undefined,
     port: e.SLACK_PORT,
+    healthPort: e.HEALTH_PORT,
     workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
     apiToken: e.DUET_API_TOKEN,
     roomScope: e.DUET_SLACK_ROOM_SCOPE,

@@ -1,9 +1,13 @@
+import { checkWorkerToken } from "@duet/shared";
+import { startHealthServer, type HealthServer } from "@duet/shared/health";
 import { createSlackBot } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 /**
- * `pnpm dev:slack`: read the config once, start the bot, stop cleanly on
- * SIGINT/SIGTERM. A bad config or a refused token ends start-up with one line.
+ * `pnpm dev:slack` / `pnpm start:slack`: read the config once, check the
+ * Worker's token, start the bot (and /healthz on HEALTH_PORT in Socket Mode),
+ * stop cleanly on SIGINT/SIGTERM. A bad config or a refused token ends start-up
+ * with one line and exit code 1.
  */
 
 async function main(): Promise<void> {
@@ -17,8 +21,23 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // A wrong DUET_API_TOKEN would fail every turn: better not to start. An unreachable
+  // Worker is different: it may come up later, and the bot says so in chat meanwhile.
+  const token = await checkWorkerToken(config.workerUrl, config.apiToken);
+  if (token.status === "refused") {
+    console.error(`duet-slack: ${token.reason}`);
+    process.exit(1);
+  }
+  if (token.status === "unknown") console.warn(`duet-slack: could not check DUET_API_TOKEN: ${token.reason}`);
+
   const bot = createSlackBot(config);
+  let health: HealthServer | undefined;
   try {
+    // Up before the connection, so a probe sees "starting" rather than nothing.
+    if (config.mode === "socket" && config.healthPort !== undefined) {
+      health = await startHealthServer(config.healthPort, () => bot.health());
+      console.log(`duet-slack: /healthz on port ${health.port}`);
+    }
     await bot.start();
   } catch (err) {
     console.error(`duet-slack: ${(err as Error).message}`);
@@ -29,8 +48,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`duet-slack: ${signal} received, finishing answers in flight`);
+    // /healthz answers 503 while the bot drains, then closes with the process.
     bot.stop().then(
-      () => process.exit(0),
+      () => (health?.close() ?? Promise.resolve()).then(() => process.exit(0)),
       () => process.exit(1),
     );
   };

@@ -1,17 +1,19 @@
 import { HTTPReceiver, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
+import { answerHealth, HEALTH_PATH, type Health } from "@duet/shared/health";
 import type { SlackConfig } from "./config.ts";
 
 /**
  * The transport: Socket Mode when an app token is set (no public URL needed),
  * else HTTP on SLACK_PORT at /slack/events with bolt's request signing (401 for
- * a bad or missing signature and for a timestamp more than 5 minutes old).
+ * a bad or missing signature and for a timestamp more than 5 minutes old), with
+ * `GET /healthz` beside it (`health`; Socket Mode serves it on HEALTH_PORT).
  *
  * Both acknowledge an event that bolt itself fails on (a payload that does not
  * have the shape Slack documents): answering 500 would make Slack retry a
  * delivery that can only fail again, and count against the app's failure rate.
  */
 
-export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions: webApi.WebClientOptions): HTTPReceiver | SocketModeReceiver {
+export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions: webApi.WebClientOptions, health: () => Health): HTTPReceiver | SocketModeReceiver {
   if (config.mode === "socket") {
     return new SocketModeReceiver({
       appToken: config.appToken ?? "",
@@ -30,7 +32,10 @@ export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions
     endpoints: "/slack/events",
     port: config.port,
     logger,
-    customRoutes: [{ path: "/health", method: ["GET"], handler: (_req, res) => res.writeHead(200).end("ok") }],
+    customRoutes: [
+      { path: "/health", method: ["GET"], handler: (_req, res) => res.writeHead(200).end("ok") },
+      { path: HEALTH_PATH, method: ["GET"], handler: (req, res) => answerHealth(health, req, res) },
+    ],
     processEventErrorHandler: async ({ error, response }) => {
       if (response.headersSent) {
         logger.error(`A handler failed after the ack: ${error.message}`);

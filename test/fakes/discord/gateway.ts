@@ -43,6 +43,8 @@ export class FakeGateway {
   private readonly wss = new WebSocketServer({ noServer: true });
   private sessions: Session[] = [];
   private baseUrl = "";
+  /** While true, new connections are refused, as in a gateway outage. */
+  refusing = false;
 
   constructor(
     private readonly world: World,
@@ -55,7 +57,7 @@ export class FakeGateway {
     this.baseUrl = httpUrl.replace(/^http/, "ws");
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
-      if (!path.startsWith("/gateway")) return socket.destroy();
+      if (!path.startsWith("/gateway") || this.refusing) return socket.destroy();
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, path));
     });
   }

@@ -95,6 +95,11 @@ export class FakeSocketMode {
     for (const s of this.sockets) s.send(JSON.stringify({ type: "disconnect", reason }));
   }
 
+  /** Cuts every app connection without a goodbye, as a network failure does. */
+  drop(): void {
+    for (const s of this.sockets) s.terminate();
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));

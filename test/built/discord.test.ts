@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
+import { startStack, type Stack } from "../helpers/stack.ts";
+import { buildBots, type Built, healthBecomes, portFrom, runBuilt } from "./harness.ts";
+
+/**
+ * The built Discord bot (`pnpm build`, plain node, no node_modules) against the
+ * fake Discord and the real Worker: it connects, answers `/duet ask`, and its
+ * /healthz follows the gateway; a Worker token the Worker refuses stops start-up.
+ */
+
+let built: Built;
+let stack: Stack;
+let fake: FakeDiscord;
+let guildId: string;
+
+beforeAll(async () => {
+  built = await buildBots();
+  stack = await startStack();
+  fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000 });
+  guildId = fake.addGuild("built");
+});
+afterAll(async () => {
+  await fake?.close();
+  await stack?.stop();
+  built?.remove();
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  DISCORD_TOKEN: fake.token,
+  DISCORD_API_URL: fake.api,
+  DUET_WORKER_URL: stack.workerUrl,
+  DUET_API_TOKEN: stack.token,
+  HEALTH_PORT: "0",
+  ...extra,
+});
+
+describe("the built Discord bot", () => {
+  it("connects, answers /duet ask, and answers /healthz 503 with the reason while the gateway is down", async () => {
+    const bot = runBuilt(built, "discord", env());
+    try {
+      const port = await portFrom(bot, "/healthz on port");
+      await bot.waitForOutput("connected as Duet in 1 server(s)");
+      expect(await healthBecomes(port, 200)).toEqual({ ok: true });
+
+      const ask = fake.interaction(fake.addChannel(guildId, "built"), { subcommand: "ask", options: { prompt: "SAY: answered by the built bot" } });
+      await fake.waitForCall((c) => c.path.includes(ask.token) && c.method === "PATCH" && c.status === 200);
+      expect(ask.original?.content).toContain("answered by the built bot");
+
+      // A gateway outage: the connection drops and new ones are refused.
+      fake.gateway.refusing = true;
+      fake.dropConnections("terminate");
+      const down = await healthBecomes(port, 503);
+      expect(down.ok).toBe(false);
+      expect(down.reason).toMatch(/gateway: shard 0 /);
+
+      fake.gateway.refusing = false;
+      expect(await healthBecomes(port, 200, 60_000)).toEqual({ ok: true });
+    } finally {
+      fake.gateway.refusing = false;
+      expect(await bot.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  it("exits non-zero with one line when the Worker refuses DUET_API_TOKEN", async () => {
+    const bot = runBuilt(built, "discord", env({ DUET_API_TOKEN: "not-the-workers-token" }));
+    expect(await bot.exited).toBe(1);
+    expect(bot.output().trim().split("\n")).toEqual([expect.stringContaining("refused DUET_API_TOKEN")]);
+  });
+});
