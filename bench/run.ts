@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BOT_ENTRIES, bundle } from "../scripts/build/bundle.ts";
 import { loadNow, previousRun, report } from "./report.ts";
 import { startBenchStack } from "./stack.ts";
 import type { Result } from "./stats.ts";
@@ -28,9 +31,12 @@ import { workerThroughput } from "./suites/worker-throughput.ts";
 const BUDGET_MS = 9 * 60_000;
 const SLACK: BotBenchOptions = { warmup: 20, samples: 400, slashSamples: 200, turns: 1_000, settleMs: 1_000 };
 const DISCORD: BotBenchOptions = { warmup: 20, samples: 800, slashSamples: 0, turns: 1_000, settleMs: 1_000 };
+/** The built bots: fewer timed samples (the memory figures are what they are here for), the same 1,000 turns. */
+const BUILT_SLACK: BotBenchOptions = { ...SLACK, samples: 100, slashSamples: 50 };
+const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 200 };
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "side-by-side", "prewarm", "bundle"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -54,6 +60,19 @@ async function suite(group: Group, name: string, fn: () => Promise<Result[]>): P
   }
 }
 
+/** The bots as `pnpm start:*` and the image run them: `pnpm build`'s bundles, plus the probe the runner asks for heap figures. */
+async function builtSuites(stack: Parameters<typeof slackSuite>[0]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "duet-bench-built-"));
+  try {
+    await bundle(dir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
+    await suite("built", "slack: HTTP mode, built", () => slackSuite(stack, "http", BUILT_SLACK, dir));
+    await suite("built", "slack: Socket Mode, built", () => slackSuite(stack, "socket", BUILT_SLACK, dir));
+    await suite("built", "discord, built", () => discordSuite(stack, BUILT_DISCORD, dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The groups named on the command line (pnpm 12 passes a literal `--` through), or all of them. */
 function selectedGroups(argv: string[]): Group[] {
   const names = argv.filter((a) => a !== "--");
@@ -68,7 +87,7 @@ function selectedGroups(argv: string[]): Group[] {
 async function main(): Promise<void> {
   const groups = selectedGroups(process.argv.slice(2));
   const on = (g: Group) => groups.includes(g);
-  if (on("worker") || on("slack") || on("discord")) {
+  if (on("worker") || on("slack") || on("discord") || on("built")) {
     // The issue's "instant executor": commands are answered without starting a shell, so the
     // one-command rows measure Duet, not /bin/sh start-up (the prewarm suite uses a real spawn).
     const stack = await startBenchStack({ instantExecutor: true });
@@ -85,6 +104,7 @@ async function main(): Promise<void> {
         await suite("slack", "slack: Socket Mode", () => slackSuite(stack, "socket", SLACK));
       }
       if (on("discord")) await suite("discord", "discord", () => discordSuite(stack, DISCORD));
+      if (on("built")) await builtSuites(stack);
     } finally {
       await stack.stop();
     }

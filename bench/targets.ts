@@ -68,6 +68,10 @@ export const TARGETS: Target[] = [
     what: `state written per message at history ${h} ≤ 1 KB`, result: `worker: state bytes written per message, history ${h}`, stat: "p99", op: "≤", limit: 1024, unit: "bytes",
     why: "the turn row stores the answer for idempotent replay beside the two message rows",
   })),
+  ...["slack HTTP (built)", "slack Socket Mode (built)", "discord (built)"].map((label): Target => ({
+    what: `${label} bot RSS idle ≤ 80 MiB`, result: `${label}: bot RSS idle`, stat: "median", op: "≤", limit: 80, unit: "MiB",
+    why: "see scripts/build/runtime.ts for what keeps it down; the node binary alone maps ~39 MiB of it",
+  })),
   {
     what: "prewarm on: end-to-end ≤ 1.25 × (max(model, cold start) + command)", result: "prewarm on: ratio to max(model, cold start) + command", stat: "median", op: "≤", limit: 1.25, unit: "×",
     why: "the sandbox wake did not overlap the model call",

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUILT_ENV, BUILT_NODE_FLAGS } from "../../scripts/build/runtime.ts";
 import { rssMiB } from "../proc.ts";
 
 /**
- * A bot running in its own Node process (tsx as a loader, as `pnpm dev:*` runs
- * it), so RSS and CPU figures are the bot's alone and its event loop is not
- * shared with the fakes that drive it.
+ * A bot running in its own Node process, so RSS and CPU figures are the bot's
+ * alone and its event loop is not shared with the fakes that drive it: from
+ * source with tsx as a loader (as `pnpm dev:*` runs it), or built (as
+ * `pnpm start:*` and the container image run it).
  */
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -48,13 +51,17 @@ export async function spawnBot(script: "slack-bot.ts" | "discord-bot.ts", env: R
       resolve({ port: m.port ?? null });
     });
   });
+  return handle(child, ready.port, "ipc");
+}
+
+function handle(child: ChildProcess, port: number | null, stopBy: "ipc" | "SIGTERM"): BotProcess {
   const pid = child.pid!;
   return {
     pid,
-    port: ready.port,
+    port,
     rss: (peak = false) => rssMiB(pid, peak),
     stats: () => request<ChildStats>(child, "stats"),
-    stop: () => stopChild(child),
+    stop: () => stopChild(child, stopBy),
   };
 }
 
@@ -70,10 +77,43 @@ function request<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** What a started built bot prints: the HTTP port (Slack HTTP mode), or that it is connected. */
+const READY_LINE = /listens for Slack on port (\d+)|connected to Slack over Socket Mode|connected as \S+ in \d+ server/;
+
+/**
+ * `duet-bot.js <command>` from a `pnpm build` output folder, with the production
+ * flags, plus `probe.js` (bench/bots/probe.ts, built beside it) answering "stats".
+ */
+export async function spawnBuiltBot(dir: string, command: "slack" | "discord", env: Record<string, string>): Promise<BotProcess> {
+  const child = spawn(process.execPath, ["--expose-gc", ...BUILT_NODE_FLAGS, "--import", join(dir, "probe.js"), join(dir, "duet-bot.js"), command], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...BUILT_ENV, ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let output = "";
+  const keep = (d: unknown) => {
+    output = (output + String(d)).slice(-4000);
+  };
+  child.stderr?.on("data", keep);
+  const ready = await new Promise<{ port: number | null }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the built ${command} bot did not start within 60 s: ${output}`)), 60_000);
+    child.once("exit", (code) => reject(new Error(`the built ${command} bot exited (${code}) before it was ready: ${output}`)));
+    child.stdout?.on("data", (d) => {
+      keep(d);
+      const m = READY_LINE.exec(output);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({ port: m[1] ? Number(m[1]) : null });
+    });
+  });
+  return handle(child, ready.port, "SIGTERM");
+}
+
+async function stopChild(child: ChildProcess, how: "ipc" | "SIGTERM"): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.send({ type: "stop" });
+  if (how === "ipc") child.send({ type: "stop" });
+  else child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
   await exited;
   clearTimeout(timer);

@@ -6,16 +6,21 @@
  * here does not flatter that figure.
  */
 export function serveParent(ready: { port: number | null }, traffic: () => Record<string, number>, stop: () => Promise<void>): void {
-  const send = (msg: unknown) => process.send?.(msg);
-  send({ type: "ready", ...ready });
+  process.send?.({ type: "ready", ...ready });
+  answerStats(traffic);
   process.on("message", (msg: { type?: string }) => {
-    if (msg?.type === "stats") {
-      (globalThis as { gc?: () => void }).gc?.();
-      const m = process.memoryUsage();
-      send({ type: "stats", heapAfterGcBytes: m.heapUsed, externalBytes: m.external, ...traffic() });
-    }
     if (msg?.type === "stop") void stop().finally(() => process.exit(0));
   });
   // Without a parent there is nobody to measure for.
   process.on("disconnect", () => process.exit(0));
+}
+
+/** Answers the parent's "stats" requests; also used alone by the built bots' probe. */
+export function answerStats(traffic: () => Record<string, number>): void {
+  process.on("message", (msg: { type?: string }) => {
+    if (msg?.type !== "stats") return;
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    process.send?.({ type: "stats", heapAfterGcBytes: m.heapUsed, externalBytes: m.external, ...traffic() });
+  });
 }

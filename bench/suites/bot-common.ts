@@ -39,12 +39,13 @@ export async function memoryNow(bot: BotProcess, settleMs: number): Promise<Idle
   return { rss, peak, heapMiB: s.heapAfterGcBytes / MiB, externalMiB: s.externalBytes / MiB, requests: s.workerRequests, connections: s.workerConnections };
 }
 
-export async function memoryResults(label: string, bot: BotProcess, idle: Idle, turns: number, settleMs: number): Promise<Result[]> {
+/** `how`: how the bot was run, for the idle row's note ("tsx loader included", "built, plain node"). */
+export async function memoryResults(label: string, bot: BotProcess, idle: Idle, turns: number, settleMs: number, how: string): Promise<Result[]> {
   const after = await memoryNow(bot, settleMs);
   // RSS also holds what V8 and malloc keep but do not return to the system; the heap after GC is what the bot retains.
   const heap = (m: Idle) => `heap after GC ${m.heapMiB.toFixed(1)} MiB, external ${m.externalMiB.toFixed(1)} MiB`;
   return [
-    single(`${label}: bot RSS idle`, "MiB", idle.rss, 1, `VmRSS after start-up, before any turn (tsx loader included); ${heap(idle)}`),
+    single(`${label}: bot RSS idle`, "MiB", idle.rss, 1, `VmRSS after start-up, before any turn (${how}); ${heap(idle)}`),
     single(`${label}: bot RSS after ${turns} turns`, "MiB", after.rss, 1, `peak ${after.peak.toFixed(1)} MiB; ${heap(after)}`),
     single(`${label}: Worker connections opened`, "conns", after.connections, after.requests, `for ${after.requests} Worker requests (keep-alive check)`),
   ];

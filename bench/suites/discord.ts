@@ -1,6 +1,6 @@
 import { startFakeDiscord } from "../../test/fakes/discord/index.ts";
 import { Arrivals } from "../arrivals.ts";
-import { type BotProcess, spawnBot } from "../bots/process.ts";
+import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
@@ -11,25 +11,27 @@ import { pool } from "../pool.ts";
  * The Discord bot in its own process against the fake Discord (REST + gateway)
  * and the real Worker. `/duet ask` gives the defer (Discord's ack, and the first
  * thing the user sees) and the edited reply; a mention gives the typing
- * indicator and the reply.
+ * indicator and the reply. With `builtDir` the bot is `pnpm build`'s output run
+ * with plain node (and discord.js's default 50 requests/s global REST limit).
  */
 
 type Kind = "ask" | "mention";
 
-export async function discordSuite(stack: BenchStack, opts: BotBenchOptions): Promise<Result[]> {
+export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
   const fake = await startFakeDiscord();
   const guildId = fake.addGuild("bench");
   const arrivals = new Arrivals();
   const watch = watchDiscord(fake, arrivals);
   let bot: BotProcess | undefined;
   try {
-    bot = await spawnBot("discord-bot.ts", {
+    const env = {
       DISCORD_TOKEN: fake.token,
       DISCORD_APPLICATION_ID: fake.applicationId,
       DISCORD_API_URL: fake.api,
       DUET_WORKER_URL: stack.workerUrl,
       DUET_API_TOKEN: stack.token,
-    });
+    };
+    bot = builtDir ? await spawnBuiltBot(builtDir, "discord", env) : await spawnBot("discord-bot.ts", env);
     const channels = Array.from({ length: 10 }, (_, i) => fake.addChannel(guildId, `bench-${i}`));
     const idle = await memoryNow(bot, opts.settleMs);
 
@@ -67,7 +69,7 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions): Pr
     }
     await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(i, ...kinds[i % kinds.length]));
     const failures = watch.failures();
-    const label = "discord";
+    const label = builtDir ? "discord (built)" : "discord";
     return [
       summarize(`${label}: defer (/duet ask ack)`, "ms", defer, "INTERACTION_CREATE sent → interaction callback at the fake; also the first feedback"),
       summarize(`${label}: first feedback (typing, mention)`, "ms", typing, "MESSAGE_CREATE sent → typing at the fake"),
@@ -75,7 +77,7 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions): Pr
       summarize(`${label}: overhead, /duet ask → reply posted, 1 command`, "ms", overhead[`ask:${ONE_COMMAND}`], "instant model, `true` in the fake executor"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead[`mention:${REPLY_ONLY}`], "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead[`mention:${ONE_COMMAND}`], `instant model, \`true\` in the fake executor${failures ? `; ${failures} REST calls failed` : ""}`),
-      ...(await memoryResults(label, bot, idle, turns, opts.settleMs)),
+      ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
     ];
   } finally {
     await bot?.stop();

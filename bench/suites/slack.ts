@@ -1,6 +1,6 @@
 import { type FakeSlack, mentionEvent, signature, slashCommand, startFakeSlack } from "../../test/fakes/slack/index.ts";
 import { Arrivals } from "../arrivals.ts";
-import { type BotProcess, spawnBot } from "../bots/process.ts";
+import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
@@ -11,7 +11,8 @@ import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults
  * The Slack bot in its own process against the fake Slack and the real Worker,
  * in HTTP mode or Socket Mode. One mention gives three figures: the ack (HTTP
  * response or Socket Mode ack envelope), the 👀 reaction (first feedback) and
- * the reply in the thread (Duet's whole path with an instant model).
+ * the reply in the thread (Duet's whole path with an instant model). With
+ * `builtDir` the bot is `pnpm build`'s output run with plain node.
  */
 
 const SECRET = "bench-signing-secret";
@@ -49,19 +50,20 @@ function socketDelivery(slack: FakeSlack): Deliver {
   };
 }
 
-export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opts: BotBenchOptions): Promise<Result[]> {
+export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
   let bot: BotProcess | undefined;
   try {
-    bot = await spawnBot("slack-bot.ts", {
+    const env = {
       SLACK_BOT_TOKEN: slack.id.botToken,
       SLACK_API_URL: slack.apiUrl,
       DUET_WORKER_URL: stack.workerUrl,
       DUET_API_TOKEN: stack.token,
       ...(mode === "socket" ? { SLACK_APP_TOKEN: slack.id.appToken } : { SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" }),
-    });
+    };
+    bot = builtDir ? await spawnBuiltBot(builtDir, "slack", env) : await spawnBot("slack-bot.ts", env);
     if (mode === "socket") await slack.socket.whenConnected();
     const deliver = mode === "http" ? httpDelivery(`http://127.0.0.1:${bot.port}/slack/events`) : socketDelivery(slack);
     const idle = await memoryNow(bot, opts.settleMs);
@@ -107,14 +109,14 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
     // The rest of the turns for the memory figure, 8 at a time (timings not kept).
     const bulk = Math.max(0, opts.turns - turns);
     await pool(bulk, 8, (i) => mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY));
-    const label = `slack ${mode === "http" ? "HTTP" : "Socket Mode"}`;
+    const label = `slack ${mode === "http" ? "HTTP" : "Socket Mode"}${builtDir ? " (built)" : ""}`;
     return [
       summarize(`${label}: ack (mention)`, "ms", ack, mode === "http" ? "event POST sent → HTTP 200 received" : "envelope sent → ack envelope received"),
       summarize(`${label}: ack (/duet ask)`, "ms", slashAck, "the ack carries the ⏳ working line"),
       summarize(`${label}: first feedback (👀 reaction)`, "ms", feedback, "event sent → reactions.add at the fake"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead.plain, "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead.command, "instant model, `true` in the fake executor"),
-      ...(await memoryResults(label, bot, idle, turns, opts.settleMs)),
+      ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
     ];
   } finally {
     await bot?.stop();
