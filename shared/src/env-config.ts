@@ -18,12 +18,12 @@ export const intVar = (name: string, fallback: number, min: number, max: number)
 /** An optional decimal variable with a default and bounds; the error names the variable. */
 export const numberVar = (name: string, fallback: number, min: number, max: number) => boundedVar(name, fallback, min, max, false);
 
-function boundedVar(name: string, fallback: number, min: number, max: number, integer: boolean) {
+function boundedVar<F extends number | undefined>(name: string, fallback: F, min: number, max: number, integer: boolean) {
   return z
     .string()
     .optional()
     .transform((v, ctx) => {
-      if (v === undefined || v.trim() === "") return fallback;
+      if (v === undefined || v.trim() === "") return fallback as number | F;
       const n = Number(v);
       if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max) {
         ctx.addIssue({ code: "custom", message: `${name} must be ${integer ? "an integer" : "a number"} from ${min} to ${max}` });
@@ -34,19 +34,7 @@ function boundedVar(name: string, fallback: number, min: number, max: number, in
 }
 
 /** An optional TCP port (0 = any free port); unset stays undefined. */
-export const optionalPort = (name: string) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === "") return undefined;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) {
-        ctx.addIssue({ code: "custom", message: `${name} must be a port number (0-65535)` });
-        return z.NEVER;
-      }
-      return n;
-    });
+export const optionalPort = (name: string) => boundedVar(name, undefined, 0, 65535, true);
 
 /** An optional text variable where an empty value counts as unset. */
 export const optionalText = z

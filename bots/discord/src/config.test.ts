@@ -22,6 +22,7 @@ describe("loadConfig", () => {
     [{ DISCORD_TOKEN: "abc" }, "DUET_API_TOKEN is required"],
     [{ ...base, DISCORD_APPLICATION_ID: "app" }, "DISCORD_APPLICATION_ID must be a Discord id"],
     [{ ...base, DUET_WORKER_URL: "localhost:8787" }, "DUET_WORKER_URL must be an http(s) URL"],
+    [{ ...base, HEALTH_PORT: "-1" }, "HEALTH_PORT must be an integer from 0 to 65535"],
   ])("refuses %j with one line naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -29,6 +30,8 @@ describe("loadConfig", () => {
 
   it("treats empty values as unset, and registering needs no Worker token", () => {
     expect(loadConfig({ ...base, DUET_WORKER_URL: "" }).workerUrl).toBe("http://127.0.0.1:8787");
+    expect(loadConfig({ ...base, HEALTH_PORT: "" }).healthPort).toBeUndefined();
+    expect(loadConfig({ ...base, HEALTH_PORT: "8080" }).healthPort).toBe(8080);
     expect(loadConfig({ DISCORD_TOKEN: "abc", DISCORD_GUILD_ID: "123456789012345678" }, "register")).toMatchObject({ guildId: "123456789012345678", apiToken: "" });
   });
 });

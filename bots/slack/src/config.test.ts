@@ -32,6 +32,8 @@ describe("loadConfig", () => {
     const c = loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", DUET_API_TOKEN: "t", SLACK_APP_TOKEN: "xapp-1-A1-x" });
     expect(c.mode).toBe("socket");
     expect(c.signingSecret).toBeUndefined();
+    expect(c.healthPort).toBeUndefined();
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", DUET_API_TOKEN: "t", SLACK_APP_TOKEN: "xapp-1-A1-x", HEALTH_PORT: "8080" }).healthPort).toBe(8080);
   });
 
   it("normalises URLs and reads the port and room scope", () => {
@@ -54,6 +56,7 @@ describe("loadConfig", () => {
     [{ ...base, SLACK_APP_TOKEN: "xoxb-wrong" }, /^SLACK_APP_TOKEN must be an app-level token/],
     [{ ...base, SLACK_PORT: "http" }, /^SLACK_PORT must be a port number/],
     [{ ...base, SLACK_PORT: "70000" }, /^SLACK_PORT must be a port number/],
+    [{ ...base, HEALTH_PORT: "healthz" }, /^HEALTH_PORT must be an integer from 0 to 65535/],
     [{ ...base, SLACK_API_URL: "slack.com/api" }, /^SLACK_API_URL must be an http\(s\) URL/],
     [{ ...base, DUET_WORKER_URL: "localhost:8787" }, /^DUET_WORKER_URL must be an http\(s\) URL/],
     [{ ...base, DUET_SLACK_ROOM_SCOPE: "workspace" }, /^DUET_SLACK_ROOM_SCOPE must be channel or thread/],
