@@ -17,3 +17,5 @@ if (!target) {
   process.exit(2);
 }
 await import(target);
+
+export {};
