@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
+import { snowflake, startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { buildBots, type Built, healthBecomes, portFrom, runBuilt } from "./harness.ts";
 
@@ -59,6 +59,22 @@ describe("the built Discord bot", () => {
     } finally {
       fake.gateway.refusing = false;
       expect(await bot.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  it("under ShardingManager, serves one /healthz that is 200 once every shard is ready", async () => {
+    const sharded = await startFakeDiscord({ heartbeatIntervalMs: 1_000, shardCount: 2 });
+    // A guild's shard is (id >> 22) % count: consecutive timestamps land on different shards.
+    const at = Date.now();
+    for (const [i, name] of ["even", "odd"].entries()) sharded.addGuild(name, snowflake(at - (at % 2) + i));
+    const manager = runBuilt(built, "discord-sharded", { ...env(), DISCORD_TOKEN: sharded.token, DISCORD_API_URL: sharded.api });
+    try {
+      const port = await portFrom(manager, "/healthz on port");
+      expect(await healthBecomes(port, 200, 60_000)).toEqual({ ok: true });
+      await expect.poll(() => manager.output().match(/connected as Duet in 1 server\(s\)/g)?.length).toBe(2);
+    } finally {
+      await manager.stop();
+      await sharded.close();
     }
   }, 120_000);
 

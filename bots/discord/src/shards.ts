@@ -35,7 +35,8 @@ const fromSource = import.meta.url.endsWith(".ts");
 const manager = new ShardingManager(fileURLToPath(new URL(fromSource ? "./main.ts" : "./main.js", import.meta.url)), {
   token: config.token,
   totalShards,
-  execArgv: fromSource ? ["--import", "tsx"] : [],
+  // Built, each shard runs with the flags the manager was started with (scripts/build/runtime.ts).
+  execArgv: fromSource ? ["--import", "tsx"] : process.execArgv,
 });
 manager.on("shardCreate", (shard) => console.log(`[discord] started shard ${shard.id + 1} of ${manager.totalShards}`));
 let stopping = false;
