@@ -1,5 +1,5 @@
 import { sandboxName, type RunResult } from "@duet/shared";
-import type { Outcome } from "./duet-agent.ts";
+import type { Outcome } from "./outcome.ts";
 import { UNKNOWN_OUTCOME } from "./turn.ts";
 
 /**
@@ -8,9 +8,6 @@ import { UNKNOWN_OUTCOME } from "./turn.ts";
  * but with an idempotency key its answer is stored so a replay never runs the
  * command again.
  */
-
-/** The idempotency namespace of direct runs, so a message key and a run key never collide. */
-export const execKey = (key: string) => `exec:${key}`;
 
 export function execOutcome(roomId: string, run: RunResult): Outcome {
   return {

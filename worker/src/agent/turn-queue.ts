@@ -7,36 +7,22 @@ import { DuetError, ROOM_QUEUE_MAX } from "@duet/shared";
  */
 export class TurnQueue {
   private tail: Promise<unknown> = Promise.resolve();
-  private waitingCount = 0;
-  private running = false;
+  private waiting = 0;
 
   constructor(private readonly maxWaiting = ROOM_QUEUE_MAX) {}
 
-  get waiting(): number {
-    return this.waitingCount;
-  }
-
-  get busy(): boolean {
-    return this.running || this.waitingCount > 0;
-  }
-
-  /** Runs `task` after every task queued before it; refuses when too many wait. */
+  /** Runs `task` after every task queued before it; refuses (synchronously) when too many wait. */
   run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.waitingCount >= this.maxWaiting) {
-      throw new DuetError("room_busy", `this room already has ${this.waitingCount} requests waiting`, {
+    if (this.waiting >= this.maxWaiting) {
+      throw new DuetError("room_busy", `this room already has ${this.waiting} requests waiting`, {
         // Turns take seconds (model plus commands); a short wait lets the queue drain.
         retryAfterMs: 2_000,
       });
     }
-    this.waitingCount++;
-    const result = this.tail.then(async () => {
-      this.waitingCount--;
-      this.running = true;
-      try {
-        return await task();
-      } finally {
-        this.running = false;
-      }
+    this.waiting++;
+    const result = this.tail.then(() => {
+      this.waiting--;
+      return task();
     });
     // The chain must survive a failed task, or one error would block the room forever.
     this.tail = result.catch(() => undefined);

@@ -1,12 +1,12 @@
 import { Hono } from "hono";
-import { getAgentByName } from "agents";
+import { HTTPException } from "hono/http-exception";
 import { DuetError, execRequestSchema, isValidRoomId, messageRequestSchema } from "@duet/shared";
-import type { Outcome } from "../agent/duet-agent.ts";
+import type { Outcome } from "../agent/outcome.ts";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../env.ts";
 import { requireToken } from "./auth.ts";
 import { info } from "./info.ts";
-import { readJson } from "./json-body.ts";
+import { limitBody, readJson } from "./json-body.ts";
 
 type App = { Bindings: Env };
 
@@ -20,8 +20,12 @@ function roomIdOf(raw: string | undefined): string {
   return raw;
 }
 
-async function room(env: Env, roomId: string) {
-  return getAgentByName(env.DUET_AGENT, roomId);
+/**
+ * The room's stub. Its methods start the room themselves, so this is one RPC
+ * per request (getAgentByName would add a round trip to start it first).
+ */
+function room(env: Env, raw: string | undefined) {
+  return env.DUET_AGENT.getByName(roomIdOf(raw));
 }
 
 function send(outcome: Outcome): Response {
@@ -39,40 +43,35 @@ export const app = new Hono<App>();
 
 app.get("/health", (c) => c.text("ok"));
 
-app.use("/api/*", requireToken);
+app.use("/api/*", requireToken, limitBody);
 
 app.get("/api/info", info);
 app.all("/api/info", methodNotAllowed);
 
 app.post("/api/rooms/:roomId/message", async (c) => {
-  const roomId = roomIdOf(c.req.param("roomId"));
-  const body = await readJson(c, messageRequestSchema);
-  return send(await (await room(c.env, roomId)).message(roomId, body));
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.message(await readJson(c, messageRequestSchema)));
 });
 app.all("/api/rooms/:roomId/message", methodNotAllowed);
 
 app.post("/api/rooms/:roomId/sandbox/exec", async (c) => {
-  const roomId = roomIdOf(c.req.param("roomId"));
-  const body = await readJson(c, execRequestSchema);
-  return send(await (await room(c.env, roomId)).exec(roomId, body));
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.exec(await readJson(c, execRequestSchema)));
 });
 app.all("/api/rooms/:roomId/sandbox/exec", methodNotAllowed);
 
 app.get("/api/rooms/:roomId/messages", async (c) => {
-  const roomId = roomIdOf(c.req.param("roomId"));
-  return send(await (await room(c.env, roomId)).messages());
+  return send(await room(c.env, c.req.param("roomId")).messages());
 });
 app.all("/api/rooms/:roomId/messages", methodNotAllowed);
 
 app.get("/api/rooms/:roomId/stats", async (c) => {
-  const roomId = roomIdOf(c.req.param("roomId"));
-  return send(await (await room(c.env, roomId)).stats());
+  return send(await room(c.env, c.req.param("roomId")).stats());
 });
 app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.delete("/api/rooms/:roomId", async (c) => {
-  const roomId = roomIdOf(c.req.param("roomId"));
-  return send(await (await room(c.env, roomId)).cleanup(roomId));
+  return send(await room(c.env, c.req.param("roomId")).cleanup());
 });
 app.all("/api/rooms/:roomId", methodNotAllowed);
 
@@ -80,6 +79,8 @@ app.notFound(() => Response.json({ error: "not found", code: "not_found" }, { st
 
 app.onError((err) => {
   if (err instanceof DuetError) return Response.json(err.toBody(), { status: err.status });
+  // hono's middleware (bearerAuth) answers this way; its response carries our JSON body.
+  if (err instanceof HTTPException) return err.getResponse();
   if (err instanceof ConfigError) return Response.json({ error: err.message, code: "internal" }, { status: 503 });
   // Never a stack trace to the caller; the log keeps it for the operator.
   console.error("unhandled error", err);

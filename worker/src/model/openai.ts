@@ -1,12 +1,11 @@
 import { DuetError } from "@duet/shared";
-import type { ChatMessage, GenerationSettings, ModelProvider } from "./provider.ts";
+import type { ChatMessage, GenerationSettings, ModelProvider } from "./types.ts";
 
 /**
  * Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server,
  * Cloudflare AI Gateway. Only `POST {base}/chat/completions` is used.
  */
 export class OpenAIProvider implements ModelProvider {
-  readonly name = "openai";
   private readonly url: string;
 
   constructor(

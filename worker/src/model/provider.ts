@@ -2,24 +2,10 @@ import { DuetError } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { OpenAIProvider } from "./openai.ts";
+import type { ChatMessage, GenerationSettings, ModelProvider } from "./types.ts";
 import { WorkersAIProvider } from "./workers-ai.ts";
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
-
-/** How the model writes: sent with every request, so no endpoint generates without limit. */
-export interface GenerationSettings {
-  maxTokens: number;
-  temperature: number;
-}
-
-/** A model that turns a conversation into the assistant's next message. */
-export interface ModelProvider {
-  readonly name: string;
-  complete(messages: ChatMessage[], signal: AbortSignal): Promise<string>;
-}
+export type { ChatMessage, GenerationSettings, ModelProvider };
 
 export function createModelProvider(config: WorkerConfig, env: Env): ModelProvider {
   const generation: GenerationSettings = { maxTokens: config.MODEL_MAX_TOKENS, temperature: config.MODEL_TEMPERATURE };

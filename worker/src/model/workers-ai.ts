@@ -1,11 +1,9 @@
 import { DuetError } from "@duet/shared";
 import type { Env } from "../env.ts";
-import type { ChatMessage, GenerationSettings, ModelProvider } from "./provider.ts";
+import type { ChatMessage, GenerationSettings, ModelProvider } from "./types.ts";
 
 /** Workers AI through the `AI` binding (production). */
 export class WorkersAIProvider implements ModelProvider {
-  readonly name = "workers-ai";
-
   constructor(
     private readonly ai: NonNullable<Env["AI"]>,
     private readonly model: string,

@@ -1,6 +1,6 @@
 import { getSandbox } from "@cloudflare/sandbox";
 import { containerId } from "./container-id.ts";
-import { SandboxError, type RawExecResult, type SandboxExecutor } from "./executor.ts";
+import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
 
 /** Production: one @cloudflare/sandbox container per room, its id from containerId(). */
 export class CloudflareExecutor implements SandboxExecutor {

@@ -1,25 +1,8 @@
-import { sandboxName } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { CloudflareExecutor } from "./cloudflare.ts";
 import { LocalExecutor } from "./local.ts";
-
-/** What a sandbox reports for one command, before Duet caps and redacts it. */
-export interface RawExecResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-  truncated: boolean;
-}
-
-/** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
-export interface SandboxExecutor {
-  exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult>;
-  destroy(roomId: string): Promise<void>;
-}
-
-export class SandboxError extends Error {}
+import { SandboxError, type SandboxExecutor } from "./types.ts";
 
 export function createExecutor(config: WorkerConfig, env: Env): SandboxExecutor {
   if (config.SANDBOX_PROVIDER === "local") {
@@ -31,5 +14,3 @@ export function createExecutor(config: WorkerConfig, env: Env): SandboxExecutor 
   }
   return new CloudflareExecutor(env.Sandbox);
 }
-
-export { sandboxName };

@@ -1,5 +1,5 @@
 import { sandboxName } from "@duet/shared";
-import { SandboxError, type RawExecResult, type SandboxExecutor } from "./executor.ts";
+import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
 
 /** Extra time the HTTP call gets beyond the command's own deadline, for the executor to report a timeout. */
 const HTTP_GRACE_MS = 5_000;

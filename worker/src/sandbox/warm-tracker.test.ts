@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RawExecResult, SandboxExecutor } from "./executor.ts";
+import type { RawExecResult, SandboxExecutor } from "./types.ts";
 import { WarmTracker } from "./warm-tracker.ts";
 
 class Recorder implements SandboxExecutor {

@@ -1,4 +1,4 @@
-import type { RawExecResult, SandboxExecutor } from "./executor.ts";
+import type { RawExecResult, SandboxExecutor } from "./types.ts";
 
 /** A sandbox used within this window is assumed awake (Cloudflare's sleepAfter defaults to 10 minutes). */
 export const SANDBOX_WARM_FOR_MS = 5 * 60_000;

@@ -1,0 +1,178 @@
+import { DuetError, HISTORY_KEEP, type DuetMessage, type ExecRequest, type MessageRequest } from "@duet/shared";
+import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
+import { guard, ok, type Outcome } from "./outcome.ts";
+import { Replays } from "./replay.ts";
+import type { RoomTree } from "./room-tree.ts";
+import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
+import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "./turn-ledger.ts";
+import { TurnQueue } from "./turn-queue.ts";
+
+/**
+ * How often a busy room's alarm fires. An alarm keeps the object in memory
+ * while a turn nobody awaits runs, and after an eviction it wakes a fresh
+ * instance that resumes the turns left pending (Cloudflare evicts an object
+ * after about 70 s without an event).
+ */
+export const KEEP_AWAKE_MS = 30_000;
+
+/** What the turns of one room need from the room object. */
+export interface RoomParts {
+  roomId: string;
+  ledger: TurnLedger;
+  tree: RoomTree;
+  /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
+  deps: () => TurnDeps;
+  /** Arms the room's alarm (a Durable Object alarm: no row is written). */
+  setAlarm: (at: number) => Promise<void>;
+}
+
+const DELETED = "this room was deleted while the message was being answered";
+
+/**
+ * A room's turns: admission, the one-at-a-time queue, the ledger row of each
+ * turn, idempotent replays and the recovery of turns an eviction cut off.
+ */
+export class RoomTurns {
+  private readonly queue = new TurnQueue();
+  private readonly replays = new Replays();
+  /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
+  private epoch = 0;
+  /** Turns queued or running in this instance; the alarm is re-armed while there are any. */
+  private busy = 0;
+  private awakeUntil = 0;
+  private recovered = false;
+
+  constructor(private readonly room: RoomParts) {}
+
+  /**
+   * Resumes the turns a previous instance accepted and never answered
+   * (eviction, redeploy, crash), in arrival order, ahead of any new turn. A
+   * retry with the same key then joins the resumed turn. A keyed direct run
+   * that was cut off may have run, so it is answered as unknown, never re-run.
+   * Runs once per instance, before its first turn (onStart).
+   */
+  recover(): void {
+    if (this.recovered) return;
+    this.recovered = true;
+    const { ledger, roomId } = this.room;
+    for (const turn of ledger.pending("message")) {
+      try {
+        const epoch = this.epoch;
+        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch));
+        if (turn.idemKey) void this.replays.track(replayKey("message", turn.idemKey), answer);
+      } catch (err) {
+        // The queue is full: the turn stays pending and is resumed by the next instance.
+        console.error("a pending turn could not be resumed", err);
+      }
+    }
+    for (const run of ledger.pending("exec")) ledger.finishRun(run, unknownRunOutcome(roomId, run.question));
+  }
+
+  async message(req: MessageRequest): Promise<Outcome> {
+    const { ledger } = this.room;
+    const key = req.idempotencyKey ?? null;
+    if (key) {
+      const stored = () => {
+        const answer = ledger.answered("message", key);
+        return answer ? ok({ ...answer, messages: ledger.history() }) : null;
+      };
+      const replay = await this.replays.find(replayKey("message", key), stored);
+      if (replay) return replay;
+    }
+    const redact = this.room.deps().redact;
+    const accept = () =>
+      ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() });
+    const epoch = this.epoch;
+    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch));
+    return key ? this.replays.track(replayKey("message", key), answer) : answer;
+  }
+
+  private async answerTurn(turn: LedgerTurn, epoch: number): Promise<Outcome> {
+    const { ledger, tree } = this.room;
+    const current = () => epoch === this.epoch;
+    try {
+      await tree.ensureRegistered();
+      const history = ledger.history();
+      const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current }, turn, history);
+      if (!current()) throw new DuetError("not_found", DELETED);
+      const answeredAt = Date.now();
+      ledger.answer(turn, answer, modelText, answeredAt);
+      return ok({ ...answer, messages: withTurn(history, turn, answer, answeredAt) });
+    } catch (err) {
+      if (current()) ledger.drop(turn);
+      throw err;
+    }
+  }
+
+  /** A direct run. Only a keyed run has a row: without a key there is nothing to replay or protect. */
+  async exec(req: ExecRequest): Promise<Outcome> {
+    const { ledger, roomId } = this.room;
+    const key = req.idempotencyKey ?? null;
+    if (key) {
+      const replay = await this.replays.find(replayKey("exec", key), () => ledger.answered<Outcome>("exec", key));
+      if (replay) return replay;
+    }
+    const deps = this.room.deps();
+    const accept = () =>
+      key ? ledger.accept({ kind: "exec", idemKey: key, userId: req.userId || null, question: deps.redact(req.cmd), receivedAt: Date.now() }) : null;
+    const answer = this.start(accept, async (turn) => {
+      try {
+        await this.room.tree.ensureRegistered();
+        if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
+        const run = await runCommand(deps, req.cmd);
+        // The executor failed to answer: nothing is stored, so a retry may run it.
+        if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
+        const outcome = execOutcome(roomId, run);
+        if (turn) ledger.finishRun(turn, outcome);
+        return outcome;
+      } catch (err) {
+        if (turn) ledger.drop(turn);
+        throw err;
+      }
+    });
+    return key ? this.replays.track(replayKey("exec", key), answer) : answer;
+  }
+
+  /**
+   * Queues `work`. Admission comes first (the queue throws when the room is
+   * full), so a refused turn leaves no row; `accept` then writes the turn's
+   * row before the work can start (on a later microtask at the earliest).
+   */
+  private start<T extends LedgerTurn | null>(accept: () => T, work: (turn: T) => Promise<Outcome>): Promise<Outcome> {
+    let turn: T;
+    const task = this.queue.run(() => work(turn));
+    turn = accept();
+    this.busy++;
+    this.keepAwake();
+    void task.finally(() => this.busy--).catch(() => undefined);
+    return guard(() => task);
+  }
+
+  /** The room was cleaned: turns still running must not write into it. */
+  reset(): void {
+    this.epoch++;
+    this.room.ledger.wipe();
+  }
+
+  /** After the room's alarm fired: arm the next one while turns remain. */
+  afterAlarm(): void {
+    this.awakeUntil = 0;
+    if (this.busy > 0) this.keepAwake();
+  }
+
+  /** One alarm write per KEEP_AWAKE_MS at most, however many turns arrive. */
+  private keepAwake(): void {
+    const now = Date.now();
+    if (this.awakeUntil > now) return;
+    this.awakeUntil = now + KEEP_AWAKE_MS;
+    this.room.setAlarm(this.awakeUntil).catch((err) => console.error("the room's alarm could not be set", err));
+  }
+}
+
+const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
+
+/** The history after `turn`: what the ledger would now read, without reading it again. */
+function withTurn(history: DuetMessage[], turn: LedgerTurn, answer: StoredAnswer, answeredAt: number): DuetMessage[] {
+  const user: DuetMessage = { role: "user", ...(turn.userId ? { userId: turn.userId } : {}), text: turn.question, ts: turn.receivedAt };
+  return [...history, user, { role: "agent" as const, text: answer.reply, ts: answeredAt }].slice(-HISTORY_KEEP);
+}

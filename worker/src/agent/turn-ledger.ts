@@ -1,0 +1,268 @@
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type RunResult } from "@duet/shared";
+
+/** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
+export type TurnKind = "message" | "exec";
+
+/** A turn the ledger accepted: where its row is, and what was asked. */
+export interface LedgerTurn {
+  /** The row holding it; rows are reused once their turn has aged out. */
+  slot: number;
+  /** Arrival order, never reused: it tells a turn from a later one in the same slot. */
+  seq: number;
+  kind: TurnKind;
+  idemKey: string | null;
+  userId: string | null;
+  /** The person's text (redacted), or a direct run's command (redacted). */
+  question: string;
+  receivedAt: number;
+  /** Set while commands run: the model's text and the commands finished (see turn.ts Progress). */
+  progress: string | null;
+}
+
+/** What an answered message turn stores for replay and history. */
+export interface StoredAnswer {
+  reply: string;
+  explanation: string;
+  runs: RunResult[];
+  skipped?: string[];
+}
+
+/** An answered message turn as the model's context is built from it. */
+export interface AnsweredTurn extends StoredAnswer {
+  seq: number;
+  userId: string | null;
+  question: string;
+  receivedAt: number;
+  /** The model's own text, <run> tags included, redacted; null for turns stored before it was kept. */
+  modelText: string | null;
+  answeredAt: number;
+}
+
+/** Message turns shown as history: each is a user message and an agent message. */
+const HISTORY_TURNS = HISTORY_KEEP / 2;
+
+type Row = Record<string, SqlStorageValue>;
+
+const str = (v: SqlStorageValue) => (v === null ? null : String(v));
+
+/**
+ * The room's turns, one row each: the question is written when the turn is
+ * accepted and the answer into the same row when it is answered, so a turn
+ * costs two rows written (plus one per command, marked before it starts). The
+ * history is read from these rows. A row whose turn is out of the history and
+ * past the replay window is reused by the next turn (an UPDATE, not a DELETE
+ * and an INSERT). No index: each one would add a row written per change, and
+ * the table holds only the last 25 turns plus those a retry may still replay.
+ */
+export class TurnLedger {
+  private nextSeq: number;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    const sql = storage.sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS duet_ledger (
+      slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
+      idem_key TEXT, user_id TEXT, question TEXT NOT NULL, received_at INTEGER NOT NULL,
+      progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER)`);
+    storage.transactionSync(() => migrateMessageRows(sql));
+    this.nextSeq = Number(sql.exec<Row>(`SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM duet_ledger`).one().n);
+  }
+
+  private get sql() {
+    return this.storage.sql;
+  }
+
+  /** Writes run to completion here (the cursor is drained), so their rows are counted at once. */
+  private write(query: string, ...params: SqlStorageValue[]): void {
+    this.sql.exec(query, ...params).toArray();
+  }
+
+  /** Records an accepted turn before any work starts, so an eviction cannot lose it: one row written. */
+  accept(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, now = Date.now()): LedgerTurn {
+    const seq = this.nextSeq++;
+    const slot = this.reusableSlot(now);
+    const values = [seq, turn.kind, turn.idemKey, turn.userId, turn.question, turn.receivedAt];
+    if (slot === null) {
+      const row = this.sql
+        .exec<Row>(
+          `INSERT INTO duet_ledger (seq, kind, status, idem_key, user_id, question, received_at)
+           VALUES (?, ?, 'pending', ?, ?, ?, ?) RETURNING slot`,
+          ...values,
+        )
+        .one();
+      return { ...turn, slot: Number(row.slot), seq, progress: null };
+    }
+    this.write(
+      `UPDATE duet_ledger SET seq = ?, kind = ?, status = 'pending', idem_key = ?, user_id = ?, question = ?,
+       received_at = ?, progress = NULL, model_text = NULL, reply = NULL, answer = NULL, answered_at = NULL
+       WHERE slot = ?`,
+      ...values, slot,
+    );
+    return { ...turn, slot, seq, progress: null };
+  }
+
+  /**
+   * The oldest row no one needs: a failed turn's, or an answered one that is
+   * neither in the history nor replayable (keyed and younger than the TTL).
+   */
+  private reusableSlot(now: number): number | null {
+    const row = this.sql
+      .exec<Row>(
+        `SELECT slot FROM duet_ledger
+         WHERE status = 'free'
+            OR (status = 'done' AND (idem_key IS NULL OR received_at <= ?)
+                AND (kind = 'exec' OR seq < (SELECT seq FROM duet_ledger WHERE kind = 'message' AND status = 'done'
+                                             ORDER BY seq DESC LIMIT 1 OFFSET ?)))
+         ORDER BY seq LIMIT 1`,
+        now - IDEMPOTENCY_TTL_MS, HISTORY_TURNS - 1,
+      )
+      .toArray()[0];
+    return row ? Number(row.slot) : null;
+  }
+
+  /** Notes the command about to run (with the model's text), so a restart knows its outcome is unknown. */
+  markStarted(turn: LedgerTurn, progress: string): void {
+    turn.progress = progress;
+    this.write(`UPDATE duet_ledger SET progress = ? WHERE slot = ? AND seq = ?`, progress, turn.slot, turn.seq);
+  }
+
+  /** Stores a message turn's answer; the row joins the history. The in-flight progress is dropped. */
+  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now()): void {
+    const { reply, ...rest } = answer;
+    this.write(
+      `UPDATE duet_ledger SET status = 'done', progress = NULL, model_text = ?, reply = ?, answer = ?, answered_at = ?
+       WHERE slot = ? AND seq = ?`,
+      modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
+    );
+  }
+
+  /** Stores a direct run's answer (any JSON) for replay; direct runs are not history. */
+  finishRun(turn: LedgerTurn, outcome: unknown, now = Date.now()): void {
+    this.write(
+      `UPDATE duet_ledger SET status = 'done', answer = ?, answered_at = ? WHERE slot = ? AND seq = ?`,
+      JSON.stringify(outcome), now, turn.slot, turn.seq,
+    );
+  }
+
+  /** A turn that failed before it answered leaves nothing behind: its row is free for the next turn. */
+  drop(turn: LedgerTurn): void {
+    this.write(
+      `UPDATE duet_ledger SET status = 'free', idem_key = NULL, user_id = NULL, question = '', progress = NULL
+       WHERE slot = ? AND seq = ?`,
+      turn.slot, turn.seq,
+    );
+  }
+
+  /** Turns accepted and not answered, oldest first: after a restart, these were cut off. */
+  pending(kind: TurnKind): LedgerTurn[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM duet_ledger WHERE status = 'pending' AND kind = ? ORDER BY seq`, kind)
+      .toArray()
+      .map(toTurn);
+  }
+
+  pendingByKey(kind: TurnKind, idemKey: string): LedgerTurn | null {
+    const row = this.sql
+      .exec<Row>(`SELECT * FROM duet_ledger WHERE status = 'pending' AND kind = ? AND idem_key = ?`, kind, idemKey)
+      .toArray()[0];
+    return row ? toTurn(row) : null;
+  }
+
+  /** The stored answer for a key answered within the TTL: a message's StoredAnswer or a direct run's outcome. */
+  answered<T = StoredAnswer>(kind: TurnKind, idemKey: string, now = Date.now()): T | null {
+    const row = this.sql
+      .exec<Row>(
+        `SELECT reply, answer FROM duet_ledger WHERE status = 'done' AND kind = ? AND idem_key = ? AND received_at > ?
+         ORDER BY seq DESC LIMIT 1`,
+        kind, idemKey, now - IDEMPOTENCY_TTL_MS,
+      )
+      .toArray()[0];
+    if (!row) return null;
+    const answer = JSON.parse(String(row.answer)) as T;
+    return kind === "message" ? ({ reply: String(row.reply), ...answer } as T) : answer;
+  }
+
+  /** The newest answered message turns, oldest first, with the model's own text and each command's result. */
+  recentTurns(limit = HISTORY_TURNS): AnsweredTurn[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT seq, user_id, question, received_at, model_text, reply, answer, answered_at FROM duet_ledger
+         WHERE kind = 'message' AND status = 'done' ORDER BY seq DESC LIMIT ?`,
+        limit,
+      )
+      .toArray()
+      .reverse()
+      .map((r) => ({
+        ...(JSON.parse(String(r.answer)) as Omit<StoredAnswer, "reply">),
+        seq: Number(r.seq),
+        userId: str(r.user_id),
+        question: String(r.question),
+        receivedAt: Number(r.received_at),
+        modelText: str(r.model_text),
+        reply: String(r.reply),
+        answeredAt: Number(r.answered_at),
+      }));
+  }
+
+  /** The room's history (last 50 messages): each answered turn as the person's message and Duet's reply. */
+  history(): DuetMessage[] {
+    const rows = this.sql
+      .exec<Row>(
+        `SELECT user_id, question, received_at, reply, answered_at FROM duet_ledger
+         WHERE kind = 'message' AND status = 'done' ORDER BY seq DESC LIMIT ?`,
+        HISTORY_TURNS,
+      )
+      .toArray()
+      .reverse();
+    return rows.flatMap((r) => [
+      { role: "user" as const, ...(r.user_id !== null ? { userId: String(r.user_id) } : {}), text: String(r.question), ts: Number(r.received_at) },
+      { role: "agent" as const, text: String(r.reply), ts: Number(r.answered_at) },
+    ]);
+  }
+
+  messageCount(): number {
+    const n = Number(this.sql.exec<Row>(`SELECT COUNT(*) AS n FROM duet_ledger WHERE kind = 'message' AND status = 'done'`).one().n);
+    return Math.min(n, HISTORY_TURNS) * 2;
+  }
+
+  /** Empties the ledger: history, pending turns and stored answers. */
+  wipe(): void {
+    this.write(`DELETE FROM duet_ledger`);
+  }
+}
+
+function toTurn(r: Row): LedgerTurn {
+  return {
+    slot: Number(r.slot),
+    seq: Number(r.seq),
+    kind: String(r.kind) as TurnKind,
+    idemKey: str(r.idem_key),
+    userId: str(r.user_id),
+    question: String(r.question),
+    receivedAt: Number(r.received_at),
+    progress: str(r.progress),
+  };
+}
+
+/**
+ * Rooms written before the ledger kept one row per message (duet_messages)
+ * and their turns apart (duet_turns). Their history becomes turn rows, once:
+ * each user message with the agent message after it.
+ */
+function migrateMessageRows(sql: SqlStorage): void {
+  const legacy = sql.exec<Row>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'duet_messages'`).toArray();
+  if (!legacy.length) return;
+  const messages = sql.exec<Row>(`SELECT role, user_id, text, ts FROM duet_messages ORDER BY id`).toArray();
+  let seq = 0;
+  for (let i = 0; i + 1 < messages.length; i++) {
+    const [q, a] = [messages[i], messages[i + 1]];
+    if (q.role !== "user" || a.role !== "agent") continue;
+    sql.exec(
+      `INSERT INTO duet_ledger (seq, kind, status, user_id, question, received_at, reply, answer, answered_at)
+       VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?)`,
+      ++seq, q.user_id, q.text, q.ts, a.text, JSON.stringify({ explanation: a.text, runs: [] }), a.ts,
+    );
+    i++;
+  }
+  sql.exec(`DROP TABLE duet_messages`);
+  sql.exec(`DROP TABLE IF EXISTS duet_turns`);
+}
