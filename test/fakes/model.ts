@@ -5,6 +5,7 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  * last user message, so concurrent tests never share a script:
  *
  *   SAY: <text>        answer <text> verbatim (may contain <run> tags)
+ *   SAY64: <base64>    answer the decoded text: a model writing what the user's text never held (a secret)
  *   SLOW:<ms> <rest>   wait <ms> before handling <rest>
  *   FAIL:<status>      answer that HTTP status with an error body
  *   GARBAGE            answer a body that is not JSON
@@ -65,7 +66,15 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       return res.end("<html>this is not json");
     }
     const scripted = answers.find(([match]) => last.includes(match));
-    const content = scripted ? scripted[1] : script.startsWith("EMPTY") ? "" : script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
+    const content = scripted
+      ? scripted[1]
+      : script.startsWith("EMPTY")
+        ? ""
+        : script.startsWith("SAY64:")
+          ? Buffer.from(script.slice(6).trim(), "base64").toString("utf8")
+          : script.startsWith("SAY:")
+            ? script.slice(4).trim()
+            : `Echo: ${script}`;
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream" });
       for (const piece of content.match(/[\s\S]{1,16}/g) ?? []) {

@@ -1,5 +1,11 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, deletedSessions, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+
+function roomStub(room: string): DurableObjectStub {
+  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
+  return ns.get(ns.idFromName(room));
+}
 
 describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
   it("runs a direct command with /sandbox/exec and names the sandbox", async () => {
@@ -163,20 +169,47 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
 });
 
 describe("storage cost", () => {
-  it("writes the same rows for message 50 as for message 1 (history is rows, not one blob)", async () => {
+  it("writes at most 3 rows a turn: 2 for a turn, 1 more per command or for a new room's registration", async () => {
+    const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
+    const room = `${channel}-1700000000.000100`;
+    const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number; messages: number });
+    const cost = async (turn: () => Promise<unknown>) => {
+      const before = (await rows()).rowsWrittenSinceStart;
+      await turn();
+      return (await rows()).rowsWrittenSinceStart - before;
+    };
+    // The first turn also records the room under its channel (one row here; the channel's rows are its own).
+    expect(await cost(() => send(room, "first"))).toBe(3);
+    expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(2);
+    for (let i = 0; i < 26; i++) await send(room, `m${i}`, i % 2 ? { idempotencyKey: `EvCostM${i}` } : {});
+    expect((await rows()).messages).toBe(50);
+    // At 50 messages the oldest turn's row is reused: still 2 rows, no DELETE.
+    expect(await cost(() => send(room, "at fifty"))).toBe(2);
+    expect(await cost(() => send(room, "keyed at fifty", { idempotencyKey: "EvCost2" }))).toBe(2);
+    expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(3);
+    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo k", idempotencyKey: "IntCost" } }))).toBe(2);
+    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(0);
+    expect(await history(room)).toHaveLength(50);
+    // A replay writes nothing.
+    expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(0);
+  });
+});
+
+describe("secrets in direct runs", () => {
+  it("runs a command carrying a Slack token as written and stores it redacted", async () => {
     const room = freshRoom();
-    const stats = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number; messages: number });
-    const before = (await stats()).rowsWrittenSinceStart;
-    await send(room, "m");
-    const first = (await stats()).rowsWrittenSinceStart - before;
-    for (let i = 0; i < 30; i++) await send(room, "m");
-    const s49 = await stats();
-    await send(room, "m");
-    const s50 = await stats();
-    expect(s50.messages).toBe(50);
-    // Once the history is full, each turn also deletes the two oldest rows.
-    expect(s50.rowsWrittenSinceStart - s49.rowsWrittenSinceStart).toBeLessThanOrEqual(first + 2);
-    expect(first).toBeGreaterThan(0);
+    const token = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
+    const header = `Authorization: Bearer ${token}`;
+    const cmd = `printf '%s' "${header}" | wc -c`;
+    const run = () => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd, idempotencyKey: "IntSecret" } });
+    const first = (await (await run()).json()) as any;
+    expect(first.result.stdout.trim()).toBe(String(header.length));
+    expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual([cmd]);
+    const stored = await runInDurableObject(roomStub(room), (_agent, state) =>
+      state.storage.sql.exec<{ question: string }>(`SELECT question FROM duet_ledger`).toArray().map((r) => r.question),
+    );
+    expect(stored).toEqual([`printf '%s' "Authorization: Bearer xoxb-[redacted]" | wc -c`]);
+    expect(await (await run()).json()).toEqual({ ...first, replayed: true });
   });
 });
 

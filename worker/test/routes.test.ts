@@ -66,6 +66,28 @@ describe("routes and admission", () => {
     expect(await hist.json()).toEqual({ messages: [] });
   });
 
+  it("refuses an empty body and a chunked body past the limit, reading no further than the limit", async () => {
+    const room = freshRoom();
+    const empty = await api(`/api/rooms/${room}/message`, { method: "POST", body: "", headers: { "content-type": "application/json" } });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ code: "invalid_request", details: { body: [expect.stringMatching(/JSON/)] } });
+
+    // No Content-Length: the body arrives in chunks and never ends. Reading it whole would never answer.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new TextEncoder().encode(`{"text":"${"z".repeat(16 * 1024)}`));
+      },
+    });
+    const res = await api(`/api/rooms/${room}/message`, { method: "POST", body: endless, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: "request body exceeds 65536 bytes", code: "payload_too_large" });
+    // 64 KiB is five 16 KiB chunks; a few more may be in flight when reading stops.
+    expect(pulled).toBeLessThan(20);
+    expect(await (await api(`/api/rooms/${room}/messages`)).json()).toEqual({ messages: [] });
+  });
+
   it("strips control and zero-width characters; text made only of them is empty", async () => {
     const room = freshRoom();
     const blank = await send(room, "\u200b\u200d\u0007\u202e \ufeff");

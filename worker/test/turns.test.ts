@@ -136,10 +136,38 @@ describe("turns: model, <run> tags and history", () => {
 
   it("redacts the Worker's own secrets from command output before chat or history", async () => {
     const room = freshRoom();
-    const { body } = await send(room, "SAY: leak <run>echo token=test-token-0123456789 key=sk-test-openai-key-0123456789</run>");
+    // printf builds both secrets, so they appear only in the command's output:
+    // neither the person's text, the model's text nor the command holds them.
+    const cmd = "printf 'a test-token-%s b sk-test-openai-%s c' 0123456789 key-0123456789";
+    const { body } = await send(room, `SAY: leak <run>${cmd}</run>`);
+    expect(body.runs[0].cmd).toBe(cmd);
+    expect(body.runs[0].stdout).toBe("a [redacted] b [redacted] c");
     expect(JSON.stringify(body)).not.toContain("test-token-0123456789");
     expect(JSON.stringify(body)).not.toContain("sk-test-openai-key-0123456789");
     expect(JSON.stringify(await history(room))).not.toContain("test-token-0123456789");
+  });
+
+  it("shows and stores a secret the model wrote into a command redacted, while the sandbox runs it as written", async () => {
+    const room = freshRoom();
+    const token = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
+    const header = `Authorization: Bearer ${token}`;
+    // The model writes the token (the person's text holds only its base64); wc -c counts what the sandbox got.
+    const cmd = `printf '%s' "${header}" | wc -c`;
+    const script = Buffer.from(`Checking the token. <run>${cmd}</run>`).toString("base64");
+    const { status, body } = await send(room, `SAY64: ${script}`);
+    expect(status).toBe(200);
+    const shown = `printf '%s' "Authorization: Bearer xoxb-[redacted]" | wc -c`;
+    expect(body.runs[0].cmd).toBe(shown);
+    expect(body.runs[0].stdout.trim()).toBe(String(header.length));
+    expect(body.reply).toContain(`Output (${shown}):`);
+    expect(JSON.stringify(body)).not.toContain(token);
+    expect(JSON.stringify(await history(room))).not.toContain(token);
+    expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual([cmd]);
+    // The model's next context: its own earlier answer, redacted.
+    await send(room, `next-${room}`);
+    const [next] = await modelCallsWith(`next-${room}`);
+    expect(JSON.stringify(next.messages)).toContain("xoxb-[redacted]");
+    expect(JSON.stringify(next.messages)).not.toContain(token);
   });
 
   it("redacts the previous API token too, even printed bare by a command that does not contain it", async () => {
