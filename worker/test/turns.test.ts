@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
 
 describe("turns: model, <run> tags and history", () => {
-  it("runs <run> commands in order and reports output as the original did", async () => {
+  it("runs <run> commands in order and reports each as an Output (cmd): section", async () => {
     const room = freshRoom();
     const { status, body } = await send(room, "SAY: Two steps. <run>echo first</run> then <run>echo second; echo oops >&2; exit 3</run>");
     expect(status).toBe(200);

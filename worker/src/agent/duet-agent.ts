@@ -14,8 +14,6 @@ import { meterSql } from "./sql-meter.ts";
 import type { TurnDeps } from "./turn.ts";
 import { TurnLedger, type AnsweredTurn } from "./turn-ledger.ts";
 
-export type { Outcome };
-
 /**
  * One room (its name is its room id): history, turns, sandbox and the rooms
  * under it. This class is the RPC surface the Worker calls; each method returns
@@ -122,8 +120,7 @@ export class DuetAgent extends Agent<Env> {
       } catch (err) {
         errors.push(`sandbox: ${(err as Error).message}`);
       }
-      const roomId = this.name;
-      return errors.length ? { status: 207, body: { cleaned: true, roomId, errors } } : ok({ cleaned: true, roomId });
+      return errors.length ? { status: 207, body: { cleaned: true, roomId: this.name, errors } } : ok({ cleaned: true, roomId: this.name });
     });
   }
 

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { TurnQueue } from "./turn-queue.ts";
+
+/** A promise and the function that settles it: a barrier a test opens when it chooses. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { open, opened };
+}
+
+describe("TurnQueue", () => {
+  it("runs tasks one at a time in arrival order", async () => {
+    const queue = new TurnQueue();
+    const log: string[] = [];
+    const first = gate();
+    const a = queue.run(async () => {
+      log.push("a start");
+      await first.opened;
+      log.push("a end");
+    });
+    const b = queue.run(async () => void log.push("b"));
+    // b waits for a however long a takes: it has not started while a is held.
+    await Promise.resolve();
+    expect(log).toEqual(["a start"]);
+    first.open();
+    await Promise.all([a, b]);
+    expect(log).toEqual(["a start", "a end", "b"]);
+  });
+
+  it("keeps going after a task fails", async () => {
+    const queue = new TurnQueue();
+    const failed = queue.run(async () => {
+      throw new Error("boom");
+    });
+    const next = queue.run(async () => "ran");
+    await expect(failed).rejects.toThrow("boom");
+    expect(await next).toBe("ran");
+  });
+
+  it("refuses at once when too many wait, and admits again once they start", async () => {
+    const queue = new TurnQueue(2);
+    const hold = gate();
+    const started = gate();
+    const running = queue.run(() => {
+      started.open();
+      return hold.opened;
+    });
+    await started.opened;
+    const waiting = [queue.run(async () => 1), queue.run(async () => 2)];
+    expect(() => queue.run(async () => 3)).toThrow(expect.objectContaining({ code: "room_busy", retryAfterMs: 2_000 }));
+    hold.open();
+    await running;
+    expect(await Promise.all(waiting)).toEqual([1, 2]);
+    expect(await queue.run(async () => 4)).toBe(4);
+  });
+});
