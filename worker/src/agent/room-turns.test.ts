@@ -1,0 +1,88 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../config.ts";
+import type { Env } from "../env.ts";
+import type { ChatMessage, ModelProvider } from "../model/types.ts";
+import { RoomTree } from "./room-tree.ts";
+import { RoomTurns } from "./room-turns.ts";
+import type { TurnDeps } from "./turn.ts";
+import { TurnLedger } from "./turn-ledger.ts";
+
+let n = 0;
+function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Promise<T> {
+  const ns = (env as unknown as Env).DUET_AGENT;
+  const stub = ns.get(ns.idFromName(`turns-test-${Date.now()}-${n++}`));
+  return runInDurableObject(stub, (_agent, state) => fn(state.storage));
+}
+
+/** A model that answers each question with "A: <question>" and remembers the order it was asked in. */
+function model(): { asked: string[]; provider: ModelProvider } {
+  const asked: string[] = [];
+  return {
+    asked,
+    provider: {
+      async complete(messages: ChatMessage[]) {
+        const q = messages[messages.length - 1].content;
+        asked.push(q);
+        return `A: ${q}`;
+      },
+    },
+  };
+}
+
+/** A room's turns on `storage`, as a fresh instance would build them after a wake. */
+function roomTurns(storage: DurableObjectStorage, provider: ModelProvider) {
+  const config = loadConfig(env as unknown as Env);
+  const ledger = new TurnLedger(storage);
+  const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => undefined }));
+  const alarms: number[] = [];
+  const deps = (): TurnDeps => ({ roomId: "cli-turns-room", config, ledger, model: () => provider, executor: null, redact: (t) => t });
+  const turns = new RoomTurns({ roomId: "cli-turns-room", ledger, tree, deps, setAlarm: async (at) => void alarms.push(at) });
+  return { ledger, turns, alarms };
+}
+
+describe("RoomTurns", () => {
+  it("resumes turns a dead instance accepted, in arrival order, ahead of a new one; a retry joins its turn", async () => {
+    await withStorage(async (storage) => {
+      const before = roomTurns(storage, model().provider);
+      // Accepted by an instance that died before answering.
+      before.ledger.accept({ kind: "message", idemKey: "Ev1", userId: null, question: "first", receivedAt: Date.now() });
+      before.ledger.accept({ kind: "message", idemKey: null, userId: null, question: "second", receivedAt: Date.now() });
+      before.ledger.accept({ kind: "exec", idemKey: "Run1", userId: null, question: "rm -rf build", receivedAt: Date.now() });
+
+      const m = model();
+      const after = roomTurns(storage, m.provider);
+      after.turns.recover();
+      const retry = await after.turns.message({ text: "first", idempotencyKey: "Ev1" });
+      const fresh = await after.turns.message({ text: "third" });
+      expect(m.asked).toEqual(["first", "second", "third"]);
+      expect(retry).toMatchObject({ status: 200, body: { reply: "A: first", replayed: true } });
+      expect(fresh.body).toMatchObject({ reply: "A: third" });
+      expect(after.ledger.history().map((x) => x.text)).toEqual(["first", "A: first", "second", "A: second", "third", "A: third"]);
+      // The direct run may have run: it is answered as unknown, never run again.
+      expect(await after.turns.exec({ cmd: "rm -rf build", idempotencyKey: "Run1" })).toMatchObject({
+        status: 200,
+        body: { replayed: true, result: { exitCode: null, stderr: expect.stringMatching(/outcome unknown/) } },
+      });
+      // Busy, so the room armed its alarm once for all of it.
+      expect(after.alarms).toHaveLength(1);
+    });
+  });
+
+  it("a stored answer is replayed without asking the model again; a failed turn leaves no history", async () => {
+    await withStorage(async (storage) => {
+      const m = model();
+      const { turns, ledger } = roomTurns(storage, m.provider);
+      turns.recover();
+      await turns.message({ text: "once", idempotencyKey: "Ev2" });
+      expect(await turns.message({ text: "once", idempotencyKey: "Ev2" })).toMatchObject({ body: { reply: "A: once", replayed: true } });
+      expect(m.asked).toEqual(["once"]);
+      const failing: ModelProvider = { complete: async () => "" };
+      const broken = roomTurns(storage, failing);
+      broken.turns.recover();
+      expect((await broken.turns.message({ text: "empty answer" })).status).toBe(502);
+      expect(ledger.history()).toHaveLength(2);
+      expect(ledger.pending("message")).toEqual([]);
+    });
+  });
+});
