@@ -1,10 +1,10 @@
-import { DuetError, HISTORY_KEEP, type DuetMessage, type ExecRequest, type MessageRequest } from "@duet/shared";
+import { DuetError, type ExecRequest, type MessageRequest } from "@duet/shared";
 import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { guard, ok, type Outcome } from "./outcome.ts";
 import { Replays } from "./replay.ts";
 import type { RoomTree } from "./room-tree.ts";
 import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
-import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "./turn-ledger.ts";
+import type { LedgerTurn, TurnKind, TurnLedger } from "./turn-ledger.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
 /**
@@ -95,9 +95,8 @@ export class RoomTurns {
       const history = ledger.history();
       const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current }, turn, history);
       if (!current()) throw new DuetError("not_found", DELETED);
-      const answeredAt = Date.now();
-      ledger.answer(turn, answer, modelText, answeredAt);
-      return ok({ ...answer, messages: withTurn(history, turn, answer, answeredAt) });
+      ledger.answer(turn, answer, modelText);
+      return ok({ ...answer, messages: ledger.history() });
     } catch (err) {
       if (current()) ledger.drop(turn);
       throw err;
@@ -170,9 +169,3 @@ export class RoomTurns {
 }
 
 const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
-
-/** The history after `turn`: what the ledger would now read, without reading it again. */
-function withTurn(history: DuetMessage[], turn: LedgerTurn, answer: StoredAnswer, answeredAt: number): DuetMessage[] {
-  const user: DuetMessage = { role: "user", ...(turn.userId ? { userId: turn.userId } : {}), text: turn.question, ts: turn.receivedAt };
-  return [...history, user, { role: "agent" as const, text: answer.reply, ts: answeredAt }].slice(-HISTORY_KEEP);
-}

@@ -56,6 +56,12 @@ const str = (v: SqlStorageValue) => (v === null ? null : String(v));
  */
 export class TurnLedger {
   private nextSeq: number;
+  /**
+   * The history as read once, then kept in step by answer() and wipe(): the
+   * queue answers turns in arrival order, so each answer goes at the end. A
+   * room reads its history on every turn; this spares the query.
+   */
+  private shown: DuetMessage[][] | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -133,6 +139,10 @@ export class TurnLedger {
        WHERE slot = ? AND seq = ?`,
       modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
     );
+    if (this.shown) {
+      this.shown.push(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now));
+      if (this.shown.length > HISTORY_TURNS) this.shown.shift();
+    }
   }
 
   /** Stores a direct run's answer (any JSON) for replay; direct runs are not history. */
@@ -205,29 +215,34 @@ export class TurnLedger {
 
   /** The room's history (last 50 messages): each answered turn as the person's message and Duet's reply. */
   history(): DuetMessage[] {
-    const rows = this.sql
+    this.shown ??= this.sql
       .exec<Row>(
         `SELECT user_id, question, received_at, reply, answered_at FROM duet_ledger
          WHERE kind = 'message' AND status = 'done' ORDER BY seq DESC LIMIT ?`,
         HISTORY_TURNS,
       )
       .toArray()
-      .reverse();
-    return rows.flatMap((r) => [
-      { role: "user" as const, ...(r.user_id !== null ? { userId: String(r.user_id) } : {}), text: String(r.question), ts: Number(r.received_at) },
-      { role: "agent" as const, text: String(r.reply), ts: Number(r.answered_at) },
-    ]);
+      .reverse()
+      .map((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at)));
+    return this.shown.flat();
   }
 
   messageCount(): number {
-    const n = Number(this.sql.exec<Row>(`SELECT COUNT(*) AS n FROM duet_ledger WHERE kind = 'message' AND status = 'done'`).one().n);
-    return Math.min(n, HISTORY_TURNS) * 2;
+    return this.history().length;
   }
 
   /** Empties the ledger: history, pending turns and stored answers. */
   wipe(): void {
     this.write(`DELETE FROM duet_ledger`);
+    this.shown = [];
   }
+}
+
+function messagesOf(userId: string | null, question: string, receivedAt: number, reply: string, answeredAt: number): DuetMessage[] {
+  return [
+    { role: "user", ...(userId !== null ? { userId } : {}), text: question, ts: receivedAt },
+    { role: "agent", text: reply, ts: answeredAt },
+  ];
 }
 
 function toTurn(r: Row): LedgerTurn {
