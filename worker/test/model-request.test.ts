@@ -11,3 +11,26 @@ describe("the request the model gets", () => {
     expect(call.temperature).toBe(0.2);
   });
 });
+
+describe("the context of a later turn", () => {
+  it("holds the model's earlier words with their <run> tags and each result as a separate data message", async () => {
+    const room = freshRoom();
+    const first = `first-${room}`;
+    expect((await send(room, `SAY: Listing. <run>echo ${first}</run>`)).status).toBe(200);
+    const second = `second-${room}`;
+    expect((await send(room, `SAY: ok ${second}`)).status).toBe(200);
+    const [call] = await modelCallsWith(second);
+    const contents = call.messages.map((m) => `${m.role}: ${m.content}`);
+    const assistant = call.messages.find((m) => m.role === "assistant");
+    // The model's own text, tags kept, and no output inside it.
+    expect(assistant?.content).toBe(`Listing. <run>echo ${first}</run>`);
+    const output = call.messages.find((m) => m.role === "user" && m.content.includes("[command output"));
+    expect(output?.content).toContain(`$ echo ${first}`);
+    expect(output?.content).toMatch(/exit code: 0/);
+    // Order: question, the model's answer, the output, then the new question last.
+    const at = (s: string) => contents.findIndex((c) => c.includes(s));
+    expect(at(`assistant: Listing.`)).toBeGreaterThan(at(`user: SAY: Listing.`));
+    expect(at("user: [command output")).toBeGreaterThan(at(`assistant: Listing.`));
+    expect(contents[contents.length - 1]).toContain(second);
+  });
+});

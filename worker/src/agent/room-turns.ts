@@ -92,8 +92,7 @@ export class RoomTurns {
     const current = () => epoch === this.epoch;
     try {
       await tree.ensureRegistered();
-      const history = ledger.history();
-      const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current }, turn, history);
+      const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current }, turn);
       if (!current()) throw new DuetError("not_found", DELETED);
       ledger.answer(turn, answer, modelText);
       return ok({ ...answer, messages: ledger.history() });

@@ -1,6 +1,6 @@
-import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type DuetMessage, type RunResult } from "@duet/shared";
+import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
-import { buildPrompt } from "../model/prompt.ts";
+import { buildContext } from "../model/prompt.ts";
 import { completeWithDeadline } from "../model/provider.ts";
 import type { ModelProvider } from "../model/types.ts";
 import { readModelText } from "../reply/reader.ts";
@@ -63,14 +63,22 @@ export interface TurnResult {
  * the one that was running as unknown. The model's raw text stays in that row
  * only while the turn runs; what is kept afterwards is redacted.
  */
-export async function runTurn(deps: TurnDeps, turn: LedgerTurn, history: DuetMessage[]): Promise<TurnResult> {
+export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnResult> {
   const { config, ledger } = deps;
   let progress: Progress | null = turn.progress ? (JSON.parse(turn.progress) as Progress) : null;
 
   if (!progress) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
     if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on") deps.warmSandbox?.();
-    const prompt = buildPrompt(history, turn.question, MODEL_CONTEXT_MESSAGES);
+    // The model sees its own earlier words with their <run> tags and each result as a separate data message.
+    const recent = ledger.recentTurns(MODEL_CONTEXT_MESSAGES / 2).map((t) => ({
+      userText: t.question,
+      modelText: t.modelText,
+      shownText: t.reply,
+      runs: t.runs,
+      ...(t.skipped ? { skipped: t.skipped } : {}),
+    }));
+    const prompt = buildContext(recent, turn.question, MODEL_CONTEXT_MESSAGES);
     const modelText = await completeWithDeadline(deps.model(), prompt, config.MODEL_TIMEOUT_MS);
     progress = { modelText, runs: [] };
   }
