@@ -92,7 +92,7 @@ export function createExecutorServer(executor: Executor, token: string | undefin
     throw new HttpError(404, `no route ${req.method} ${path}`);
   };
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent) {
         res.end();
@@ -109,4 +109,14 @@ export function createExecutorServer(executor: Executor, token: string | undefin
       sendJson(res, 500, { error: `executor failed: ${message}` });
     });
   });
+  // Node closes an idle keep-alive connection after 5 s; a Worker that picks that
+  // connection for its next command at the same moment loses the request
+  // ("Network connection lost"), and a command may not be retried blindly. Idle
+  // connections stay open longer than the client keeps them, so the client closes first.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  return server;
 }
+
+/** How long an idle connection from the Worker stays open. */
+const KEEP_ALIVE_MS = 120_000;
