@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
 
 /**
@@ -14,6 +15,16 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *
  * `answer(match, text)` scripts a reply for questions a test cannot prefix with
  * SAY: (everyday requests, as `pnpm eval` asks them).
+ *
+ * Prefixes that shape a streamed answer (`stream: true`), in this order:
+ *
+ *   RATE:<name> <rest>   the first request naming <name> answers 429 with Retry-After: 1 (seconds);
+ *                        the retry gets <rest>
+ *   CHUNK:<n> <rest>     stream pieces of <n> characters (default 16), so tags split across chunks
+ *   DRIP:<ms> <rest>     wait <ms> between pieces
+ *   HOLD:<name> <rest>   send the first piece, then hold the rest until POST /_release/<name>
+ *   HANG:<name> <rest>   send the first piece, then never finish: the request waits until the
+ *                        client aborts it, which GET /_aborted/<name> reports (it waits for it)
  *
  * The default delay for every call can be set with `setDelay` (benchmarks).
  */
@@ -39,9 +50,22 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   const calls: ModelCall[] = [];
   const answers: [match: string, text: string][] = [];
   let delayMs = 0;
+  const rateLimited = new Set<string>();
+  const holds = new Barriers();
+  const aborts = new Barriers();
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { count: calls.length, calls });
+    const release = /^\/_release\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "POST" && release) {
+      holds.open(decodeURIComponent(release[1]));
+      return sendJson(res, 200, { released: true });
+    }
+    const aborted = /^\/_aborted\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && aborted) {
+      const seen = await aborts.wait(decodeURIComponent(aborted[1]), Number(url.searchParams.get("waitMs") ?? 10_000));
+      return sendJson(res, 200, { aborted: seen });
+    }
     if (req.method === "POST" && url.pathname === "/_reset") {
       calls.length = 0;
       return sendJson(res, 200, { ok: true });
@@ -59,30 +83,23 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       await sleep(Number(slow[1]));
       script = script.slice(slow[0].length);
     }
+    const rate = /^RATE:(\S+)\s*/.exec(script);
+    if (rate) {
+      script = script.slice(rate[0].length);
+      if (!rateLimited.has(rate[1])) {
+        rateLimited.add(rate[1]);
+        return sendJson(res, 429, { error: { message: "scripted rate limit" } }, { "retry-after": "1" });
+      }
+    }
     const fail = /^FAIL:(\d{3})/.exec(script);
     if (fail) return sendJson(res, Number(fail[1]), { error: { message: `scripted failure ${fail[1]}` } });
     if (script.startsWith("GARBAGE")) {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end("<html>this is not json");
     }
-    const scripted = answers.find(([match]) => last.includes(match));
-    const content = scripted
-      ? scripted[1]
-      : script.startsWith("EMPTY")
-        ? ""
-        : script.startsWith("SAY64:")
-          ? Buffer.from(script.slice(6).trim(), "base64").toString("utf8")
-          : script.startsWith("SAY:")
-            ? script.slice(4).trim()
-            : `Echo: ${script}`;
-    if (body.stream) {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      for (const piece of content.match(/[\s\S]{1,16}/g) ?? []) {
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`);
-      }
-      res.write("data: [DONE]\n\n");
-      return res.end();
-    }
+    const scripted = answers.find(([match]) => last.includes(match))?.[1];
+    if (body.stream) return streamAnswer(req, res, script, scripted, { holds, aborts });
+    const content = scripted ?? contentOf(script);
     sendJson(res, 200, {
       id: `chatcmpl-${calls.length}`,
       object: "chat.completion",
@@ -94,6 +111,11 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   return {
     ...listening,
     calls,
+    close: async () => {
+      holds.openAll();
+      aborts.openAll();
+      await listening.close();
+    },
     baseUrl: `${listening.url}/v1`,
     setDelay: (ms) => {
       delayMs = ms;
@@ -105,4 +127,79 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       calls.length = 0;
     },
   };
+}
+
+function contentOf(script: string): string {
+  if (script.startsWith("EMPTY")) return "";
+  if (script.startsWith("SAY64:")) return Buffer.from(script.slice(6).trim(), "base64").toString("utf8");
+  return script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
+}
+
+/** A streamed completion in OpenAI's SSE shape, shaped by the CHUNK/DRIP/HOLD/HANG prefixes. */
+async function streamAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  script: string,
+  scripted: string | undefined,
+  b: { holds: Barriers; aborts: Barriers },
+): Promise<void> {
+  let chunk = 16;
+  let dripMs = 0;
+  let hold: string | null = null;
+  let hang: string | null = null;
+  for (let m; (m = /^(CHUNK|DRIP|HOLD|HANG):(\S+)\s*/.exec(script)); script = script.slice(m[0].length)) {
+    if (m[1] === "CHUNK") chunk = Number(m[2]);
+    else if (m[1] === "DRIP") dripMs = Number(m[2]);
+    else if (m[1] === "HOLD") hold = m[2];
+    else hang = m[2];
+  }
+  const gone = new Promise<void>((resolve) => res.once("close", () => resolve()));
+  if (hang) {
+    const name = hang;
+    void gone.then(() => {
+      if (!res.writableFinished) b.aborts.open(name);
+    });
+  }
+  const pieces = (scripted ?? contentOf(script)).match(new RegExp(`[\\s\\S]{1,${chunk}}`, "g")) ?? [];
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0 && dripMs) await sleep(dripMs);
+    if (i === 1 && hold) await b.holds.wait(hold, 60_000);
+    if (i === 1 && hang) return gone;
+    if (res.destroyed) return;
+    send({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+  }
+  if (hang) return gone;
+  send({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+  res.end("data: [DONE]\n\n");
+}
+
+/** Named one-shot gates: `wait` resolves true once `open(name)` was called (before or after), false on timeout. */
+class Barriers {
+  private readonly opened = new Set<string>();
+  private readonly waiters = new Map<string, (() => void)[]>();
+
+  open(name: string): void {
+    this.opened.add(name);
+    for (const wake of this.waiters.get(name) ?? []) wake();
+    this.waiters.delete(name);
+  }
+
+  openAll(): void {
+    for (const name of [...this.waiters.keys()]) this.open(name);
+  }
+
+  wait(name: string, timeoutMs: number): Promise<boolean> {
+    if (this.opened.has(name)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      const list = this.waiters.get(name) ?? [];
+      list.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.waiters.set(name, list);
+    });
+  }
 }
