@@ -25,3 +25,4 @@ export {
 } from "./sandbox-network.ts";
 export { describeNetwork } from "./format/network.ts";
 export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
+export { SseDecoder, encodeSseEvent, SSE_HEARTBEAT } from "./sse.ts";

@@ -49,6 +49,8 @@ export const duetMessageSchema = z.object({
   userId: z.string().optional(),
   text: z.string(),
   ts: z.number(),
+  /** An answer cut short by a stop: what it holds is what was written and run before. */
+  stopped: z.boolean().optional(),
 });
 export type DuetMessage = z.infer<typeof duetMessageSchema>;
 
@@ -75,6 +77,8 @@ export const messageResponseSchema = z.object({
   runs: z.array(runResultSchema),
   /** Commands the model asked for beyond the per-reply cap; listed, never run. */
   skipped: z.array(z.string()).optional(),
+  /** The turn was stopped: the answer is what was written and run before the stop. */
+  stopped: z.boolean().optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
 
@@ -129,3 +133,27 @@ export const errorBodySchema = z.object({
   retryable: z.boolean().optional(),
   retryAfterMs: z.number().optional(),
 });
+
+/**
+ * A live turn as server-sent events (`Accept: text/event-stream` on the message
+ * route): `text`, `run-start` and `run-end` as they happen, then exactly one of
+ * `done` (the JSON answer's body) or `error`.
+ */
+export const turnStreamEventSchemas = {
+  /** Model text as it is written; never a `<run>` tag or part of one. */
+  text: z.object({ delta: z.string() }),
+  "run-start": z.object({ index: z.number().int(), cmd: z.string() }),
+  /** The command's outcome, its output summaries capped as in `runs`. */
+  "run-end": runResultSchema.extend({ index: z.number().int() }),
+  done: messageResponseSchema,
+  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), retryAfterMs: z.number().optional() }),
+} as const;
+export type TurnStreamEventName = keyof typeof turnStreamEventSchemas;
+export type TurnStreamEvent = {
+  [K in TurnStreamEventName]: { event: K; data: z.infer<(typeof turnStreamEventSchemas)[K]> };
+}[TurnStreamEventName];
+
+export const stopRequestSchema = z.object({ userId: userIdField });
+export type StopRequest = z.input<typeof stopRequestSchema>;
+export const stopResponseSchema = z.object({ stopped: z.boolean() });
+export type StopResponse = z.infer<typeof stopResponseSchema>;

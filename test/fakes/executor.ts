@@ -13,6 +13,8 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  * `instant: true` answers every command at once (exit 0, no output) without
  * starting a shell: the "instant executor" benchmarks measure Duet against.
  * `setColdStart(ms)` delays the first command of each session (benchmarks).
+ * A caller that hangs up mid-command kills it, as the real executor does; the
+ * command is then listed in `killed`.
  */
 export interface ExecCall {
   command: string;
@@ -24,6 +26,7 @@ export interface ExecCall {
 export interface FakeExecutor extends Listening {
   calls: ExecCall[];
   deleted: string[];
+  killed: string[];
   setColdStart(ms: number): void;
   reset(): void;
 }
@@ -32,6 +35,7 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
   const root = mkdtempSync(join(tmpdir(), "duet-fake-exec-"));
   const calls: ExecCall[] = [];
   const deleted: string[] = [];
+  const killed: string[] = [];
   const warm = new Map<string, Promise<void>>();
   const failedDeletes = new Set<string>();
   let coldStartMs = 0;
@@ -39,7 +43,7 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (req.method === "GET" && url.pathname === "/api/ping") return sendJson(res, 200, { ok: true });
-    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls, deleted });
+    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls, deleted, killed });
     const del = /^\/api\/sessions\/([^/]+)$/.exec(url.pathname);
     if (req.method === "DELETE" && del) {
       const id = decodeURIComponent(del[1]);
@@ -63,7 +67,15 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
     const cwd = join(root, body.sessionId);
     mkdirSync(cwd, { recursive: true });
     const started = Date.now();
-    const result = await run(body.command, cwd, body.timeoutMs ?? 30_000);
+    const hangup = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) hangup.abort();
+    });
+    const result = await run(body.command, cwd, body.timeoutMs ?? 30_000, hangup.signal);
+    if (hangup.signal.aborted) {
+      killed.push(body.command);
+      return;
+    }
     sendJson(res, 200, { success: result.exitCode === 0, ...result, duration: Date.now() - started });
   }, port);
 
@@ -71,12 +83,14 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
     ...listening,
     calls,
     deleted,
+    killed,
     setColdStart: (ms) => {
       coldStartMs = ms;
     },
     reset: () => {
       calls.length = 0;
       deleted.length = 0;
+      killed.length = 0;
       warm.clear();
     },
     close: async () => {
@@ -86,9 +100,18 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
   };
 }
 
-function run(command: string, cwd: string, timeoutMs: number): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+function run(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } });
+    // Its own process group, so a kill reaches what the shell started (`sleep`) too.
+    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } });
+    const kill = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    signal.addEventListener("abort", kill, { once: true });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => {
@@ -97,9 +120,10 @@ function run(command: string, cwd: string, timeoutMs: number): Promise<{ exitCod
     child.stderr.on("data", (d) => {
       if (stderr.length < 4 * 1024 * 1024) stderr += d;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(kill, timeoutMs);
     child.on("close", (code) => {
       clearTimeout(timer);
+      signal.removeEventListener("abort", kill);
       resolve({ exitCode: code ?? 137, stdout, stderr });
     });
   });

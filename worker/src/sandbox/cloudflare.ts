@@ -16,12 +16,17 @@ export class CloudflareExecutor implements SandboxExecutor {
     return getSandbox(this.ns as never, await id);
   }
 
-  async exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult> {
+  /**
+   * The SDK checks `signal` before it starts the command and stops waiting for it,
+   * but (0.12) cannot kill a foreground command: a stopped one runs on in the container.
+   */
+  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
     const started = Date.now();
     try {
-      const r = await (await this.sandbox(roomId)).exec(cmd, { timeout: timeoutMs });
+      const r = await (await this.sandbox(roomId)).exec(cmd, { timeout: timeoutMs, signal: stop });
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
     } catch (err) {
+      if (stop?.aborted) throw stop.reason;
       throw new SandboxError(`the sandbox failed: ${(err as Error).message}`.slice(0, 300));
     }
   }

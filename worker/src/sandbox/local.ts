@@ -19,22 +19,26 @@ export class LocalExecutor implements SandboxExecutor {
     return { "content-type": "application/json", ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) };
   }
 
-  async exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult> {
+  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
     const started = Date.now();
+    const timeout = AbortSignal.timeout(timeoutMs + HTTP_GRACE_MS);
     let res: Response;
+    let raw: string;
     try {
+      // Hanging up is how a command is stopped: the executor kills its process tree when its caller goes.
       res = await fetch(`${this.base}/api/execute`, {
         method: "POST",
         headers: this.headers(),
         body: JSON.stringify({ command: cmd, sessionId: sandboxName(roomId), timeoutMs }),
-        signal: AbortSignal.timeout(timeoutMs + HTTP_GRACE_MS),
+        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       });
+      raw = await res.text();
     } catch (err) {
+      if (stop?.aborted) throw stop.reason;
       const name = (err as Error).name;
       if (name === "TimeoutError") throw new SandboxError(`the sandbox did not answer within ${Math.round((timeoutMs + HTTP_GRACE_MS) / 1000)} s`);
       throw new SandboxError("the sandbox executor cannot be reached");
     }
-    const raw = await res.text();
     if (!res.ok) throw new SandboxError(`the sandbox executor answered HTTP ${res.status}`);
     let body: { exitCode?: unknown; stdout?: unknown; stderr?: unknown; duration?: unknown; truncated?: unknown };
     try {

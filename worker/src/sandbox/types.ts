@@ -9,7 +9,8 @@ export interface RawExecResult {
 
 /** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
 export interface SandboxExecutor {
-  exec(roomId: string, cmd: string, timeoutMs: number): Promise<RawExecResult>;
+  /** `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason. */
+  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal): Promise<RawExecResult>;
   destroy(roomId: string): Promise<void>;
 }
 
