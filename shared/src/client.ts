@@ -1,6 +1,7 @@
 import { DEFAULT_CLIENT_TIMEOUT_MS } from "./limits.ts";
 import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
-import { errorBodySchema } from "./schemas.ts";
+import { errorBodySchema, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
+import { streamMessage } from "./client-stream.ts";
 import {
   cleanupResponseSchema,
   execResponseSchema,
@@ -62,6 +63,23 @@ export class WorkerClient {
 
   message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
     return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
+  }
+
+  /**
+   * The same turn as `message`, live: `onEvent` gets the model's text as it is
+   * written and each command as it starts and ends; resolves with the `done`
+   * body (`stopped: true` when someone stopped the turn). `signal` hangs up
+   * without stopping the turn; a lost stream is re-joined when the request has
+   * an idempotency key. The Worker's silence limit is the client's timeout.
+   */
+  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal } = {}): Promise<MessageResponse> {
+    const transport = { base: this.base, token: this.token, fetch: this.fetchImpl, idleTimeoutMs: this.timeoutMs, retries: this.retries, sleep: this.sleep, errorOf: errorFromStatus };
+    return streamMessage(transport, `/api/rooms/${encodeURIComponent(roomId)}/message`, body, onEvent, opts.signal);
+  }
+
+  /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
+  stop(roomId: string, userId?: string): Promise<StopResponse> {
+    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/stop`, stopResponseSchema, userId ? { userId } : {}, true);
   }
 
   exec(roomId: string, body: ExecRequest): Promise<ExecResponse> {
