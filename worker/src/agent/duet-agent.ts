@@ -1,13 +1,14 @@
 import { Agent } from "agents";
-import type { ExecRequest, MessageRequest } from "@duet/shared";
+import type { ExecRequest, MessageRequest, StopRequest } from "@duet/shared";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
-import { createModelProvider } from "../model/provider.ts";
+import { createLanguageModel } from "../model/language-model.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
-import { guard, ok, type Outcome } from "./outcome.ts";
+import type { LiveOutcome } from "../live/live-turns.ts";
+import { guard, ok, outcomeOf, type Outcome } from "./outcome.ts";
 import { RoomTree } from "./room-tree.ts";
 import { RoomTurns } from "./room-turns.ts";
 import { meterSql } from "./sql-meter.ts";
@@ -70,6 +71,21 @@ export class DuetAgent extends Agent<Env> {
       await this.__unsafe_ensureInitialized();
       return this.room.turns.message(req);
     });
+  }
+
+  /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
+  async messageStream(req: MessageRequest): Promise<LiveOutcome> {
+    try {
+      await this.__unsafe_ensureInitialized();
+      return await this.room.turns.messageStream(req);
+    } catch (err) {
+      return outcomeOf(err);
+    }
+  }
+
+  /** Stops the room's running turn: `{stopped}` says whether one was running. */
+  async stop(req: StopRequest): Promise<Outcome> {
+    return guard(async () => ok({ stopped: this.room.turns.stop(req.userId || undefined) }));
   }
 
   async exec(req: ExecRequest): Promise<Outcome> {
@@ -149,7 +165,7 @@ export class DuetAgent extends Agent<Env> {
       roomId,
       config,
       ledger: this.room.ledger,
-      model: () => createModelProvider(config, this.env),
+      model: () => createLanguageModel(config, this.env),
       executor,
       executorProblem: problem,
       redact: redactor(config),

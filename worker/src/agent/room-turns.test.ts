@@ -1,8 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { simulateReadableStream, type LanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
-import type { ChatMessage, ModelProvider } from "../model/types.ts";
 import { RoomTree } from "./room-tree.ts";
 import { RoomTurns } from "./room-turns.ts";
 import type { TurnDeps } from "./turn.ts";
@@ -15,23 +16,44 @@ function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Prom
   return runInDurableObject(stub, (_agent, state) => fn(state.storage));
 }
 
-/** A model that answers each question with "A: <question>" and remembers the order it was asked in. */
-function model(): { asked: string[]; provider: ModelProvider } {
+/**
+ * A model that answers each question with "A: <question>", streamed in two
+ * pieces, and remembers the order it was asked in (the AI SDK's own test model).
+ */
+function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: LanguageModel } {
   const asked: string[] = [];
-  return {
-    asked,
-    provider: {
-      async complete(messages: ChatMessage[]) {
-        const q = messages[messages.length - 1].content;
-        asked.push(q);
-        return `A: ${q}`;
-      },
+  const provider = new MockLanguageModelV3({
+    doStream: async ({ prompt }) => {
+      const last = prompt[prompt.length - 1].content;
+      const q = typeof last === "string" ? last : last.map((p) => ("text" in p ? p.text : "")).join("");
+      asked.push(q);
+      const text = answer(q);
+      const half = Math.floor(text.length / 2);
+      return {
+        stream: simulateReadableStream<LanguageModelV3StreamPart>({
+          chunks: [
+            { type: "text-start", id: "t" },
+            ...(text ? [text.slice(0, half), text.slice(half)].map((delta) => ({ type: "text-delta" as const, id: "t", delta })) : []),
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: USAGE },
+          ],
+        }),
+      };
     },
-  };
+  });
+  return { asked, provider };
 }
 
+/** What a model's stream carries (the provider spec's type, as the SDK's test model takes it). */
+type LanguageModelV3StreamPart = Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
+
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
 /** A room's turns on `storage`, as a fresh instance would build them after a wake. */
-function roomTurns(storage: DurableObjectStorage, provider: ModelProvider) {
+function roomTurns(storage: DurableObjectStorage, provider: LanguageModel) {
   const config = loadConfig(env as unknown as Env);
   const ledger = new TurnLedger(storage);
   const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => undefined }));
@@ -77,8 +99,7 @@ describe("RoomTurns", () => {
       await turns.message({ text: "once", idempotencyKey: "Ev2" });
       expect(await turns.message({ text: "once", idempotencyKey: "Ev2" })).toMatchObject({ body: { reply: "A: once", replayed: true } });
       expect(m.asked).toEqual(["once"]);
-      const failing: ModelProvider = { complete: async () => "" };
-      const broken = roomTurns(storage, failing);
+      const broken = roomTurns(storage, model(() => "").provider);
       broken.turns.recover();
       expect((await broken.turns.message({ text: "empty answer" })).status).toBe(502);
       expect(ledger.history()).toHaveLength(2);

@@ -1,4 +1,6 @@
 import { DuetError, type ExecRequest, type MessageRequest } from "@duet/shared";
+import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
+import { TurnChannel } from "../live/turn-channel.ts";
 import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { guard, ok, type Outcome } from "./outcome.ts";
 import { Replays } from "./replay.ts";
@@ -35,6 +37,7 @@ const DELETED = "this room was deleted while the message was being answered";
 export class RoomTurns {
   private readonly queue = new TurnQueue();
   private readonly replays = new Replays();
+  private readonly live = new LiveTurns();
   /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
   private epoch = 0;
   /** Turns queued or running in this instance; the alarm is re-armed while there are any. */
@@ -58,8 +61,9 @@ export class RoomTurns {
     for (const turn of ledger.pending("message")) {
       try {
         const epoch = this.epoch;
-        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch));
-        if (turn.idemKey) void this.replays.track(replayKey("message", turn.idemKey), answer);
+        const channel = new TurnChannel();
+        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch, channel));
+        if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
         console.error("a pending turn could not be resumed", err);
@@ -69,6 +73,28 @@ export class RoomTurns {
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
+    return (await this.open(req)).answer;
+  }
+
+  /**
+   * The same turn, live: the SSE stream of its events. A retry of a running
+   * turn follows it from its first event; a retry of an answered one gets its
+   * stored answer as a lone `done`. A refusal (a full room) stays JSON.
+   */
+  async messageStream(req: MessageRequest): Promise<LiveOutcome> {
+    const { answer, channel, joined } = await this.open(req);
+    if (channel) return { status: 200, body: null, stream: streamOf(channel, joined) };
+    const stored = await answer;
+    return stored.status === 200 ? { ...stored, stream: storedStream(stored.body) } : stored;
+  }
+
+  /** Stops the room's running turn (by `userId`); false when none runs. */
+  stop(userId?: string): boolean {
+    return this.live.stop(userId);
+  }
+
+  /** Starts the turn, or finds the running or answered one its key names. */
+  private async open(req: MessageRequest): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
     const key = req.idempotencyKey ?? null;
     if (key) {
@@ -76,30 +102,40 @@ export class RoomTurns {
         const answer = ledger.answered("message", key);
         return answer ? ok({ ...answer, messages: ledger.history() }) : null;
       };
+      const running = this.live.find(replayKey("message", key));
+      if (running) return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
       const replay = await this.replays.find(replayKey("message", key), stored);
-      if (replay) return replay;
+      if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
     const accept = () =>
       ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() });
     const epoch = this.epoch;
-    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch));
-    return key ? this.replays.track(replayKey("message", key), answer) : answer;
+    const channel = new TurnChannel();
+    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch, channel));
+    return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
-  private async answerTurn(turn: LedgerTurn, epoch: number): Promise<Outcome> {
+  private trackMessage(key: string, channel: TurnChannel, answer: Promise<Outcome>): Promise<Outcome> {
+    this.live.track(replayKey("message", key), channel, answer);
+    return this.replays.track(replayKey("message", key), answer);
+  }
+
+  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel): Promise<Outcome> {
     const { ledger, tree } = this.room;
     const current = () => epoch === this.epoch;
-    try {
-      await tree.ensureRegistered();
-      const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current }, turn);
-      if (!current()) throw new DuetError("not_found", DELETED);
-      ledger.answer(turn, answer, modelText);
-      return ok({ ...answer, messages: ledger.history() });
-    } catch (err) {
-      if (current()) ledger.drop(turn);
-      throw err;
-    }
+    return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
+      try {
+        await tree.ensureRegistered();
+        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent }, turn);
+        if (!current()) throw new DuetError("not_found", DELETED);
+        ledger.answer(turn, answer, modelText);
+        return ok({ ...answer, messages: ledger.history() });
+      } catch (err) {
+        if (current()) ledger.drop(turn);
+        throw err;
+      }
+    });
   }
 
   /** A direct run. Only a keyed run has a row: without a key there is nothing to replay or protect. */

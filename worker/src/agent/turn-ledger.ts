@@ -25,6 +25,8 @@ export interface StoredAnswer {
   explanation: string;
   runs: RunResult[];
   skipped?: string[];
+  /** Someone stopped the turn: this is what was written and run before. */
+  stopped?: boolean;
 }
 
 /** An answered message turn as the model's context is built from it. */
@@ -140,7 +142,7 @@ export class TurnLedger {
       modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
     );
     if (this.shown) {
-      this.shown.push(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now));
+      this.shown.push(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
       if (this.shown.length > HISTORY_TURNS) this.shown.shift();
     }
   }
@@ -217,13 +219,13 @@ export class TurnLedger {
   history(): DuetMessage[] {
     this.shown ??= this.sql
       .exec<Row>(
-        `SELECT user_id, question, received_at, reply, answered_at FROM duet_ledger
+        `SELECT user_id, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped FROM duet_ledger
          WHERE kind = 'message' AND status = 'done' ORDER BY seq DESC LIMIT ?`,
         HISTORY_TURNS,
       )
       .toArray()
       .reverse()
-      .map((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at)));
+      .map((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at), Boolean(r.stopped)));
     return this.shown.flat();
   }
 
@@ -238,10 +240,10 @@ export class TurnLedger {
   }
 }
 
-function messagesOf(userId: string | null, question: string, receivedAt: number, reply: string, answeredAt: number): DuetMessage[] {
+function messagesOf(userId: string | null, question: string, receivedAt: number, reply: string, answeredAt: number, stopped: boolean): DuetMessage[] {
   return [
     { role: "user", ...(userId !== null ? { userId } : {}), text: question, ts: receivedAt },
-    { role: "agent", text: reply, ts: answeredAt },
+    { role: "agent", text: reply, ts: answeredAt, ...(stopped ? { stopped: true } : {}) },
   ];
 }
 

@@ -1,23 +1,14 @@
-import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult } from "@duet/shared";
+import type { LanguageModel } from "ai";
+import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
+import { readModelStream } from "../live/read-model.ts";
+import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
-import { completeWithDeadline } from "../model/provider.ts";
-import type { ModelProvider } from "../model/types.ts";
-import { readModelText } from "../reply/reader.ts";
+import { streamModelText } from "../model/stream.ts";
+import { readModelText, type ReadReply } from "../reply/reader.ts";
 import { buildReply, capBytes } from "../reply/reply-text.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
 import type { LedgerTurn, StoredAnswer, TurnLedger } from "./turn-ledger.ts";
-
-/**
- * A turn as a sequence of events (model text, command started, command
- * finished, done), so the JSON answer today and a streamed reply later are two
- * views of one pipeline.
- */
-export type TurnEvent =
-  | { type: "text"; text: string }
-  | { type: "command-start"; index: number; cmd: string }
-  | { type: "command-end"; index: number; run: RunResult }
-  | { type: "done"; answer: StoredAnswer };
 
 /** What a command needs: the room's sandbox and the redaction for what comes back. */
 export interface CommandDeps {
@@ -32,12 +23,15 @@ export interface CommandDeps {
 /** What a turn needs beyond that: the ledger for its progress and the model. */
 export interface TurnDeps extends CommandDeps {
   ledger: TurnLedger;
-  model: () => ModelProvider;
+  model: () => LanguageModel;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
   warmSandbox?: () => void;
   /** False once the room was deleted during this turn: nothing more may run or be written. */
   stillCurrent?: () => boolean;
-  onEvent?: (e: TurnEvent) => void;
+  /** Aborted (with a TurnStopped) when someone stops the turn. */
+  stop?: AbortSignal;
+  /** The turn as it happens (model text, each command's start and end): the live stream's events. */
+  onEvent?: (e: TurnStreamEvent) => void;
 }
 
 /** What survives a restart mid-turn: the model's text and the commands already finished. */
@@ -49,6 +43,8 @@ interface Progress {
 }
 
 export const UNKNOWN_OUTCOME = "outcome unknown: Duet restarted while this command was running, so it was not run again";
+/** The last line of a stopped answer, so the history (and the model's next context) says it was cut short. */
+export const STOPPED_NOTE = "[stopped before it finished]";
 
 /** A turn's answer and the model's text it came from (redacted, <run> tags kept). */
 export interface TurnResult {
@@ -57,15 +53,21 @@ export interface TurnResult {
 }
 
 /**
- * Asks the model, then runs its commands in order. Before each command the
- * progress (the model's text as written, the results so far) is stored in the
- * turn's row, so a restart resumes after the last finished command and reports
- * the one that was running as unknown. The model's raw text stays in that row
- * only while the turn runs; what is kept afterwards is redacted.
+ * Asks the model, streaming its text out as it is written, then runs its
+ * commands in order. Before each command the progress (the model's text, the
+ * results so far) is stored in the turn's row, so a restart resumes after the
+ * last finished command and reports the one that was running as unknown; the
+ * stream itself writes nothing. A stop ends the turn where it is: the model
+ * request is aborted, a running command killed, no further command started,
+ * and the answer is what was written and run before, marked as stopped.
  */
 export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnResult> {
   const { config, ledger } = deps;
+  const stop = deps.stop ?? new AbortController().signal;
+  const emit = deps.onEvent ?? (() => undefined);
   let progress: Progress | null = turn.progress ? (JSON.parse(turn.progress) as Progress) : null;
+  let parsed: ReadReply;
+  let stopped = false;
 
   if (!progress) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
@@ -79,40 +81,61 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
       ...(t.skipped ? { skipped: t.skipped } : {}),
     }));
     const prompt = buildContext(recent, turn.question, MODEL_CONTEXT_MESSAGES);
-    const modelText = await completeWithDeadline(deps.model(), prompt, config.MODEL_TIMEOUT_MS);
-    progress = { modelText, runs: [] };
+    const pieces = streamModelText(deps.model(), prompt, {
+      signal: stop,
+      timeoutMs: config.MODEL_TIMEOUT_MS,
+      maxTokens: config.MODEL_MAX_TOKENS,
+      temperature: config.MODEL_TEMPERATURE,
+    });
+    // A secret the model writes is redacted before any piece of it goes out.
+    const shown = new StreamRedactor(deps.redact);
+    const text = (delta: string) => {
+      if (delta) emit({ event: "text", data: { delta } });
+    };
+    const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
+    text(shown.finish());
+    progress = { modelText: read.modelText, runs: [] };
+    parsed = read.reply;
+    stopped = read.stopped;
+  } else {
+    // Resumed after a restart: the text was written before; it goes out whole.
+    parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
+    if (parsed.explanation) emit({ event: "text", data: { delta: deps.redact(parsed.explanation) } });
   }
 
   ensureCurrent(deps);
-  const parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
-  deps.onEvent?.({ type: "text", text: parsed.explanation });
-
-  for (let i = progress.runs.length; i < parsed.commands.length; i++) {
+  for (let i = progress.runs.length; i < parsed.commands.length && !stopped; i++) {
     const cmd = parsed.commands[i];
     if (progress.running === i) {
       // It may have run, fully or partly: running it again could repeat a side effect.
       progress.runs.push({ cmd: deps.redact(cmd), exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
       continue;
     }
+    if (stop.aborted) {
+      stopped = true;
+      break;
+    }
     // A DELETE while the model thought (or a command ran) means the sandbox is a new, clean one: run nothing in it.
     ensureCurrent(deps);
     progress.running = i;
     ledger.markStarted(turn, JSON.stringify(progress));
-    deps.onEvent?.({ type: "command-start", index: i, cmd: deps.redact(cmd) });
-    const run = await runCommand(deps, cmd);
+    emit({ event: "run-start", data: { index: i, cmd: deps.redact(cmd) } });
+    const run = await runCommand(deps, cmd, stop);
     progress.runs.push(run);
     progress.running = undefined;
-    deps.onEvent?.({ type: "command-end", index: i, run });
+    emit({ event: "run-end", data: { index: i, ...run } });
+    stopped = stop.aborted;
   }
 
-  const skipped = parsed.skipped.map(deps.redact);
+  const skipped = stopped ? [] : parsed.skipped.map(deps.redact);
+  const reply = buildReply(parsed.explanation, progress.runs, skipped);
   const answer: StoredAnswer = {
-    reply: deps.redact(buildReply(parsed.explanation, progress.runs, skipped)),
+    reply: deps.redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
     explanation: deps.redact(parsed.explanation),
     runs: progress.runs,
     ...(skipped.length ? { skipped } : {}),
+    ...(stopped ? { stopped: true } : {}),
   };
-  deps.onEvent?.({ type: "done", answer });
   return { answer, modelText: deps.redact(progress.modelText) };
 }
 
@@ -127,14 +150,14 @@ function ensureCurrent(deps: TurnDeps): void {
  * exactly as written; what comes back (the command in `cmd`, its output) is
  * redacted, since it is shown in chat and stored.
  */
-export async function runCommand(deps: CommandDeps, cmd: string): Promise<RunResult> {
+export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
   const shown = deps.redact(cmd);
   if (!deps.executor) {
     return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: deps.executorProblem ?? "no sandbox is configured" };
   }
   const started = Date.now();
   try {
-    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS);
+    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop);
     const stdout = capBytes(raw.stdout, RUN_OUTPUT_MAX_BYTES);
     const stderr = capBytes(raw.stderr, RUN_OUTPUT_MAX_BYTES);
     return {
@@ -146,6 +169,8 @@ export async function runCommand(deps: CommandDeps, cmd: string): Promise<RunRes
       durationMs: raw.durationMs,
     };
   } catch (err) {
-    return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: Date.now() - started, error: deps.redact((err as Error).message) };
+    // Killed by a stop: say who stopped it rather than how the connection ended.
+    const why = stop?.aborted ? String((stop.reason as Error)?.message ?? "stopped") : (err as Error).message;
+    return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: Date.now() - started, error: deps.redact(why) };
   }
 }

@@ -1,12 +1,14 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DuetError, execRequestSchema, isValidRoomId, messageRequestSchema } from "@duet/shared";
+import { DuetError, execRequestSchema, isValidRoomId, messageRequestSchema, stopRequestSchema } from "@duet/shared";
 import type { Outcome } from "../agent/outcome.ts";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../env.ts";
 import { requireToken } from "./auth.ts";
 import { info } from "./info.ts";
 import { limitBody, readJson } from "./json-body.ts";
+import type { LiveOutcome } from "../live/live-turns.ts";
+import { SSE_HEADERS } from "../live/sse.ts";
 
 type App = { Bindings: Env };
 
@@ -35,6 +37,11 @@ function send(outcome: Outcome): Response {
   return Response.json(outcome.body, { status: outcome.status, headers });
 }
 
+/** A client asks for the live stream with `Accept: text/event-stream`; anything else gets the JSON answer. */
+function wantsStream(accept: string | undefined): boolean {
+  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? "");
+}
+
 const methodNotAllowed = () => {
   throw new DuetError("method_not_allowed", "method not allowed");
 };
@@ -50,9 +57,19 @@ app.all("/api/info", methodNotAllowed);
 
 app.post("/api/rooms/:roomId/message", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));
-  return send(await stub.message(await readJson(c, messageRequestSchema)));
+  const body = await readJson(c, messageRequestSchema);
+  if (!wantsStream(c.req.header("accept"))) return send(await stub.message(body));
+  // The RPC types cannot express a stream inside a union; at run time it crosses as a byte stream.
+  const live = (await stub.messageStream(body)) as unknown as LiveOutcome;
+  return live.stream ? new Response(live.stream, { status: 200, headers: SSE_HEADERS }) : send(live);
 });
 app.all("/api/rooms/:roomId/message", methodNotAllowed);
+
+app.post("/api/rooms/:roomId/stop", async (c) => {
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.stop(await readJson(c, stopRequestSchema)));
+});
+app.all("/api/rooms/:roomId/stop", methodNotAllowed);
 
 app.post("/api/rooms/:roomId/sandbox/exec", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));

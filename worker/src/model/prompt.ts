@@ -1,7 +1,7 @@
 import type { RunResult } from "@duet/shared";
 import { MODEL_CONTEXT_MESSAGES } from "@duet/shared";
 import { capBytes } from "../reply/reply-text.ts";
-import type { ChatMessage } from "./provider.ts";
+import type { ChatMessage } from "./types.ts";
 
 /**
  * The contract every model gets: a concise pair programmer, exact commands in

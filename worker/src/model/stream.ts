@@ -1,14 +1,7 @@
-import { streamText, type LanguageModel } from "ai";
+import { APICallError, streamText, type LanguageModel } from "ai";
 import { DuetError } from "@duet/shared";
-import type { ChatMessage } from "./provider.ts";
-
-/**
- * How often the model request is retried after a 429, a 408/409 or a 5xx. The
- * SDK waits what the server's Retry-After (seconds or an HTTP date, or
- * retry-after-ms) asks when that is under a minute, else 2 s, 4 s, 8 s; every
- * wait stays inside the model deadline, which aborts it.
- */
-export const MODEL_MAX_RETRIES = 3;
+import type { ChatMessage } from "./types.ts";
+import { retryDelayMs } from "./retry.ts";
 
 export interface ModelStreamOptions {
   /** Aborted when the room's turn is stopped: the request is cancelled and the abort reason thrown. */
@@ -20,52 +13,99 @@ export interface ModelStreamOptions {
 }
 
 /**
- * The model's answer as text pieces, as they are written. A timeout becomes
- * 504 and a provider failure 502, each worded for the person waiting in chat;
- * a stop rethrows the stop signal's reason, so the caller can tell it apart.
+ * The model's answer as text pieces, as they are written. A request the
+ * endpoint refuses with 408, 409, 429 or 5xx before any text is retried after
+ * its Retry-After (or a short backoff), as long as the wait ends inside the
+ * deadline; otherwise its error is reported at once rather than as a timeout.
+ * A timeout becomes 504 and a provider failure 502, each worded for the person
+ * waiting in chat; a stop rethrows the stop signal's reason.
  */
 export async function* streamModelText(model: LanguageModel, messages: ChatMessage[], opts: ModelStreamOptions): AsyncGenerator<string, void> {
+  const deadlineAt = Date.now() + opts.timeoutMs;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = AbortSignal.any([opts.signal, deadline]);
   const fail = (err: unknown): never => {
     if (opts.signal.aborted) throw opts.signal.reason;
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
-    if (err instanceof DuetError) throw err;
-    throw new DuetError("model_error", `the model request failed: ${messageOf(err)}`.slice(0, 300));
+    throw modelError(err);
   };
-  const result = streamText({
-    model,
-    messages,
-    abortSignal: signal,
-    maxRetries: MODEL_MAX_RETRIES,
-    maxOutputTokens: opts.maxTokens,
-    temperature: opts.temperature,
-    // Errors arrive as stream parts and are mapped below; the SDK's default logs each one.
-    onError: () => undefined,
-  });
   let wrote = false;
-  try {
-    for await (const part of result.fullStream) {
-      if (part.type === "text-delta" && part.text) {
-        wrote = true;
-        yield part.text;
-      } else if (part.type === "error") {
-        fail(part.error);
-      } else if (part.type === "abort") {
-        fail(signal.reason);
+  for (let attempt = 0; ; attempt++) {
+    let refused: unknown = null;
+    try {
+      const result = streamText({
+        model,
+        messages,
+        abortSignal: signal,
+        // Retried here instead, where the deadline is known.
+        maxRetries: 0,
+        maxOutputTokens: opts.maxTokens,
+        temperature: opts.temperature,
+        // Errors arrive as stream parts and are handled below; the SDK's default logs each one.
+        onError: () => undefined,
+      });
+      for await (const part of untilAborted(result.fullStream, signal)) {
+        if (part.type === "text-delta" && part.text) {
+          wrote = true;
+          yield part.text;
+        } else if (part.type === "error") {
+          if (wrote) fail(part.error);
+          refused = part.error;
+          break;
+        } else if (part.type === "abort") {
+          fail(signal.reason);
+        }
       }
+    } catch (err) {
+      if (wrote || signal.aborted) fail(err);
+      refused = err;
     }
-  } catch (err) {
-    fail(err);
+    if (signal.aborted) fail(signal.reason);
+    if (refused === null) break;
+    const wait = retryDelayMs(refused, attempt);
+    if (wait === null || Date.now() + wait >= deadlineAt) fail(refused);
+    await sleep(wait!, signal).catch(() => fail(signal.reason));
   }
-  if (signal.aborted) fail(signal.reason);
   if (!wrote) throw new DuetError("model_error", "the model returned an empty answer");
 }
 
-/** The provider's own words, without the SDK's retry preamble when there is a last error. */
-function messageOf(err: unknown): string {
-  const e = err as { lastError?: unknown; message?: string; statusCode?: number };
-  if (e?.lastError) return messageOf(e.lastError);
-  if (typeof e?.statusCode === "number") return `the model endpoint answered HTTP ${e.statusCode}`;
-  return e?.message ?? String(err);
+function modelError(err: unknown): DuetError {
+  if (err instanceof DuetError) return err;
+  const status = APICallError.isInstance(err) ? err.statusCode : undefined;
+  const said = status ? `the model endpoint answered HTTP ${status}` : ((err as Error)?.message ?? String(err));
+  const retryAfterMs = status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
+  return new DuetError("model_error", `the model request failed: ${said}`.slice(0, 300), { retryAfterMs });
+}
+
+/**
+ * `source`, ending with the signal's reason as soon as it is aborted: a
+ * provider that ignores the signal (a binding call that never settles) cannot
+ * hold the turn past its deadline or its stop.
+ */
+async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T, void> {
+  const it = source[Symbol.asyncIterator]();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), aborted]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    void it.return?.()?.catch?.(() => undefined);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
 }

@@ -8,8 +8,3 @@ export interface GenerationSettings {
   maxTokens: number;
   temperature: number;
 }
-
-/** A model that turns a conversation into the assistant's next message. */
-export interface ModelProvider {
-  complete(messages: ChatMessage[], signal: AbortSignal): Promise<string>;
-}

@@ -17,13 +17,15 @@ export class CloudflareExecutor implements SandboxExecutor {
   }
 
   /**
-   * The SDK checks `signal` before it starts the command and stops waiting for it,
-   * but (0.12) cannot kill a foreground command: a stopped one runs on in the container.
+   * A stop ends the wait at once, but the SDK (0.12) cannot kill a foreground
+   * command: it checks `signal` only before starting, so a stopped command runs
+   * on in the container until it ends or times out.
    */
   async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
     const started = Date.now();
     try {
-      const r = await (await this.sandbox(roomId)).exec(cmd, { timeout: timeoutMs, signal: stop });
+      const sandbox = await this.sandbox(roomId);
+      const r = await untilStopped(sandbox.exec(cmd, { timeout: timeoutMs, signal: stop }), stop);
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
     } catch (err) {
       if (stop?.aborted) throw stop.reason;
@@ -38,4 +40,14 @@ export class CloudflareExecutor implements SandboxExecutor {
       throw new SandboxError(`the sandbox could not be destroyed: ${(err as Error).message}`.slice(0, 300));
     }
   }
+}
+
+function untilStopped<T>(work: Promise<T>, stop?: AbortSignal): Promise<T> {
+  if (!stop) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onStop = () => reject(stop.reason);
+    if (stop.aborted) onStop();
+    stop.addEventListener("abort", onStop, { once: true });
+    work.then(resolve, reject).finally(() => stop.removeEventListener("abort", onStop));
+  });
 }
