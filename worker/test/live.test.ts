@@ -77,6 +77,16 @@ describe("a turn streamed live", () => {
     expect(await modelCallsWith(hold)).toHaveLength(1);
   });
 
+  it("run-end carries the output's summary; done carries all of it", async () => {
+    const live = await stream(freshRoom(), "SAY: Counting <run>seq 1 400</run>");
+    const events = await live.rest();
+    const end = events.find((e) => e.event === "run-end");
+    const done = events.at(-1);
+    expect(end?.data).toMatchObject({ index: 0, exitCode: 0, truncated: true });
+    expect(end?.data.stdout).toHaveLength(500);
+    expect(done?.event === "done" && done.data.runs[0]).toMatchObject({ truncated: false, stdout: expect.stringMatching(/^1\n2\n[\s\S]*\n400\n$/) });
+  });
+
   it("a failed turn ends its stream with one error event a person can act on", async () => {
     const live = await stream(freshRoom(), "FAIL:400");
     const events = await live.rest();

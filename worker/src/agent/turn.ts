@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import { DuetError, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { readModelStream } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
@@ -123,7 +123,7 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
     const run = await runCommand(deps, cmd, stop);
     progress.runs.push(run);
     progress.running = undefined;
-    emit({ event: "run-end", data: { index: i, ...run } });
+    emit({ event: "run-end", data: { index: i, ...summaryOf(run) } });
     stopped = stop.aborted;
   }
 
@@ -137,6 +137,12 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
     ...(stopped ? { stopped: true } : {}),
   };
   return { answer, modelText: deps.redact(progress.modelText) };
+}
+
+/** A command's outcome as the live stream shows it: output cut to the reply's summaries (the full output comes with `done`). */
+function summaryOf(run: RunResult): RunResult {
+  const cut = run.stdout.length > REPLY_SUMMARY_CHARS || run.stderr.length > REPLY_SUMMARY_CHARS;
+  return { ...run, stdout: run.stdout.slice(0, REPLY_SUMMARY_CHARS), stderr: run.stderr.slice(0, REPLY_SUMMARY_CHARS), truncated: run.truncated || cut };
 }
 
 function ensureCurrent(deps: TurnDeps): void {
