@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { api, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
 import { killedCommands, modelAborted, release, stop, stream, unique, withoutTimes } from "./live-helpers.ts";
 
 describe("a turn streamed live", () => {
@@ -105,7 +105,6 @@ describe("a turn streamed live", () => {
   it("streaming writes no more rows than the JSON answer", async () => {
     const room = freshRoom();
     await send(room, "warm up");
-    const { api } = await import("./helpers.ts");
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
     const before = await rows();
     await (await stream(room, "CHUNK:2 SAY: many small pieces make up this answer <run>echo rows</run>")).rest();
@@ -148,6 +147,15 @@ describe("stopping a turn", () => {
     while (!(await killedCommands()).includes(slow)) await scheduler.wait(20);
     expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual([slow]);
     expect((await history(room))[1]).toMatchObject({ stopped: true });
+  });
+
+  it("refuses a stop with a bad body or the wrong method, and needs the token", async () => {
+    const room = freshRoom();
+    const bad = await api(`/api/rooms/${room}/stop`, { method: "POST", json: { userId: 42 } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "invalid_request", details: { userId: [expect.any(String)] } });
+    expect((await api(`/api/rooms/${room}/stop`, { method: "GET" })).status).toBe(405);
+    expect((await api(`/api/rooms/${room}/stop`, { method: "POST", json: {}, token: null })).status).toBe(401);
   });
 
   it("a JSON turn that is stopped answers with stopped: true", async () => {
