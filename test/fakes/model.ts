@@ -11,6 +11,7 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *   FAIL:<status>      answer that HTTP status with an error body
  *   GARBAGE            answer a body that is not JSON
  *   EMPTY              answer an empty completion
+ *   NOSTREAM <rest>    answer one JSON completion even when asked to stream (servers that ignore `stream`)
  *   anything else      answer "Echo: <text>"
  *
  * `answer(match, text)` scripts a reply for questions a test cannot prefix with
@@ -98,7 +99,9 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       return res.end("<html>this is not json");
     }
     const scripted = answers.find(([match]) => last.includes(match))?.[1];
-    if (body.stream) return streamAnswer(req, res, script, scripted, { holds, aborts });
+    const noStream = /^NOSTREAM\s*/.exec(script);
+    if (noStream) script = script.slice(noStream[0].length);
+    if (body.stream && !noStream) return streamAnswer(req, res, script, scripted, { holds, aborts });
     const content = scripted ?? contentOf(script);
     sendJson(res, 200, {
       id: `chatcmpl-${calls.length}`,

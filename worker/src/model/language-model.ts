@@ -18,7 +18,7 @@ export function createLanguageModel(config: WorkerConfig, env: Env): LanguageMod
         "No model is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or use MODEL_PROVIDER=workers-ai",
       );
     }
-    return createOpenAICompatible({ name: "openai", baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY })(config.model);
+    return createOpenAICompatible({ name: "openai", baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, fetch: asEventStream })(config.model);
   }
   if (!env.AI) {
     throw new DuetError(
@@ -28,4 +28,24 @@ export function createLanguageModel(config: WorkerConfig, env: Env): LanguageMod
   }
   // Env types the binding loosely so local builds need no Workers AI types.
   return createWorkersAI({ binding: env.AI as never })(config.model as never);
+}
+
+/**
+ * The endpoint's answer as the SDK's stream reader needs it. A server that
+ * ignores `stream: true` and sends one JSON completion gets it as a one-piece
+ * event stream; a body that is neither is refused in words a person can act on
+ * (the stream reader would only say the stream ended early).
+ */
+async function asEventStream(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (!res.ok || (res.headers.get("content-type") ?? "").includes("text/event-stream")) return res;
+  let content: unknown;
+  try {
+    content = (JSON.parse(await res.text()) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+  } catch {
+    throw new DuetError("model_error", "the model endpoint answered with something that is not JSON");
+  }
+  if (typeof content !== "string") throw new DuetError("model_error", "the model endpoint's answer has no message content");
+  const piece = { choices: [{ index: 0, delta: { content }, finish_reason: "stop" }] };
+  return new Response(`data: ${JSON.stringify(piece)}\n\ndata: [DONE]\n\n`, { status: 200, headers: { "content-type": "text/event-stream" } });
 }

@@ -62,5 +62,10 @@ describe("streaming model text through the AI SDK", () => {
     expect(((await (await fetch(`${fakeModel}/_aborted/${name}`)).json()) as { aborted: boolean }).aborted).toBe(true);
     await expect(collect(ask("FAIL:400"))).rejects.toMatchObject({ code: "model_error", message: expect.stringMatching(/HTTP 400/) });
     await expect(collect(ask("EMPTY"))).rejects.toMatchObject({ code: "model_error", message: expect.stringMatching(/empty/) });
+    await expect(collect(ask("GARBAGE"))).rejects.toMatchObject({ code: "model_error", message: "the model endpoint answered with something that is not JSON" });
+  });
+
+  it("takes one JSON completion from a server that ignores stream: true", async () => {
+    expect((await collect(ask("NOSTREAM SAY: all at once"))).join("")).toBe("all at once");
   });
 });
