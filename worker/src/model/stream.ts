@@ -72,9 +72,11 @@ export async function* streamModelText(model: LanguageModel, messages: ChatMessa
 function modelError(err: unknown): DuetError {
   if (err instanceof DuetError) return err;
   const status = APICallError.isInstance(err) ? err.statusCode : undefined;
-  const said = status ? `the model endpoint answered HTTP ${status}` : ((err as Error)?.message ?? String(err));
-  const retryAfterMs = status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
-  return new DuetError("model_error", `the model request failed: ${said}`.slice(0, 300), { retryAfterMs });
+  if (status) {
+    const retryAfterMs = status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
+    return new DuetError("model_error", `the model endpoint answered HTTP ${status}`, { retryAfterMs });
+  }
+  return new DuetError("model_error", `the model request failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
 }
 
 /**
