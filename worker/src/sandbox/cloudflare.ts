@@ -18,14 +18,15 @@ export class CloudflareExecutor implements SandboxExecutor {
 
   /**
    * A stop ends the wait at once, but the SDK (0.12) cannot kill a foreground
-   * command: it checks `signal` only before starting, so a stopped command runs
-   * on in the container until it ends or times out.
+   * command, so a stopped command runs on in the container until it ends or
+   * times out. The signal is not handed to the SDK: its exec goes over RPC to
+   * the Sandbox Durable Object, and an AbortSignal cannot be serialised.
    */
   async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
     const started = Date.now();
     try {
       const sandbox = await this.sandbox(roomId);
-      const r = await untilStopped(sandbox.exec(cmd, { timeout: timeoutMs, signal: stop }), stop);
+      const r = await untilStopped(sandbox.exec(cmd, { timeout: timeoutMs }), stop);
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, durationMs: r.duration ?? Date.now() - started, truncated: false };
     } catch (err) {
       if (stop?.aborted) throw stop.reason;
