@@ -1,4 +1,4 @@
-import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type RunResult } from "@duet/shared";
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -27,6 +27,8 @@ export interface StoredAnswer {
   skipped?: string[];
   /** Someone stopped the turn: this is what was written and run before. */
   stopped?: boolean;
+  /** Under `approve`: the commands proposed instead of run. */
+  pending?: PendingApproval[];
 }
 
 /** An answered message turn as the model's context is built from it. */
@@ -106,6 +108,30 @@ export class TurnLedger {
       ...values, slot,
     );
     return { ...turn, slot, seq, progress: null };
+  }
+
+  /**
+   * A message turn answered as it is recorded (a person's decision on a
+   * proposed command, and its output): one row written, and it joins the history.
+   */
+  note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now()): void {
+    const seq = this.nextSeq++;
+    const slot = this.reusableSlot(now);
+    const { reply, ...rest } = answer;
+    const values = [seq, turn.userId, turn.question, turn.receivedAt, reply, JSON.stringify(rest), now];
+    if (slot === null) {
+      this.write(
+        `INSERT INTO duet_ledger (seq, kind, status, user_id, question, received_at, reply, answer, answered_at)
+         VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?)`,
+        ...values,
+      );
+      return;
+    }
+    this.write(
+      `UPDATE duet_ledger SET seq = ?, kind = 'message', status = 'done', idem_key = NULL, user_id = ?, question = ?,
+       received_at = ?, progress = NULL, model_text = NULL, reply = ?, answer = ?, answered_at = ? WHERE slot = ?`,
+      ...values, slot,
+    );
   }
 
   /**
