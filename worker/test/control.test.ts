@@ -99,7 +99,7 @@ describe("approvals", () => {
     expect(await barrier(room)).toEqual(["echo barrier"]);
   });
 
-  it("an approved command waits for the turn already running; it never runs beside it", async () => {
+  it("an approved command waits for the turn already running, never runs beside it, and keeps its place in the history", async () => {
     const room = freshRoom();
     const [p] = await propose(room, ["echo after-the-turn"]);
     const marker = `slow-${room}`;
@@ -107,8 +107,21 @@ describe("approvals", () => {
     const turn = send(room, `SLOW:600 SAY: ${marker}`).then(() => order.push("turn"));
     await until(async () => (await modelCallsWith(marker)).length === 1, "the slow turn's model call");
     const decision = decide(room, p.id, "run", "U1").then((r) => order.push(`decision ${r.status}`));
-    await Promise.all([turn, decision]);
-    expect(order).toEqual(["turn", "decision 200"]);
+    await until(async () => (await inRoom(roomStub(room), (instance) => instance.room.turns.busy)) === 2, "the decision to be queued");
+    const later = send(room, `SAY: later-${room}`).then(() => order.push("later turn"));
+    await Promise.all([turn, decision, later]);
+    expect(order).toEqual(["turn", "decision 200", "later turn"]);
+    // The history tells it in the order it ran, so the later turn's model saw the output.
+    expect((await history(room)).slice(2).map((m) => m.text)).toEqual([
+      `SLOW:600 SAY: ${marker}`,
+      marker,
+      "Run: echo after-the-turn",
+      "Output (echo after-the-turn):\nafter-the-turn",
+      `SAY: later-${room}`,
+      `later-${room}`,
+    ]);
+    const [call] = await modelCallsWith(`later-${room}`);
+    expect(call.messages.map((m) => m.content)).toContain("Output (echo after-the-turn):\nafter-the-turn");
   });
 
   it("a repeated decision is 409 and changes nothing; two clicks at once run the command once", async () => {

@@ -186,12 +186,17 @@ export class RoomTurns {
     const ensureCurrent = () => {
       if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the command waited or ran");
     };
+    // A run's place in the history is taken when it is queued, ahead of turns accepted after it.
+    let seq: number | undefined;
     const decided = await control.decide(approvalId, req, {
-      enqueue: (work) =>
-        this.queued(() => {
+      enqueue: (work) => {
+        const task = this.queued(() => {
           ensureCurrent();
           return work();
-        }),
+        });
+        seq = ledger.reserveSeq();
+        return task;
+      },
       // Nothing is written into a room deleted while its command ran.
       run: async (cmd) => {
         const run = await runCommand(deps, cmd);
@@ -199,7 +204,7 @@ export class RoomTurns {
         return run;
       },
       remember: (note) =>
-        ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, { reply: note.reply, explanation: "", runs: note.runs }, note.at),
+        ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, { reply: note.reply, explanation: "", runs: note.runs }, note.at, seq),
     });
     return ok(decided);
   }

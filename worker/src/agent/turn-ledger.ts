@@ -110,12 +110,16 @@ export class TurnLedger {
     return { ...turn, slot, seq, progress: null };
   }
 
+  /** A place in the history for something recorded later (a decision waiting in the queue behind turns accepted after it). */
+  reserveSeq(): number {
+    return this.nextSeq++;
+  }
+
   /**
    * A message turn answered as it is recorded (a person's decision on a
    * proposed command, and its output): one row written, and it joins the history.
    */
-  note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now()): void {
-    const seq = this.nextSeq++;
+  note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now(), seq = this.reserveSeq()): void {
     const slot = this.reusableSlot(now);
     const { reply, ...rest } = answer;
     const values = [seq, turn.userId, turn.question, turn.receivedAt, reply, JSON.stringify(rest), now];
