@@ -124,6 +124,22 @@ describe("approvals", () => {
     expect(call.messages.map((m) => m.content)).toContain("Output (echo after-the-turn):\nafter-the-turn");
   });
 
+  it("a skip during a running turn answers at once; its line follows that turn in the history, before and after a restart", async () => {
+    const room = freshRoom();
+    const [p] = await propose(room, ["echo skipped-meanwhile"]);
+    const marker = `slow-skip-${room}`;
+    const order: string[] = [];
+    const turn = send(room, `SLOW:600 SAY: ${marker}`).then(() => order.push("turn"));
+    await until(async () => (await modelCallsWith(marker)).length === 1, "the slow turn's model call");
+    const skip = decide(room, p.id, "skip", "U-skipper").then((r) => order.push(`skip ${r.status}`));
+    await Promise.all([turn, skip]);
+    expect(order).toEqual(["skip 200", "turn"]);
+    const expected = [`SLOW:600 SAY: ${marker}`, marker, "Skip: echo skipped-meanwhile", "Skipped by U-skipper; not run: echo skipped-meanwhile"];
+    expect((await history(room)).slice(2).map((m) => m.text)).toEqual(expected);
+    await killRoom(room);
+    expect((await history(room)).slice(2).map((m) => m.text)).toEqual(expected);
+  });
+
   it("a repeated decision is 409 and changes nothing; two clicks at once run the command once", async () => {
     const room = freshRoom();
     const [a, b] = await propose(room, ["echo twice-a", "echo twice-b"]);

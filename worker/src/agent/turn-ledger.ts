@@ -117,7 +117,9 @@ export class TurnLedger {
 
   /**
    * A message turn answered as it is recorded (a person's decision on a
-   * proposed command, and its output): one row written, and it joins the history.
+   * proposed command, and its output): one row written, and it joins the
+   * history. Called from the room's queue, like answer(), with the place
+   * reserved when the decision was queued.
    */
   note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now(), seq = this.reserveSeq()): void {
     const slot = this.reusableSlot(now);
@@ -129,13 +131,14 @@ export class TurnLedger {
          VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?)`,
         ...values,
       );
-      return;
+    } else {
+      this.write(
+        `UPDATE duet_ledger SET seq = ?, kind = 'message', status = 'done', idem_key = NULL, user_id = ?, question = ?,
+         received_at = ?, progress = NULL, model_text = NULL, reply = ?, answer = ?, answered_at = ? WHERE slot = ?`,
+        ...values, slot,
+      );
     }
-    this.write(
-      `UPDATE duet_ledger SET seq = ?, kind = 'message', status = 'done', idem_key = NULL, user_id = ?, question = ?,
-       received_at = ?, progress = NULL, model_text = NULL, reply = ?, answer = ?, answered_at = ? WHERE slot = ?`,
-      ...values, slot,
-    );
+    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, false));
   }
 
   /**
@@ -171,10 +174,14 @@ export class TurnLedger {
        WHERE slot = ? AND seq = ?`,
       modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
     );
-    if (this.shown) {
-      this.shown.push(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
-      if (this.shown.length > HISTORY_TURNS) this.shown.shift();
-    }
+    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
+  }
+
+  /** Keeps the history as read in step: called in the queue's order, which is the rows' order. */
+  private show(messages: DuetMessage[]): void {
+    if (!this.shown) return;
+    this.shown.push(messages);
+    if (this.shown.length > HISTORY_TURNS) this.shown.shift();
   }
 
   /** Stores a direct run's answer (any JSON) for replay; direct runs are not history. */

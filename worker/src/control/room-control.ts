@@ -80,37 +80,42 @@ export class RoomControl {
 
   /**
    * Runs or skips a waiting command. Unknown, expired and decided approvals
-   * are refused before anything is queued; a run is admitted to the room's
-   * queue and the approval marked decided in the same tick, so a second click
-   * is refused at once and never runs it again.
+   * are refused before anything is queued. The decision is admitted to the
+   * room's queue and marked in the same tick, so a second click is refused at
+   * once and nothing runs twice. Both go through the queue: a run must not
+   * run beside a turn, and a skip's line in the history must come after the
+   * turn running now, as its place says. A skip answers without waiting for it.
    */
   async decide(id: string, req: DecisionRequest, room: DecisionRunner): Promise<DecisionResponse> {
     const { approvals, redact, storage } = this;
     const now = this.now();
-    if (req.decision === "skip") {
-      let skipped!: Approval;
-      storage.transactionSync(() => {
-        skipped = approvals.decide(id, "skip", req.userId, now, redact);
-        const cmd = redact(skipped.cmd);
-        this.audit.record([entryOf("skipped", skipped, now, { cmd })]);
-        room.remember({ userId: req.userId, question: `Skip: ${cmd}`, reply: `Skipped by ${req.userId}; not run: ${cmd}`, runs: [], at: now });
-      });
-      return { approval: decidedView(skipped, redact) };
-    }
     approvals.check(id, now);
-    let approval: Approval | undefined;
-    const ran = room.enqueue(async () => {
-      const run = await room.run(approval!.cmd);
+    let approval!: Approval;
+    const done = room.enqueue(async (): Promise<RunResult | undefined> => {
+      const cmd = redact(approval.cmd);
+      if (req.decision === "skip") {
+        room.remember({ userId: req.userId, question: `Skip: ${cmd}`, reply: `Skipped by ${req.userId}; not run: ${cmd}`, runs: [], at: now });
+        return undefined;
+      }
+      const run = await room.run(approval.cmd);
       const at = this.now();
       storage.transactionSync(() => {
-        this.audit.record([entryOf("approved", approval!, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs })]);
+        this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs })]);
         room.remember({ userId: req.userId, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
       });
       return run;
     });
     // Same tick as the admission above: the queued work cannot start before this, and nothing can interleave.
-    approval = approvals.decide(id, "run", req.userId, now, redact);
-    return { approval: decidedView(approval, redact), run: await ran };
+    storage.transactionSync(() => {
+      approval = approvals.decide(id, req.decision, req.userId, now, redact);
+      if (req.decision === "skip") this.audit.record([entryOf("skipped", approval, now, { cmd: redact(approval.cmd) })]);
+    });
+    const view = decidedView(approval, redact);
+    if (req.decision === "skip") {
+      done.catch((err) => console.error("a skipped command could not be added to the history", err));
+      return { approval: view };
+    }
+    return { approval: view, run: await done };
   }
 
   /** Commands that ran without an approval: a turn's automatic ones (one row for all), or a direct run. */
