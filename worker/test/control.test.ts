@@ -180,6 +180,25 @@ describe("approvals", () => {
     expect(res.body.run).toMatchObject({ exitCode: 0, stdout: "after-restart\n" });
   });
 
+  it("an approved command cut off by a restart is never run again; the audit and the history say its outcome is unknown", async () => {
+    const room = freshRoom();
+    const [p] = await propose(room, ["sleep 1; echo cut-off"]);
+    const first = decide(room, p.id, "run", "U-approver").catch((e) => e);
+    await until(async () => (await execCalls(`sandbox-${room}`)).length === 1, "the approved command to start");
+    await killRoom(room);
+    await first;
+    expect(await audit(room)).toEqual([
+      { at: expect.any(Number), kind: "policy", runPolicy: "approve", requestedBy: "U-admin" },
+      { at: expect.any(Number), kind: "approved", cmd: "sleep 1; echo cut-off", requestedBy: "U-asker", decidedBy: "U-approver", exitCode: null, durationMs: 0 },
+    ]);
+    expect((await history(room)).slice(2).map((m) => m.text)).toEqual([
+      "Run: sleep 1; echo cut-off",
+      expect.stringMatching(/^Error \(sleep 1; echo cut-off\):\noutcome unknown/),
+    ]);
+    expect((await decide(room, p.id, "run", "U-again")).status).toBe(409);
+    expect(await barrier(room)).toEqual(["sleep 1; echo cut-off", "echo barrier"]);
+  });
+
   it("a replayed turn answers the same pending approvals and proposes nothing new", async () => {
     const room = freshRoom();
     await api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "approve", userId: "U-admin" } });
@@ -267,7 +286,7 @@ describe("audit", () => {
 });
 
 describe("storage cost", () => {
-  it("a policy change writes 2 rows; an approve turn 2 plus 1 per command; a decision 3", async () => {
+  it("a policy change writes 2 rows; an approve turn 2 plus 1 per command; a skip 3, a run 4", async () => {
     const room = freshRoom();
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
     const cost = async (step: () => Promise<unknown>) => {
@@ -279,7 +298,7 @@ describe("storage cost", () => {
     expect(await cost(() => api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "approve", userId: "U1" } }))).toBe(2);
     let pending: Pending[] = [];
     expect(await cost(async () => (pending = (await send(room, "SAY: two <run>echo a</run> <run>echo b</run>")).body.pending))).toBe(4);
-    expect(await cost(() => decide(room, pending[0].id, "run", "U2"))).toBe(3);
+    expect(await cost(() => decide(room, pending[0].id, "run", "U2"))).toBe(4);
     expect(await cost(() => decide(room, pending[1].id, "skip", "U2"))).toBe(3);
     expect(await cost(() => decide(room, pending[1].id, "skip", "U2"))).toBe(0);
     expect(await cost(() => send(room, "no commands under approve"))).toBe(2);

@@ -114,8 +114,12 @@ export class DuetAgent extends Agent<Env> {
     });
   }
 
+  /** Read after the room's recovery, so an approved run cut off by a restart is listed. */
   async audit(): Promise<Outcome> {
-    return guard(async () => ok(this.room.control.auditEntries()));
+    return guard(async () => {
+      await this.__unsafe_ensureInitialized();
+      return ok(this.room.control.auditEntries());
+    });
   }
 
   async messages(): Promise<Outcome> {

@@ -1,12 +1,12 @@
-import { DuetError, type DecisionRequest, type ExecRequest, type MessageRequest } from "@duet/shared";
-import type { RoomControl } from "../control/room-control.ts";
+import { DuetError, type DecisionRequest, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
+import type { DecisionNote, RoomControl } from "../control/room-control.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { guard, ok, type Outcome } from "./outcome.ts";
 import { Replays } from "./replay.ts";
 import type { RoomTree } from "./room-tree.ts";
-import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
+import { runCommand, runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./turn.ts";
 import type { LedgerTurn, TurnKind, TurnLedger } from "./turn-ledger.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
@@ -73,6 +73,8 @@ export class RoomTurns {
       }
     }
     for (const run of ledger.pending("exec")) ledger.finishRun(run, unknownRunOutcome(roomId, run.question));
+    const unknown = (cmd: string): RunResult => ({ cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
+    this.room.control.recoverCutOff(unknown, (note) => this.remember(note));
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
@@ -186,7 +188,7 @@ export class RoomTurns {
     const ensureCurrent = () => {
       if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the command waited or ran");
     };
-    // A run's place in the history is taken when it is queued, ahead of turns accepted after it.
+    // A decision's place in the history is taken when it is queued, ahead of turns accepted after it.
     let seq: number | undefined;
     const decided = await control.decide(approvalId, req, {
       enqueue: (work) => {
@@ -203,10 +205,15 @@ export class RoomTurns {
         ensureCurrent();
         return run;
       },
-      remember: (note) =>
-        ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, { reply: note.reply, explanation: "", runs: note.runs }, note.at, seq),
+      remember: (note) => this.remember(note, seq),
     });
     return ok(decided);
+  }
+
+  /** A decision's line in the history, at `seq` when its place was taken earlier. */
+  private remember(note: DecisionNote, seq?: number): void {
+    const answer = { reply: note.reply, explanation: "", runs: note.runs };
+    this.room.ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, answer, note.at, seq);
   }
 
   /**

@@ -33,7 +33,7 @@ export class ApprovalStore {
   ) {
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_approvals (
       slot INTEGER PRIMARY KEY, id TEXT NOT NULL, cmd TEXT NOT NULL, requested_by TEXT, created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL, decision TEXT, decided_by TEXT, decided_at INTEGER)`);
+      expires_at INTEGER NOT NULL, decision TEXT, decided_by TEXT, decided_at INTEGER, finished_at INTEGER)`);
   }
 
   private get sql() {
@@ -52,7 +52,7 @@ export class ApprovalStore {
         this.sql
           .exec(
             `UPDATE duet_approvals SET id = ?, cmd = ?, requested_by = ?, created_at = ?, expires_at = ?,
-             decision = NULL, decided_by = NULL, decided_at = NULL WHERE slot = ?`,
+             decision = NULL, decided_by = NULL, decided_at = NULL, finished_at = NULL WHERE slot = ?`,
             ...values, slot,
           )
           .toArray();
@@ -61,12 +61,12 @@ export class ApprovalStore {
     });
   }
 
-  /** Once the table is full, the oldest row nobody can still act on. */
+  /** Once the table is full, the oldest row nobody can still act on (decided and finished, or expired). */
   private reusableSlot(now: number): number | null {
     const row = this.sql
       .exec<Row>(
         `SELECT slot FROM duet_approvals WHERE (SELECT COUNT(*) FROM duet_approvals) >= ?
-           AND (decision IS NOT NULL OR expires_at <= ?) ORDER BY created_at, slot LIMIT 1`,
+           AND (finished_at IS NOT NULL OR (decision IS NULL AND expires_at <= ?)) ORDER BY created_at, slot LIMIT 1`,
         this.keep, now,
       )
       .toArray()[0];
@@ -94,13 +94,31 @@ export class ApprovalStore {
    * Decides a waiting approval (or throws as check does). Check and write run
    * with no await between them, so two clicks cannot both win. Returns the
    * approval with the command to run; the row keeps only `shownCmd` (redacted).
+   * A skip is finished at once; a run when finish() says so.
    */
   decide(id: string, decision: Decision, by: string, now: number, shownCmd: (cmd: string) => string): Approval {
     const found = this.check(id, now);
+    const finished = decision === "skip" ? now : null;
     this.sql
-      .exec(`UPDATE duet_approvals SET decision = ?, decided_by = ?, decided_at = ?, cmd = ? WHERE id = ?`, decision, by, now, shownCmd(found.cmd), id)
+      .exec(
+        `UPDATE duet_approvals SET decision = ?, decided_by = ?, decided_at = ?, cmd = ?, finished_at = ? WHERE id = ?`,
+        decision, by, now, shownCmd(found.cmd), finished, id,
+      )
       .toArray();
     return { ...found, decision, decidedBy: by, decidedAt: now };
+  }
+
+  /** The approved command ran (its outcome is recorded): one row written. */
+  finish(id: string, at: number): void {
+    this.sql.exec(`UPDATE duet_approvals SET finished_at = ? WHERE id = ?`, at, id).toArray();
+  }
+
+  /** Approved commands started and never finished: after a restart, these were cut off mid-run. */
+  unfinished(): Approval[] {
+    return this.sql
+      .exec<Row>(`SELECT * FROM duet_approvals WHERE decision = 'run' AND finished_at IS NULL ORDER BY decided_at`)
+      .toArray()
+      .map(toApproval);
   }
 
   wipe(): void {

@@ -98,11 +98,7 @@ export class RoomControl {
         return undefined;
       }
       const run = await room.run(approval.cmd);
-      const at = this.now();
-      storage.transactionSync(() => {
-        this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs })]);
-        room.remember({ userId: req.userId, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
-      });
+      this.finishRun(approval, run, room.remember);
       return run;
     });
     // Same tick as the admission above: the queued work cannot start before this, and nothing can interleave.
@@ -116,6 +112,26 @@ export class RoomControl {
       return { approval: view };
     }
     return { approval: view, run: await done };
+  }
+
+  /**
+   * Approved commands a previous instance started and never finished (it was
+   * evicted or crashed mid-run). They may have run, so they are not run again:
+   * each is recorded with the outcome `cutOff` gives, in the audit and the
+   * history. Called once per instance, before anything new is decided.
+   */
+  recoverCutOff(cutOff: (cmd: string) => RunResult, remember: (note: DecisionNote) => void): void {
+    for (const approval of this.approvals.unfinished()) this.finishRun(approval, cutOff(this.redact(approval.cmd)), remember);
+  }
+
+  /** Records how an approved command ended: its audit entry, its line in the history, the approval finished (3 rows). */
+  private finishRun(approval: Approval, run: RunResult, remember: (note: DecisionNote) => void): void {
+    const at = this.now();
+    this.storage.transactionSync(() => {
+      this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs })]);
+      remember({ userId: approval.decidedBy!, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
+      this.approvals.finish(approval.id, at);
+    });
   }
 
   /** Commands that ran without an approval: a turn's automatic ones (one row for all), or a direct run. */
