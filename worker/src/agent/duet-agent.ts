@@ -70,10 +70,7 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
-    return guard(async () => {
-      await this.__unsafe_ensureInitialized();
-      return this.room.turns.message(req);
-    });
+    return this.started(() => this.room.turns.message(req));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
@@ -92,10 +89,7 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async exec(req: ExecRequest): Promise<Outcome> {
-    return guard(async () => {
-      await this.__unsafe_ensureInitialized();
-      return this.room.turns.exec(req);
-    });
+    return this.started(() => this.room.turns.exec(req));
   }
 
   async policy(): Promise<Outcome> {
@@ -108,17 +102,19 @@ export class DuetAgent extends Agent<Env> {
 
   /** Runs or skips a command proposed under `approve`. */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
-    return guard(async () => {
-      await this.__unsafe_ensureInitialized();
-      return this.room.turns.decide(approvalId, req);
-    });
+    return this.started(() => this.room.turns.decide(approvalId, req));
   }
 
   /** Read after the room's recovery, so an approved run cut off by a restart is listed. */
   async audit(): Promise<Outcome> {
+    return this.started(() => ok(this.room.control.auditEntries()));
+  }
+
+  /** Runs `fn` once the room has started (turns a dead instance left are resumed first), as an Outcome. */
+  private started(fn: () => Outcome | Promise<Outcome>): Promise<Outcome> {
     return guard(async () => {
       await this.__unsafe_ensureInitialized();
-      return ok(this.room.control.auditEntries());
+      return fn();
     });
   }
 
