@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
+import { stream } from "./live-helpers.ts";
 
 type Pending = { id: string; cmd: string; expiresAt: number };
 
@@ -68,6 +69,17 @@ describe("approvals", () => {
       run: { cmd: "echo approved-run", exitCode: 0, stdout: "approved-run\n" },
     });
     expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual(["echo approved-run"]);
+  });
+
+  it("a live turn under approve streams no command: its done event carries what waits", async () => {
+    const room = freshRoom();
+    await api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "approve", userId: "U-admin" } });
+    const events = await (await stream(room, "SAY: live <run>echo live-proposed</run>")).rest();
+    expect(events.filter((e) => e.event.startsWith("run-"))).toEqual([]);
+    const done = events.find((e) => e.event === "done")!.data as { runs: unknown[]; pending: Pending[] };
+    expect(done.runs).toEqual([]);
+    expect(done.pending).toEqual([{ id: expect.any(String), cmd: "echo live-proposed", expiresAt: expect.any(Number) }]);
+    expect(await barrier(room)).toEqual(["echo barrier"]);
   });
 
   it("a decided command's output, or its skip, joins the history the model's next turn sees", async () => {
