@@ -139,3 +139,52 @@ describe("WorkerClient and a proxy in front of the Worker", () => {
     await expect(client.info()).rejects.toMatchObject({ code: "bad_response" });
   });
 });
+
+describe("WorkerClient and a room's run policy, approvals and audit", () => {
+  it("calls each control route and parses its answer", async () => {
+    const seen: string[] = [];
+    const approval = { id: "a-1", cmd: "ls", expiresAt: 9, decision: "run", decidedBy: "U2", decidedAt: 5, requestedBy: "U1" };
+    const run = { cmd: "ls", exitCode: 0, stdout: "", stderr: "", truncated: false, durationMs: 3 };
+    const base = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url!.endsWith("/policy")) return json(res, 200, { runPolicy: "approve" });
+      if (req.url!.includes("/approvals/")) return json(res, 200, { approval, run });
+      if (req.url!.endsWith("/audit")) return json(res, 200, { entries: [{ at: 1, kind: "direct", cmd: "ls", requestedBy: "U1", exitCode: 0, durationMs: 3 }] });
+      json(res, 200, { cleaned: true, roomId: "slack-T1-C1" });
+    });
+    const client = new WorkerClient({ baseUrl: base, token: "t", retries: 0 });
+    expect(await client.policy("slack-T1-C1")).toEqual({ runPolicy: "approve" });
+    expect(await client.setPolicy("slack-T1-C1", { runPolicy: "approve", userId: "U1" })).toEqual({ runPolicy: "approve" });
+    expect(await client.decide("slack-T1-C1", "a-1", { decision: "run", userId: "U2" })).toEqual({ approval, run });
+    expect((await client.audit("slack-T1-C1")).entries).toHaveLength(1);
+    await client.cleanup("slack-T1-C1", { userId: "U 3" });
+    expect(seen).toEqual([
+      "GET /api/rooms/slack-T1-C1/policy",
+      "PUT /api/rooms/slack-T1-C1/policy",
+      "POST /api/rooms/slack-T1-C1/approvals/a-1",
+      "GET /api/rooms/slack-T1-C1/audit",
+      "DELETE /api/rooms/slack-T1-C1?userId=U%203",
+    ]);
+  });
+
+  it("maps a decided, expired or unknown approval to its code, and never repeats a decision", async () => {
+    const bodies = [
+      [409, { error: "already run by U1", code: "already_decided" }],
+      [410, { error: "expired", code: "approval_expired" }],
+      [404, { error: "no such approval in this room", code: "not_found" }],
+      [500, { error: "internal error", code: "internal" }],
+    ] as const;
+    const base = await serve((_req, res, n) => json(res, bodies[n][0], bodies[n][1]));
+    const client = new WorkerClient({ baseUrl: base, token: "t", sleep: noWait });
+    const decide = () => client.decide("r", "a-1", { decision: "run", userId: "U2" }).catch((e) => e);
+    const decided = await decide();
+    expect(decided).toMatchObject({ code: "already_decided", status: 409 });
+    expect(describeForUser(decided)).toMatch(/already decided \(already run by U1\)/);
+    const expired = await decide();
+    expect(expired).toMatchObject({ code: "approval_expired", status: 410 });
+    expect(describeForUser(expired)).toMatch(/expired; nothing was run/);
+    expect(await decide()).toMatchObject({ code: "not_found" });
+    // One request for the 500: a decision that may have gone through is not sent again.
+    expect(await decide()).toMatchObject({ code: "internal", status: 500 });
+  });
+});

@@ -3,6 +3,16 @@ import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
 import { errorBodySchema, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
 import { streamMessage } from "./client-stream.ts";
 import {
+  auditResponseSchema,
+  decisionResponseSchema,
+  policyResponseSchema,
+  type AuditResponse,
+  type DecisionRequest,
+  type DecisionResponse,
+  type PolicyRequest,
+  type PolicyResponse,
+} from "./schemas.ts";
+import {
   cleanupResponseSchema,
   execResponseSchema,
   infoResponseSchema,
@@ -93,9 +103,36 @@ export class WorkerClient {
   /**
    * Resolves for 200 and for 207 (cleaned with part errors); the caller sees `errors`.
    * `timeoutMs` overrides the client's: a workspace room's clean-up visits every room in it.
+   * `userId` marks a person's reset: the emptied audit then starts with who reset it
+   * (a clean-up nobody asked for, such as an archived channel, leaves nothing).
    */
-  cleanup(roomId: string, opts: { timeoutMs?: number } = {}): Promise<CleanupResponse> {
-    return this.call("DELETE", `/api/rooms/${encodeURIComponent(roomId)}`, cleanupResponseSchema, undefined, true, opts.timeoutMs);
+  cleanup(roomId: string, opts: { timeoutMs?: number; userId?: string } = {}): Promise<CleanupResponse> {
+    const by = opts.userId ? `?userId=${encodeURIComponent(opts.userId)}` : "";
+    return this.call("DELETE", `${roomPath(roomId)}${by}`, cleanupResponseSchema, undefined, true, opts.timeoutMs);
+  }
+
+  /** The room's run policy: `auto` (commands run at once) or `approve` (each waits for a person). */
+  policy(roomId: string): Promise<PolicyResponse> {
+    return this.call("GET", `${roomPath(roomId)}/policy`, policyResponseSchema, undefined, true);
+  }
+
+  /** Setting the same policy twice is harmless, so a failed attempt may be repeated. */
+  setPolicy(roomId: string, body: PolicyRequest): Promise<PolicyResponse> {
+    return this.call("PUT", `${roomPath(roomId)}/policy`, policyResponseSchema, body, true);
+  }
+
+  /**
+   * Runs or skips a proposed command. Throws DuetError `already_decided` (409),
+   * `approval_expired` (410) or `not_found` (404); never repeated on its own,
+   * since a repeat of a decision that went through would answer 409.
+   */
+  decide(roomId: string, approvalId: string, body: DecisionRequest): Promise<DecisionResponse> {
+    return this.call("POST", `${roomPath(roomId)}/approvals/${encodeURIComponent(approvalId)}`, decisionResponseSchema, body, false);
+  }
+
+  /** The room's audit trail, oldest first (the last AUDIT_KEEP events). */
+  audit(roomId: string): Promise<AuditResponse> {
+    return this.call("GET", `${roomPath(roomId)}/audit`, auditResponseSchema, undefined, true);
   }
 
   /** How the Worker is set up (the sandbox's provider and network), for help texts. */
@@ -175,6 +212,8 @@ export class WorkerClient {
   }
 }
 
+const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;
+
 function errorFromStatus(status: number, headers: Headers, json: unknown): DuetError {
   const body = errorBodySchema.safeParse(json);
   const retryAfterHeader = Number(headers.get("retry-after"));
@@ -199,6 +238,8 @@ function codeForStatus(status: number): ErrorCode {
     case 401: return "unauthorized";
     case 404: return "not_found";
     case 405: return "method_not_allowed";
+    case 409: return "already_decided";
+    case 410: return "approval_expired";
     case 413: return "payload_too_large";
     case 429: return "room_busy";
     default: return "internal";

@@ -7,6 +7,10 @@ export const ERROR_CODES = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  /** An approval that was already run or skipped. */
+  already_decided: 409,
+  /** An approval that waited past DUET_APPROVAL_TTL_MS: nothing was run. */
+  approval_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   room_busy: 429,
@@ -89,6 +93,10 @@ export function describeForUser(err: unknown): string {
       const fields = err.details ? Object.values(err.details).flat().join("; ") : "";
       return `That request was not accepted: ${fields || err.message}.`;
     }
+    case "already_decided":
+      return `That command was already decided (${err.message}); nothing changed.`;
+    case "approval_expired":
+      return "That command waited too long for approval and expired; nothing was run. Ask again to get a fresh one.";
     case "payload_too_large":
       return "That message is too large for Duet. Please shorten it.";
     case "unauthorized":

@@ -52,3 +52,14 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const DEFAULT_CLIENT_TIMEOUT_MS = 180_000;
 /** A workspace room's clean-up visits every room Duet had there; the bots wait this long for it. */
 export const WORKSPACE_CLEANUP_TIMEOUT_MS = 10 * 60_000;
+
+/** How long a proposed command waits for a person to run or skip it, unless DUET_APPROVAL_TTL_MS says otherwise. */
+export const DEFAULT_APPROVAL_TTL_MS = 60 * 60 * 1000;
+/** Approval ids are UUIDs: anything else is refused before the room is asked. */
+export const APPROVAL_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+/**
+ * Audit rows kept per room; the oldest row's slot is reused after that (an UPDATE,
+ * one row written, where a DELETE plus an INSERT would be two). A row holds one
+ * event, or every automatic command of one turn.
+ */
+export const AUDIT_KEEP = 500;

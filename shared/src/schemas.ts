@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import {
+  APPROVAL_ID_PATTERN,
   CMD_MAX_CHARS,
   IDEMPOTENCY_KEY_MAX_CHARS,
   TEXT_MAX_CHARS,
@@ -66,6 +67,10 @@ export const runResultSchema = z.object({
 });
 export type RunResult = z.infer<typeof runResultSchema>;
 
+/** A command the model proposed, waiting for a person until `expiresAt` (ms since the epoch). */
+export const pendingApprovalSchema = z.object({ id: z.string(), cmd: z.string(), expiresAt: z.number() });
+export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
 export const messageResponseSchema = z.object({
   /** The plain-text answer: explanation plus `Output (cmd):` sections, for clients that show text only. */
   reply: z.string(),
@@ -79,6 +84,8 @@ export const messageResponseSchema = z.object({
   skipped: z.array(z.string()).optional(),
   /** The turn was stopped: the answer is what was written and run before the stop. */
   stopped: z.boolean().optional(),
+  /** Under the `approve` run policy: the commands waiting for a person to run or skip them (`runs` is then empty). */
+  pending: z.array(pendingApprovalSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
 
@@ -157,3 +164,60 @@ export const stopRequestSchema = z.object({ userId: userIdField });
 export type StopRequest = z.input<typeof stopRequestSchema>;
 export const stopResponseSchema = z.object({ stopped: z.boolean() });
 export type StopResponse = z.infer<typeof stopResponseSchema>;
+
+/** Whether a room runs the model's commands at once (`auto`) or waits for a person to approve each (`approve`). */
+export const runPolicySchema = z.enum(["auto", "approve"], { error: "Run policy must be auto or approve" });
+export type RunPolicy = z.infer<typeof runPolicySchema>;
+
+/** Who did it: required where the Worker records a person's decision. */
+const actorField = z
+  .string({ error: "User id must be a string" })
+  .trim()
+  .min(1, "User id cannot be empty")
+  .max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`);
+
+export const policyRequestSchema = z.object({ runPolicy: runPolicySchema, userId: actorField });
+export type PolicyRequest = z.input<typeof policyRequestSchema>;
+
+export const policyResponseSchema = z.object({ runPolicy: runPolicySchema });
+export type PolicyResponse = z.infer<typeof policyResponseSchema>;
+
+export const approvalIdSchema = z.string().regex(APPROVAL_ID_PATTERN, "Approval id must be 1-64 characters of A-Z, a-z, 0-9 or '-'");
+
+export const decisionRequestSchema = z.object({
+  decision: z.enum(["run", "skip"], { error: "Decision must be run or skip" }),
+  userId: actorField,
+});
+export type DecisionRequest = z.input<typeof decisionRequestSchema>;
+
+export const decidedApprovalSchema = pendingApprovalSchema.extend({
+  decision: z.enum(["run", "skip"]),
+  decidedBy: z.string(),
+  decidedAt: z.number(),
+  requestedBy: z.string().optional(),
+});
+export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
+
+/** A decision's answer: `run` is the command's result when it was run. */
+export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
+export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
+
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "direct", "policy", "reset"]);
+export type AuditKind = z.infer<typeof auditKindSchema>;
+
+/** One audited event: a command (who asked, who decided, how it ended), a policy change or a reset. */
+export const auditEntrySchema = z.object({
+  at: z.number(),
+  kind: auditKindSchema,
+  cmd: z.string().optional(),
+  requestedBy: z.string().optional(),
+  decidedBy: z.string().optional(),
+  exitCode: z.number().nullable().optional(),
+  durationMs: z.number().optional(),
+  /** For `policy` entries: the policy set. */
+  runPolicy: runPolicySchema.optional(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const auditResponseSchema = z.object({ entries: z.array(auditEntrySchema) });
+export type AuditResponse = z.infer<typeof auditResponseSchema>;

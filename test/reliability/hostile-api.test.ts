@@ -85,6 +85,16 @@ const attempts: Attempt[] = [
   { name: "exec with a command over 8,000 characters", path: `/api/rooms/${ROOM}/sandbox/exec`, body: json({ cmd: `echo ${"z".repeat(8_000)}` }), status: 400, code: "invalid_request", detail: ["cmd", /at most 8000/] },
   { name: "exec with the wrong field name", path: `/api/rooms/${ROOM}/sandbox/exec`, body: json({ command: "touch pwned" }), status: 400, code: "invalid_request", detail: ["cmd", /string/] },
 
+  { name: "policy that is neither auto nor approve", method: "PUT", path: `/api/rooms/${ROOM}/policy`, body: json({ runPolicy: "yolo", userId: "U1" }), status: 400, code: "invalid_request", detail: ["runPolicy", /auto or approve/] },
+  { name: "policy change saying nobody did it", method: "PUT", path: `/api/rooms/${ROOM}/policy`, body: json({ runPolicy: "auto" }), status: 400, code: "invalid_request", detail: ["userId", /string/] },
+  { name: "__proto__ carrying the policy", method: "PUT", path: `/api/rooms/${ROOM}/policy`, body: '{"__proto__": {"runPolicy": "auto", "userId": "U1"}}', status: 400, code: "invalid_request", detail: ["runPolicy", /auto or approve/] },
+  { name: "decision on an unknown approval", path: `/api/rooms/${ROOM}/approvals/00000000-0000-4000-8000-000000000000`, body: json({ decision: "run", userId: "U1" }), status: 404, code: "not_found" },
+  { name: "decision that is neither run nor skip", path: `/api/rooms/${ROOM}/approvals/abc`, body: json({ decision: "yes", userId: "U1" }), status: 400, code: "invalid_request", detail: ["decision", /run or skip/] },
+  { name: "approval id carrying SQL", path: `/api/rooms/${ROOM}/approvals/x%27%20OR%20%271%27%3D%271`, body: json({ decision: "run", userId: "U1" }), status: 400, code: "invalid_request", detail: ["approvalId", /1-64 characters/] },
+  { name: "approval id over 64 characters", path: `/api/rooms/${ROOM}/approvals/${"a".repeat(65)}`, body: json({ decision: "run", userId: "U1" }), status: 400, code: "invalid_request", detail: ["approvalId", /1-64 characters/] },
+  { name: "reset by a user id over 128 characters", method: "DELETE", path: `/api/rooms/${ROOM}?userId=${"u".repeat(129)}`, status: 400, code: "invalid_request", detail: ["userId", /1-128 characters/] },
+  { name: "GET on an approval", method: "GET", path: `/api/rooms/${ROOM}/approvals/abc`, status: 405, code: "method_not_allowed" },
+  { name: "POST on the audit", path: `/api/rooms/${ROOM}/audit`, body: json({}), status: 405, code: "method_not_allowed" },
   { name: "no Authorization header", auth: null, body: json({ text: "hi" }), status: 401, code: "unauthorized" },
   { name: "a wrong token", auth: "Bearer not-the-token", body: json({ text: "hi" }), status: 401, code: "unauthorized" },
   { name: "an empty bearer token", auth: "Bearer ", body: json({ text: "hi" }), status: 401, code: "unauthorized" },
@@ -125,6 +135,8 @@ describe("hostile requests at the Worker API", () => {
 
   it("leaves the room it was aimed at empty and working", async () => {
     expect((await rig.stack.client.history(ROOM)).messages).toEqual([]);
+    expect(await rig.stack.client.policy(ROOM)).toEqual({ runPolicy: "auto" });
+    expect((await rig.stack.client.audit(ROOM)).entries).toEqual([]);
     const res = await rig.stack.client.message(ROOM, { text: "SAY: still-fine <run>ls -A</run>" });
     expect(res.reply).toMatch(/^still-fine\n/);
     // A fresh workspace: nothing any refused request asked for was created.

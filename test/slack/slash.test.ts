@@ -83,7 +83,7 @@ describe("/duet", () => {
     expect(shown.map((e) => e.user)).toEqual(["U0CAROL"]);
   });
 
-  it("reset: clears the room and says so in the channel", async () => {
+  it("reset: clears the room, says so in the channel, and its audit says who", async () => {
     const channel = newChannel();
     const m = await mention(slack, bot, { channel, text: "SAY: to-be-forgotten" });
     await answerTo(slack, m);
@@ -94,6 +94,8 @@ describe("/duet", () => {
     expect(body.response_type).toBe("in_channel");
     expect(bodyText(body)).toMatch(/<@U0ALICE> reset Duet in this channel: the conversation history is cleared/);
     expect((await stack.client.history(room)).messages).toEqual([]);
+    // The emptied audit says who reset the room.
+    expect((await stack.client.audit(room)).entries).toEqual([{ at: expect.any(Number), kind: "reset", requestedBy: "U0ALICE" }]);
   });
 
   it.each([

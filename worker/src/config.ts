@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   ConfigError,
+  DEFAULT_APPROVAL_TTL_MS,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_RUNS_PER_REPLY,
   DEFAULT_MODEL_MAX_TOKENS,
@@ -40,6 +41,10 @@ const schema = z.object({
   SANDBOX_PREWARM: z.enum(["on", "off"], { error: "SANDBOX_PREWARM must be on or off" }).default("on"),
   /** Where a sandbox may connect: SANDBOX_NETWORK, SANDBOX_ALLOWED_HOSTS, SANDBOX_DENIED_HOSTS. */
   ...sandboxNetworkFields,
+  /** A room's run policy until someone sets one: run the model's commands at once, or wait for approval. */
+  DUET_RUN_POLICY: z.enum(["auto", "approve"], { error: "DUET_RUN_POLICY must be auto or approve" }).default("auto"),
+  /** How long a proposed command waits for Run or Skip: at least a second, at most a week. */
+  DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
 });
 
 export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[]; network: NetworkPolicy };

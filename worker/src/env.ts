@@ -19,4 +19,6 @@ export interface Env {
   COMMAND_TIMEOUT_MS?: string;
   MAX_RUNS_PER_REPLY?: string;
   SANDBOX_PREWARM?: string;
+  DUET_RUN_POLICY?: string;
+  DUET_APPROVAL_TTL_MS?: string;
 }

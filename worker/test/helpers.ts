@@ -1,4 +1,4 @@
-import { SELF, env } from "cloudflare:test";
+import { SELF, env, runInDurableObject } from "cloudflare:test";
 
 export const TOKEN = "test-token-0123456789";
 const testEnv = env as unknown as Record<string, string>;
@@ -52,4 +52,25 @@ export async function execCalls(sessionId: string): Promise<{ command: string }[
 export async function deletedSessions(): Promise<string[]> {
   const res = await fetch(`${testEnv.FAKE_EXECUTOR_URL}/_calls`);
   return ((await res.json()) as { deleted: string[] }).deleted;
+}
+
+export function roomStub(room: string): DurableObjectStub {
+  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
+  return ns.get(ns.idFromName(room));
+}
+
+/** Kills one room's Durable Object instance, as an eviction or a crash would; its storage stays. */
+export async function killRoom(room: string): Promise<void> {
+  await runInDurableObject(roomStub(room), (_instance, state) => {
+    state.abort("simulated crash");
+  }).catch(() => undefined);
+}
+
+/** Polls `check` until it holds (for something that must happen, never to prove that nothing did). */
+export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

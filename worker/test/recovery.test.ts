@@ -1,26 +1,6 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
-
-function roomStub(room: string): DurableObjectStub {
-  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
-  return ns.get(ns.idFromName(room));
-}
-
-/** Kills one room's Durable Object instance mid-turn, as an eviction or a crash would; its storage stays. */
-async function killRoom(room: string): Promise<void> {
-  await runInDurableObject(roomStub(room), (_instance, state) => {
-    state.abort("simulated crash");
-  }).catch(() => undefined);
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
 describe("durable turns across a restart", () => {
   it("a turn interrupted while waiting on the model is answered once by the retry", async () => {

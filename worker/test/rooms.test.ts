@@ -169,7 +169,7 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
 });
 
 describe("storage cost", () => {
-  it("writes at most 3 rows a turn: 2 for a turn, 1 more per command or for a new room's registration", async () => {
+  it("writes 2 rows a turn, 1 more per command, 1 audit row for a turn's commands, 1 for a new room's registration", async () => {
     const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
     const room = `${channel}-1700000000.000100`;
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number; messages: number });
@@ -186,9 +186,11 @@ describe("storage cost", () => {
     // At 50 messages the oldest turn's row is reused: still 2 rows, no DELETE.
     expect(await cost(() => send(room, "at fifty"))).toBe(2);
     expect(await cost(() => send(room, "keyed at fifty", { idempotencyKey: "EvCost2" }))).toBe(2);
-    expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(3);
-    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo k", idempotencyKey: "IntCost" } }))).toBe(2);
-    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(0);
+    // A turn that runs commands adds one audit row for all of them; a direct run adds one.
+    expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(4);
+    expect(await cost(() => send(room, "SAY: two <run>echo one</run> <run>echo two</run>"))).toBe(5);
+    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo k", idempotencyKey: "IntCost" } }))).toBe(3);
+    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(1);
     expect(await history(room)).toHaveLength(50);
     // A replay writes nothing.
     expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(0);

@@ -45,7 +45,7 @@ function setup(status = 200, body: unknown = answer, opts: { refuse?: boolean } 
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const url = new URL(String(input));
     const sent = init?.body ? JSON.parse(String(init.body)) : undefined;
-    seen.requests.push({ method: init?.method ?? "GET", path: url.pathname, body: sent });
+    seen.requests.push({ method: init?.method ?? "GET", path: `${url.pathname}${url.search}`, body: sent });
     seen.events.push(`worker:${init?.method} ${url.pathname}`);
     return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   };
@@ -118,10 +118,10 @@ describe("history", () => {
 });
 
 describe("reset", () => {
-  it("deletes the room and says so to everyone, naming the parts that could not be removed", async () => {
+  it("deletes the room saying who reset it, and says so to everyone, naming the parts that could not be removed", async () => {
     const { deps, seen, used, surface } = setup(207, { cleaned: true, errors: ["sandbox: timeout"] });
     expect(await reset(deps, surface, asker)).toBe("answered");
-    expect(seen.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["DELETE /api/rooms/slack-T1-C1"]);
+    expect(seen.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["DELETE /api/rooms/slack-T1-C1?userId=U1"]);
     expect(seen.posted).toEqual([{ kind: "reset", user: "U1", errors: ["sandbox: timeout"] }]);
     expect(used).toEqual([]);
   });

@@ -84,7 +84,8 @@ export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker
 /** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
 export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   const { reply, ok } = await withProgress(deps, surface, "reset", asker.room, async () => {
-    const res = await deps.worker.cleanup(asker.room);
+    // Says who reset it: the room's emptied audit starts with that.
+    const res = await deps.worker.cleanup(asker.room, { userId: asker.user });
     return { kind: "reset", user: asker.user, errors: res.errors ?? [] };
   });
   return outcome(ok, await surface.post(reply));

@@ -1,6 +1,7 @@
 import { Agent } from "agents";
-import type { ExecRequest, MessageRequest, StopRequest } from "@duet/shared";
+import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
 import { loadConfig } from "../config.ts";
+import { RoomControl } from "../control/room-control.ts";
 import type { Env } from "../env.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { redactor } from "../redaction.ts";
@@ -25,21 +26,23 @@ import { TurnLedger, type AnsweredTurn } from "./turn-ledger.ts";
 export class DuetAgent extends Agent<Env> {
   /** Installed before the first statement of ours, so it sees every write, the SDK's included. */
   private readonly meter = meterSql(this.ctx.storage);
-  private parts?: { ledger: TurnLedger; tree: RoomTree; turns: RoomTurns };
+  private parts?: { ledger: TurnLedger; tree: RoomTree; turns: RoomTurns; control: RoomControl };
   private executorCache?: { executor: WarmTracker | null; problem?: string };
 
   private get room() {
     if (!this.parts) {
       const ledger = new TurnLedger(this.ctx.storage);
       const tree = new RoomTree(this.ctx.storage, this.name, (parent) => this.env.DUET_AGENT.getByName(parent));
+      const control = new RoomControl(this.ctx.storage, loadConfig(this.env));
       const turns = new RoomTurns({
         roomId: this.name,
         ledger,
         tree,
+        control,
         deps: () => this.turnDeps(),
         setAlarm: (at) => this.ctx.storage.setAlarm(at),
       });
-      this.parts = { ledger, tree, turns };
+      this.parts = { ledger, tree, turns, control };
     }
     return this.parts;
   }
@@ -67,10 +70,7 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
-    return guard(async () => {
-      await this.__unsafe_ensureInitialized();
-      return this.room.turns.message(req);
-    });
+    return this.started(() => this.room.turns.message(req));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
@@ -89,9 +89,32 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async exec(req: ExecRequest): Promise<Outcome> {
+    return this.started(() => this.room.turns.exec(req));
+  }
+
+  async policy(): Promise<Outcome> {
+    return guard(async () => ok(this.room.control.runPolicy()));
+  }
+
+  async setPolicy(req: PolicyRequest): Promise<Outcome> {
+    return guard(async () => ok(this.room.control.setPolicy(req)));
+  }
+
+  /** Runs or skips a command proposed under `approve`. */
+  async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
+    return this.started(() => this.room.turns.decide(approvalId, req));
+  }
+
+  /** Read after the room's recovery, so an approved run cut off by a restart is listed. */
+  async audit(): Promise<Outcome> {
+    return this.started(() => ok(this.room.control.auditEntries()));
+  }
+
+  /** Runs `fn` once the room has started (turns a dead instance left are resumed first), as an Outcome. */
+  private started(fn: () => Outcome | Promise<Outcome>): Promise<Outcome> {
     return guard(async () => {
       await this.__unsafe_ensureInitialized();
-      return this.room.turns.exec(req);
+      return fn();
     });
   }
 
@@ -119,11 +142,13 @@ export class DuetAgent extends Agent<Env> {
   /**
    * Empties this room and every room recorded under it; idempotent. A child that
    * could not be cleaned stays listed, so the next DELETE tries it again.
+   * `resetBy`: the person who asked, if one did (see RoomControl.reset).
    */
-  async cleanup(): Promise<Outcome> {
+  async cleanup(resetBy?: string): Promise<Outcome> {
     return guard(async () => {
-      const { tree, turns } = this.room;
+      const { tree, turns, control } = this.room;
       turns.reset();
+      control.reset(resetBy);
       const errors = await tree.cleanChildren(async (child) => {
         const out = await this.env.DUET_AGENT.getByName(child).cleanup();
         return ((out as Outcome).body as { errors?: string[] }).errors ?? [];

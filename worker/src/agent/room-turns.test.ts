@@ -3,6 +3,7 @@ import { simulateReadableStream, type LanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
+import { RoomControl } from "../control/room-control.ts";
 import type { Env } from "../env.ts";
 import { RoomTree } from "./room-tree.ts";
 import { RoomTurns } from "./room-turns.ts";
@@ -59,7 +60,8 @@ function roomTurns(storage: DurableObjectStorage, provider: LanguageModel) {
   const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => undefined }));
   const alarms: number[] = [];
   const deps = (): TurnDeps => ({ roomId: "cli-turns-room", config, ledger, model: () => provider, executor: null, redact: (t) => t });
-  const turns = new RoomTurns({ roomId: "cli-turns-room", ledger, tree, deps, setAlarm: async (at) => void alarms.push(at) });
+  const control = new RoomControl(storage, config);
+  const turns = new RoomTurns({ roomId: "cli-turns-room", ledger, tree, control, deps, setAlarm: async (at) => void alarms.push(at) });
   return { ledger, turns, alarms };
 }
 

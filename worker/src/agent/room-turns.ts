@@ -1,11 +1,12 @@
-import { DuetError, type ExecRequest, type MessageRequest } from "@duet/shared";
+import { DuetError, type DecisionRequest, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
+import type { DecisionNote, RoomControl } from "../control/room-control.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { guard, ok, type Outcome } from "./outcome.ts";
 import { Replays } from "./replay.ts";
 import type { RoomTree } from "./room-tree.ts";
-import { runCommand, runTurn, type TurnDeps } from "./turn.ts";
+import { runCommand, runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./turn.ts";
 import type { LedgerTurn, TurnKind, TurnLedger } from "./turn-ledger.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
@@ -22,6 +23,8 @@ export interface RoomParts {
   roomId: string;
   ledger: TurnLedger;
   tree: RoomTree;
+  /** The run policy (read per turn), the approvals and the audit trail. */
+  control: RoomControl;
   /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
   deps: () => TurnDeps;
   /** Arms the room's alarm (a Durable Object alarm: no row is written). */
@@ -70,6 +73,8 @@ export class RoomTurns {
       }
     }
     for (const run of ledger.pending("exec")) ledger.finishRun(run, unknownRunOutcome(roomId, run.question));
+    const unknown = (cmd: string): RunResult => ({ cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
+    this.room.control.recoverCutOff(unknown, (note) => this.remember(note));
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
@@ -122,14 +127,17 @@ export class RoomTurns {
   }
 
   private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel): Promise<Outcome> {
-    const { ledger, tree } = this.room;
+    const { ledger, tree, control } = this.room;
     const current = () => epoch === this.epoch;
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await tree.ensureRegistered();
-        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent }, turn);
+        const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
+        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent, propose }, turn);
         if (!current()) throw new DuetError("not_found", DELETED);
         ledger.answer(turn, answer, modelText);
+        // One audit row for all of the turn's commands (none when it ran none).
+        control.recordRuns("auto", answer.runs, turn.userId);
         return ok({ ...answer, messages: ledger.history() });
       } catch (err) {
         if (current()) ledger.drop(turn);
@@ -158,6 +166,7 @@ export class RoomTurns {
         if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
         const outcome = execOutcome(roomId, run);
         if (turn) ledger.finishRun(turn, outcome);
+        this.room.control.recordRuns("direct", [run], req.userId || null);
         return outcome;
       } catch (err) {
         if (turn) ledger.drop(turn);
@@ -168,18 +177,64 @@ export class RoomTurns {
   }
 
   /**
+   * A person ran or skipped a command proposed under `approve`. A run waits
+   * its turn in the room's queue (never beside a running turn, never in a
+   * room deleted meanwhile); either way the outcome joins the history.
+   */
+  async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
+    const { control, ledger } = this.room;
+    const deps = this.room.deps();
+    const epoch = this.epoch;
+    const ensureCurrent = () => {
+      if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the command waited or ran");
+    };
+    // A decision's place in the history is taken when it is queued, ahead of turns accepted after it.
+    let seq: number | undefined;
+    const decided = await control.decide(approvalId, req, {
+      enqueue: (work) => {
+        const task = this.queued(() => {
+          ensureCurrent();
+          return work();
+        });
+        seq = ledger.reserveSeq();
+        return task;
+      },
+      // Nothing is written into a room deleted while its command ran.
+      run: async (cmd) => {
+        const run = await runCommand(deps, cmd);
+        ensureCurrent();
+        return run;
+      },
+      remember: (note) => this.remember(note, seq),
+    });
+    return ok(decided);
+  }
+
+  /** A decision's line in the history, at `seq` when its place was taken earlier. */
+  private remember(note: DecisionNote, seq?: number): void {
+    const answer = { reply: note.reply, explanation: "", runs: note.runs };
+    this.room.ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, answer, note.at, seq);
+  }
+
+  /**
    * Queues `work`. Admission comes first (the queue throws when the room is
    * full), so a refused turn leaves no row; `accept` then writes the turn's
    * row before the work can start (on a later microtask at the earliest).
    */
   private start<T extends LedgerTurn | null>(accept: () => T, work: (turn: T) => Promise<Outcome>): Promise<Outcome> {
     let turn: T;
-    const task = this.queue.run(() => work(turn));
+    const task = this.queued(() => work(turn));
     turn = accept();
+    return guard(() => task);
+  }
+
+  /** Runs `work` in the room's queue and keeps the room awake meanwhile; throws at once (room_busy) when the queue is full. */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const task = this.queue.run(work);
     this.busy++;
     this.keepAwake();
     void task.finally(() => this.busy--).catch(() => undefined);
-    return guard(() => task);
+    return task;
   }
 
   /** The room was cleaned: turns still running must not write into it. */

@@ -1,4 +1,4 @@
-import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type RunResult } from "@duet/shared";
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -27,6 +27,8 @@ export interface StoredAnswer {
   skipped?: string[];
   /** Someone stopped the turn: this is what was written and run before. */
   stopped?: boolean;
+  /** Under `approve`: the commands proposed instead of run. */
+  pending?: PendingApproval[];
 }
 
 /** An answered message turn as the model's context is built from it. */
@@ -108,6 +110,37 @@ export class TurnLedger {
     return { ...turn, slot, seq, progress: null };
   }
 
+  /** A place in the history for something recorded later (a decision waiting in the queue behind turns accepted after it). */
+  reserveSeq(): number {
+    return this.nextSeq++;
+  }
+
+  /**
+   * A message turn answered as it is recorded (a person's decision on a
+   * proposed command, and its output): one row written, and it joins the
+   * history. Called from the room's queue, like answer(), with the place
+   * reserved when the decision was queued.
+   */
+  note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now(), seq = this.reserveSeq()): void {
+    const slot = this.reusableSlot(now);
+    const { reply, ...rest } = answer;
+    const values = [seq, turn.userId, turn.question, turn.receivedAt, reply, JSON.stringify(rest), now];
+    if (slot === null) {
+      this.write(
+        `INSERT INTO duet_ledger (seq, kind, status, user_id, question, received_at, reply, answer, answered_at)
+         VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?)`,
+        ...values,
+      );
+    } else {
+      this.write(
+        `UPDATE duet_ledger SET seq = ?, kind = 'message', status = 'done', idem_key = NULL, user_id = ?, question = ?,
+         received_at = ?, progress = NULL, model_text = NULL, reply = ?, answer = ?, answered_at = ? WHERE slot = ?`,
+        ...values, slot,
+      );
+    }
+    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, false));
+  }
+
   /**
    * The oldest row no one needs: a failed turn's, or an answered one that is
    * neither in the history nor replayable (keyed and younger than the TTL).
@@ -141,10 +174,14 @@ export class TurnLedger {
        WHERE slot = ? AND seq = ?`,
       modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
     );
-    if (this.shown) {
-      this.shown.push(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
-      if (this.shown.length > HISTORY_TURNS) this.shown.shift();
-    }
+    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
+  }
+
+  /** Keeps the history as read in step: called in the queue's order, which is the rows' order. */
+  private show(messages: DuetMessage[]): void {
+    if (!this.shown) return;
+    this.shown.push(messages);
+    if (this.shown.length > HISTORY_TURNS) this.shown.shift();
   }
 
   /** Stores a direct run's answer (any JSON) for replay; direct runs are not history. */

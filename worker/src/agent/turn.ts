@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { readModelStream } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
@@ -30,6 +30,11 @@ export interface TurnDeps extends CommandDeps {
   stillCurrent?: () => boolean;
   /** Aborted (with a TurnStopped) when someone stops the turn. */
   stop?: AbortSignal;
+  /**
+   * Set when the room's run policy is `approve`: the model's commands are
+   * handed here (as written) to wait for a person, and none is run.
+   */
+  propose?: (cmds: string[]) => PendingApproval[];
   /** The turn as it happens (model text, each command's start and end): the live stream's events. */
   onEvent?: (e: TurnStreamEvent) => void;
 }
@@ -54,7 +59,7 @@ export interface TurnResult {
 
 /**
  * Asks the model, streaming its text out as it is written, then runs its
- * commands in order. Before each command the progress (the model's text, the
+ * commands in order (or, under `approve`, proposes them and runs none). Before each command the progress (the model's text, the
  * results so far) is stored in the turn's row, so a restart resumes after the
  * last finished command and reports the one that was running as unknown; the
  * stream itself writes nothing. A stop ends the turn where it is: the model
@@ -71,7 +76,7 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
 
   if (!progress) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
-    if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on") deps.warmSandbox?.();
+    if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on" && !deps.propose) deps.warmSandbox?.();
     // The model sees its own earlier words with their <run> tags and each result as a separate data message.
     const recent = ledger.recentTurns(MODEL_CONTEXT_MESSAGES / 2).map((t) => ({
       userText: t.question,
@@ -104,8 +109,12 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
   }
 
   ensureCurrent(deps);
-  for (let i = progress.runs.length; i < parsed.commands.length && !stopped; i++) {
-    const cmd = parsed.commands[i];
+  // A turn resumed after its first command started was accepted to run; otherwise, under `approve`, nothing runs.
+  const started = progress.runs.length > 0 || progress.running !== undefined;
+  const pending = deps.propose && !started && !stopped && parsed.commands.length ? deps.propose(parsed.commands) : [];
+  const commands = pending.length ? [] : parsed.commands;
+  for (let i = progress.runs.length; i < commands.length && !stopped; i++) {
+    const cmd = commands[i];
     if (progress.running === i) {
       // It may have run, fully or partly: running it again could repeat a side effect.
       progress.runs.push({ cmd: deps.redact(cmd), exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
@@ -128,13 +137,14 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
   }
 
   const skipped = stopped ? [] : parsed.skipped.map(deps.redact);
-  const reply = buildReply(parsed.explanation, progress.runs, skipped);
+  const reply = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
   const answer: StoredAnswer = {
     reply: deps.redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
     explanation: deps.redact(parsed.explanation),
     runs: progress.runs,
     ...(skipped.length ? { skipped } : {}),
     ...(stopped ? { stopped: true } : {}),
+    ...(pending.length ? { pending } : {}),
   };
   return { answer, modelText: deps.redact(progress.modelText) };
 }

@@ -1,50 +1,22 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DuetError, execRequestSchema, isValidRoomId, messageRequestSchema, stopRequestSchema } from "@duet/shared";
-import type { Outcome } from "../agent/outcome.ts";
+import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../env.ts";
-import { requireToken } from "./auth.ts";
-import { info } from "./info.ts";
-import { limitBody, readJson } from "./json-body.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
+import { requireToken } from "./auth.ts";
+import { controlRoutes, resetBy } from "./control-routes.ts";
+import { info } from "./info.ts";
+import { limitBody, readJson } from "./json-body.ts";
+import { methodNotAllowed, room, send } from "./rooms.ts";
 
 type App = { Bindings: Env };
-
-function roomIdOf(raw: string | undefined): string {
-  if (!raw) throw new DuetError("not_found", "missing room id");
-  if (!isValidRoomId(raw)) {
-    throw new DuetError("invalid_request", "invalid request", {
-      details: { roomId: ["Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'"] },
-    });
-  }
-  return raw;
-}
-
-/**
- * The room's stub. Its methods start the room themselves, so this is one RPC
- * per request (getAgentByName would add a round trip to start it first).
- */
-function room(env: Env, raw: string | undefined) {
-  return env.DUET_AGENT.getByName(roomIdOf(raw));
-}
-
-function send(outcome: Outcome): Response {
-  const headers: Record<string, string> = {};
-  const retryAfterMs = (outcome.body as { retryAfterMs?: number }).retryAfterMs;
-  if (outcome.status === 429 && retryAfterMs) headers["retry-after"] = String(Math.ceil(retryAfterMs / 1000));
-  return Response.json(outcome.body, { status: outcome.status, headers });
-}
 
 /** A client asks for the live stream with `Accept: text/event-stream`; anything else gets the JSON answer. */
 function wantsStream(accept: string | undefined): boolean {
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? "");
 }
-
-const methodNotAllowed = () => {
-  throw new DuetError("method_not_allowed", "method not allowed");
-};
 
 export const app = new Hono<App>();
 
@@ -87,8 +59,11 @@ app.get("/api/rooms/:roomId/stats", async (c) => {
 });
 app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
+app.route("/", controlRoutes);
+
 app.delete("/api/rooms/:roomId", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).cleanup());
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.cleanup(resetBy(c.req.query("userId"))));
 });
 app.all("/api/rooms/:roomId", methodNotAllowed);
 

@@ -1,7 +1,10 @@
 import { REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
 
-/** The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):` sections. */
-export function buildReply(explanation: string, runs: RunResult[], skipped: string[]): string {
+/**
+ * The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):`
+ * sections, then a `Waiting for approval:` line per command proposed under `approve`.
+ */
+export function buildReply(explanation: string, runs: RunResult[], skipped: string[], waiting: string[] = []): string {
   let text = explanation;
   for (const run of runs) {
     if (run.error !== undefined || run.exitCode === null) {
@@ -11,8 +14,9 @@ export function buildReply(explanation: string, runs: RunResult[], skipped: stri
     const summary = run.stdout.slice(0, REPLY_SUMMARY_CHARS) || run.stderr.slice(0, REPLY_SUMMARY_CHARS) || "[no output]";
     text += `\n\nOutput (${run.cmd}):\n${summary}`;
   }
+  for (const cmd of waiting) text += `\n\nWaiting for approval: ${cmd}`;
   if (skipped.length > 0) {
-    text += `\n\nNot run (limit of ${runs.length} commands per reply): ${skipped.map((c) => `\`${c}\``).join(", ")}`;
+    text += `\n\nNot run (limit of ${runs.length + waiting.length} commands per reply): ${skipped.map((c) => `\`${c}\``).join(", ")}`;
   }
   return text.trim();
 }

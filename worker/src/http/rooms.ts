@@ -1,0 +1,34 @@
+import { DuetError, isValidRoomId } from "@duet/shared";
+import type { Outcome } from "../agent/outcome.ts";
+import type { Env } from "../env.ts";
+
+/** The room id from the path, or the 400/404 a bad one gets (before any room is woken). */
+function roomIdOf(raw: string | undefined): string {
+  if (!raw) throw new DuetError("not_found", "missing room id");
+  if (!isValidRoomId(raw)) {
+    throw new DuetError("invalid_request", "invalid request", {
+      details: { roomId: ["Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'"] },
+    });
+  }
+  return raw;
+}
+
+/**
+ * The room's stub. Its methods start the room themselves, so this is one RPC
+ * per request (getAgentByName would add a round trip to start it first).
+ */
+export function room(env: Env, raw: string | undefined) {
+  return env.DUET_AGENT.getByName(roomIdOf(raw));
+}
+
+/** A room's Outcome as the HTTP answer; a full room's 429 says when to come back. */
+export function send(outcome: Outcome): Response {
+  const headers: Record<string, string> = {};
+  const retryAfterMs = (outcome.body as { retryAfterMs?: number }).retryAfterMs;
+  if (outcome.status === 429 && retryAfterMs) headers["retry-after"] = String(Math.ceil(retryAfterMs / 1000));
+  return Response.json(outcome.body, { status: outcome.status, headers });
+}
+
+export const methodNotAllowed = () => {
+  throw new DuetError("method_not_allowed", "method not allowed");
+};
