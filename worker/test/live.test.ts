@@ -106,9 +106,15 @@ describe("a turn streamed live", () => {
     const room = freshRoom();
     await send(room, "warm up");
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+    const script = "CHUNK:2 SAY: many small pieces make up this answer <run>echo rows</run>";
+    const beforeJson = await rows();
+    expect((await send(room, script)).status).toBe(200);
+    const jsonRows = (await rows()) - beforeJson;
     const before = await rows();
-    await (await stream(room, "CHUNK:2 SAY: many small pieces make up this answer <run>echo rows</run>")).rest();
-    expect((await rows()) - before).toBe(3);
+    await (await stream(room, script)).rest();
+    expect((await rows()) - before).toBe(jsonRows);
+    // A turn with one command: its row twice (accepted, answered), the mark before the command, one audit row.
+    expect(jsonRows).toBe(4);
   });
 });
 

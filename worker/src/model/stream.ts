@@ -29,13 +29,17 @@ export async function* streamModelText(model: LanguageModel, messages: ChatMessa
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
     throw modelError(err);
   };
+  // The system prompt goes in the SDK's own `system` field (it warns on every call when it sits in `messages`).
+  const system = messages[0]?.role === "system" ? messages[0].content : undefined;
+  const chat = system === undefined ? messages : messages.slice(1);
   let wrote = false;
   for (let attempt = 0; ; attempt++) {
     let refused: unknown = null;
     try {
       const result = streamText({
         model,
-        messages,
+        system,
+        messages: chat,
         abortSignal: signal,
         // Retried here instead, where the deadline is known.
         maxRetries: 0,

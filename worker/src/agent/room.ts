@@ -1,0 +1,112 @@
+import { loadConfig } from "../config.ts";
+import { RoomControl } from "../control/room-control.ts";
+import type { Env } from "../env.ts";
+import { createLanguageModel } from "../model/language-model.ts";
+import { redactor } from "../redaction.ts";
+import { createExecutor } from "../sandbox/executor.ts";
+import { SandboxError } from "../sandbox/types.ts";
+import { WarmTracker } from "../sandbox/warm-tracker.ts";
+import { ok, type Outcome } from "./outcome.ts";
+import { RoomTree } from "./room-tree.ts";
+import { RoomTurns } from "./room-turns.ts";
+import type { TurnDeps } from "./turn.ts";
+import { TurnLedger } from "./turn-ledger.ts";
+
+/** A room's sandbox, or why it has none (the configuration names the problem). */
+interface ExecutorSlot {
+  executor: WarmTracker | null;
+  problem?: string;
+}
+
+/**
+ * The parts of one room, wired together: its ledger, its place in the room
+ * tree, its run policy and audit, its turns and its sandbox. Built once per
+ * Durable Object instance, on first use.
+ */
+export class Room {
+  readonly ledger: TurnLedger;
+  readonly tree: RoomTree;
+  readonly control: RoomControl;
+  readonly turns: RoomTurns;
+  private executorSlot?: ExecutorSlot;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly env: Env,
+    readonly roomId: string,
+  ) {
+    this.ledger = new TurnLedger(storage);
+    this.tree = new RoomTree(storage, roomId, (parent) => env.DUET_AGENT.getByName(parent));
+    this.control = new RoomControl(storage, loadConfig(env));
+    this.turns = new RoomTurns({
+      roomId,
+      ledger: this.ledger,
+      tree: this.tree,
+      control: this.control,
+      deps: () => this.turnDeps(),
+      setAlarm: (at) => storage.setAlarm(at),
+    });
+  }
+
+  /**
+   * Empties this room and every room recorded under it; idempotent. A child that
+   * could not be cleaned stays listed, so the next clean-up tries it again.
+   * `resetBy`: the person who asked, if one did (see RoomControl.reset).
+   */
+  async clean(resetBy?: string): Promise<Outcome> {
+    this.turns.reset();
+    this.control.reset(resetBy);
+    const errors = await this.tree.cleanChildren(async (child) => {
+      const out = await this.env.DUET_AGENT.getByName(child).cleanup();
+      return ((out as Outcome).body as { errors?: string[] }).errors ?? [];
+    });
+    this.tree.forgetParent();
+    try {
+      const { executor, problem } = this.executor();
+      if (executor) await executor.destroy(this.roomId);
+      else if (problem) errors.push(`sandbox: ${problem}`);
+    } catch (err) {
+      errors.push(`sandbox: ${(err as Error).message}`);
+    }
+    const body = { cleaned: true, roomId: this.roomId };
+    return errors.length ? { status: 207, body: { ...body, errors } } : ok(body);
+  }
+
+  /** Storage figures for operators and benchmarks. */
+  stats(meter: { rowsWritten: number; bytesBound: number }) {
+    return {
+      messages: this.ledger.messageCount(),
+      databaseBytes: this.storage.sql.databaseSize,
+      rowsWrittenSinceStart: meter.rowsWritten,
+      bytesBoundSinceStart: meter.bytesBound,
+    };
+  }
+
+  private executor(): ExecutorSlot {
+    if (!this.executorSlot) {
+      try {
+        this.executorSlot = { executor: new WarmTracker(createExecutor(loadConfig(this.env), this.env)) };
+      } catch (err) {
+        if (!(err instanceof SandboxError)) throw err;
+        this.executorSlot = { executor: null, problem: err.message };
+      }
+    }
+    return this.executorSlot;
+  }
+
+  private turnDeps(): TurnDeps {
+    const config = loadConfig(this.env);
+    const { executor, problem } = this.executor();
+    const roomId = this.roomId;
+    return {
+      roomId,
+      config,
+      ledger: this.ledger,
+      model: () => createLanguageModel(config, this.env),
+      executor,
+      executorProblem: problem,
+      redact: redactor(config),
+      warmSandbox: () => void executor?.warm(roomId),
+    };
+  }
+}
