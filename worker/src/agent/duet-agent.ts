@@ -2,7 +2,7 @@ import { Agent } from "agents";
 import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
 import type { Env } from "../env.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
-import { guard, ok, outcomeOf, type Outcome } from "./outcome.ts";
+import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "./outcome.ts";
 import { Room } from "./room.ts";
 import { meterSql } from "./sql-meter.ts";
 
@@ -10,7 +10,8 @@ import { meterSql } from "./sql-meter.ts";
  * One room (its name is its room id): history, turns, sandbox and the rooms
  * under it. This class is the RPC surface the Worker calls; each method returns
  * an Outcome rather than throwing, so errors cross RPC as data with their
- * status intact. The room's parts are wired in Room: its turns (RoomTurns),
+ * status intact (those that carry the history as a WireOutcome: its JSON).
+ * The room's parts are wired in Room: its turns (RoomTurns),
  * their rows (TurnLedger), the room tree (RoomTree), policy and audit (RoomControl).
  */
 export class DuetAgent extends Agent<Env> {
@@ -45,8 +46,8 @@ export class DuetAgent extends Agent<Env> {
     this.room.turns.afterAlarm();
   }
 
-  async message(req: MessageRequest): Promise<Outcome> {
-    return this.started(() => this.room.turns.message(req));
+  async message(req: MessageRequest): Promise<WireOutcome> {
+    return toWire(await this.started(() => this.room.turns.message(req)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
@@ -64,8 +65,8 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok({ stopped: this.room.turns.stop(req.userId || undefined) }));
   }
 
-  async exec(req: ExecRequest): Promise<Outcome> {
-    return this.started(() => this.room.turns.exec(req));
+  async exec(req: ExecRequest): Promise<WireOutcome> {
+    return toWire(await this.started(() => this.room.turns.exec(req)));
   }
 
   async policy(): Promise<Outcome> {
@@ -94,8 +95,8 @@ export class DuetAgent extends Agent<Env> {
     });
   }
 
-  async messages(): Promise<Outcome> {
-    return guard(async () => ok({ messages: this.room.ledger.history() }));
+  async messages(): Promise<WireOutcome> {
+    return guardWire(async () => ok({ messages: this.room.ledger.history() }));
   }
 
   /** Storage figures for operators and benchmarks: what this room holds and what it has written since it woke. */

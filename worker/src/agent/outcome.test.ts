@@ -1,6 +1,6 @@
 import { ConfigError, DuetError } from "@duet/shared";
 import { describe, expect, it } from "vitest";
-import { guard, ok } from "./outcome.ts";
+import { guard, guardWire, ok } from "./outcome.ts";
 
 describe("guard", () => {
   it("passes an answer through", async () => {
@@ -24,5 +24,15 @@ describe("guard", () => {
       throw new TypeError("x is undefined at turn.ts:12");
     });
     expect(crash).toEqual({ status: 500, body: { error: "internal error", code: "internal" } });
+  });
+});
+
+describe("guardWire", () => {
+  it("sends the body as JSON, with the wait of a 429 beside it for Retry-After", async () => {
+    expect(await guardWire(async () => ok({ reply: "hi", messages: [] }))).toEqual({ status: 200, json: '{"reply":"hi","messages":[]}' });
+    const busy = await guardWire(async () => {
+      throw new DuetError("room_busy", "too many", { retryAfterMs: 2_000 });
+    });
+    expect(busy).toEqual({ status: 429, json: expect.stringContaining('"code":"room_busy"'), retryAfterMs: 2_000 });
   });
 });

@@ -12,6 +12,28 @@ export interface Outcome {
 
 export const ok = (body: unknown): Outcome => ({ status: 200, body });
 
+/**
+ * An Outcome as it crosses RPC: the body already serialised. A turn's answer
+ * carries the room's 50-message history; as an object the runtime would clone
+ * it into the Worker, which would then serialise it again. As JSON text it is
+ * one string copy, and the Worker sends it as it is.
+ */
+export interface WireOutcome {
+  status: number;
+  json: string;
+  /** Set on a 429, for the Retry-After header. */
+  retryAfterMs?: number;
+}
+
+export function toWire(outcome: Outcome): WireOutcome {
+  const retryAfterMs = (outcome.body as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return {
+    status: outcome.status,
+    json: JSON.stringify(outcome.body),
+    ...(outcome.status === 429 && typeof retryAfterMs === "number" ? { retryAfterMs } : {}),
+  };
+}
+
 /** A successful answer given again to a retry: the same body, marked as not its own. */
 export function markReplayed(outcome: Outcome): Outcome {
   return outcome.status === 200 ? ok({ ...(outcome.body as object), replayed: true }) : outcome;
@@ -32,4 +54,9 @@ export async function guard(fn: () => Promise<Outcome>): Promise<Outcome> {
   } catch (err) {
     return outcomeOf(err);
   }
+}
+
+/** guard, answered as it crosses RPC. */
+export async function guardWire(fn: () => Promise<Outcome>): Promise<WireOutcome> {
+  return toWire(await guard(fn));
 }

@@ -39,6 +39,7 @@ export class RoomTree {
 
   /** Registers this room with its parent unless it already has (a top-level room has none). */
   async ensureRegistered(): Promise<void> {
+    if (this.registered) return;
     const parent = parentRoomId(this.roomId);
     if (!parent) return;
     this.registered ??= this.sql.exec<Row>(`SELECT 1 FROM duet_meta WHERE key = ?`, REGISTERED).toArray().length > 0;

@@ -4,12 +4,25 @@ export interface WriteMeter {
   readonly bytesBound: number;
 }
 
-const utf8 = new TextEncoder();
+/** A string's UTF-8 length, counted without encoding it (a lone surrogate counts 3, as TextEncoder writes U+FFFD). */
+export function utf8Length(s: string): number {
+  let bytes = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for 2 code units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
 
 function boundBytes(params: unknown[]): number {
   let bytes = 0;
   for (const p of params) {
-    if (typeof p === "string") bytes += utf8.encode(p).length;
+    if (typeof p === "string") bytes += utf8Length(p);
     else if (p instanceof ArrayBuffer) bytes += p.byteLength;
     else if (ArrayBuffer.isView(p)) bytes += p.byteLength;
     else if (p !== null && p !== undefined) bytes += 8;

@@ -86,6 +86,39 @@ describe("TurnLedger", () => {
     });
   });
 
+  it("reads nothing back per turn: a turn's statements are its two writes, and what it keeps in memory matches its rows", async () => {
+    await withStorage((storage) => {
+      const ledger = new TurnLedger(storage);
+      for (let i = 0; i < 30; i++) answer(ledger, ask(ledger, `q${i}`, i % 2 ? `Ev${i}` : null));
+      ledger.history();
+      ledger.recentTurns(5);
+      const sql = storage.sql;
+      const exec = sql.exec;
+      const statements: string[] = [];
+      sql.exec = ((query: string, ...params: SqlStorageValue[]) => {
+        statements.push(query.trim().split(/\s+/)[0]);
+        return exec.call(sql, query, ...params);
+      }) as typeof sql.exec;
+      try {
+        const turn = ask(ledger, "counted", "Ev99");
+        ledger.recentTurns(5);
+        ledger.history();
+        expect(ledger.answered("message", "Ev-unknown")).toBeNull();
+        answer(ledger, turn);
+        ledger.history();
+      } finally {
+        sql.exec = exec;
+      }
+      expect(statements).toEqual(["UPDATE", "UPDATE"]);
+      // A fresh instance reads the same from the rows.
+      const fresh = new TurnLedger(storage);
+      expect(ledger.recentTurns(5)).toEqual(fresh.recentTurns(5));
+      expect(ledger.recentTurns(3)).toEqual(fresh.recentTurns(3));
+      expect(ledger.history()).toEqual(fresh.history());
+      expect(ledger.answered("message", "Ev29")).toEqual(fresh.answered("message", "Ev29"));
+    });
+  });
+
   it("folds a room's older message rows into turn rows once", async () => {
     await withStorage((storage) => {
       storage.sql.exec(`CREATE TABLE duet_messages (id INTEGER PRIMARY KEY, role TEXT NOT NULL, user_id TEXT, text TEXT NOT NULL, ts INTEGER NOT NULL)`);

@@ -1,4 +1,5 @@
-import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, MODEL_CONTEXT_MESSAGES, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
+import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -44,6 +45,8 @@ export interface AnsweredTurn extends StoredAnswer {
 
 /** Message turns shown as history: each is a user message and an agent message. */
 const HISTORY_TURNS = HISTORY_KEEP / 2;
+/** Answered turns the model's context is built from; the ledger keeps these in memory. */
+const CONTEXT_TURNS = MODEL_CONTEXT_MESSAGES / 2;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -57,15 +60,21 @@ const str = (v: SqlStorageValue) => (v === null ? null : String(v));
  * past the replay window is reused by the next turn (an UPDATE, not a DELETE
  * and an INSERT). No index: each one would add a row written per change, and
  * the table holds only the last 25 turns plus those a retry may still replay.
+ *
+ * A turn reads nothing back: the rows' states (LedgerIndex), the history and
+ * the turns the model's context is built from are read once per wake and then
+ * kept in step by the ledger's own writes, so a turn costs its writes only.
  */
 export class TurnLedger {
   private nextSeq: number;
+  private readonly index = new LedgerIndex(HISTORY_TURNS);
   /**
-   * The history as read once, then kept in step by answer() and wipe(): the
-   * queue answers turns in arrival order, so each answer goes at the end. A
-   * room reads its history on every turn; this spares the query.
+   * The history (as messages) and the newest CONTEXT_TURNS answered turns, each
+   * read once, then kept in step by answer() and wipe(): the queue answers
+   * turns in arrival order, so each answer goes at the end.
    */
-  private shown: DuetMessage[][] | null = null;
+  private shown: DuetMessage[] | null = null;
+  private recent: AnsweredTurn[] | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -74,7 +83,16 @@ export class TurnLedger {
       idem_key TEXT, user_id TEXT, question TEXT NOT NULL, received_at INTEGER NOT NULL,
       progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER)`);
     storage.transactionSync(() => migrateMessageRows(sql));
-    this.nextSeq = Number(sql.exec<Row>(`SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM duet_ledger`).one().n);
+    for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at FROM duet_ledger`)) {
+      this.index.set(Number(r.slot), {
+        seq: Number(r.seq),
+        kind: String(r.kind) as TurnKind,
+        status: String(r.status) as SlotStatus,
+        idemKey: str(r.idem_key),
+        receivedAt: Number(r.received_at),
+      });
+    }
+    this.nextSeq = this.index.maxSeq() + 1;
   }
 
   private get sql() {
@@ -89,7 +107,7 @@ export class TurnLedger {
   /** Records an accepted turn before any work starts, so an eviction cannot lose it: one row written. */
   accept(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, now = Date.now()): LedgerTurn {
     const seq = this.nextSeq++;
-    const slot = this.reusableSlot(now);
+    let slot = this.index.reusable(now);
     const values = [seq, turn.kind, turn.idemKey, turn.userId, turn.question, turn.receivedAt];
     if (slot === null) {
       const row = this.sql
@@ -99,14 +117,16 @@ export class TurnLedger {
           ...values,
         )
         .one();
-      return { ...turn, slot: Number(row.slot), seq, progress: null };
+      slot = Number(row.slot);
+    } else {
+      this.write(
+        `UPDATE duet_ledger SET seq = ?, kind = ?, status = 'pending', idem_key = ?, user_id = ?, question = ?,
+         received_at = ?, progress = NULL, model_text = NULL, reply = NULL, answer = NULL, answered_at = NULL
+         WHERE slot = ?`,
+        ...values, slot,
+      );
     }
-    this.write(
-      `UPDATE duet_ledger SET seq = ?, kind = ?, status = 'pending', idem_key = ?, user_id = ?, question = ?,
-       received_at = ?, progress = NULL, model_text = NULL, reply = NULL, answer = NULL, answered_at = NULL
-       WHERE slot = ?`,
-      ...values, slot,
-    );
+    this.index.set(slot, { seq, kind: turn.kind, status: "pending", idemKey: turn.idemKey, receivedAt: turn.receivedAt });
     return { ...turn, slot, seq, progress: null };
   }
 
@@ -122,15 +142,18 @@ export class TurnLedger {
    * reserved when the decision was queued.
    */
   note(turn: { userId: string | null; question: string; receivedAt: number }, answer: StoredAnswer, now = Date.now(), seq = this.reserveSeq()): void {
-    const slot = this.reusableSlot(now);
+    let slot = this.index.reusable(now);
     const { reply, ...rest } = answer;
     const values = [seq, turn.userId, turn.question, turn.receivedAt, reply, JSON.stringify(rest), now];
     if (slot === null) {
-      this.write(
-        `INSERT INTO duet_ledger (seq, kind, status, user_id, question, received_at, reply, answer, answered_at)
-         VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?)`,
-        ...values,
-      );
+      const row = this.sql
+        .exec<Row>(
+          `INSERT INTO duet_ledger (seq, kind, status, user_id, question, received_at, reply, answer, answered_at)
+           VALUES (?, 'message', 'done', ?, ?, ?, ?, ?, ?) RETURNING slot`,
+          ...values,
+        )
+        .one();
+      slot = Number(row.slot);
     } else {
       this.write(
         `UPDATE duet_ledger SET seq = ?, kind = 'message', status = 'done', idem_key = NULL, user_id = ?, question = ?,
@@ -138,26 +161,8 @@ export class TurnLedger {
         ...values, slot,
       );
     }
-    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, false));
-  }
-
-  /**
-   * The oldest row no one needs: a failed turn's, or an answered one that is
-   * neither in the history nor replayable (keyed and younger than the TTL).
-   */
-  private reusableSlot(now: number): number | null {
-    const row = this.sql
-      .exec<Row>(
-        `SELECT slot FROM duet_ledger
-         WHERE status = 'free'
-            OR (status = 'done' AND (idem_key IS NULL OR received_at <= ?)
-                AND (kind = 'exec' OR seq < (SELECT seq FROM duet_ledger WHERE kind = 'message' AND status = 'done'
-                                             ORDER BY seq DESC LIMIT 1 OFFSET ?)))
-         ORDER BY seq LIMIT 1`,
-        now - IDEMPOTENCY_TTL_MS, HISTORY_TURNS - 1,
-      )
-      .toArray()[0];
-    return row ? Number(row.slot) : null;
+    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: null, receivedAt: turn.receivedAt });
+    this.keep({ ...rest, reply, seq, userId: turn.userId, question: turn.question, receivedAt: turn.receivedAt, modelText: null, answeredAt: now });
   }
 
   /** Notes the command about to run (with the model's text), so a restart knows its outcome is unknown. */
@@ -174,14 +179,24 @@ export class TurnLedger {
        WHERE slot = ? AND seq = ?`,
       modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
     );
-    this.show(messagesOf(turn.userId, turn.question, turn.receivedAt, reply, now, answer.stopped === true));
+    this.index.update(turn.slot, turn.seq, { status: "done" });
+    const { seq, userId, question, receivedAt } = turn;
+    this.keep({ ...rest, reply, seq, userId, question, receivedAt, modelText, answeredAt: now });
   }
 
-  /** Keeps the history as read in step: called in the queue's order, which is the rows' order. */
-  private show(messages: DuetMessage[]): void {
-    if (!this.shown) return;
-    this.shown.push(messages);
-    if (this.shown.length > HISTORY_TURNS) this.shown.shift();
+  /**
+   * Keeps the history and the model's context as read in step with a newly
+   * answered turn: called in the queue's order, which is the rows' order.
+   */
+  private keep(turn: AnsweredTurn): void {
+    if (this.shown) {
+      this.shown.push(...messagesOf(turn.userId, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true));
+      if (this.shown.length > HISTORY_KEEP) this.shown.splice(0, this.shown.length - HISTORY_KEEP);
+    }
+    if (this.recent) {
+      this.recent.push(turn);
+      if (this.recent.length > CONTEXT_TURNS) this.recent.shift();
+    }
   }
 
   /** Stores a direct run's answer (any JSON) for replay; direct runs are not history. */
@@ -190,6 +205,7 @@ export class TurnLedger {
       `UPDATE duet_ledger SET status = 'done', answer = ?, answered_at = ? WHERE slot = ? AND seq = ?`,
       JSON.stringify(outcome), now, turn.slot, turn.seq,
     );
+    this.index.update(turn.slot, turn.seq, { status: "done" });
   }
 
   /** A turn that failed before it answered leaves nothing behind: its row is free for the next turn. */
@@ -199,6 +215,7 @@ export class TurnLedger {
        WHERE slot = ? AND seq = ?`,
       turn.slot, turn.seq,
     );
+    this.index.update(turn.slot, turn.seq, { status: "free", idemKey: null });
   }
 
   /** Turns accepted and not answered, oldest first: after a restart, these were cut off. */
@@ -218,20 +235,23 @@ export class TurnLedger {
 
   /** The stored answer for a key answered within the TTL: a message's StoredAnswer or a direct run's outcome. */
   answered<T = StoredAnswer>(kind: TurnKind, idemKey: string, now = Date.now()): T | null {
-    const row = this.sql
-      .exec<Row>(
-        `SELECT reply, answer FROM duet_ledger WHERE status = 'done' AND kind = ? AND idem_key = ? AND received_at > ?
-         ORDER BY seq DESC LIMIT 1`,
-        kind, idemKey, now - IDEMPOTENCY_TTL_MS,
-      )
-      .toArray()[0];
-    if (!row) return null;
+    const slot = this.index.byKey(kind, "done", idemKey, now - IDEMPOTENCY_TTL_MS);
+    if (slot === null) return null;
+    const row = this.sql.exec<Row>(`SELECT reply, answer FROM duet_ledger WHERE slot = ?`, slot).one();
     const answer = JSON.parse(String(row.answer)) as T;
     return kind === "message" ? ({ reply: String(row.reply), ...answer } as T) : answer;
   }
 
   /** The newest answered message turns, oldest first, with the model's own text and each command's result. */
   recentTurns(limit = HISTORY_TURNS): AnsweredTurn[] {
+    if (limit <= CONTEXT_TURNS) {
+      this.recent ??= this.readTurns(CONTEXT_TURNS);
+      return limit > 0 ? this.recent.slice(-limit) : [];
+    }
+    return this.readTurns(limit);
+  }
+
+  private readTurns(limit: number): AnsweredTurn[] {
     return this.sql
       .exec<Row>(
         `SELECT seq, user_id, question, received_at, model_text, reply, answer, answered_at FROM duet_ledger
@@ -262,8 +282,8 @@ export class TurnLedger {
       )
       .toArray()
       .reverse()
-      .map((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at), Boolean(r.stopped)));
-    return this.shown.flat();
+      .flatMap((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at), Boolean(r.stopped)));
+    return this.shown.slice();
   }
 
   messageCount(): number {
@@ -273,7 +293,9 @@ export class TurnLedger {
   /** Empties the ledger: history, pending turns and stored answers. */
   wipe(): void {
     this.write(`DELETE FROM duet_ledger`);
+    this.index.clear();
     this.shown = [];
+    this.recent = [];
   }
 }
 

@@ -1,5 +1,5 @@
 import { DuetError, isValidRoomId } from "@duet/shared";
-import type { Outcome } from "../agent/outcome.ts";
+import type { Outcome, WireOutcome } from "../agent/outcome.ts";
 import type { Env } from "../env.ts";
 
 /** The room id from the path, or the 400/404 a bad one gets (before any room is woken). */
@@ -21,12 +21,15 @@ export function room(env: Env, raw: string | undefined) {
   return env.DUET_AGENT.getByName(roomIdOf(raw));
 }
 
-/** A room's Outcome as the HTTP answer; a full room's 429 says when to come back. */
-export function send(outcome: Outcome): Response {
-  const headers: Record<string, string> = {};
-  const retryAfterMs = (outcome.body as { retryAfterMs?: number }).retryAfterMs;
+/**
+ * A room's Outcome as the HTTP answer; a WireOutcome's JSON is passed through
+ * as the room wrote it. A full room's 429 says when to come back.
+ */
+export function send(outcome: Outcome | WireOutcome): Response {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const retryAfterMs = "json" in outcome ? outcome.retryAfterMs : (outcome.body as { retryAfterMs?: number }).retryAfterMs;
   if (outcome.status === 429 && retryAfterMs) headers["retry-after"] = String(Math.ceil(retryAfterMs / 1000));
-  return Response.json(outcome.body, { status: outcome.status, headers });
+  return new Response("json" in outcome ? outcome.json : JSON.stringify(outcome.body), { status: outcome.status, headers });
 }
 
 export const methodNotAllowed = () => {
