@@ -6,11 +6,27 @@ import type { WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 
 /**
+ * One model per environment and config (both live as long as the isolate).
+ * Building a provider's model also builds its zod schemas, which zod compiles
+ * on their first parse; built per turn, both were paid on every turn. A model
+ * holds no per-request state, so turns share it.
+ */
+const models = new WeakMap<Env, WeakMap<WorkerConfig, LanguageModel>>();
+
+/**
  * The configured model as an AI SDK model: any OpenAI-compatible endpoint
  * (OpenAI, Ollama, vLLM, llama.cpp's server, AI Gateway) or Workers AI through
  * the `AI` binding. Both stream; the SDK retries 429 and 5xx after Retry-After.
  */
 export function createLanguageModel(config: WorkerConfig, env: Env): LanguageModel {
+  let byConfig = models.get(env);
+  if (!byConfig) models.set(env, (byConfig = new WeakMap()));
+  let model = byConfig.get(config);
+  if (!model) byConfig.set(config, (model = buildModel(config, env)));
+  return model;
+}
+
+function buildModel(config: WorkerConfig, env: Env): LanguageModel {
   if (config.MODEL_PROVIDER === "openai") {
     if (!config.OPENAI_BASE_URL) {
       throw new DuetError(
