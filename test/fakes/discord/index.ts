@@ -148,6 +148,22 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         member: member(from),
       });
     },
+    /**
+     * A person clicks a button (custom_id) on a message the bot posted: a
+     * MESSAGE_COMPONENT interaction (type 3) carrying that message.
+     */
+    click(message: FakeMessage, customId: string, from: DiscordUser = alice): InteractionRecord {
+      const ch = channel(message.channel_id);
+      return this.rawInteraction({
+        type: 3,
+        data: { custom_id: customId, component_type: 2 },
+        message: world.messages.get(message.id) ?? message,
+        guild_id: ch.guild_id,
+        channel_id: ch.id,
+        channel: channelPayload(ch),
+        member: member(from),
+      });
+    },
     /** Any INTERACTION_CREATE body (malformed ones too); id, token and application id are filled in. */
     rawInteraction(fields: Record<string, unknown>, replay?: InteractionRecord): InteractionRecord {
       const rec: InteractionRecord = replay ?? {
@@ -160,6 +176,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         ephemeral: false,
         original: null,
         followups: [],
+        ...(typeof (fields.message as FakeMessage | undefined)?.id === "string" ? { messageId: (fields.message as FakeMessage).id } : {}),
       };
       world.interactions.set(rec.id, rec);
       const payload = { application_id: world.opts.applicationId, version: 1, locale: "en-US", app_permissions: ALL_PERMISSIONS, entitlements: [], authorizing_integration_owners: {}, context: 0, ...fields, id: rec.id, token: rec.token };
@@ -236,6 +253,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         match: (c) => !o.route || c.route.includes(o.route),
       };
     },
+    /** Every edit of a message the bot posted (the interaction reply, follow-ups, channel messages), in order. */
+    edits: world.edits,
     waitForCall: (pred: (c: RestCall) => boolean, timeoutMs?: number, label?: string) => world.waitForCall(pred, timeoutMs, label),
     messagesIn: (channelId: string) => world.messagesIn(channelId),
     /** Drops the gateway connections: 4000 (resumable close) by default, or "terminate" for a dead TCP link. */

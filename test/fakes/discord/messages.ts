@@ -59,6 +59,7 @@ export function botMessage(world: World, channelId: string, body: any, files: Up
     message_reference: body?.message_reference,
     flags: typeof body?.flags === "number" ? body.flags : 0,
   });
+  if (Array.isArray(body?.components)) msg.components = body.components;
   Object.assign(msg, extra);
   world.messages.set(msg.id, msg);
   return msg;
