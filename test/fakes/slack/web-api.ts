@@ -101,7 +101,7 @@ function isContent(r: Content | Result): r is Content {
   return r.ok === true;
 }
 
-function botAuth(ctx: MethodContext): Result | null {
+export function botAuth(ctx: MethodContext): Result | null {
   if (!ctx.token) return fail("not_authed");
   if (ctx.token !== ctx.id.botToken) return fail("invalid_auth");
   return null;
