@@ -1,12 +1,13 @@
 import { type FlowDeps, parseDuetCommand, runCommand } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
+import type { SlackAccess } from "./control/access.ts";
 import { slackToPlain } from "./mrkdwn.ts";
 import { channelRoom } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
 
 /**
- * `/duet ask|run|history|reset|help`. Slack wants the ack within 3 s, so the
+ * `/duet ask|run|history|reset|policy|audit|help`. Slack wants the ack within 3 s, so the
  * command is acked at once (with a "working" line the caller sees), and the
  * shared flow answers through the command's response_url. Slash commands carry
  * no thread, so they always use the channel's room.
@@ -18,6 +19,7 @@ export interface SlashDeps {
   logger: Logger;
   /** The bot's own tokens, redacted from anything it posts. */
   secrets: readonly string[];
+  access: SlackAccess;
 }
 
 const WORKING = {
@@ -31,8 +33,9 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     const parsed = parseDuetCommand(slackToPlain(command.text ?? ""));
     if (parsed.kind === "ask" || parsed.kind === "run") await ack({ response_type: "ephemeral", text: WORKING[parsed.kind] });
     else await ack();
-    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind }, deps.logger, deps.secrets);
-    const asker = { room: channelRoom(command.team_id, command.channel_id), user: command.user_id, key: command.trigger_id };
+    const room = channelRoom(command.team_id, command.channel_id);
+    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room }, deps.logger, deps.secrets);
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit: deps.access.permit(command.user_id) };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }
