@@ -59,7 +59,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   // Worker answer that takes 5 s races the close and undici reports "other side closed".
   listening.server.keepAliveTimeout = 65_000;
 
-  const member = (u: DiscordUser) => ({ user: u, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: ALL_PERMISSIONS });
+  /** Roles and channel permissions per user id, as setMember gave them; everyone else has no role and every permission. */
+  const memberships = new Map<string, { roles: string[]; permissions: string }>();
+  const member = (u: DiscordUser) => {
+    const m = memberships.get(u.id);
+    return { user: u, roles: m?.roles ?? [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: m?.permissions ?? ALL_PERMISSIONS };
+  };
   const channel = (id: string) => {
     const ch = world.channels.get(id);
     if (!ch) throw new Error(`fake Discord: no channel ${id}`);
@@ -113,6 +118,19 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     /** A Discord outage for one server: GUILD_DELETE with `unavailable: true`; everything in it stays. */
     guildOutage(guildId: string): void {
       gateway.dispatch("GUILD_DELETE", { id: guildId, unavailable: true });
+    },
+    /** A role in a server (GUILD_ROLE_CREATE), with no permissions of its own. */
+    addRole(guildId: string, name: string): string {
+      const id = snowflake();
+      gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role: { id, name, permissions: "0", position: 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 } });
+      return id;
+    },
+    /**
+     * What a user's interactions say about them: their role ids and their permissions in
+     * the channel (a decimal bitfield; "0" for none, "3072" to view and send only).
+     */
+    setMember(who: DiscordUser, m: { roles?: string[]; permissions?: string }): void {
+      memberships.set(who.id, { roles: m.roles ?? [], permissions: m.permissions ?? ALL_PERMISSIONS });
     },
     addChannel(guildId: string, name: string, o: { uncached?: boolean } = {}): string {
       const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: guildId, name, parent_id: null, uncached: o.uncached };

@@ -79,6 +79,8 @@ export class Workspace {
   readonly threadStatus = new Map<string, string>();
   /** Every status the app set, in order: what people saw under the thread. */
   readonly statusLog: { channel: string; threadTs: string; status: string }[] = [];
+  /** User group id -> its members' user ids (usergroups.users.list). */
+  readonly usergroups = new Map<string, string[]>();
   private lastTs = 0;
   private fileSeq = 0;
 
