@@ -120,8 +120,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       gateway.dispatch("GUILD_DELETE", { id: guildId, unavailable: true });
     },
     /** A role in a server (GUILD_ROLE_CREATE), with no permissions of its own. */
-    addRole(guildId: string, name: string): string {
-      const id = snowflake();
+    addRole(guildId: string, name: string, id = snowflake()): string {
       gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role: { id, name, permissions: "0", position: 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 } });
       return id;
     },

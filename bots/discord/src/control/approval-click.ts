@@ -39,8 +39,8 @@ function shownNow(interaction: ButtonInteraction): { content: string; components
 export async function handleApprovalClick(interaction: ButtonInteraction, deps: BotDeps): Promise<void> {
   const button = readApprovalCustomId(interaction.customId);
   if (!button || !interaction.guildId || !interaction.channelId || interaction.user.bot) {
-    deps.log.warn(`ignored a Run/Skip click ${interaction.id} with an unknown button or outside a server`);
     await interaction.reply({ content: "That button is not one of Duet's proposals.", flags: MessageFlags.Ephemeral }).catch(() => {});
+    deps.log.warn(`ignored a Run/Skip click ${interaction.id} with an unknown button or outside a server`);
     return;
   }
   try {
