@@ -143,8 +143,15 @@ describe("help with the room's settings", () => {
   it("says where the sandbox may connect and the room's policy", async () => {
     const info = { sandbox: { provider: "local", network: "none", allowedHosts: [], deniedHosts: [] } };
     const t = setup((_m, path) => (path === "/api/info" ? [200, info] : [200, { runPolicy: "approve" }]));
+    await helpWithSettings(t.deps, t.surface, asker);
+    expect(t.privately).toEqual([{ kind: "help", network: expect.stringContaining("no network access"), runPolicy: "approve" }]);
+  });
+
+  it("answers a typing mistake with the usage alone, without the Worker", async () => {
+    const t = setup(() => [200, {}]);
     await helpWithSettings(t.deps, t.surface, asker, "Unknown command `x`.");
-    expect(t.privately).toEqual([{ kind: "help", problem: "Unknown command `x`.", network: expect.stringContaining("no network access"), runPolicy: "approve" }]);
+    expect(t.requests).toEqual([]);
+    expect(t.privately).toEqual([{ kind: "help", problem: "Unknown command `x`." }]);
   });
 
   it("still helps when the Worker cannot answer", async () => {

@@ -148,8 +148,11 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 /**
  * Help for the asker only, saying whether the sandbox has network and the room's
  * run policy when the Worker answers quickly; without them when it does not.
+ * Help after a typing mistake (`problem`) is the usage alone: bad input never
+ * reaches the Worker.
  */
 export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, asker: Asker | undefined, problem?: string): Promise<Outcome> {
+  if (problem) return outcome(true, await surface.postPrivate({ kind: "help", problem }));
   const [info, current] = await Promise.all([
     within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),
     asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.policy(asker.room)) : Promise.resolve(undefined),

@@ -72,9 +72,9 @@ export function validateBlocks(blocks: unknown): string[] {
     } else if (b.type === "header") {
       if (typeof b.text?.text !== "string" || b.text.text.length > 150) errors.push(`invalid header text [json-pointer:/blocks/${i}/text]`);
     } else if (b.type === "actions") {
-      // Slack's limits: 1-25 elements; a button's text at most 75 characters, its value 2,000, its action_id 255.
+      // Slack's limits: at most 25 elements; a button's text at most 75 characters, its value 2,000, its action_id 255.
       const els = Array.isArray(b.elements) ? b.elements : [];
-      if (els.length === 0 || els.length > 25) errors.push(`must have 1 to 25 elements [json-pointer:/blocks/${i}/elements]`);
+      if (els.length > 25) errors.push(`must have at most 25 elements [json-pointer:/blocks/${i}/elements]`);
       els.forEach((e: Block, j: number) => {
         if (e?.type !== "button") return;
         const where = `[json-pointer:/blocks/${i}/elements/${j}]`;
