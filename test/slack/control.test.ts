@@ -148,10 +148,23 @@ describe("under the approve run policy", () => {
   });
 });
 
+describe("a pending approval and a restart", () => {
+  it("survives a restart of the Worker: Run after it runs the command", async () => {
+    const channel = newChannel();
+    await setApprove(channel);
+    const proposal = await propose(channel, ["echo after-restart"]);
+    await stack.restartWorker();
+    await press(channel, proposal, 0, "run", "U0OPS1");
+    await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("<@U0OPS1> ran `echo after-restart`"), "the run after the restart", 60_000);
+    expect(ran("echo after-restart")).toBe(1);
+  });
+});
+
 describe("who may", () => {
   it("refuses /duet run and /duet policy to someone not allowed, privately, and runs them for someone allowed", async () => {
     const channel = newChannel();
     const refusedRun = await slash(slack, bot, channel, "run echo refused-run", "U0MALLORY");
+    expect(refusedRun.delivery.text).not.toContain("Running");
     const body = await responseTo(refusedRun.fields);
     expect(body.response_type).toBe("ephemeral");
     expect(bodyText(body)).toMatch(/Only <@U0ALICE> may run commands with `\/duet run` here\. You can still ask Duet questions\./);
@@ -160,6 +173,7 @@ describe("who may", () => {
     expect((await stack.client.policy(roomOf(channel))).runPolicy).toBe("auto");
 
     const allowed = await slash(slack, bot, channel, "run echo allowed-run", "U0ALICE");
+    expect(allowed.delivery.text).toContain("Running in this channel's sandbox");
     expect(bodyText(await responseTo(allowed.fields))).toMatch(/```\nallowed-run\n```/);
     expect(ran("echo refused-run")).toBe(0);
     expect(ran("echo allowed-run")).toBe(1);
