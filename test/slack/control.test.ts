@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { FakeSlack, SlackMessage } from "../fakes/slack/index.ts";
+import { buttonClick, postInteraction, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, click, mention, newChannel, readable, slash, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, click, mention, newChannel, readable, SIGNING_SECRET, slash, startSlackSetup } from "./harness.ts";
 
 /**
  * Control end to end: the real bolt app against the fake Slack and a real
@@ -130,6 +130,21 @@ describe("under the approve run policy", () => {
     expect(ran("echo not-from-here") + ran("echo other-room")).toBe(0);
     expect(slack.ws.find(other, elsewhere.ts)!.edits).toBe(0);
     expect(slack.ws.ephemeral.filter((e) => e.channel === channel && e.user === "U0OPS1")).toEqual([]);
+  });
+
+  it("refuses a click that is not signed by Slack, or signed more than 5 minutes ago", async () => {
+    const channel = newChannel();
+    await setApprove(channel);
+    const proposal = await propose(channel, ["echo unsigned"]);
+    const payload = () => buttonClick(slack, { channel, messageTs: proposal.ts, actionId: "duet_approval_run", value: buttonValue(proposal, 0, "run"), user: "U0OPS1" });
+    const forged = await postInteraction(bot.url, payload(), { secret: "not-the-signing-secret" });
+    const stale = await postInteraction(bot.url, payload(), { secret: SIGNING_SECRET, timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
+    const unsigned = await postInteraction(bot.url, payload(), { secret: SIGNING_SECRET, omit: ["x-slack-signature"] });
+    expect([forged.status, stale.status, unsigned.status]).toEqual([401, 401, 401]);
+    // Barrier: a signed Skip is decided, so none of the three ran it first.
+    await press(channel, proposal, 0, "skip", "U0OPS1");
+    await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("<@U0OPS1> skipped `echo unsigned`"), "the signed skip");
+    expect(ran("echo unsigned")).toBe(0);
   });
 
   it("ignores a button value it never sent (malformed, oversized, hostile) and answers the next click", async () => {
