@@ -57,13 +57,18 @@ export async function guarded(surface: ChatSurface, asker: Asker, action: Guarde
   return outcome(true, await surface.postPrivate({ kind: "refused", text: refusalText(action, whoMay) }));
 }
 
-/** Calls the Worker; a failure becomes its words for the person and a line in the log. */
+/** A failure in words for the person, and a line in the log for the operator. */
+function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
+  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
+  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+}
+
+/** Calls the Worker; a failure becomes its words for the person. */
 async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
   try {
     return { reply: await call(), ok: true };
   } catch (err) {
-    deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
-    return { reply: { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) }, ok: false };
+    return { reply: failure(deps, what, room, err), ok: false };
   }
 }
 
@@ -126,8 +131,8 @@ export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker,
     try {
       decided = await deps.worker.decide(asker.room, click.approvalId, { decision: click.decision, userId: asker.user });
     } catch (err) {
-      const { reply } = await attempt(deps, "decision", asker.room, () => Promise.reject(err));
-      await surface.postPrivate(reply);
+      // Expired (410), already decided (409), unknown (404) or any failure: nothing changed, so only the clicker hears.
+      await surface.postPrivate(failure(deps, "decision", asker.room, err));
       return "failed";
     }
     deps.roomUsed?.(asker.room);

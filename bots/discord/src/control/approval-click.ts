@@ -71,7 +71,8 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
     postPrivate: (reply) => followUp(reply, true),
     async edit(_ref, reply) {
       if (reply.kind !== "decided") return false;
-      const shown = withDecision(shownNow(interaction).content, shownNow(interaction).components, button.n, reply.approval, deps.secrets);
+      const before = shownNow(interaction);
+      const shown = withDecision(before.content, before.components, button.n, reply.approval, deps.secrets);
       remember(interaction.message.id, shown);
       try {
         await interaction.editReply({ content: shown.content, components: shown.components, allowedMentions: { parse: [] } });
