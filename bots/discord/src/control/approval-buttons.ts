@@ -45,7 +45,7 @@ export function readApprovalCustomId(customId: string): ApprovalButton | null {
 const inline = (cmd: string, secrets: readonly string[]) => `\`${shortCommand(redactSecrets(cmd, secrets)).replace(/`/g, "'")}\``;
 const lineStart = (n: number) => `⏳ **${n}.** `;
 
-/** The proposal's text and its button rows (each command's Run and Skip side by side; those past 12 get none). */
+/** The proposal's text and its button rows (each command's Run and Skip side by side; those past 10 get none). */
 export function proposalPart(pending: PendingApproval[], secrets: readonly string[]): { content: string; components: RowJson[] } {
   const lines = pending.map((p, i) => `${lineStart(i + 1)}${inline(p.cmd, secrets)}`);
   const buttons = pending.flatMap((p, i): ButtonJson[] => [
@@ -56,7 +56,9 @@ export function proposalPart(pending: PendingApproval[], secrets: readonly strin
   const perRow = BUTTONS_PER_ROW - (BUTTONS_PER_ROW % 2);
   const components: RowJson[] = [];
   for (let i = 0; i < buttons.length && components.length < MAX_ROWS; i += perRow) components.push({ type: 1, components: buttons.slice(i, i + perRow) });
-  return { content: [proposalHint(pending.length), ...lines].join("\n"), components };
+  const withButtons = components.reduce((n, row) => n + row.components.length, 0) / 2;
+  const rest = pending.length > withButtons ? [`Commands after ${withButtons} have no buttons (Discord allows 25 a message): ask again once these are decided.`] : [];
+  return { content: [proposalHint(pending.length), ...lines, ...rest].join("\n"), components };
 }
 
 /** The message's content and rows after `approval` (command `n`) was decided. */
