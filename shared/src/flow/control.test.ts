@@ -61,12 +61,6 @@ describe("who may", () => {
     expect(t.requests).toEqual(["GET /api/rooms/slack-T1-C1/policy", "GET /api/rooms/slack-T1-C1/audit"]);
     expect(t.privately.map((r) => r.kind)).toEqual(["policy", "audit"]);
   });
-
-  it("says who reset the room", async () => {
-    const t = setup(() => [200, { cleaned: true }]);
-    await runCommand(t.deps, t.surface, { ...asker, permit: onlyOps }, parseDuetCommand("reset"));
-    expect(t.requests).toEqual(["DELETE /api/rooms/slack-T1-C1?userId=U1"]);
-  });
 });
 
 describe("policy", () => {
