@@ -130,15 +130,16 @@ function webhookInteraction(ctx: RestContext, p: Params) {
 
 route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) => {
   const rec = webhookInteraction(ctx, p);
-  validateMessageBody(body, files, { allowEmpty: true });
   // After a button click, @original is the message the button is on.
-  const clicked = rec.messageId !== undefined ? ctx.world.messages.get(rec.messageId) : undefined;
-  const target = p.message === "@original" ? (clicked ?? rec.original) : rec.followups.find((m) => m.id === p.message);
-  if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
-  if (clicked && p.message === "@original") {
+  const clicked = p.message === "@original" && rec.messageId !== undefined ? ctx.world.messages.get(rec.messageId) : undefined;
+  if (clicked) {
+    validateMessageBody(body, files, { allowEmpty: true });
     editMessage(ctx.world, clicked, body ?? {});
     return ok(clicked);
   }
+  validateMessageBody(body, files, { allowEmpty: true });
+  const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
+  if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
   const edited = botMessage(ctx.world, rec.channelId ?? "0", { content: target?.content, ...body }, files, {
     ...(target ? { id: target.id } : {}),
     flags: rec.ephemeral ? EPHEMERAL : 0,
