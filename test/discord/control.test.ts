@@ -112,6 +112,20 @@ describe("Discord: under the approve run policy", () => {
     expect(h.fake.edits.filter((e) => e.messageId === proposal.id)).toHaveLength(edits);
   });
 
+  it("puts Run and Skip on a /duet ask answer too, and shows the decision in that reply", async () => {
+    const ch = h.fake.addChannel(h.guildId, "approve-ask");
+    await setApprove(ch);
+    const asked = await command(ch, "ask", { prompt: "SAY: Here. <run>echo d-from-ask</run>" }, mallory);
+    const reply = asked.rec.original!;
+    expect(buttons(reply).map((b) => b.label)).toEqual(["Run 1", "Skip 1"]);
+    expect(ran("echo d-from-ask")).toBe(0);
+    const click = await press(reply, buttons(reply)[0].custom_id, ops);
+    expect(publicly(click)).toContain("d-from-ask");
+    expect(current(reply).content).toContain(`✅ **1.** <@${ops.id}> ran \`echo d-from-ask\``);
+    expect(buttons(current(reply))).toEqual([]);
+    expect(ran("echo d-from-ask")).toBe(1);
+  });
+
   it("answers a button it never made privately and changes nothing", async () => {
     const ch = h.fake.addChannel(h.guildId, "junk");
     await setApprove(ch);

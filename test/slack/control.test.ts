@@ -109,6 +109,20 @@ describe("under the approve run policy", () => {
     expect(history).toMatch(/skipped/i);
   });
 
+  it("puts Run and Skip on a /duet ask answer too; the output follows in a thread under it", async () => {
+    const channel = newChannel();
+    await setApprove(channel);
+    const { fields } = await slash(slack, bot, channel, "ask SAY: Here. <run>echo from-slash-ask</run>", "U0BOB");
+    await responseTo(fields);
+    const answer = structuredClone(slack.ws.channel(channel).find((m) => m.via === "response_url" && actionsOf(m).length > 0)!);
+    expect(readable(answer)).toContain("<@U0BOB> asked");
+    await press(channel, answer, 0, "run", "U0OPS1");
+    const output = await slack.waitFor(() => slack.ws.thread(channel, answer.ts).find((m) => readable(m).includes("from-slash-ask")), "the output under the answer");
+    expect(readable(output)).toMatch(/```\nfrom-slash-ask\n```/);
+    expect(readable(slack.ws.find(channel, answer.ts)!)).toContain("<@U0OPS1> ran `echo from-slash-ask`");
+    expect(ran("echo from-slash-ask")).toBe(1);
+  });
+
   it("does nothing for a click from another workspace or for another room's approval", async () => {
     const channel = newChannel();
     const other = newChannel();
