@@ -18,6 +18,9 @@ describe("parseArgs", () => {
     expect(parseArgs(["history", "demo"])).toEqual({ kind: "history", room: "demo" });
     expect(parseArgs(["reset", "slack-T1-C2"])).toEqual({ kind: "reset", room: "slack-T1-C2" });
     expect(parseArgs(["chat", "my_room.1"])).toEqual({ kind: "chat", room: "my_room.1" });
+    expect(parseArgs(["policy", "demo"])).toEqual({ kind: "policy", room: "demo" });
+    expect(parseArgs(["policy", "demo", "Approve"])).toEqual({ kind: "policy", room: "demo", runPolicy: "approve" });
+    expect(parseArgs(["audit", "demo"])).toEqual({ kind: "audit", room: "demo" });
   });
 
   it("joins a run command's words and keeps its quoting and inner --", () => {
@@ -44,6 +47,11 @@ describe("parseArgs", () => {
     expect(usageError(["run", "demo"])).toMatch(/^duet run needs a command/);
     expect(usageError(["run", "demo", "--"])).toMatch(/^duet run needs a command/);
     expect(usageError(["history", "demo", "extra"])).toBe('duet history takes only a ROOM (got "extra")');
+    expect(usageError(["policy", "demo", "yolo"])).toBe('duet policy takes auto or approve (got "yolo")');
+    expect(usageError(["policy", "demo", "auto", "approve"])).toBe('duet policy takes auto or approve (got "auto approve")');
+    expect(usageError(["policy", "demo", "x".repeat(5000)])).toMatch(/^duet policy takes auto or approve \(got "x{40}"\)$/);
+    expect(usageError(["policy"])).toBe("duet policy needs a ROOM, e.g. duet policy demo");
+    expect(usageError(["audit", "demo", "--all"])).toBe('duet audit takes only a ROOM (got "--all")');
   });
 
   it("refuses rooms the Worker would not accept or would route elsewhere", () => {

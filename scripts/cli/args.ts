@@ -1,4 +1,4 @@
-import { isValidRoomId } from "@duet/shared";
+import { isValidRoomId, readRunPolicy, type RunPolicy } from "@duet/shared";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -7,6 +7,8 @@ export type CliCommand =
   | { kind: "run"; room: string; cmd: string }
   | { kind: "history"; room: string }
   | { kind: "reset"; room: string }
+  | { kind: "policy"; room: string; runPolicy?: RunPolicy }
+  | { kind: "audit"; room: string }
   | { kind: "chat"; room: string };
 
 /** A mistake in the command line: the CLI prints it above USAGE and exits 2. */
@@ -18,15 +20,19 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet run ROOM CMD...      run a shell command in ROOM's sandbox yourself (no model needed)
   duet history ROOM         show ROOM's conversation
   duet reset ROOM           wipe ROOM's conversation and destroy its sandbox
+  duet policy ROOM [auto|approve]
+                            show ROOM's run policy, or set it: auto runs Duet's
+                            commands at once, approve waits for Run or Skip in chat
+  duet audit ROOM           show who ran or skipped which commands in ROOM
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /help, /quit
+                            /history, /reset, /policy, /audit, /help, /quit
   duet --help               show this help
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`pnpm dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "chat"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "chat"] as const;
 
 export function checkRoom(room: string | undefined, sub: string): string {
   if (room === undefined || room === "") throw new UsageError(`duet ${sub} needs a ROOM, e.g. duet ${sub} demo`);
@@ -63,6 +69,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const cmd = words.join(" ");
       if (!cmd.trim()) throw new UsageError("duet run needs a command, e.g. duet run demo 'ls -la'");
       return { kind, room: checked, cmd };
+    }
+    case "policy": {
+      if (rest.length === 0) return { kind, room: checked };
+      const runPolicy = rest.length === 1 ? readRunPolicy(rest[0]) : null;
+      if (!runPolicy) throw new UsageError(`duet policy takes auto or approve (got "${rest.join(" ").slice(0, 40)}")`);
+      return { kind, room: checked, runPolicy };
     }
     default:
       if (rest.length > 0) throw new UsageError(`duet ${kind} takes only a ROOM (got "${rest.join(" ").slice(0, 40)}")`);

@@ -15,6 +15,10 @@ describe("parseChatLine", () => {
     expect(parseChatLine("/exit")).toEqual({ kind: "quit" });
     expect(parseChatLine("/help")).toEqual({ kind: "help" });
     expect(parseChatLine("/deploy now")).toEqual({ kind: "unknown", word: "/deploy" });
+    expect(parseChatLine("/policy")).toEqual({ kind: "policy" });
+    expect(parseChatLine("/policy APPROVE")).toEqual({ kind: "policy", runPolicy: "approve" });
+    expect(parseChatLine("/policy yolo")).toEqual({ kind: "unknown", word: "/policy yolo" });
+    expect(parseChatLine("/audit")).toEqual({ kind: "audit" });
   });
 
   it("skips blank lines and a lone !", () => {

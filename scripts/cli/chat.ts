@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline";
+import { readRunPolicy } from "@duet/shared";
 import { runAction, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 
@@ -17,6 +18,13 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/quit" || word === "/exit" || word === "/q") return { kind: "quit" };
     if (word === "/history") return { kind: "history" };
     if (word === "/reset") return { kind: "reset" };
+    if (word === "/audit") return { kind: "audit" };
+    if (word === "/policy") {
+      const arg = text.slice(word.length).trim();
+      if (!arg) return { kind: "policy" };
+      const runPolicy = readRunPolicy(arg);
+      return runPolicy ? { kind: "policy", runPolicy } : { kind: "unknown", word: `${word} ${arg.slice(0, 30)}` };
+    }
     if (word === "/help" || word === "/?") return { kind: "help" };
     return { kind: "unknown", word };
   }

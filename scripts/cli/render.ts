@@ -1,4 +1,10 @@
 import {
+  auditTitle,
+  describeAuditEntry,
+  describeDecision,
+  describePolicy,
+  settingsLines,
+  type Naming,
   describeRun,
   explanationOf,
   headTail,
@@ -70,6 +76,10 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
     const list = res.skipped.map((c) => inert(redactSecrets(c, secrets))).join(", ");
     parts.push(style.yellow(`Not run (over the limit of ${res.runs.length} commands per reply): ${list}`));
   }
+  if (res.pending?.length) {
+    const lines = res.pending.map((p) => `  ${inert(redactSecrets(p.cmd, secrets))}`);
+    parts.push(style.yellow([`Waiting for approval (run policy: approve; Run or Skip in Slack or Discord):`, ...lines].join("\n")));
+  }
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
 }
@@ -103,12 +113,12 @@ export function renderReset(room: string, errors: readonly string[], style: Styl
 }
 
 /** How the commands are typed in `duet chat`. */
-const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", history: "/history", reset: "/reset", help: "/help" };
+const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
   const entries: [string, string][] = [...helpEntries(CHAT_SYNTAX), ["/quit", "leave (Ctrl-D works too)"]];
-  return ["Each line is a question for Duet. Also:", ...entries.map(([syntax, purpose]) => `  ${syntax.padEnd(10)} ${purpose}`)].join("\n");
+  return ["Each line is a question for Duet. Also:", ...entries.map(([syntax, purpose]) => `  ${syntax.padEnd(22)} ${purpose}`)].join("\n");
 }
 
 /** Where the CLI is reached and how it authenticates, for advice beside an error. */
@@ -140,10 +150,23 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "reset":
       return renderReset(room, reply.errors, style);
     case "help":
-      return reply.problem ? `${reply.problem}\n\n${chatHelp()}` : chatHelp();
+      return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
+    case "policy":
+      return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets)).replace(/\*/g, "");
+    case "audit":
+      return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
+    case "refused":
+      return style.yellow(reply.text);
+    case "decided":
+      return describeDecision(reply.approval, terminalNaming(secrets));
     case "hint":
       return reply.text;
     case "error":
       return errorLine(reply, ctx);
   }
+}
+
+/** People by their ids and commands as typed (redacted, inert): a terminal has no mentions. */
+function terminalNaming(secrets: readonly string[]): Naming {
+  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\`` };
 }

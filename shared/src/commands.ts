@@ -1,6 +1,7 @@
 import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { formatCount } from "./format/output.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
+import type { RunPolicy } from "./schemas.ts";
 
 export { sanitizeChatText };
 
@@ -15,10 +16,20 @@ export type DuetCommand =
   | { kind: "run"; cmd: string }
   | { kind: "history" }
   | { kind: "reset" }
+  /** Without `runPolicy`: show the room's run policy; with it: set it. */
+  | { kind: "policy"; runPolicy?: RunPolicy }
+  | { kind: "audit" }
   | { kind: "help"; problem?: string };
 
 const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
 const RUN_EXAMPLE = "`/duet run` needs a command, e.g. `/duet run ls -la`";
+const POLICY_USAGE = "`/duet policy` takes `auto` (commands run at once) or `approve` (each waits for Run or Skip), or nothing to show the current one.";
+
+/** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
+export function readRunPolicy(text: string): RunPolicy | null {
+  const word = sanitizeChatText(text).toLowerCase();
+  return word === "auto" || word === "approve" ? word : null;
+}
 
 /** The word as typed, made safe to quote inside a `code` span and short enough for one line. */
 function quoteWord(word: string): string {
@@ -54,6 +65,13 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "history" };
     case "reset":
       return { kind: "reset" };
+    case "audit":
+      return { kind: "audit" };
+    case "policy": {
+      if (!sanitizeChatText(rest)) return { kind: "policy" };
+      const runPolicy = readRunPolicy(rest);
+      return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: `Unknown run policy \`${quoteWord(rest)}\`. ${POLICY_USAGE}` };
+    }
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: ASK_EXAMPLE };

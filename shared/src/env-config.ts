@@ -58,3 +58,22 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, unk
   const line = issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`;
   throw new ConfigError(label ? `${label}: ${line}` : line);
 }
+
+/**
+ * An optional list variable of ids, separated by commas or spaces; each must pass
+ * `valid`, else the error names the variable, the entry and `hint`. Unset or empty is [].
+ */
+export function idListVar(name: string, valid: (id: string) => boolean, hint: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const ids = (v ?? "").split(/[\s,]+/).filter(Boolean);
+      const bad = ids.find((id) => !valid(id));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: "custom", message: `${name} has "${bad.slice(0, 40)}", which is not ${hint}` });
+        return z.NEVER;
+      }
+      return [...new Set(ids)];
+    });
+}

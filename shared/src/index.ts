@@ -8,10 +8,10 @@ export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { headTail } from "./format/output.ts";
 export { describeRun } from "./format/run-view.ts";
-export { parseDuetCommand, sanitizeChatText, type DuetCommand } from "./commands.ts";
+export { parseDuetCommand, readRunPolicy, sanitizeChatText, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
-export { ConfigError, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
+export { ConfigError, idListVar, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
@@ -26,3 +26,4 @@ export {
 export { describeNetwork } from "./format/network.ts";
 export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
 export { SseDecoder, encodeSseEvent, SSE_HEARTBEAT } from "./sse.ts";
+export { auditTitle, describeAuditEntry, describeDecision, describePolicy, proposalHint, shortCommand, type Naming } from "./format/control.ts";

@@ -1,7 +1,7 @@
 import { createDiscordBot, loadConfig, type DiscordBot, type Logger } from "@duet/discord";
 import { WorkerClient } from "@duet/shared";
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
-import { startStack, type Stack } from "../helpers/stack.ts";
+import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
 
 /**
  * The real discord.js bot, started in-process against the fake Discord and the
@@ -26,8 +26,9 @@ export interface DiscordHarness {
 }
 
 /** The bot's configuration for a fake Discord and a Worker, as its environment would give it. */
-export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "token">) {
+export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "token">, env: Record<string, string> = {}) {
   return loadConfig({
+    ...env,
     DISCORD_TOKEN: fake.token,
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_API_URL: fake.api,
@@ -38,7 +39,7 @@ export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "
 
 export async function startDiscordHarness(
   worker: Pick<Stack, "workerUrl" | "token">,
-  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number; typingRenewMs?: number } = {},
+  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number; typingRenewMs?: number; env?: (fake: FakeDiscord, guildId: string) => Record<string, string>; stack?: StackOptions } = {},
 ): Promise<DiscordHarness> {
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000, ...opts.fake });
   const guildId = fake.addGuild("duet-tests");
@@ -62,7 +63,7 @@ export async function startDiscordHarness(
     workerRequests.push({ method: init?.method ?? "GET", path: decodeURIComponent(url.pathname) });
     return fetch(input, init);
   };
-  const config = botConfig(fake, worker);
+  const config = botConfig(fake, worker, opts.env?.(fake, guildId));
   const bot = createDiscordBot(config, {
     log,
     typingRenewMs: opts.typingRenewMs,
@@ -114,7 +115,7 @@ export interface DiscordSetup {
 }
 
 export async function startDiscordSetup(opts: Parameters<typeof startDiscordHarness>[1] = {}): Promise<DiscordSetup> {
-  const stack = await startStack();
+  const stack = await startStack(opts.stack);
   const h = await startDiscordHarness(stack, opts).catch(async (err) => {
     await stack.stop();
     throw err;

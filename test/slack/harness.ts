@@ -1,6 +1,6 @@
 import { createSlackBot, loadConfig, LogLevel, type SlackBot } from "@duet/slack";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
+import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
+import { buttonClick, type ButtonInput, postInteraction, type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
 /**
  * The real bolt app, started in-process against the fake Slack and the real
@@ -55,8 +55,8 @@ export interface SlackSetup {
 type BotEnv = Record<string, string> | ((slack: FakeSlack) => Record<string, string>);
 
 /** Starts the stack, the fake Slack and one bot per entry of `bots` (that bot's extra environment). */
-export async function startSlackSetup(bots: BotEnv[] = [{}]): Promise<SlackSetup> {
-  const stack = await startStack();
+export async function startSlackSetup(bots: BotEnv[] = [{}], stackOptions: StackOptions = {}): Promise<SlackSetup> {
+  const stack = await startStack(stackOptions);
   const slack = await startFakeSlack().catch(async (err) => {
     await stack.stop();
     throw err;
@@ -102,6 +102,13 @@ export async function slash(slack: FakeSlack, bot: BotHandle, channel: string, t
   const fields = slashCommand(slack, { channel, text, user });
   const delivery = await postCommand(bot.url, fields, { secret: SIGNING_SECRET });
   return { delivery, fields };
+}
+
+/** A person clicks a button on a message; Slack posts the signed block_actions payload (`edit` changes it first, to forge one). */
+export async function click(slack: FakeSlack, bot: BotHandle, input: ButtonInput, edit: (payload: Record<string, any>) => void = () => {}): Promise<Delivery> {
+  const payload = buttonClick(slack, input);
+  edit(payload);
+  return postInteraction(bot.url, payload, { secret: SIGNING_SECRET });
 }
 
 /** Bot messages in a thread, as a person opening the thread sees them. */

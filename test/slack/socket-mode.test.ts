@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
-import { envelope, type FakeSlack, mentionEvent, slashCommand } from "../fakes/slack/index.ts";
+import { buttonClick, envelope, type FakeSlack, mentionEvent, slashCommand } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot, startSlackSetup } from "./harness.ts";
 
@@ -63,6 +63,23 @@ describe("Socket Mode", () => {
     await slack.socket.deliver("events_api", payload);
     const replies = await answerTo(slack, { channel, ts: String(payload.event.ts), threadTs: String(payload.event.ts) });
     expect(readable(replies[0])).toContain("still-alive");
+  });
+
+  it("takes a Run click as an interactive envelope under the approve policy", async () => {
+    const channel = newChannel();
+    const set = slashCommand(slack, { channel, text: "policy approve" });
+    await slack.socket.deliver("slash_commands", set);
+    await slack.waitFor(() => slack.responses.find((r) => r.id === set.response_url.split("/").pop()), "the policy set");
+    const payload = mentionEvent(slack, { channel, text: "SAY: Proposing <run>echo socket-approved</run>" });
+    const ts = String(payload.event.ts);
+    await slack.socket.deliver("events_api", payload);
+    const [proposal] = await answerTo(slack, { channel, ts, threadTs: ts });
+    const value = proposal.blocks!.find((b) => b.type === "actions")!.elements[0].value;
+    expect(stack.executor!.calls.some((c) => c.command === "echo socket-approved")).toBe(false);
+    const ack = await slack.socket.deliver("interactive", buttonClick(slack, { channel, messageTs: proposal.ts, actionId: "duet_approval_run", value }));
+    expect(ack.envelope_id).toBeDefined();
+    await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("<@U0ALICE> ran `echo socket-approved`"), "the decision shown");
+    expect(stack.executor!.calls.filter((c) => c.command === "echo socket-approved")).toHaveLength(1);
   });
 
   it("reconnects when Slack asks it to, and stops cleanly", async () => {

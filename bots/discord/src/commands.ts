@@ -13,6 +13,8 @@ export const SUBCOMMANDS = {
   run: { name: "run", option: "command" },
   history: { name: "history" },
   reset: { name: "reset" },
+  policy: { name: "policy", option: "mode" },
+  audit: { name: "audit" },
   help: { name: "help" },
 } as const;
 
@@ -47,6 +49,19 @@ export function duetCommand() {
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.history.name).setDescription("Show this room's recent conversation (only you see it)"))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.reset.name).setDescription("Forget this room's history and remove its sandbox"))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.policy.name)
+          .setDescription("Show or set whether Duet runs its commands at once (auto) or waits for Run or Skip (approve)")
+          .addStringOption((o) =>
+            o
+              .setName(SUBCOMMANDS.policy.option)
+              .setDescription("Leave out to see the current policy")
+              .setRequired(false)
+              .addChoices({ name: "auto: run at once", value: "auto" }, { name: "approve: wait for Run or Skip", value: "approve" }),
+          ),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription("Who ran or skipped which commands here (only you see it)"))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription("How to use Duet"))
   );
 }

@@ -6,6 +6,7 @@ const base = { DISCORD_TOKEN: "abc.def.ghi", DUET_API_TOKEN: "secret" };
 describe("loadConfig", () => {
   it("applies defaults and trims URLs", () => {
     expect(loadConfig({ ...base, DISCORD_API_URL: "http://127.0.0.1:5/api/" })).toEqual({
+      access: { run: null, approve: null, policy: null, reset: null },
       token: "abc.def.ghi",
       applicationId: undefined,
       guildId: undefined,
@@ -23,9 +24,22 @@ describe("loadConfig", () => {
     [{ ...base, DISCORD_APPLICATION_ID: "app" }, "DISCORD_APPLICATION_ID must be a Discord id"],
     [{ ...base, DUET_WORKER_URL: "localhost:8787" }, "DUET_WORKER_URL must be an http(s) URL"],
     [{ ...base, HEALTH_PORT: "-1" }, "HEALTH_PORT must be an integer from 0 to 65535"],
+    [{ ...base, DISCORD_ALLOW_RUN: "Ops" }, 'DISCORD_ALLOW_RUN has "Ops", which is not a Discord role id'],
+    [{ ...base, DISCORD_ALLOW_APPROVE: "<@&123456789012345678>" }, 'DISCORD_ALLOW_APPROVE has "<@&123456789012345678>"'],
+    [{ ...base, DISCORD_ALLOW_POLICY: "manage_channels" }, 'DISCORD_ALLOW_POLICY has "manage_channels"'],
   ])("refuses %j with one line naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("reads who may run, approve, change the policy and reset: role ids and manage-channels", () => {
+    const c = loadConfig({ ...base, DISCORD_ALLOW_RUN: "123456789012345678,Manage-Channels", DISCORD_ALLOW_APPROVE: "123456789012345678 223456789012345678" });
+    expect(c.access).toEqual({
+      run: { roles: ["123456789012345678"], manageChannels: true },
+      approve: { roles: ["123456789012345678", "223456789012345678"], manageChannels: false },
+      policy: null,
+      reset: null,
+    });
   });
 
   it("treats empty values as unset, and registering needs no Worker token", () => {

@@ -1,4 +1,4 @@
-import { ConfigError, optionalPort, parseEnv } from "@duet/shared";
+import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -8,7 +8,16 @@ import { z } from "zod";
 
 const snowflake = (name: string) => z.string().trim().regex(/^\d{15,21}$/, `${name} must be a Discord id (digits only)`);
 
+/** In a DISCORD_ALLOW_* list: members with the Manage Channels permission (server admins have it too). */
+export const MANAGE_CHANNELS = "manage-channels";
+const accessList = (name: string) =>
+  idListVar(name, (id) => /^\d{15,21}$/.test(id) || id.toLowerCase() === MANAGE_CHANNELS, `a Discord role id (digits) or ${MANAGE_CHANNELS}`);
+
 const schema = z.object({
+  DISCORD_ALLOW_RUN: accessList("DISCORD_ALLOW_RUN"),
+  DISCORD_ALLOW_APPROVE: accessList("DISCORD_ALLOW_APPROVE"),
+  DISCORD_ALLOW_POLICY: accessList("DISCORD_ALLOW_POLICY"),
+  DISCORD_ALLOW_RESET: accessList("DISCORD_ALLOW_RESET"),
   DISCORD_TOKEN: z
     .string({ error: "DISCORD_TOKEN is required (the bot token from your Discord application's Bot page)" })
     .trim()
@@ -38,7 +47,11 @@ const schema = z.object({
     .min(1, "DUET_API_TOKEN cannot be empty"),
 });
 
+/** Who may do a guarded action: null is everyone; else members with one of these roles, or with Manage Channels when `manageChannels`. */
+export type AccessRule = { roles: string[]; manageChannels: boolean } | null;
+
 export interface DiscordConfig {
+  access: Record<GuardedAction, AccessRule>;
   token: string;
   /** Needed to register commands; the bot itself learns it from READY. */
   applicationId?: string;
@@ -61,7 +74,10 @@ const registerSchema = schema.extend({ DUET_API_TOKEN: z.string().trim().optiona
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, purpose: "bot" | "register" = "bot"): DiscordConfig {
   const e = parseEnv(purpose === "register" ? registerSchema : schema, env);
+  const rule = (ids: string[]): AccessRule =>
+    ids.length === 0 ? null : { roles: ids.filter((id) => /^\d+$/.test(id)), manageChannels: ids.some((id) => id.toLowerCase() === MANAGE_CHANNELS) };
   return {
+    access: { run: rule(e.DISCORD_ALLOW_RUN), approve: rule(e.DISCORD_ALLOW_APPROVE), policy: rule(e.DISCORD_ALLOW_POLICY), reset: rule(e.DISCORD_ALLOW_RESET) },
     token: e.DISCORD_TOKEN,
     applicationId: e.DISCORD_APPLICATION_ID,
     guildId: e.DISCORD_GUILD_ID,

@@ -1,4 +1,5 @@
-import type { FlowDeps, RecentIds } from "@duet/shared";
+import type { FlowDeps, GuardedAction, RecentIds } from "@duet/shared";
+import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps, secrets to redact and a logger. */
 
@@ -23,6 +24,8 @@ export interface BotDeps {
   recentMessages: RecentIds;
   /** How often a mention's typing indicator is renewed while the Worker works. */
   typingRenewMs: number;
+  /** Who may run, approve, change the policy and reset (DISCORD_ALLOW_*). */
+  access: Record<GuardedAction, AccessRule>;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

@@ -1,6 +1,8 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, help, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
+import { permitFor } from "./control/access.ts";
+import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
 import { interactionSurface } from "./surfaces.ts";
@@ -16,9 +18,14 @@ import { interactionSurface } from "./surfaces.ts";
 const ALREADY_HANDLED = new Set([10062 /* unknown interaction */, 40060 /* already acknowledged */]);
 
 export async function handleInteraction(interaction: Interaction, deps: BotDeps): Promise<void> {
+  if (isApprovalClick(interaction)) return handleApprovalClick(interaction, deps);
   if (!interaction.isChatInputCommand()) return;
   const command = readCommand(interaction);
-  const ephemeral = answersPrivately(command.kind);
+  const permit = permitFor(deps.access, interaction);
+  // A refusal is for the asker only, and Discord fixes a reply's visibility when it is deferred.
+  const guard = guardOf(command);
+  const refused = guard ? (await permit(guard)) !== null : false;
+  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy);
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
   } catch (err) {
@@ -28,15 +35,15 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
     return;
   }
   const surface = interactionSurface(interaction, ephemeral, deps);
-  // Help needs no room; every other command comes from a server channel (readCommand saw to it).
-  if (command.kind === "help") return void (await help(surface, command.problem));
+  // Outside a server there is no room to describe: the plain help. Every other command comes from a server channel (readCommand saw to it).
+  if (command.kind === "help" && (!interaction.guildId || !interaction.channelId)) return void (await help(surface, command.problem));
   const room = roomFor({
     guildId: interaction.guildId!,
     channelId: interaction.channelId!,
     parentId: interaction.channel?.isThread() ? interaction.channel.parentId : null,
     isThread: Boolean(interaction.channel?.isThread()),
   });
-  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id }, command);
+  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
 }
 
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */
@@ -62,6 +69,14 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return { kind: "history" };
     case SUBCOMMANDS.reset.name:
       return { kind: "reset" };
+    case SUBCOMMANDS.policy.name: {
+      const mode = text(SUBCOMMANDS.policy.option);
+      if (!mode) return { kind: "policy" };
+      const runPolicy = readRunPolicy(mode);
+      return runPolicy ? { kind: "policy", runPolicy } : usage("The run policy is `auto` or `approve`: `/duet policy mode:approve`.");
+    }
+    case SUBCOMMANDS.audit.name:
+      return { kind: "audit" };
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:

@@ -15,7 +15,10 @@ import {
   type MessageResponse,
   type Reply,
   type RunResult,
+  settingsLines,
 } from "@duet/shared";
+import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
+import { renderAudit, renderPolicy } from "./control/render-control.ts";
 
 /**
  * Discord messages from Worker answers. The chunking, head/tail and redaction
@@ -26,6 +29,8 @@ import {
 export interface Outgoing {
   content: string;
   files: AttachmentPayload[];
+  /** Button rows (Run and Skip on a proposal). */
+  components?: RowJson[];
 }
 
 /** Discord's limit per message. */
@@ -81,7 +86,17 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
     const list = res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``).join(", ");
     parts.push(`⏭️ Not run (over the per-reply command limit): ${list}. Ask again to run them.`);
   }
-  return toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
+  const out = toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
+  return res.pending?.length ? withProposal(out, proposalPart(res.pending, secrets)) : out;
+}
+
+/** The proposal goes last, in the last message when it fits, so its buttons sit under it. */
+function withProposal(out: Outgoing[], part: { content: string; components: RowJson[] }): Outgoing[] {
+  const last = out[out.length - 1];
+  if (last.content.length + 2 + part.content.length <= MESSAGE_MAX_CHARS) {
+    return [...out.slice(0, -1), { ...last, content: `${last.content}\n\n${part.content}`, components: part.components }];
+  }
+  return [...out, { content: part.content.slice(0, MESSAGE_MAX_CHARS), files: [], components: part.components }];
 }
 
 export function renderExec(cmd: string, result: ExecResult, secrets: readonly string[] = []): Outgoing[] {
@@ -109,10 +124,12 @@ const DISCORD_SYNTAX = {
   run: "`/duet run command:`_shell_",
   history: "`/duet history`",
   reset: "`/duet reset`",
+  policy: "`/duet policy mode:`_auto|approve_",
+  audit: "`/duet audit`",
   help: "`/duet help`",
 };
 
-export function helpText(): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
   return [
     "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
     "",
@@ -120,6 +137,7 @@ export function helpText(): string {
     "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
     "",
     "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
+    ...(settingsLines(settings).length ? ["", ...settingsLines(settings)] : []),
   ].join("\n");
 }
 
@@ -139,7 +157,16 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
           : "Room reset: the history is gone and the sandbox was removed. The next question starts fresh.",
       );
     case "help":
-      return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText()}` : helpText());
+      return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText(reply)}` : helpText(reply));
+    case "policy":
+      return renderNotice(renderPolicy(reply.runPolicy, reply.setBy));
+    case "audit":
+      return renderNotice(renderAudit(reply.entries, reply.total, secrets));
+    case "refused":
+      return renderNotice(`⛔ ${reply.text}`);
+    case "decided":
+      // Shown by editing the proposal in place (control/approval-click.ts); alone it is one line.
+      return renderNotice(`<@${reply.approval.decidedBy}> ${reply.approval.decision === "run" ? "ran" : "skipped"} a proposed command.`);
     case "hint":
       return renderNotice(reply.text);
     case "error":

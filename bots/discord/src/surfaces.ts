@@ -30,9 +30,9 @@ export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface
     const out = renderReply(reply, deps.secrets);
     try {
       const [first, ...rest] = out;
-      const posted = await message.reply({ content: first.content, files: first.files, allowedMentions: { parse: [], repliedUser: true } });
+      const posted = await message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true } });
       for (const msg of rest) {
-        if (message.channel.isSendable()) await message.channel.send({ content: msg.content, files: msg.files, allowedMentions: { parse: [] } });
+        if (message.channel.isSendable()) await message.channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } });
       }
       deps.log.info(`message ${message.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
       return { id: posted.id };
@@ -84,10 +84,10 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
   const [first, ...rest] = out;
   let sent = 0;
   try {
-    const posted = await interaction.editReply({ content: first.content, files: first.files, allowedMentions: { parse: [] } });
+    const posted = await interaction.editReply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [] } });
     sent++;
     for (const msg of rest) {
-      await interaction.followUp({ content: msg.content, files: msg.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+      await interaction.followUp({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
       sent++;
     }
     deps.log.info(`interaction ${interaction.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -101,9 +101,9 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     const channel = interaction.channel;
     const intro = `<@${interaction.user.id}> here is the answer to your \`/duet ${interaction.options.getSubcommand(false) ?? ""}\` (it took longer than Discord lets a command reply):`;
     let firstPosted: PostedRef | null = null;
-    for (const msg of [{ content: intro, files: [] }, ...out.slice(sent)]) {
+    for (const msg of [{ content: intro, files: [] } as Outgoing, ...out.slice(sent)]) {
       const posted = await channel
-        .send({ content: msg.content, files: msg.files, allowedMentions: { users: [interaction.user.id] } })
+        .send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { users: [interaction.user.id] } })
         .catch((e) => deps.log.warn(`fallback send failed: ${String(e)}`));
       if (posted && !firstPosted) firstPosted = { id: posted.id };
     }

@@ -4,6 +4,8 @@ import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/b
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
+import { SlackAccess } from "./control/access.ts";
+import { registerApprovalClicks } from "./control/approval-click.ts";
 import type { SlackConfig } from "./config.ts";
 import { ThreadStatus } from "./feedback.ts";
 import { createLogger } from "./logger.ts";
@@ -108,7 +110,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
     registerWelcome(built, { out, botUserId: auth.user_id, recent: messageDeps.recent, logger }, track);
-    registerSlashCommand(built, { flow, out, logger, secrets }, track);
+    const access = new SlackAccess(config.access, built.client, logger);
+    registerSlashCommand(built, { flow, out, logger, secrets, access }, track);
+    registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);

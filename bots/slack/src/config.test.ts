@@ -16,6 +16,7 @@ function error(env: Record<string, string | undefined>): string {
 describe("loadConfig", () => {
   it("uses HTTP mode with defaults when no app token is set", () => {
     expect(loadConfig(base)).toEqual({
+      access: { run: null, approve: null, policy: null, reset: null },
       botToken: "xoxb-1-2-abc",
       signingSecret: "shh",
       appToken: undefined,
@@ -44,6 +45,16 @@ describe("loadConfig", () => {
     expect(c.roomScope).toBe("thread");
   });
 
+  it("reads who may run, approve, change the policy and reset: people and user groups, commas or spaces", () => {
+    const c = loadConfig({ ...base, SLACK_ALLOW_RUN: "U01ALICE, S0OPS W02BOB,U01ALICE", SLACK_ALLOW_POLICY: "S0ADMINS", SLACK_ALLOW_RESET: " " });
+    expect(c.access).toEqual({
+      run: { users: ["U01ALICE", "W02BOB"], groups: ["S0OPS"] },
+      approve: null,
+      policy: { users: [], groups: ["S0ADMINS"] },
+      reset: null,
+    });
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, SLACK_PORT: "", SLACK_APP_TOKEN: " " }).port).toBe(3000);
   });
@@ -60,6 +71,10 @@ describe("loadConfig", () => {
     [{ ...base, SLACK_API_URL: "slack.com/api" }, /^SLACK_API_URL must be an http\(s\) URL/],
     [{ ...base, DUET_WORKER_URL: "localhost:8787" }, /^DUET_WORKER_URL must be an http\(s\) URL/],
     [{ ...base, DUET_SLACK_ROOM_SCOPE: "workspace" }, /^DUET_SLACK_ROOM_SCOPE must be channel or thread/],
+    [{ ...base, SLACK_ALLOW_RUN: "U01ALICE,@alice" }, /^SLACK_ALLOW_RUN has "@alice", which is not a Slack user id/],
+    [{ ...base, SLACK_ALLOW_APPROVE: "<@U01ALICE>" }, /^SLACK_ALLOW_APPROVE has "<@U01ALICE>"/],
+    [{ ...base, SLACK_ALLOW_POLICY: "C0CHANNEL" }, /^SLACK_ALLOW_POLICY has "C0CHANNEL"/],
+    [{ ...base, SLACK_ALLOW_RESET: `U${"A".repeat(300)}` }, /^SLACK_ALLOW_RESET has "U/],
   ])("stops with one line naming the variable (%#)", (env, pattern) => {
     const message = error(env);
     expect(message).toMatch(pattern);

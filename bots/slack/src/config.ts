@@ -1,4 +1,4 @@
-import { ConfigError, optionalPort, parseEnv } from "@duet/shared";
+import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -12,8 +12,16 @@ const url = (name: string) =>
     .trim()
     .refine((v) => /^https?:\/\/[^\s/]+/.test(v), `${name} must be an http(s) URL`);
 
+/** Slack user ids (U…, W… on Enterprise Grid) and user group ids (S…). */
+const SLACK_ID = /^[UWS][A-Z0-9]{2,20}$/;
+const accessList = (name: string) => idListVar(name, (id) => SLACK_ID.test(id), "a Slack user id (U…, W…) or user group id (S…)");
+
 const schema = z
   .object({
+    SLACK_ALLOW_RUN: accessList("SLACK_ALLOW_RUN"),
+    SLACK_ALLOW_APPROVE: accessList("SLACK_ALLOW_APPROVE"),
+    SLACK_ALLOW_POLICY: accessList("SLACK_ALLOW_POLICY"),
+    SLACK_ALLOW_RESET: accessList("SLACK_ALLOW_RESET"),
     SLACK_BOT_TOKEN: z
       .string({ error: "SLACK_BOT_TOKEN is required (the xoxb- token from your Slack app's OAuth & Permissions page)" })
       .trim()
@@ -48,7 +56,11 @@ const schema = z
     }
   });
 
+/** Who may do a guarded action: null is everyone; else these people and the members of these user groups. */
+export type AccessRule = { users: string[]; groups: string[] } | null;
+
 export interface SlackConfig {
+  access: Record<GuardedAction, AccessRule>;
   botToken: string;
   signingSecret?: string;
   appToken?: string;
@@ -67,7 +79,10 @@ export { ConfigError };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): SlackConfig {
   const e = parseEnv(schema, env);
+  const rule = (ids: string[]): AccessRule =>
+    ids.length === 0 ? null : { users: ids.filter((id) => !id.startsWith("S")), groups: ids.filter((id) => id.startsWith("S")) };
   return {
+    access: { run: rule(e.SLACK_ALLOW_RUN), approve: rule(e.SLACK_ALLOW_APPROVE), policy: rule(e.SLACK_ALLOW_POLICY), reset: rule(e.SLACK_ALLOW_RESET) },
     botToken: e.SLACK_BOT_TOKEN,
     signingSecret: e.SLACK_SIGNING_SECRET,
     appToken: e.SLACK_APP_TOKEN,

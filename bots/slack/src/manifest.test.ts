@@ -39,6 +39,7 @@ describe("manifest.yaml", () => {
         "groups:read", // group_archive, group_deleted
         "im:history", // message.im
         "reactions:write", // reactions.add
+        "usergroups:read", // usergroups.users.list (SLACK_ALLOW_* user groups)
       ].sort(),
     );
   });

@@ -1,4 +1,6 @@
-import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, helpEntries, type MessageResponse, redactSecrets, type Reply, runOfExec, type RunResult } from "@duet/shared";
+import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, helpEntries, type MessageResponse, redactSecrets, type Reply, runOfExec, type RunResult, settingsLines } from "@duet/shared";
+import { proposalBlocks } from "./control/approval-blocks.ts";
+import { renderAudit, renderPolicy } from "./control/render-control.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
 import type { Block, Upload } from "./slack-api.ts";
@@ -32,13 +34,16 @@ export interface RenderOptions {
   where?: string;
   /** Literal values to redact besides the shared patterns (the bot's own tokens). */
   secrets?: readonly string[];
+  /** The room the answer belongs to, named by its Run and Skip buttons. */
+  room?: string;
 }
 
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
   const explanation = redactSecrets(explanationOf(res), opts.secrets);
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(redactSecrets(c, opts.secrets)).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(`Not run (too many commands in one answer): ${skipped.join(", ")}`.slice(0, 2900))] : [];
-  return assemble(explanation, res.runs, notes, opts);
+  const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room, opts.secrets ?? []) : [];
+  return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
 
 export function renderExec(cmd: string, result: ExecResult, opts: RenderOptions = {}): Rendered {
@@ -116,14 +121,17 @@ const SLACK_SYNTAX = {
   run: "`/duet run` _command_",
   history: "`/duet history`",
   reset: "`/duet reset`",
+  policy: "`/duet policy` [`auto`|`approve`]",
+  audit: "`/duet audit`",
   help: "`/duet help`",
 };
 
-export function helpText(): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
   return [
     "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
     "You can also mention Duet (`@Duet` _question_) in a channel or a thread, or send it a direct message; it answers in the thread.",
+    ...settingsLines(settings).map(escapeSlack),
   ].join("\n");
 }
 
@@ -134,9 +142,9 @@ export function helpText(): string {
  */
 export type ReplyPlace = "thread" | "slash";
 
-export function renderReply(reply: Reply, opts: { secrets: readonly string[]; place: ReplyPlace }): Rendered {
+export function renderReply(reply: Reply, opts: { secrets: readonly string[]; place: ReplyPlace; room?: string }): Rendered {
   const slash = opts.place === "slash";
-  const base = { secrets: opts.secrets, ...(slash ? { reserveBlocks: 1, where: "in this channel" } : {}) };
+  const base = { secrets: opts.secrets, room: opts.room, ...(slash ? { reserveBlocks: 1, where: "in this channel" } : {}) };
   switch (reply.kind) {
     case "answer": {
       const r = renderAnswer(reply.answer, base);
@@ -155,7 +163,16 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
       return renderNotice(`:broom: <@${reply.user}> reset Duet in this channel: the conversation history is cleared and the sandbox is removed.${partial}`);
     }
     case "help":
-      return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText());
+      return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText(reply));
+    case "policy":
+      return renderPolicy(reply.runPolicy, reply.setBy);
+    case "audit":
+      return renderAudit(reply.entries, reply.total, opts.secrets);
+    case "refused":
+      return renderNotice(`:no_entry: ${reply.text}`);
+    case "decided":
+      // Shown by editing the proposal's blocks (approval-click.ts); alone it is one line.
+      return renderNotice(reply.approval.decision === "run" ? `<@${reply.approval.decidedBy}> ran a proposed command.` : `<@${reply.approval.decidedBy}> skipped a proposed command.`);
     case "hint":
       return renderNotice(reply.text);
     case "error":

@@ -16,12 +16,14 @@ export interface ConversationPlace {
   threadTs?: string;
   /** Who asked: the one person a private reply is shown to. */
   user: string;
+  /** The room answered in, named by Run and Skip buttons. */
+  room?: string;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
 export function conversationSurface(out: SlackOut, status: ThreadStatus, place: ConversationPlace, secrets: readonly string[]): ChatSurface {
   const { channel, threadTs } = place;
-  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "thread" });
+  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "thread", room: place.room });
   const uploadAll = async (r: Rendered) => {
     for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
   };
@@ -56,9 +58,9 @@ type Respond = (msg: RespondArguments) => Promise<unknown>;
  * caller only), files shared in the channel since a response_url cannot carry
  * them. The ack already told the caller Duet is working, so progress shows nothing more.
  */
-export function slashSurface(out: SlackOut, respond: Respond, place: { channel: string; command: string }, logger: Logger, secrets: readonly string[]): ChatSurface {
+export function slashSurface(out: SlackOut, respond: Respond, place: { channel: string; command: string; room?: string }, logger: Logger, secrets: readonly string[]): ChatSurface {
   const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
-    const r = renderReply(reply, { secrets, place: "slash" });
+    const r = renderReply(reply, { secrets, place: "slash", room: place.room });
     try {
       await respond({ response_type: visibility, replace_original: replaceOriginal, text: r.text, blocks: r.blocks });
     } catch (err) {

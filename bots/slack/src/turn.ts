@@ -113,8 +113,9 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: kind.replyIn(parsed.place), user: e.user }, deps.secrets);
-  const asker = { room: kind.roomFor(parsed.place, deps.scope), user: e.user, key: parsed.eventId };
+  const room = kind.roomFor(parsed.place, deps.scope);
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: kind.replyIn(parsed.place), user: e.user, room }, deps.secrets);
+  const asker = { room, user: e.user, key: parsed.eventId };
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }

@@ -141,6 +141,16 @@ describe("runCommand", () => {
     const { deps, seen, surface } = setup(200, { messages: [] });
     await runCommand(deps, surface, asker, { kind: "history" });
     await runCommand(deps, surface, asker, { kind: "help" });
-    expect(seen.events).toEqual(["progress:on", "worker:GET /api/rooms/slack-T1-C1/messages", "progress:off", "private:history", "private:help"]);
+    expect(seen.events).toEqual([
+      "progress:on",
+      "worker:GET /api/rooms/slack-T1-C1/messages",
+      "progress:off",
+      "private:history",
+      // Help asks how the room is set up; the answer here does not fit, so help comes without it.
+      "worker:GET /api/info",
+      "worker:GET /api/rooms/slack-T1-C1/policy",
+      "private:help",
+    ]);
+    expect(seen.privately.at(-1)).toEqual({ kind: "help" });
   });
 });

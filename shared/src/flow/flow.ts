@@ -2,6 +2,7 @@ import type { WorkerClient } from "../client.ts";
 import type { DuetCommand } from "../commands.ts";
 import { DuetError, describeForUser } from "../errors.ts";
 import { sanitizeChatText } from "../format/sanitize.ts";
+import { audit, guarded, helpWithSettings, policy, type Permit } from "./control.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
 
@@ -27,6 +28,8 @@ export interface Asker {
   user: string;
   /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
   key: string;
+  /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */
+  permit?: Permit;
 }
 
 /** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */
@@ -102,12 +105,16 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
     case "ask":
       return ask(deps, surface, asker, command.text);
     case "run":
-      return run(deps, surface, asker, command.cmd);
+      return guarded(surface, asker, "run", () => run(deps, surface, asker, command.cmd));
     case "history":
       return history(deps, surface, asker);
     case "reset":
-      return reset(deps, surface, asker);
+      return guarded(surface, asker, "reset", () => reset(deps, surface, asker));
+    case "policy":
+      return policy(deps, surface, asker, command.runPolicy);
+    case "audit":
+      return audit(deps, surface, asker);
     case "help":
-      return help(surface, command.problem);
+      return helpWithSettings(deps, surface, asker, command.problem);
   }
 }

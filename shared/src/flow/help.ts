@@ -13,11 +13,13 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
   run: "run a shell command in the sandbox yourself, without the AI",
   history: "show the recent conversation (only you see it)",
   reset: "wipe the conversation and destroy the sandbox",
+  policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
+  audit: "show who ran or skipped which commands here, and policy changes and resets (only you see it)",
   help: "show this help",
 };
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "history", "reset", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "history", "reset", "policy", "audit", "help"];
 
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
 export function helpEntries(syntax: Record<CommandKind, string>): [string, string][] {
@@ -26,5 +28,14 @@ export function helpEntries(syntax: Record<CommandKind, string>): [string, strin
 
 /** Commands whose answer only the asker sees: reading the room's past, or how to use Duet. */
 export function answersPrivately(kind: CommandKind): boolean {
-  return kind === "history" || kind === "help";
+  return kind === "history" || kind === "help" || kind === "audit";
+}
+
+/** What help adds about how the room is set up: the sandbox's network and the run policy, when known. */
+export function settingsLines(reply: { network?: string; runPolicy?: "auto" | "approve" }): string[] {
+  const lines: string[] = [];
+  if (reply.network) lines.push(reply.network);
+  if (reply.runPolicy === "approve") lines.push("Run policy here: approve. Commands Duet proposes wait for someone allowed to click Run or Skip.");
+  if (reply.runPolicy === "auto") lines.push("Run policy here: auto. Duet runs the commands it proposes at once.");
+  return lines;
 }

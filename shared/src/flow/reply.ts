@@ -1,4 +1,4 @@
-import type { DuetMessage, ExecResult, MessageResponse } from "../schemas.ts";
+import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, RunPolicy } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
 
 /**
@@ -14,8 +14,22 @@ export type Reply =
   | { kind: "history"; messages: DuetMessage[] }
   /** `errors` lists the parts of the room that could not be removed (a retry removes them). */
   | { kind: "reset"; user: string; errors: string[] }
-  /** The commands, after `problem` when the person typed something Duet did not understand. */
-  | { kind: "help"; problem?: string }
+  /**
+   * The commands, after `problem` when the person typed something Duet did not understand;
+   * `network` (describeNetwork's sentence) and `runPolicy` when the Worker said them.
+   */
+  | { kind: "help"; problem?: string; network?: string; runPolicy?: RunPolicy }
+  /** The room's run policy: as it is (`setBy` absent), or as `setBy` just set it. */
+  | { kind: "policy"; runPolicy: RunPolicy; setBy?: string }
+  /** The room's latest audited events, oldest first; `total` counts all the Worker returned. */
+  | { kind: "audit"; entries: AuditEntry[]; total: number }
+  /**
+   * A proposed command run or skipped: the message that proposed it shows the
+   * decision in place of its Run and Skip buttons (its other commands unchanged).
+   */
+  | { kind: "decided"; approval: DecidedApproval }
+  /** What the person may not do here and who may; only they see it. */
+  | { kind: "refused"; text: string }
   /** A nudge that is no failure, e.g. what to type after an empty mention. */
   | { kind: "hint"; text: string }
   /** A failure in words a person can act on (describeForUser), with its code for front ends that add advice. */

@@ -59,7 +59,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   // Worker answer that takes 5 s races the close and undici reports "other side closed".
   listening.server.keepAliveTimeout = 65_000;
 
-  const member = (u: DiscordUser) => ({ user: u, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: ALL_PERMISSIONS });
+  /** Roles and channel permissions per user id, as setMember gave them; everyone else has no role and every permission. */
+  const memberships = new Map<string, { roles: string[]; permissions: string }>();
+  const member = (u: DiscordUser) => {
+    const m = memberships.get(u.id);
+    return { user: u, roles: m?.roles ?? [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: m?.permissions ?? ALL_PERMISSIONS };
+  };
   const channel = (id: string) => {
     const ch = world.channels.get(id);
     if (!ch) throw new Error(`fake Discord: no channel ${id}`);
@@ -114,6 +119,18 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     guildOutage(guildId: string): void {
       gateway.dispatch("GUILD_DELETE", { id: guildId, unavailable: true });
     },
+    /** A role in a server (GUILD_ROLE_CREATE), with no permissions of its own. */
+    addRole(guildId: string, name: string, id = snowflake()): string {
+      gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role: { id, name, permissions: "0", position: 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 } });
+      return id;
+    },
+    /**
+     * What a user's interactions say about them: their role ids and their permissions in
+     * the channel (a decimal bitfield; "0" for none, "3072" to view and send only).
+     */
+    setMember(who: DiscordUser, m: { roles?: string[]; permissions?: string }): void {
+      memberships.set(who.id, { roles: m.roles ?? [], permissions: m.permissions ?? ALL_PERMISSIONS });
+    },
     addChannel(guildId: string, name: string, o: { uncached?: boolean } = {}): string {
       const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: guildId, name, parent_id: null, uncached: o.uncached };
       world.channels.set(ch.id, ch);
@@ -148,6 +165,22 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         member: member(from),
       });
     },
+    /**
+     * A person clicks a button (custom_id) on a message the bot posted: a
+     * MESSAGE_COMPONENT interaction (type 3) carrying that message.
+     */
+    click(message: FakeMessage, customId: string, from: DiscordUser = alice): InteractionRecord {
+      const ch = channel(message.channel_id);
+      return this.rawInteraction({
+        type: 3,
+        data: { custom_id: customId, component_type: 2 },
+        message: world.messages.get(message.id) ?? message,
+        guild_id: ch.guild_id,
+        channel_id: ch.id,
+        channel: channelPayload(ch),
+        member: member(from),
+      });
+    },
     /** Any INTERACTION_CREATE body (malformed ones too); id, token and application id are filled in. */
     rawInteraction(fields: Record<string, unknown>, replay?: InteractionRecord): InteractionRecord {
       const rec: InteractionRecord = replay ?? {
@@ -160,6 +193,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         ephemeral: false,
         original: null,
         followups: [],
+        ...(typeof (fields.message as FakeMessage | undefined)?.id === "string" ? { messageId: (fields.message as FakeMessage).id } : {}),
       };
       world.interactions.set(rec.id, rec);
       const payload = { application_id: world.opts.applicationId, version: 1, locale: "en-US", app_permissions: ALL_PERMISSIONS, entitlements: [], authorizing_integration_owners: {}, context: 0, ...fields, id: rec.id, token: rec.token };
@@ -236,6 +270,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         match: (c) => !o.route || c.route.includes(o.route),
       };
     },
+    /** Every edit of a message the bot posted (the interaction reply, follow-ups, channel messages), in order. */
+    edits: world.edits,
     waitForCall: (pred: (c: RestCall) => boolean, timeoutMs?: number, label?: string) => world.waitForCall(pred, timeoutMs, label),
     messagesIn: (channelId: string) => world.messagesIn(channelId),
     /** Drops the gateway connections: 4000 (resumable close) by default, or "terminate" for a dead TCP link. */

@@ -31,8 +31,28 @@ export function validateMessageBody(body: any, files: UploadedFile[], opts: { al
     throw formError("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`);
   }
   if (files.length > MAX_FILES) throw formError("files", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_FILES} or fewer in length.`);
+  if (body?.components !== undefined) validateComponents(body.components);
   const empty = !content && files.length === 0 && !(body?.embeds?.length > 0) && !(body?.components?.length > 0);
   if (empty && !opts.allowEmpty) throw new DiscordApiError(400, 50006, "Cannot send an empty message");
+}
+
+/** Discord's limits for buttons: 5 action rows, 5 buttons a row, custom ids of 1-100 characters unique in the message, labels of at most 80. */
+function validateComponents(rows: any): void {
+  if (!Array.isArray(rows) || rows.length > 5) throw formError("components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.");
+  const ids = new Set<string>();
+  for (const row of rows) {
+    if (row?.type !== 1 || !Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5) {
+      throw formError("components", "COMPONENT_LAYOUT_WIDTH_EXCEEDED", "An action row holds 1 to 5 components.");
+    }
+    for (const c of row.components) {
+      const id = c?.custom_id;
+      if (c?.type !== 2 || typeof id !== "string" || id.length < 1 || id.length > 100 || ids.has(id)) {
+        throw formError("components", "COMPONENT_CUSTOM_ID_INVALID", "Each button needs a unique custom_id of 1 to 100 characters.");
+      }
+      if (typeof c.label === "string" && c.label.length > 80) throw formError("components", "BASE_TYPE_MAX_LENGTH", "Labels must be 80 or fewer in length.");
+      ids.add(id);
+    }
+  }
 }
 
 function formError(field: string, code: string, message: string): DiscordApiError {
@@ -59,6 +79,7 @@ export function botMessage(world: World, channelId: string, body: any, files: Up
     message_reference: body?.message_reference,
     flags: typeof body?.flags === "number" ? body.flags : 0,
   });
+  if (Array.isArray(body?.components)) msg.components = body.components;
   Object.assign(msg, extra);
   world.messages.set(msg.id, msg);
   return msg;

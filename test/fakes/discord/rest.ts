@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson } from "../http.ts";
 import { INVALID_JSON, readDiscordBody } from "./body.ts";
 import { botMessage, DiscordApiError, EPHEMERAL, validateMessageBody } from "./messages.ts";
-import { channelPayload, snowflake, THREAD_TYPES } from "./payloads.ts";
+import { channelPayload, snowflake, THREAD_TYPES, type FakeMessage } from "./payloads.ts";
 import type { RestCall, UploadedFile, World } from "./world.ts";
 
 /** The REST half of the fake Discord: the /api/v10 routes discord.js calls for Duet. */
@@ -100,8 +100,16 @@ route("POST", "/interactions/:id/:token/callback", (ctx, p, body, files, query) 
   // Discord forgets an interaction that was not answered within 3 s.
   if (world.opts.now() - rec.createdAt > world.opts.interactionDeadlineMs) throw new DiscordApiError(404, 10062, "Unknown interaction");
   const type = body?.type;
-  if (type !== 4 && type !== 5) throw new DiscordApiError(400, 50035, "Invalid Form Body", { type: { _errors: [{ code: "BASE_TYPE_CHOICES", message: "unsupported in the fake" }] } });
+  // 6 (deferred update) and 7 (update the message) answer a button click only.
+  const onMessage = rec.messageId !== undefined && (type === 6 || type === 7);
+  if (type !== 4 && type !== 5 && !onMessage) throw new DiscordApiError(400, 50035, "Invalid Form Body", { type: { _errors: [{ code: "BASE_TYPE_CHOICES", message: "unsupported in the fake" }] } });
   rec.ephemeral = Boolean((body?.data?.flags ?? 0) & EPHEMERAL);
+  if (type === 7) {
+    const target = world.messages.get(rec.messageId ?? "");
+    if (!target) throw new DiscordApiError(404, 10008, "Unknown Message");
+    validateMessageBody(body.data, files, { allowEmpty: true });
+    editMessage(world, target, body.data ?? {});
+  }
   if (type === 4) {
     validateMessageBody(body.data, files);
     rec.original = botMessage(world, rec.channelId ?? "0", body.data, files, { interaction_metadata: { id: rec.id, type: 2 } });
@@ -122,6 +130,13 @@ function webhookInteraction(ctx: RestContext, p: Params) {
 
 route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) => {
   const rec = webhookInteraction(ctx, p);
+  // After a button click, @original is the message the button is on.
+  const clicked = p.message === "@original" && rec.messageId !== undefined ? ctx.world.messages.get(rec.messageId) : undefined;
+  if (clicked) {
+    validateMessageBody(body, files, { allowEmpty: true });
+    editMessage(ctx.world, clicked, body ?? {});
+    return ok(clicked);
+  }
   validateMessageBody(body, files, { allowEmpty: true });
   const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
   if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
@@ -133,8 +148,10 @@ route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) 
   });
   // Attachments the edit keeps (listed by id in `attachments`) stay; new files are added.
   if (target && files.length === 0 && body?.attachments === undefined) edited.attachments = target.attachments;
+  if (target && body?.components === undefined && target.components !== undefined) edited.components = target.components;
   if (p.message === "@original") rec.original = edited;
   else rec.followups = rec.followups.map((m) => (m.id === edited.id ? edited : m));
+  ctx.world.recordEdit(edited, Date.now());
   return ok(edited);
 });
 
@@ -186,6 +203,25 @@ route("GET", "/channels/:id/messages/:message", (ctx, p) => {
   if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
   return ok(msg);
 });
+
+/** Only the bot's own messages can be edited by it (Discord: 50005). */
+route("PATCH", "/channels/:id/messages/:message", (ctx, p, body, files) => {
+  channelOr404(ctx, p.id);
+  const msg = ctx.world.messages.get(p.message);
+  if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
+  if (msg.author.id !== ctx.world.opts.botUser.id) throw new DiscordApiError(403, 50005, "Cannot edit a message authored by another user");
+  validateMessageBody(body, files, { allowEmpty: true });
+  editMessage(ctx.world, msg, body ?? {});
+  return ok(msg);
+});
+
+/** Applies an edit's content and components in place and records it. */
+function editMessage(world: World, msg: FakeMessage, body: { content?: unknown; components?: unknown }): void {
+  if (typeof body.content === "string") msg.content = body.content;
+  if (Array.isArray(body.components)) msg.components = body.components;
+  msg.edited_timestamp = new Date().toISOString();
+  world.recordEdit(msg, Date.now());
+}
 
 route("POST", "/channels/:id/typing", (ctx, p) => {
   channelOr404(ctx, p.id);

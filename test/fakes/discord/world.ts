@@ -38,6 +38,17 @@ export interface InteractionRecord {
   /** The deferred reply, once edited; null while "thinking". */
   original: FakeMessage | null;
   followups: FakeMessage[];
+  /** For a button click (type 3): the message the button is on. */
+  messageId?: string;
+}
+
+/** One accepted edit of a bot message, with what it showed afterwards and when it arrived. */
+export interface MessageEdit {
+  messageId: string;
+  content: string;
+  /** Custom ids of the buttons the message shows after the edit. */
+  buttons: string[];
+  at: number;
 }
 
 export interface RateLimitPlan {
@@ -68,6 +79,7 @@ export class World {
   readonly calls: RestCall[] = [];
   readonly commands = { global: [] as unknown[], guild: new Map<string, unknown[]>() };
   readonly typing: string[] = [];
+  readonly edits: MessageEdit[] = [];
   rateLimit: RateLimitPlan | null = null;
 
   constructor(readonly opts: WorldOptions) {
@@ -85,6 +97,11 @@ export class World {
 
   messagesIn(channelId: string): FakeMessage[] {
     return [...this.messages.values()].filter((m) => m.channel_id === channelId);
+  }
+
+  recordEdit(msg: FakeMessage, at: number): void {
+    this.edits.push({ messageId: msg.id, content: msg.content, buttons: buttonsOf(msg), at });
+    this.events.emit("edit", msg);
   }
 
   record(call: RestCall): void {
@@ -111,4 +128,10 @@ export class World {
       this.events.on("call", onCall);
     });
   }
+}
+
+/** The custom ids of the buttons in a message's action rows. */
+export function buttonsOf(msg: FakeMessage): string[] {
+  const rows = Array.isArray(msg.components) ? (msg.components as { components?: { custom_id?: string }[] }[]) : [];
+  return rows.flatMap((row) => (row.components ?? []).map((c) => c.custom_id ?? "")).filter(Boolean);
 }

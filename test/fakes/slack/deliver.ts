@@ -165,3 +165,55 @@ export function postEvent(botUrl: string, payload: unknown, opts: SignOptions): 
 export function postCommand(botUrl: string, fields: Record<string, string>, opts: SignOptions): Promise<Delivery> {
   return postSigned(botUrl, new URLSearchParams(fields).toString(), "application/x-www-form-urlencoded", opts);
 }
+
+export interface ButtonInput {
+  channel: string;
+  /** The message that holds the button. */
+  messageTs: string;
+  actionId: string;
+  value?: string;
+  blockId?: string;
+  user?: string;
+}
+
+/**
+ * The `block_actions` payload Slack sends when a person clicks a button on a
+ * message: over HTTP as a signed form body `payload=<json>` (postInteraction),
+ * over Socket Mode as an `interactive` envelope (`socket.deliver("interactive", …)`).
+ */
+export function buttonClick(slack: FakeSlack, input: ButtonInput): Record<string, unknown> {
+  const user = input.user ?? "U0ALICE";
+  const msg = slack.ws.find(input.channel, input.messageTs);
+  if (!msg) throw new Error(`fake Slack: no message ${input.messageTs} in ${input.channel} to click on`);
+  const now = Date.now() / 1000;
+  return {
+    type: "block_actions",
+    user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: slack.id.teamId },
+    api_app_id: slack.id.appId,
+    token: "legacy-verification-token",
+    container: { type: "message", message_ts: msg.ts, channel_id: input.channel, is_ephemeral: false, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
+    trigger_id: `${Math.floor(now)}.${randomBytes(4).readUInt32BE()}.${randomBytes(8).toString("hex")}`,
+    team: { id: slack.id.teamId, domain: slack.id.teamName },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: input.channel, name: "general" },
+    message: { type: "message", user: msg.user, bot_id: msg.bot_id, text: msg.text, blocks: msg.blocks ?? [], ts: msg.ts, ...(msg.thread_ts ? { thread_ts: msg.thread_ts } : {}) },
+    state: { values: {} },
+    response_url: slack.responseUrl(input.channel, user),
+    actions: [
+      {
+        action_id: input.actionId,
+        block_id: input.blockId ?? "actions",
+        text: { type: "plain_text", text: "Stop", emoji: true },
+        ...(input.value !== undefined ? { value: input.value } : {}),
+        type: "button",
+        action_ts: now.toFixed(6),
+      },
+    ],
+  };
+}
+
+/** Send an interaction payload (a button click) to the bot's HTTP endpoint, signed, as Slack does. */
+export function postInteraction(botUrl: string, payload: unknown, opts: SignOptions): Promise<Delivery> {
+  return postSigned(botUrl, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), "application/x-www-form-urlencoded", opts);
+}

@@ -4,7 +4,8 @@ import { parse as parseQuery } from "node:querystring";
 import { listen, sendJson, type Listening } from "../http.ts";
 import { FakeSocketMode } from "./socket-mode.ts";
 import { Workspace } from "./state.ts";
-import { type Content, type Identity, METHODS, messageContent } from "./web-api.ts";
+import { isStreaming, STREAM_METHODS, type StreamSettings } from "./streaming.ts";
+import { botAuth, type Content, type Identity, METHODS, type MethodContext, messageContent } from "./web-api.ts";
 
 /**
  * A fake Slack on 127.0.0.1: the Web API under `/api/<method>`, file upload URLs,
@@ -42,6 +43,12 @@ export interface FakeSlack extends Listening {
   rateLimit(method: string, times: number, retryAfterSec: number): void;
   /** Every later call of `method` answers `{ok: false, error}` (a method this workspace does not offer, a policy). */
   refuse(method: string, error: string): void;
+  /**
+   * Streamed messages: `lifetimeMs` stands in for Slack's ~5 minutes (change it
+   * for a test), `refused` makes every chat.*Stream call answer that error, as a
+   * workspace without streaming does.
+   */
+  streams: StreamSettings;
   /** A fresh response_url for a slash command, tied to the channel and user it was issued for. */
   responseUrl(channel: string, user: string): string;
   /** Re-evaluates `probe` after every change until it returns a value other than undefined/false. */
@@ -59,6 +66,9 @@ const DEFAULT_IDENTITY: Identity = {
   appToken: "xapp-1-fake-app-token",
 };
 
+/** Slack ends a stream about 5 minutes after chat.startStream. */
+const STREAM_LIFETIME_MS = 5 * 60_000;
+
 /** A response_url accepts at most 5 posts within 30 minutes (Slack's rule). */
 const RESPONSE_URL_MAX_USES = 5;
 
@@ -74,6 +84,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
   changes.setMaxListeners(0);
   const changed = () => changes.emit("change");
   const socket = new FakeSocketMode(id.appId, changed);
+  const streams: StreamSettings = { lifetimeMs: STREAM_LIFETIME_MS, refused: null, now: Date.now };
   let base = "";
   let responseSeq = 0;
 
@@ -104,17 +115,24 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
       changed();
       return sendJson(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(limit.retryAfterSec) });
     }
-    const impl = METHODS[method];
-    const refusal = refused.get(method);
-    const result = refusal
-      ? { ok: false, error: refusal }
-      : impl
-      ? impl({ args, token, ws, id, baseUrl: base, socketUrl: () => socket.newUrl(base) })
-      : { ok: false, error: "unknown_method" };
+    const result = answer(method, { args, token, ws, id, baseUrl: base, socketUrl: () => socket.newUrl(base) });
     call.ok = result.ok === true;
     call.error = typeof result.error === "string" ? result.error : undefined;
     sendJson(res, 200, result);
     changed();
+  }
+
+  function answer(method: string, ctx: MethodContext): Record<string, unknown> {
+    const refusal = refused.get(method) ?? (method in STREAM_METHODS ? streams.refused : null);
+    if (refusal) return { ok: false, error: refusal };
+    const streamMethod = STREAM_METHODS[method];
+    if (streamMethod) return botAuth(ctx) ?? streamMethod(ctx, streams);
+    if (method === "chat.update") {
+      const target = ws.find(String(ctx.args.channel ?? ""), String(ctx.args.ts ?? ""));
+      if (target && isStreaming(target, streams)) return { ok: false, error: "streaming_state_conflict" };
+    }
+    const impl = METHODS[method];
+    return impl ? impl(ctx) : { ok: false, error: "unknown_method" };
   }
 
   async function handleUpload(fileId: string, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
@@ -192,6 +210,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     socket,
     rateLimit: (method, times, retryAfterSec) => limits.set(method, { times, retryAfterSec }),
     refuse: (method, error) => void refused.set(method, error),
+    streams,
     responseUrl: (channel, user) => {
       responseSeq += 1;
       const rid = `R${responseSeq}x${Math.random().toString(36).slice(2, 8)}`;

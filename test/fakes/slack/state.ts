@@ -28,8 +28,33 @@ export interface SlackMessage {
   blocks?: Block[];
   files?: FakeFile[];
   /** How the message got there, so tests can tell a bot post from a response_url answer. */
-  via: "user" | "chat.postMessage" | "response_url" | "files.completeUploadExternal";
+  via: "user" | "chat.postMessage" | "response_url" | "files.completeUploadExternal" | "chat.startStream";
   edits: number;
+  /** Set on a message the app streamed (chat.startStream); see streaming.ts. */
+  stream?: StreamState;
+}
+
+/** A task_update chunk as Slack shows it: the latest state of each task id. */
+export interface TaskUpdate {
+  id: string;
+  title: string;
+  status: "pending" | "in_progress" | "complete" | "error";
+  details?: string;
+  output?: string;
+}
+
+export interface StreamState {
+  /** When chat.startStream created the message (the fake's clock). */
+  startedAt: number;
+  /** Open until chat.stopStream or the stream's lifetime runs out. */
+  open: boolean;
+  /** A stream keeps the shape of its first content: markdown_text only, or chunks only. */
+  mode: "text" | "chunks" | null;
+  recipientUserId?: string;
+  recipientTeamId?: string;
+  tasks: TaskUpdate[];
+  /** Every append that carried content, in order (for tests of what was streamed when). */
+  appends: { at: number; text: string; tasks: string[] }[];
 }
 
 export interface EphemeralMessage {
@@ -54,6 +79,8 @@ export class Workspace {
   readonly threadStatus = new Map<string, string>();
   /** Every status the app set, in order: what people saw under the thread. */
   readonly statusLog: { channel: string; threadTs: string; status: string }[] = [];
+  /** User group id -> its members' user ids (usergroups.users.list). */
+  readonly usergroups = new Map<string, string[]>();
   private lastTs = 0;
   private fileSeq = 0;
 

@@ -71,7 +71,19 @@ export function validateBlocks(blocks: unknown): string[] {
       }
     } else if (b.type === "header") {
       if (typeof b.text?.text !== "string" || b.text.text.length > 150) errors.push(`invalid header text [json-pointer:/blocks/${i}/text]`);
-    } else if (!["divider", "rich_text", "actions", "image", "markdown"].includes(b.type)) {
+    } else if (b.type === "actions") {
+      // Slack's limits: at most 25 elements; a button's text at most 75 characters, its value 2,000, its action_id 255.
+      const els = Array.isArray(b.elements) ? b.elements : [];
+      if (els.length > 25) errors.push(`must have at most 25 elements [json-pointer:/blocks/${i}/elements]`);
+      els.forEach((e: Block, j: number) => {
+        if (e?.type !== "button") return;
+        const where = `[json-pointer:/blocks/${i}/elements/${j}]`;
+        if (typeof e.text?.text !== "string" || e.text.text.length === 0 || e.text.text.length > 75) errors.push(`invalid button text ${where}`);
+        if (typeof e.value === "string" && e.value.length > 2000) errors.push(`must be less than 2001 characters ${where}/value`);
+        if (typeof e.action_id === "string" && e.action_id.length > 255) errors.push(`must be less than 256 characters ${where}/action_id`);
+      });
+      if (typeof b.block_id === "string" && b.block_id.length > 255) errors.push(`must be less than 256 characters [json-pointer:/blocks/${i}/block_id]`);
+    } else if (!["divider", "rich_text", "image", "markdown"].includes(b.type)) {
       errors.push(`unsupported block type ${b.type} [json-pointer:/blocks/${i}]`);
     }
   });
@@ -101,7 +113,7 @@ function isContent(r: Content | Result): r is Content {
   return r.ok === true;
 }
 
-function botAuth(ctx: MethodContext): Result | null {
+export function botAuth(ctx: MethodContext): Result | null {
   if (!ctx.token) return fail("not_authed");
   if (ctx.token !== ctx.id.botToken) return fail("invalid_auth");
   return null;
@@ -130,6 +142,13 @@ export const METHODS: Record<string, Method> = {
     if (!ctx.token) return fail("not_authed");
     if (ctx.token !== ctx.id.appToken) return fail(ctx.token.startsWith("xoxb-") ? "not_allowed_token_type" : "invalid_auth");
     return { ok: true, url: ctx.socketUrl() };
+  },
+
+  "usergroups.users.list": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const members = ctx.ws.usergroups.get(str(ctx.args, "usergroup") ?? "");
+    return members ? { ok: true, users: [...members] } : fail("no_such_subteam");
   },
 
   "chat.postMessage": (ctx) => {

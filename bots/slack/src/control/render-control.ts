@@ -1,0 +1,25 @@
+import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describePolicy, type Naming, redactSecrets, type RunPolicy } from "@duet/shared";
+import { escapeSlack } from "../mrkdwn.ts";
+import { SECTION_MAX_CHARS, section } from "../run-block.ts";
+import type { Rendered } from "../render.ts";
+
+/** The run policy and the audit trail as Slack messages. */
+
+function naming(secrets: readonly string[]): Naming {
+  return {
+    person: (id) => `<@${id.replace(/[^A-Za-z0-9]/g, "")}>`,
+    command: (cmd) => `\`${escapeSlack(redactSecrets(cmd, secrets)).replace(/`/g, "'")}\``,
+  };
+}
+
+export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined): Rendered {
+  const text = `:vertical_traffic_light: ${describePolicy(runPolicy, setBy, naming([]))}`;
+  return { text: text.replace(/[*_`]|:[a-z_]+:\s*/g, ""), blocks: [section(text)], uploads: [] };
+}
+
+export function renderAudit(entries: AuditEntry[], total: number, secrets: readonly string[]): Rendered {
+  const title = auditTitle(entries.length, total);
+  const lines = entries.map((e) => `• ${describeAuditEntry(e, naming(secrets))}`);
+  const blocks = chunkMessage([`*${title}*`, ...lines].join("\n"), SECTION_MAX_CHARS).map(section);
+  return { text: title, blocks, uploads: [] };
+}

@@ -1,0 +1,172 @@
+import type { DuetCommand } from "../commands.ts";
+import { DuetError, describeForUser } from "../errors.ts";
+import { describeNetwork } from "../format/network.ts";
+import type { RunPolicy, RunResult, ExecResult } from "../schemas.ts";
+import type { Asker, FlowDeps, Outcome } from "./flow.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface, PostedRef } from "./surface.ts";
+
+/**
+ * The room's controls, once for every front end: who may do what (the front
+ * end's Permit answers; the flow refuses), the run policy, the audit trail, a
+ * Run or Skip click on a proposed command, and help that says how the room is
+ * set up.
+ */
+
+/** What only allowed people may do; asking questions is never among them. */
+export type GuardedAction = "run" | "approve" | "policy" | "reset";
+export const GUARDED_ACTIONS: readonly GuardedAction[] = ["run", "approve", "policy", "reset"];
+
+/**
+ * Null when the asker may do `action`; else who may, in the platform's words
+ * ("members of @oncall", "people with the Manage Channels permission").
+ */
+export type Permit = (action: GuardedAction) => Promise<string | null>;
+
+/** The guarded action a command needs, if any: a front end that must choose a reply's visibility first asks before. */
+export function guardOf(command: DuetCommand): GuardedAction | null {
+  if (command.kind === "run" || command.kind === "reset") return command.kind;
+  if (command.kind === "policy" && command.runPolicy) return "policy";
+  return null;
+}
+
+/** Audit entries `/duet audit` shows: the latest, so the answer stays one screen. */
+export const AUDIT_SHOWN = 20;
+
+/** How long help waits for the Worker's settings before it answers without them. */
+export const HELP_SETTINGS_WAIT_MS = 2_500;
+
+const WHAT: Record<GuardedAction, string> = {
+  run: "run commands with `/duet run` here. You can still ask Duet questions.",
+  approve: "run or skip the commands Duet proposes here; nothing was run.",
+  policy: "change the run policy here.",
+  reset: "reset Duet here.",
+};
+
+/** The sentence a refused person sees: what they tried and who may. */
+export function refusalText(action: GuardedAction, whoMay: string): string {
+  return `Only ${whoMay} may ${WHAT[action]}`;
+}
+
+const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
+
+/** Runs `then` when the asker may do `action`; else tells them only, and nothing else happens. */
+export async function guarded(surface: ChatSurface, asker: Asker, action: GuardedAction, then: () => Promise<Outcome>): Promise<Outcome> {
+  const whoMay = await asker.permit?.(action);
+  if (!whoMay) return then();
+  return outcome(true, await surface.postPrivate({ kind: "refused", text: refusalText(action, whoMay) }));
+}
+
+/** A failure in words for the person, and a line in the log for the operator. */
+function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
+  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
+  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+}
+
+/** Calls the Worker; a failure becomes its words for the person. */
+async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+  try {
+    return { reply: await call(), ok: true };
+  } catch (err) {
+    return { reply: failure(deps, what, room, err), ok: false };
+  }
+}
+
+/**
+ * `/duet policy`: shows the room's run policy to the asker, or sets it (allowed
+ * people only) and says so to everyone, since it changes what Duet does for all.
+ */
+export async function policy(deps: FlowDeps, surface: ChatSurface, asker: Asker, runPolicy?: RunPolicy): Promise<Outcome> {
+  if (!runPolicy) {
+    const { reply, ok } = await attempt(deps, "policy", asker.room, async () => ({ kind: "policy", runPolicy: (await deps.worker.policy(asker.room)).runPolicy }));
+    return outcome(ok, await surface.postPrivate(reply));
+  }
+  return guarded(surface, asker, "policy", async () => {
+    const { reply, ok } = await attempt(deps, "policy", asker.room, async () => {
+      const set = await deps.worker.setPolicy(asker.room, { runPolicy, userId: asker.user });
+      return { kind: "policy", runPolicy: set.runPolicy, setBy: asker.user };
+    });
+    return outcome(ok, ok ? await surface.post(reply) : await surface.postPrivate(reply));
+  });
+}
+
+/** `/duet audit`: the room's latest audited events, for the asker only. */
+export async function audit(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  const { reply, ok } = await attempt(deps, "audit", asker.room, async () => {
+    const { entries } = await deps.worker.audit(asker.room);
+    return { kind: "audit", entries: entries.slice(-AUDIT_SHOWN), total: entries.length };
+  });
+  return outcome(ok, await surface.postPrivate(reply));
+}
+
+/** A Run or Skip click: which proposed command, and the message that shows it. */
+export interface Decision {
+  approvalId: string;
+  decision: "run" | "skip";
+  message: PostedRef;
+}
+
+/** A decided command's result as a direct run's, so its output is shown the same way. */
+function execOf(run: RunResult): ExecResult {
+  const failed = run.error !== undefined || run.exitCode === null;
+  return {
+    stdout: run.stdout,
+    stderr: run.error !== undefined ? [run.stderr, run.error].filter(Boolean).join("\n") : run.stderr,
+    exitCode: run.exitCode,
+    success: !failed && run.exitCode === 0,
+    truncated: run.truncated,
+    durationMs: run.durationMs,
+  };
+}
+
+/**
+ * Runs or skips a proposed command for an allowed person. The proposal's message
+ * then shows who decided, and a run's output follows in the conversation. An
+ * expired, already decided or unknown approval (or any failure) is told to the
+ * clicker only and changes nothing.
+ */
+export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker, click: Decision): Promise<Outcome> {
+  return guarded(surface, asker, "approve", async () => {
+    let decided;
+    try {
+      decided = await deps.worker.decide(asker.room, click.approvalId, { decision: click.decision, userId: asker.user });
+    } catch (err) {
+      // Expired (410), already decided (409), unknown (404) or any failure: nothing changed, so only the clicker hears.
+      await surface.postPrivate(failure(deps, "decision", asker.room, err));
+      return "failed";
+    }
+    deps.roomUsed?.(asker.room);
+    const edited = await surface.edit(click.message, { kind: "decided", approval: decided.approval });
+    if (!decided.run) return outcome(true, edited);
+    const posted = await surface.post({ kind: "ran", cmd: decided.run.cmd, result: execOf(decided.run), user: asker.user });
+    return outcome(true, posted);
+  });
+}
+
+/** Resolves to undefined after `ms`, so a slow Worker never holds help back. */
+function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([p.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Help for the asker only, saying whether the sandbox has network and the room's
+ * run policy when the Worker answers quickly; without them when it does not.
+ * Help after a typing mistake (`problem`) is the usage alone: bad input never
+ * reaches the Worker.
+ */
+export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, asker: Asker | undefined, problem?: string): Promise<Outcome> {
+  if (problem) return outcome(true, await surface.postPrivate({ kind: "help", problem }));
+  const [info, current] = await Promise.all([
+    within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),
+    asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.policy(asker.room)) : Promise.resolve(undefined),
+  ]);
+  const reply: Reply = {
+    kind: "help",
+    ...(problem ? { problem } : {}),
+    ...(info ? { network: describeNetwork(info) } : {}),
+    ...(current ? { runPolicy: current.runPolicy } : {}),
+  };
+  return outcome(true, await surface.postPrivate(reply));
+}

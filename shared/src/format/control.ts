@@ -1,0 +1,82 @@
+import type { AuditEntry, DecidedApproval, RunPolicy } from "../schemas.ts";
+
+/**
+ * The run policy, the audit trail and decisions in words every front end
+ * shares; each passes how it names a person (a Slack or Discord mention, a
+ * plain id in a terminal) and how it shows a command (inline code, escaped for
+ * its markup).
+ */
+
+export interface Naming {
+  person(userId: string): string;
+  command(cmd: string): string;
+}
+
+/** Characters of a command shown in an audit line or a decision; the whole command is in the room's history. */
+export const COMMAND_SHOWN_CHARS = 120;
+
+/** The command cut to one short line, for a list. */
+export function shortCommand(cmd: string): string {
+  const flat = cmd.replace(/\s+/g, " ").trim();
+  return flat.length > COMMAND_SHOWN_CHARS ? `${flat.slice(0, COMMAND_SHOWN_CHARS - 1)}…` : flat;
+}
+
+const POLICY_MEANING: Record<RunPolicy, string> = {
+  auto: "Duet runs the commands it proposes at once",
+  approve: "each command Duet proposes waits for someone allowed to click Run or Skip",
+};
+
+/** "The run policy here is approve: …", or who just set it. */
+export function describePolicy(runPolicy: RunPolicy, setBy: string | undefined, name: Naming): string {
+  const meaning = POLICY_MEANING[runPolicy];
+  return setBy ? `${name.person(setBy)} set the run policy to *${runPolicy}*: ${meaning}.` : `The run policy here is *${runPolicy}*: ${meaning}.`;
+}
+
+function when(at: number): string {
+  return `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+function ending(e: AuditEntry): string {
+  if (e.exitCode === undefined) return "";
+  const code = e.exitCode === null ? "outcome unknown" : `exit ${e.exitCode}`;
+  return e.durationMs !== undefined ? ` (${code}, ${e.durationMs} ms)` : ` (${code})`;
+}
+
+/** One audited event as one line: when, what, who asked, who decided, how it ended. */
+export function describeAuditEntry(e: AuditEntry, name: Naming): string {
+  const who = (id: string | undefined) => (id ? name.person(id) : "someone");
+  const cmd = name.command(shortCommand(e.cmd ?? ""));
+  const what = (() => {
+    switch (e.kind) {
+      case "direct":
+        return `${who(e.requestedBy)} ran ${cmd}`;
+      case "auto":
+        return `${cmd} ran automatically, asked by ${who(e.requestedBy)}`;
+      case "approved":
+        return `${cmd} run by ${who(e.decidedBy)}, proposed for ${who(e.requestedBy)}`;
+      case "skipped":
+        return `${cmd} skipped by ${who(e.decidedBy)}, proposed for ${who(e.requestedBy)}`;
+      case "policy":
+        return `${who(e.requestedBy)} set the run policy to ${e.runPolicy ?? "?"}`;
+      case "reset":
+        return `${who(e.requestedBy)} reset Duet`;
+    }
+  })();
+  return `${when(e.at)} · ${what}${ending(e)}`;
+}
+
+/** The heading of `/duet audit`. */
+export function auditTitle(shown: number, total: number): string {
+  if (total === 0) return "Nothing audited in this room yet: no command has run, no policy was set.";
+  return shown < total ? `Last ${shown} of ${total} audited events in this room, oldest first:` : `Audited events in this room, oldest first:`;
+}
+
+/** What a proposal shows once decided, in place of its buttons. */
+export function describeDecision(a: DecidedApproval, name: Naming): string {
+  return a.decision === "run" ? `${name.person(a.decidedBy)} ran ${name.command(shortCommand(a.cmd))}` : `${name.person(a.decidedBy)} skipped ${name.command(shortCommand(a.cmd))}`;
+}
+
+/** The line above a proposal's buttons. */
+export function proposalHint(count: number): string {
+  return count === 1 ? "Duet proposes this command; nothing runs until someone allowed clicks Run:" : `Duet proposes ${count} commands; none runs until someone allowed clicks Run:`;
+}
