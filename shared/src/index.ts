@@ -25,5 +25,5 @@ export {
 } from "./sandbox-network.ts";
 export { describeNetwork } from "./format/network.ts";
 export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
-export { SseDecoder, encodeSseEvent, SSE_HEARTBEAT } from "./sse.ts";
+export { SseDecoder, SseFrames, encodeSseEvent, SSE_HEARTBEAT, type SseFrame } from "./sse.ts";
 export { auditTitle, describeAuditEntry, describeDecision, describePolicy, proposalHint, shortCommand, type Naming } from "./format/control.ts";

@@ -1,8 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { simulateReadableStream, type LanguageModel } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
+import type { ChatModel } from "../model/types.ts";
 import { RoomControl } from "../control/room-control.ts";
 import type { Env } from "../env.ts";
 import { RoomTree } from "./room-tree.ts";
@@ -19,42 +18,24 @@ function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Prom
 
 /**
  * A model that answers each question with "A: <question>", streamed in two
- * pieces, and remembers the order it was asked in (the AI SDK's own test model).
+ * pieces, and remembers the order it was asked in.
  */
-function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: LanguageModel } {
+function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: ChatModel } {
   const asked: string[] = [];
-  const provider = new MockLanguageModelV3({
-    doStream: async ({ prompt }) => {
-      const last = prompt[prompt.length - 1].content;
-      const q = typeof last === "string" ? last : last.map((p) => ("text" in p ? p.text : "")).join("");
+  const provider: ChatModel = {
+    async *stream(messages) {
+      const q = messages[messages.length - 1].content;
       asked.push(q);
       const text = answer(q);
       const half = Math.floor(text.length / 2);
-      return {
-        stream: simulateReadableStream<LanguageModelV3StreamPart>({
-          chunks: [
-            { type: "text-start", id: "t" },
-            ...(text ? [text.slice(0, half), text.slice(half)].map((delta) => ({ type: "text-delta" as const, id: "t", delta })) : []),
-            { type: "text-end", id: "t" },
-            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: USAGE },
-          ],
-        }),
-      };
+      if (text) yield* [text.slice(0, half), text.slice(half)];
     },
-  });
+  };
   return { asked, provider };
 }
 
-/** What a model's stream carries (the provider spec's type, as the SDK's test model takes it). */
-type LanguageModelV3StreamPart = Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
-
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
 /** A room's turns on `storage`, as a fresh instance would build them after a wake. */
-function roomTurns(storage: DurableObjectStorage, provider: LanguageModel) {
+function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
   const config = loadConfig(env as unknown as Env);
   const ledger = new TurnLedger(storage);
   const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => undefined }));

@@ -1,10 +1,10 @@
-import type { LanguageModel } from "ai";
 import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { readModelStream } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
 import { streamModelText } from "../model/stream.ts";
+import type { ChatModel } from "../model/types.ts";
 import { readModelText, type ReadReply } from "../reply/reader.ts";
 import { buildReply, capBytes } from "../reply/reply-text.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
@@ -23,7 +23,7 @@ export interface CommandDeps {
 /** What a turn needs beyond that: the ledger for its progress and the model. */
 export interface TurnDeps extends CommandDeps {
   ledger: TurnLedger;
-  model: () => LanguageModel;
+  model: () => ChatModel;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
   warmSandbox?: () => void;
   /** False once the room was deleted during this turn: nothing more may run or be written. */

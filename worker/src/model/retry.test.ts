@@ -1,9 +1,7 @@
-import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
-import { MODEL_MAX_RETRIES, RETRY_AFTER_MAX_MS, retryDelayMs } from "./retry.ts";
+import { MODEL_MAX_RETRIES, ModelRefusal, RETRY_AFTER_MAX_MS, retryDelayMs } from "./retry.ts";
 
-const refusal = (statusCode: number, responseHeaders: Record<string, string> = {}) =>
-  new APICallError({ message: `HTTP ${statusCode}`, url: "http://model", requestBodyValues: {}, statusCode, responseHeaders });
+const refusal = (status: number, headers: Record<string, string> = {}) => new ModelRefusal(status, headers);
 
 describe("when to ask the model again", () => {
   const now = Date.parse("2026-12-01T12:00:00Z");
@@ -20,6 +18,7 @@ describe("when to ask the model again", () => {
     expect(retryDelayMs(refusal(429, { "retry-after": String(RETRY_AFTER_MAX_MS / 1000 + 1) }), 0, now)).toBeNull();
     expect(retryDelayMs(refusal(400), 0, now)).toBeNull();
     expect(retryDelayMs(refusal(401), 0, now)).toBeNull();
+    expect([408, 409, 502].map((status) => retryDelayMs(refusal(status), 0, now))).toEqual([500, 500, 500]);
     expect(retryDelayMs(new Error("socket hang up"), 0, now)).toBeNull();
   });
 });

@@ -25,7 +25,7 @@ async function callsWith(marker: string): Promise<number> {
   return calls.filter((c) => c.messages.at(-1)?.content.includes(marker)).length;
 }
 
-describe("streaming model text through the AI SDK", () => {
+describe("streaming model text from an OpenAI-compatible endpoint", () => {
   it("hands out the first piece while the model still holds the rest", async () => {
     const hold = unique("hold");
     const pieces = ask(`HOLD:${hold} CHUNK:4 SAY: streaming answer`);

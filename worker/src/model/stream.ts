@@ -1,7 +1,6 @@
-import { APICallError, streamText, type LanguageModel } from "ai";
 import { DuetError } from "@duet/shared";
-import type { ChatMessage } from "./types.ts";
-import { retryDelayMs } from "./retry.ts";
+import { ModelRefusal, retryDelayMs } from "./retry.ts";
+import type { ChatMessage, ChatModel } from "./types.ts";
 
 export interface ModelStreamOptions {
   /** Aborted when the room's turn is stopped: the request is cancelled and the abort reason thrown. */
@@ -20,7 +19,7 @@ export interface ModelStreamOptions {
  * A timeout becomes 504 and a provider failure 502, each worded for the person
  * waiting in chat; a stop rethrows the stop signal's reason.
  */
-export async function* streamModelText(model: LanguageModel, messages: ChatMessage[], opts: ModelStreamOptions): AsyncGenerator<string, void> {
+export async function* streamModelText(model: ChatModel, messages: ChatMessage[], opts: ModelStreamOptions): AsyncGenerator<string, void> {
   const deadlineAt = Date.now() + opts.timeoutMs;
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = AbortSignal.any([opts.signal, deadline]);
@@ -29,36 +28,14 @@ export async function* streamModelText(model: LanguageModel, messages: ChatMessa
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
     throw modelError(err);
   };
-  // The system prompt goes in the SDK's own `system` field (it warns on every call when it sits in `messages`).
-  const system = messages[0]?.role === "system" ? messages[0].content : undefined;
-  const chat = system === undefined ? messages : messages.slice(1);
+  const request = { signal, maxTokens: opts.maxTokens, temperature: opts.temperature };
   let wrote = false;
   for (let attempt = 0; ; attempt++) {
     let refused: unknown = null;
     try {
-      const result = streamText({
-        model,
-        system,
-        messages: chat,
-        abortSignal: signal,
-        // Retried here instead, where the deadline is known.
-        maxRetries: 0,
-        maxOutputTokens: opts.maxTokens,
-        temperature: opts.temperature,
-        // Errors arrive as stream parts and are handled below; the SDK's default logs each one.
-        onError: () => undefined,
-      });
-      for await (const part of untilAborted(result.fullStream, signal)) {
-        if (part.type === "text-delta" && part.text) {
-          wrote = true;
-          yield part.text;
-        } else if (part.type === "error") {
-          if (wrote) fail(part.error);
-          refused = part.error;
-          break;
-        } else if (part.type === "abort") {
-          fail(signal.reason);
-        }
+      for await (const piece of untilAborted(model.stream(messages, request), signal)) {
+        wrote = true;
+        yield piece;
       }
     } catch (err) {
       if (wrote || signal.aborted) fail(err);
@@ -75,10 +52,11 @@ export async function* streamModelText(model: LanguageModel, messages: ChatMessa
 
 function modelError(err: unknown): DuetError {
   if (err instanceof DuetError) return err;
-  const status = APICallError.isInstance(err) ? err.statusCode : undefined;
-  if (status) {
-    const retryAfterMs = status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
-    return new DuetError("model_error", `the model endpoint answered HTTP ${status}`, { retryAfterMs });
+  if (err instanceof ModelRefusal) {
+    const retryAfterMs = err.status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
+    // The endpoint's own words stay in the log: a refusal's body may echo a key.
+    console.warn(`model refusal: ${err.message}`);
+    return new DuetError("model_error", `the model endpoint answered HTTP ${err.status}`, { retryAfterMs });
   }
   return new DuetError("model_error", `the model request failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
 }

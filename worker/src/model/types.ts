@@ -8,3 +8,19 @@ export interface GenerationSettings {
   maxTokens: number;
   temperature: number;
 }
+
+/** What one request to the model needs besides the chat. */
+export interface ModelRequest {
+  signal: AbortSignal;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/**
+ * A configured model: one request, its answer as text pieces as they are
+ * written. A refusal a retry may fix is thrown as a ModelRefusal; the retry and
+ * the deadline are the caller's (streamModelText).
+ */
+export interface ChatModel {
+  stream(messages: ChatMessage[], request: ModelRequest): AsyncIterable<string>;
+}

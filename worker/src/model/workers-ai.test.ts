@@ -5,22 +5,36 @@ import type { WorkerConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 
 /** A stand-in for the `AI` binding (it needs a Cloudflare account): with `stream: true` it answers SSE, as Workers AI does. */
-function binding(answer: (input: { stream?: boolean }) => Promise<unknown>) {
-  const calls: { model: string; input: { messages: unknown; stream?: boolean } }[] = [];
+interface Input {
+  messages: unknown;
+  stream?: boolean;
+  max_tokens?: number;
+  temperature?: number;
+}
+
+function binding(answer: (input: Input, call: number) => Promise<unknown>) {
+  const calls: { model: string; input: Input; options: { signal?: AbortSignal } }[] = [];
   return {
     calls,
     AI: {
-      run: async (model: string, input: { messages: unknown; stream?: boolean }) => {
-        calls.push({ model, input });
-        return answer(input);
+      run: async (model: string, input: Input, options: { signal?: AbortSignal }) => {
+        calls.push({ model, input, options });
+        return answer(input, calls.length);
       },
     },
   };
 }
 
+/** Workers AI's stream: one `data: {"response": ...}` event per piece, then `data: [DONE]`, cut into small chunks as the network would. */
 function sse(pieces: string[]): ReadableStream<Uint8Array> {
   const body = pieces.map((p) => `data: ${JSON.stringify({ response: p })}\n\n`).join("") + "data: [DONE]\n\n";
-  return new Response(body).body!;
+  const bytes = new TextEncoder().encode(body);
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 7) controller.enqueue(bytes.slice(i, i + 7));
+      controller.close();
+    },
+  });
 }
 
 const config = { MODEL_PROVIDER: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct-fast" } as WorkerConfig;
@@ -38,7 +52,33 @@ describe("Workers AI through the binding", () => {
     const model = createLanguageModel(config, { AI: b.AI } as unknown as Env);
     const pieces = await collect(streamModelText(model, messages, { signal: new AbortController().signal, timeoutMs: 2_000 }));
     expect(pieces.join("")).toBe("Hello from Llama");
-    expect(b.calls[0]).toMatchObject({ model: config.model, input: { stream: true } });
+    expect(b.calls[0]).toMatchObject({ model: config.model, input: { stream: true, messages } });
+    expect(b.calls[0].options.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("sends the system prompt first, the generation cap and the temperature", async () => {
+    const b = binding(async () => sse(["ok"]));
+    const chat = [{ role: "system" as const, content: "be brief" }, ...messages];
+    await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), chat, { signal: new AbortController().signal, timeoutMs: 2_000, maxTokens: 77, temperature: 0.3 }));
+    expect(b.calls[0].input).toMatchObject({ messages: chat, max_tokens: 77, temperature: 0.3 });
+  });
+
+  it("takes the one answer of a model that does not stream", async () => {
+    const b = binding(async () => ({ response: "all at once" }));
+    const pieces = await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), messages, { signal: new AbortController().signal, timeoutMs: 2_000 }));
+    expect(pieces).toEqual(["all at once"]);
+  });
+
+  it("asks again when Workers AI is out of capacity, and says so when it stays that way", async () => {
+    const busyOnce = binding(async (_input, call) => (call === 1 ? Promise.reject(new Error("3040: Capacity temporarily exceeded, please try again.")) : sse(["after a wait"])));
+    const model = createLanguageModel(config, { AI: busyOnce.AI } as unknown as Env);
+    expect((await collect(streamModelText(model, messages, { signal: new AbortController().signal, timeoutMs: 5_000 }))).join("")).toBe("after a wait");
+    expect(busyOnce.calls).toHaveLength(2);
+    const busy = binding(async () => Promise.reject(new Error("3040: Capacity temporarily exceeded, please try again.")));
+    await expect(collect(streamModelText(createLanguageModel(config, { AI: busy.AI } as unknown as Env), messages, { signal: new AbortController().signal, timeoutMs: 300 }))).rejects.toMatchObject({
+      code: "model_error",
+      message: "the model endpoint answered HTTP 429",
+    });
   });
 
   it("turns a binding error into a model error, and a binding that never answers into a timeout", async () => {

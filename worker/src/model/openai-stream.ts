@@ -1,0 +1,62 @@
+import { DuetError } from "@duet/shared";
+import { ModelRefusal } from "./retry.ts";
+import { errorText, parseEvent, sseData } from "./sse-data.ts";
+import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
+
+/**
+ * Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp's
+ * server, AI Gateway): one POST to /chat/completions with `stream: true`, its
+ * SSE read as it arrives, `choices[0].delta.content` handed out.
+ */
+export class OpenAIChatModel implements ChatModel {
+  private readonly url: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly model: string,
+    private readonly apiKey?: string,
+  ) {
+    this.url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  }
+
+  async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {
+    const res = await fetch(this.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+      body: JSON.stringify({ model: this.model, messages, stream: true, max_tokens: request.maxTokens, temperature: request.temperature }),
+      signal: request.signal,
+    });
+    if (!res.ok) throw new ModelRefusal(res.status, Object.fromEntries(res.headers), await refusalDetail(res));
+    if (!res.body) return;
+    if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      yield oneAnswer(await res.text());
+      return;
+    }
+    for await (const data of sseData(res.body)) {
+      const piece = (parseEvent(data) as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta?.content;
+      if (typeof piece === "string" && piece) yield piece;
+    }
+  }
+}
+
+/** The answer of a server that ignores `stream: true` and sends one JSON completion. */
+function oneAnswer(body: string): string {
+  let content: unknown;
+  try {
+    content = (JSON.parse(body) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+  } catch {
+    throw new DuetError("model_error", "the model endpoint answered with something that is not JSON");
+  }
+  if (typeof content !== "string") throw new DuetError("model_error", "the model endpoint's answer has no message content");
+  return content;
+}
+
+/** What the refusal's body says, for the log (a person hears the status only: a body may echo a key). */
+async function refusalDetail(res: Response): Promise<string> {
+  const body = await res.text().catch(() => "");
+  try {
+    return errorText((JSON.parse(body) as { error?: unknown }).error ?? JSON.parse(body)).slice(0, 200);
+  } catch {
+    return body.slice(0, 200);
+  }
+}

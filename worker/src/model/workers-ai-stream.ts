@@ -1,0 +1,53 @@
+import { DuetError } from "@duet/shared";
+import { ModelRefusal } from "./retry.ts";
+import { parseEvent, sseData } from "./sse-data.ts";
+import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
+
+/** The `AI` binding as used here (Env types it loosely so local builds need no Workers AI types). */
+export interface AiBinding {
+  run(model: string, input: unknown, options?: unknown): Promise<unknown>;
+}
+
+/**
+ * Workers AI through the `AI` binding: with `stream: true` it answers an SSE
+ * stream of `data: {"response": "..."}` events ending in `data: [DONE]`.
+ */
+export class WorkersAIChatModel implements ChatModel {
+  constructor(
+    private readonly ai: AiBinding,
+    private readonly model: string,
+  ) {}
+
+  async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {
+    let answer: unknown;
+    try {
+      const input = { messages, stream: true, max_tokens: request.maxTokens, temperature: request.temperature };
+      answer = await this.ai.run(this.model, input, { signal: request.signal });
+    } catch (err) {
+      throw bindingError(err);
+    }
+    if (answer instanceof ReadableStream) {
+      for await (const data of sseData(answer as ReadableStream<Uint8Array>)) {
+        const piece = parseEvent(data).response;
+        if (typeof piece === "string" && piece) yield piece;
+      }
+      return;
+    }
+    // A model that cannot stream answers one object.
+    const response = (answer as { response?: unknown } | null)?.response;
+    if (typeof response !== "string") throw new DuetError("model_error", "Workers AI answered without response text");
+    yield response;
+  }
+}
+
+/**
+ * The binding throws plain errors ("3040: Capacity temporarily exceeded ...").
+ * Being out of capacity or rate-limited is a 429 a retry may fix; anything else
+ * is said as Workers AI said it.
+ */
+export function bindingError(err: unknown): Error {
+  const said = (err as Error)?.message ?? String(err);
+  if (/capacity|rate limit|too many requests|\b3040\b|\b429\b/i.test(said)) return new ModelRefusal(429, {}, said.slice(0, 200));
+  if ((err as Error)?.name === "AbortError") return err as Error;
+  return new DuetError("model_error", `Workers AI refused the request: ${said}`.slice(0, 300));
+}
