@@ -21,6 +21,8 @@ describe("reading a model's SSE body", () => {
   it("joins lines and events split across chunks, CRLF included, and skips comments", async () => {
     const got = await collect(sseData(body('data: {"a"', ':1}\r', "\n\r\n: keep-alive\n\nda", 'ta: {"b":2}\n', "\n")));
     expect(got).toEqual(['{"a":1}', '{"b":2}']);
+    // A CRLF cut between its two bytes ends one line, not the event.
+    expect(await collect(sseData(body("data: one\r", "\ndata: two\r\n\r\n")))).toEqual(["one\ntwo"]);
   });
 
   it("keeps a character whose bytes arrive in two chunks", async () => {
