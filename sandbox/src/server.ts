@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { outlastPooledClients } from "@duet/shared/keep-alive";
 import type { Executor } from "./executor.ts";
 import { HttpError, isAuthorized, readJson, sendJson } from "./http.ts";
 import { BusyError } from "./queue.ts";
@@ -109,14 +110,5 @@ export function createExecutorServer(executor: Executor, token: string | undefin
       sendJson(res, 500, { error: `executor failed: ${message}` });
     });
   });
-  // Node closes an idle keep-alive connection after 5 s; a Worker that picks that
-  // connection for its next command at the same moment loses the request
-  // ("Network connection lost"), and a command may not be retried blindly. Idle
-  // connections stay open longer than the client keeps them, so the client closes first.
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
-  return server;
+  return outlastPooledClients(server);
 }
-
-/** How long an idle connection from the Worker stays open. */
-const KEEP_ALIVE_MS = 120_000;

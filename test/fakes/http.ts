@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { outlastPooledClients } from "@duet/shared/keep-alive";
 
 /** Small helpers shared by the fake servers: read a body, answer JSON, listen on 127.0.0.1. */
 
@@ -26,12 +27,15 @@ export async function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => unknown,
   port = 0,
 ): Promise<Listening> {
-  const server = createServer((req, res) => {
-    Promise.resolve(handler(req, res)).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { error: String(err) });
-      else res.end();
-    });
-  });
+  // The Worker (workerd) and the bots reuse pooled connections to these servers.
+  const server = outlastPooledClients(
+    createServer((req, res) => {
+      Promise.resolve(handler(req, res)).catch((err) => {
+        if (!res.headersSent) sendJson(res, 500, { error: String(err) });
+        else res.end();
+      });
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());

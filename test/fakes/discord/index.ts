@@ -55,9 +55,6 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   const ctx = { world, gatewayUrl: () => gateway.url, shardCount: opts.shardCount ?? 1, dispatch: (t: string, d: Record<string, unknown>) => gateway.dispatch(t, d) };
   const listening = await listen((req, res) => handleRest(ctx, req, res));
   gateway.attach(listening.server, listening.url);
-  // Discord's edge keeps idle connections far longer than Node's 5 s default; with 5 s, a
-  // Worker answer that takes 5 s races the close and undici reports "other side closed".
-  listening.server.keepAliveTimeout = 65_000;
 
   /** Roles and channel permissions per user id, as setMember gave them; everyone else has no role and every permission. */
   const memberships = new Map<string, { roles: string[]; permissions: string }>();
