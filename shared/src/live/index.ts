@@ -1,0 +1,3 @@
+export { LatestThrottle, realTimers, type ThrottleOptions, type Timers } from "./throttle.ts";
+export { applyLiveEvent, emptyLiveAnswer, liveRunViews, liveText, type LiveAnswer, type LiveEvent, type LiveRun, type LiveRunView } from "./live-answer.ts";
+export { pageChanges, pagesOf, type PageChanges } from "./pages.ts";
