@@ -50,7 +50,7 @@ export function makeStyle(color: boolean): Style {
 }
 
 /** Control characters from command output would move the cursor or recolour the terminal; show them inert. */
-function inert(text: string): string {
+export function inert(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => (c === "\r" ? "" : "\uFFFD"));
 }
 
