@@ -94,7 +94,8 @@ export class DiscordLiveMessage {
 
   private async showFinal(messages: Outgoing[]): Promise<void> {
     for (const [i, msg] of messages.entries()) {
-      const payload: LivePayload = { content: msg.content, files: msg.files, components: [] };
+      // The final messages' own buttons (Run and Skip on a proposal), or none: the Stop button goes.
+      const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
       const s = this.shown[i];
       if (s) await this.target.edit(s.id, payload);
       else this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });

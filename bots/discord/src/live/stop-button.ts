@@ -1,4 +1,5 @@
 import { type ButtonInteraction, type Interaction, MessageFlags } from "discord.js";
+import { STOP_WORDS, type StopTurn } from "@duet/shared";
 import type { Logger } from "../deps.ts";
 import { roomFor } from "../rooms.ts";
 import { STOP_PREFIX } from "./live-message.ts";
@@ -11,11 +12,6 @@ import { STOP_PREFIX } from "./live-message.ts";
  * privately, whether there was a turn to stop.
  */
 
-/** The Worker's stop for a room (WorkerClient.stop): `stopped` is false when no turn was running. */
-export type StopTurn = (room: string, userId: string) => Promise<{ stopped: boolean }>;
-
-export const STOPPING = "Stopping Duet's answer.";
-export const NOTHING_TO_STOP = "Duet had already finished that answer.";
 
 export function isStopClick(interaction: Interaction): interaction is ButtonInteraction {
   return interaction.isButton() && interaction.customId.startsWith(STOP_PREFIX);
@@ -35,10 +31,10 @@ export async function handleStopClick(interaction: ButtonInteraction, deps: { st
   let content: string;
   if (room !== here || interaction.user.bot) {
     deps.log.warn(`ignored a Stop click in ${here ?? "a direct message"} for another room (${room.slice(0, 80)})`);
-    content = "That Stop button belongs to another conversation.";
+    content = STOP_WORDS.notThisRoom;
   } else {
     try {
-      content = (await deps.stop(room, interaction.user.id)).stopped ? STOPPING : NOTHING_TO_STOP;
+      content = (await deps.stop(room, interaction.user.id)).stopped ? STOP_WORDS.stopping : STOP_WORDS.nothingToStop;
     } catch (err) {
       deps.log.warn(`stop in ${room} failed: ${(err as Error).message}`);
       content = `⚠️ Duet could not stop that answer: ${(err as Error).message}`;

@@ -40,13 +40,22 @@ function request(p: LivePayload, extra: Record<string, unknown> = {}) {
 
 const idOf = (res: unknown) => (res as { id: string }).id;
 
+/**
+ * Webhook calls carry the interaction's token in the path and no bot token: a
+ * 401 for an expired interaction token must not make the REST client drop the
+ * bot's own token (it does so on any 401 sent with it).
+ */
 export function interactionTarget(rest: REST, applicationId: string, token: string, ephemeral = false): LiveTarget {
   const flags = ephemeral ? { flags: 64 } : {};
+  const noAuth = { auth: false };
+  // The deferred reply is named `@original`, as the interaction webhook documents it.
+  let original = "";
+  const path = (id: string) => Routes.webhookMessage(applicationId, token, id === original ? "@original" : id);
   return {
-    first: async (p) => idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), request(p))),
-    more: async (p) => idOf(await rest.post(Routes.webhook(applicationId, token), request(p, flags))),
-    edit: async (id, p) => void (await rest.patch(Routes.webhookMessage(applicationId, token, id), request(p))),
-    remove: async (id) => void (await rest.delete(Routes.webhookMessage(applicationId, token, id))),
+    first: async (p) => (original = idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), { ...request(p), ...noAuth }))),
+    more: async (p) => idOf(await rest.post(Routes.webhook(applicationId, token), { ...request(p, flags), ...noAuth })),
+    edit: async (id, p) => void (await rest.patch(path(id), { ...request(p), ...noAuth })),
+    remove: async (id) => void (await rest.delete(path(id), noAuth)),
   };
 }
 

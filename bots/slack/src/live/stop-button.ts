@@ -1,3 +1,4 @@
+import { STOP_WORDS, type StopTurn } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
 import { channelRoom } from "../rooms.ts";
@@ -11,8 +12,6 @@ import { STOP_ACTION_ID } from "./live-blocks.ts";
  * is told, privately, whether there was a turn to stop.
  */
 
-/** The Worker's stop for a room (WorkerClient.stop): `stopped` is false when no turn was running. */
-export type StopTurn = (room: string, userId: string) => Promise<{ stopped: boolean }>;
 
 const clickSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
@@ -21,8 +20,6 @@ const clickSchema = z.object({
   actions: z.array(z.object({ action_id: z.string(), value: z.string().optional() })).min(1),
 });
 
-export const STOPPING = "Stopping Duet's answer.";
-export const NOTHING_TO_STOP = "Duet had already finished that answer.";
 
 /** True when `room` is the channel's room or one of its thread rooms. */
 export function isRoomOf(room: string, teamId: string, channel: string): boolean {
@@ -39,15 +36,17 @@ export function registerStopButton(app: App, deps: { stop: StopTurn; logger: Log
         if (!click.success) return deps.logger.warn(`Ignored a Stop click Slack sent without its user, team or channel`);
         const { user, team, channel, actions } = click.data;
         const room = actions.find((a) => a.action_id === STOP_ACTION_ID)?.value ?? "";
-        if (!team || !channel || !isRoomOf(room, team.id, channel.id)) {
-          return deps.logger.warn(`Ignored a Stop click in ${channel?.id ?? "an unknown channel"} for another room (${room.slice(0, 80)})`);
-        }
         let text: string;
-        try {
-          text = (await deps.stop(room, user.id)).stopped ? STOPPING : NOTHING_TO_STOP;
-        } catch (err) {
-          deps.logger.warn(`Stop in ${room} failed: ${(err as Error).message}`);
-          text = `:warning: Duet could not stop that answer: ${(err as Error).message}`;
+        if (!team || !channel || !isRoomOf(room, team.id, channel.id)) {
+          deps.logger.warn(`Ignored a Stop click in ${channel?.id ?? "an unknown channel"} for another room (${room.slice(0, 80)})`);
+          text = STOP_WORDS.notThisRoom;
+        } else {
+          try {
+            text = (await deps.stop(room, user.id)).stopped ? STOP_WORDS.stopping : STOP_WORDS.nothingToStop;
+          } catch (err) {
+            deps.logger.warn(`Stop in ${room} failed: ${(err as Error).message}`);
+            text = `:warning: Duet could not stop that answer: ${(err as Error).message}`;
+          }
         }
         await respond({ response_type: "ephemeral", replace_original: false, text }).catch((err) => deps.logger.warn(`Could not tell ${user.id} about the Stop: ${String(err)}`));
       })(),
