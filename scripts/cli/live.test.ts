@@ -1,4 +1,4 @@
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer } from "@duet/shared";
+import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type TurnStreamEvent } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { LivePrinter } from "./live.ts";
 import { makeStyle } from "./render.ts";
@@ -12,7 +12,7 @@ function printer() {
   let answer: LiveAnswer = emptyLiveAnswer();
   return {
     feed: (event: string, data: unknown) => {
-      answer = applyLiveEvent(answer, { event, data });
+      answer = applyLiveEvent(answer, { event, data } as TurnStreamEvent);
       p.update(answer);
     },
     finish: (res: Parameters<LivePrinter["finish"]>[0]) => p.finish(res),

@@ -1,5 +1,5 @@
 import { DiscordLiveMessage, interactionTarget, LIVE_INTERVAL_MS, type Logger, messageTarget, renderMessage, REST, Routes, STOP_PREFIX } from "@duet/discord";
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse } from "@duet/shared";
+import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
 import type { MessageEdit } from "../fakes/discord/world.ts";
@@ -31,7 +31,7 @@ const room = () => `discord-g-${channel}`;
 /** Words every `everyMs`, a command that runs for a while in the middle, optionally a long code block. */
 async function slowAnswer(live: DiscordLiveMessage, o: { everyMs?: number; words?: number; code?: string } = {}): Promise<{ answer: LiveAnswer; firstTokenAt: number }> {
   let answer = emptyLiveAnswer();
-  const feed = (e: { event: string; data: unknown }) => {
+  const feed = (e: TurnStreamEvent) => {
     answer = applyLiveEvent(answer, e);
     live.update(answer);
   };

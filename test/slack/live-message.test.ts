@@ -1,4 +1,4 @@
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse } from "@duet/shared";
+import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
 import { createLogger, LIVE_INTERVAL_MS, LogLevel, renderAnswer, SlackLiveMessage, SlackOut, STOP_ACTION_ID, webApi } from "@duet/slack";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ApiCall, type FakeSlack, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
@@ -36,7 +36,7 @@ const words = "Let me check what is in the repository and then build it for you 
 async function slowAnswer(live: SlackLiveMessage, everyMs = 250): Promise<{ answer: LiveAnswer; firstTokenAt: number }> {
   let answer = emptyLiveAnswer();
   let firstTokenAt = 0;
-  const feed = (e: { event: string; data: unknown }) => {
+  const feed = (e: TurnStreamEvent) => {
     answer = applyLiveEvent(answer, e);
     live.update(answer);
   };

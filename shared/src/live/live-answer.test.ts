@@ -1,18 +1,19 @@
 import { describe, expect, it } from "vitest";
+import type { TurnStreamEvent } from "../schemas.ts";
 import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, liveRunViews, liveText } from "./live-answer.ts";
 
-const run = (index: number, cmd: string, exitCode: number, durationMs: number) => ({
+const run = (index: number, cmd: string, exitCode: number, durationMs: number): TurnStreamEvent => ({
   event: "run-end",
   data: { index, cmd, exitCode, durationMs, stdout: "out", stderr: "", truncated: false },
 });
 
-function replay(events: { event: string; data: unknown }[]): LiveAnswer {
+function replay(events: TurnStreamEvent[]): LiveAnswer {
   return events.reduce(applyLiveEvent, emptyLiveAnswer());
 }
 
 describe("a live answer", () => {
   it("gathers the text and shows each command running, then its exit code and duration", () => {
-    const events = [
+    const events: TurnStreamEvent[] = [
       { event: "text", data: { delta: "Let me " } },
       { event: "text", data: { delta: "look.\n" } },
       { event: "run-start", data: { index: 0, cmd: "ls" } },
@@ -28,7 +29,7 @@ describe("a live answer", () => {
   });
 
   it("leaves the answer as it is for done and error, and takes a run-end without its run-start", () => {
-    const a = replay([{ event: "text", data: { delta: "hi" } }, { event: "done", data: {} }, run(0, "pwd", 0, 5)]);
+    const a = replay([{ event: "text", data: { delta: "hi" } }, { event: "done", data: { reply: "hi", messages: [], runs: [] } }, run(0, "pwd", 0, 5)]);
     expect(a.text).toBe("hi");
     expect(a.runs).toMatchObject([{ index: 0, state: "done" }]);
   });

@@ -1,6 +1,6 @@
 import { describeRun } from "../format/run-view.ts";
 import { redactSecrets } from "../format/redact.ts";
-import type { RunResult } from "../schemas.ts";
+import type { RunResult, TurnStreamEvent } from "../schemas.ts";
 
 /**
  * What a live answer shows while the turn runs: the model's text so far and each
@@ -10,10 +10,7 @@ import type { RunResult } from "../schemas.ts";
  */
 
 /** The stream events a live answer is built from (the Worker's `text`, `run-start`, `run-end`). */
-export type LiveEvent =
-  | { event: "text"; data: { delta: string } }
-  | { event: "run-start"; data: { index: number; cmd: string } }
-  | { event: "run-end"; data: RunResult & { index: number } };
+export type LiveEvent = Extract<TurnStreamEvent, { event: "text" | "run-start" | "run-end" }>;
 
 export type LiveRun = { index: number; cmd: string } & ({ state: "running" } | { state: "done"; result: RunResult });
 
@@ -25,8 +22,7 @@ export interface LiveAnswer {
 export const emptyLiveAnswer = (): LiveAnswer => ({ text: "", runs: [] });
 
 /** The answer after one more event; events of other kinds (`done`, `error`) leave it as it is. */
-export function applyLiveEvent(answer: LiveAnswer, e: { event: string; data: unknown }): LiveAnswer {
-  const ev = e as LiveEvent;
+export function applyLiveEvent(answer: LiveAnswer, ev: TurnStreamEvent): LiveAnswer {
   switch (ev.event) {
     case "text":
       return { ...answer, text: answer.text + ev.data.delta };
