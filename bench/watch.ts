@@ -26,7 +26,10 @@ export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
           if (method === "reactions.add") {
             arrivals.arrive(`react:${args.channel}:${args.timestamp}:${args.name}`, now);
             if (DONE_REACTIONS.has(String(args.name))) arrivals.arrive(`done:${args.channel}:${args.timestamp}`, now);
-          } else if (method === "chat.postMessage") arrivals.arrive(`post:${args.channel}:${args.thread_ts}`, now);
+          } else if (method === "chat.postMessage" || method === "chat.startStream") {
+            // A live answer first shows as a stream; a whole one (DUET_STREAMING=off) as a post.
+            arrivals.arrive(`post:${args.channel}:${args.thread_ts}`, now);
+          }
         }
         for (; responses < slack.responses.length; responses++) arrivals.arrive(`resp:${slack.responses[responses].id}`, now);
         return closed;

@@ -16,6 +16,20 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Ctrl-C while an answer runs (default: the process's SIGINT). */
+  onInterrupt?(handler: () => void): () => void;
+}
+
+/** Ctrl-C calls `handler` (stopping the answer); a second Ctrl-C leaves at once, as a terminal expects. */
+function onProcessInterrupt(handler: () => void): () => void {
+  let pressed = 0;
+  const listener = () => {
+    pressed += 1;
+    if (pressed > 1) process.exit(130);
+    handler();
+  };
+  process.on("SIGINT", listener);
+  return () => void process.off("SIGINT", listener);
 }
 
 /** Fewer retries than the bots': a person at a terminal wants the "is it running?" answer quickly. */
@@ -61,6 +75,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     tokenSource: config.tokenSource,
     out: println(io.stdout),
     err: println(io.stderr),
+    ...(io.env.DUET_STREAMING === "off" ? {} : { write: (text: string) => void io.stdout.write(text) }),
+    onInterrupt: io.onInterrupt ?? onProcessInterrupt,
   };
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
   const { room, ...action } = command;

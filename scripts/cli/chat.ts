@@ -40,8 +40,16 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
   const interactive = Boolean((input as { isTTY?: boolean }).isTTY);
   const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive });
   rl.setPrompt(ctx.style.bold(`${room}> `));
-  // Ctrl-C at the prompt leaves the chat, as in a shell's REPL.
-  rl.on("SIGINT", () => rl.close());
+  // Ctrl-C at the prompt leaves the chat, as in a shell's REPL; while an answer runs, it stops the answer.
+  let interrupt: (() => void) | null = null;
+  rl.on("SIGINT", () => (interrupt ? interrupt() : rl.close()));
+  ctx = {
+    ...ctx,
+    onInterrupt: (handler) => {
+      interrupt = handler;
+      return () => void (interrupt = null);
+    },
+  };
   if (interactive) {
     ctx.out(ctx.style.dim(`Chatting in room ${room} at ${ctx.baseUrl}. /help for commands, /quit to leave.`));
     rl.prompt();

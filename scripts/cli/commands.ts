@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { runCommand, type ChatSurface, type DuetCommand, type Reply, type WorkerClient } from "@duet/shared";
+import { runCommand, type ChatSurface, type DuetCommand, type LiveView, type Reply, type WorkerClient } from "@duet/shared";
+import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
 
 /** What every command needs: the client, how to print, and what to redact. */
@@ -13,6 +14,10 @@ export interface CliContext {
   tokenSource: string;
   out(text: string): void;
   err(text: string): void;
+  /** Prints without a line end (a live answer's text as it arrives); absent, answers print whole. */
+  write?(text: string): void;
+  /** Calls `handler` on Ctrl-C until the returned function is called. */
+  onInterrupt?(handler: () => void): () => void;
 }
 
 /** A command the CLI sends to a room (help is the CLI's own: its usage, or the chat's help). */
@@ -38,14 +43,36 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     // A terminal cannot change what it printed; the new version follows.
     edit: async (_ref, reply) => Boolean(await print(reply)),
     showProgress: () => async () => {},
+    live: ctx.write ? (live) => liveView(live, ctx, ctx.write!, print) : undefined,
     exitCode: () => code,
+  };
+}
+
+/** A live answer at the terminal; Ctrl-C while it runs stops the room's turn. */
+function liveView(room: string, ctx: CliContext, write: (text: string) => void, print: (reply: Reply) => Promise<{ id: string }>): LiveView {
+  const printer = new LivePrinter(write, ctx.style, ctx.secrets);
+  let stopping = false;
+  const off = ctx.onInterrupt?.(() => {
+    if (stopping) return;
+    stopping = true;
+    ctx.err(ctx.style.yellow("Stopping Duet's answer…"));
+    ctx.client.stop(room, ctx.userId).catch((err: unknown) => ctx.err(ctx.style.red(`Could not stop the answer: ${err instanceof Error ? err.message : String(err)}`)));
+  });
+  return {
+    update: (answer) => printer.update(answer),
+    async finish(reply) {
+      off?.();
+      if (reply.kind !== "answer" || !printer.live) return print(reply);
+      printer.finish(reply.answer);
+      return { id: room };
+    },
   };
 }
 
 /** Runs one action against a room through the shared flow. Resolves to the exit code. */
 export async function runAction(room: string, action: RoomAction, ctx: CliContext): Promise<number> {
   const surface = terminalSurface(room, ctx);
-  const flow = { worker: ctx.client, log: () => {} };
+  const flow = { worker: ctx.client, log: () => {}, streaming: Boolean(ctx.write) };
   // A fresh key per action lets the client retry a lost request without running its commands twice.
   await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
   return surface.exitCode();

@@ -50,7 +50,7 @@ export function makeStyle(color: boolean): Style {
 }
 
 /** Control characters from command output would move the cursor or recolour the terminal; show them inert. */
-function inert(text: string): string {
+export function inert(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => (c === "\r" ? "" : "\uFFFD"));
 }
 
@@ -113,7 +113,7 @@ export function renderReset(room: string, errors: readonly string[], style: Styl
 }
 
 /** How the commands are typed in `duet chat`. */
-const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
+const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {

@@ -103,6 +103,18 @@ describe("WorkerClient.messageStream", () => {
     expect(seen).toEqual([]);
     await expect(client(base).messageStream("slack-T-C", { text: "hi" }, () => {})).rejects.toMatchObject({ code: "invalid_request", details: { text: ["Text cannot be empty"] } });
   });
+
+  it("asks a full room again after its Retry-After, as a JSON call does", async () => {
+    const waits: number[] = [];
+    const base = await serve((_req, res, n) => {
+      if (n < 2) return void res.writeHead(429, { "content-type": "application/json", "retry-after": "2" }).end(JSON.stringify({ error: "room busy", code: "room_busy", retryable: true }));
+      sse(res);
+      res.end(encodeSseEvent({ event: "done", data: answer }));
+    });
+    const worker = new WorkerClient({ baseUrl: base, token: "tok", sleep: async (ms) => void waits.push(ms) });
+    expect(await worker.messageStream("slack-T-C", { text: "hi" }, () => {})).toEqual(answer);
+    expect(waits).toEqual([2000, 2000]);
+  });
 });
 
 describe("WorkerClient.stop", () => {

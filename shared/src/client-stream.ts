@@ -44,8 +44,14 @@ export async function streamMessage(
         onEvent(e);
       });
     } catch (err) {
-      const lost = err instanceof DuetError && (err.code === "worker_unreachable" || err.code === "worker_timeout");
-      if (!lost || !body.idempotencyKey || attempt >= t.retries || signal?.aborted) throw err;
+      if (attempt >= t.retries || signal?.aborted || !(err instanceof DuetError)) throw err;
+      // A full room refused the turn before doing anything: always safe to ask again, when it says.
+      if (err.code === "room_busy") {
+        await t.sleep(Math.min(RECONNECT_MAX_MS * 2, err.retryAfterMs ?? RECONNECT_MAX_MS));
+        continue;
+      }
+      const lost = err.code === "worker_unreachable" || err.code === "worker_timeout";
+      if (!lost || !body.idempotencyKey) throw err;
       await t.sleep(Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt));
     }
   }

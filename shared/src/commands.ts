@@ -19,6 +19,7 @@ export type DuetCommand =
   /** Without `runPolicy`: show the room's run policy; with it: set it. */
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
+  | { kind: "stop" }
   | { kind: "help"; problem?: string };
 
 const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
@@ -72,6 +73,8 @@ export function parseDuetCommand(text: string): DuetCommand {
       const runPolicy = readRunPolicy(rest);
       return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: `Unknown run policy \`${quoteWord(rest)}\`. ${POLICY_USAGE}` };
     }
+    case "stop":
+      return { kind: "stop" };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: ASK_EXAMPLE };

@@ -27,3 +27,4 @@ export { describeNetwork } from "./format/network.ts";
 export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
 export { SseDecoder, SseFrames, encodeSseEvent, SSE_HEARTBEAT, type SseFrame } from "./sse.ts";
 export { auditTitle, describeAuditEntry, describeDecision, describePolicy, proposalHint, shortCommand, type Naming } from "./format/control.ts";
+export * from "./live/index.ts";

@@ -96,7 +96,8 @@ describe("Discord bot with a Worker that is slow or refuses it", () => {
   startedForTests(startStack, (started) => (stack = started));
 
   it("a Worker slower than the bot's deadline gets a 'took too long' reply", async () => {
-    const h = await startDiscordHarness(stack, { workerTimeoutMs: 1_000 });
+    // Posted whole: a live answer would re-join the turn after the silence and show the answer.
+    const h = await startDiscordHarness(stack, { workerTimeoutMs: 1_000, env: () => ({ DUET_STREAMING: "off" }) });
     try {
       const ch = h.fake.addChannel(h.guildId, "slow");
       const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "ask", options: { prompt: "SLOW:3000 SAY: late" } }));

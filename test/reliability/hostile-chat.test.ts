@@ -35,8 +35,10 @@ async function askSlack(name: string, channel: string, text: string) {
   const t = turn(name);
   const m = await mention(slack, bot, { channel, text });
   const replies = await answerTo(slack, m);
-  t.answered(replies.filter((r) => r.via === "chat.postMessage"));
-  return { m, replies, reply: replies.find((r) => r.via === "chat.postMessage")! };
+  // The answer itself (streamed, or posted whole), not its files.
+  const answers = replies.filter((r) => r.via === "chat.postMessage" || r.via === "chat.startStream");
+  t.answered(answers);
+  return { m, replies, reply: answers[0] };
 }
 
 describe("hostile text in a mention", () => {

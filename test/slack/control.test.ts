@@ -76,7 +76,7 @@ describe("under the approve run policy", () => {
     await press(channel, proposal, 0, "run", "U0MALLORY");
     expect((await refusal()).text).toMatch(/Only <@U0OPS1> or members of <!subteam\^S0OPS> may run or skip/);
     expect(ran("echo approved-one")).toBe(0);
-    expect(slack.ws.find(channel, proposal.ts)!.edits).toBe(0);
+    expect(slack.ws.find(channel, proposal.ts)!.edits).toBe(proposal.edits);
 
     // A member of the allowed user group runs the first.
     await press(channel, proposal, 0, "run", "U0CAROL");
@@ -142,7 +142,7 @@ describe("under the approve run policy", () => {
     await press(channel, proposal, 0, "skip", "U0OPS1");
     await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("skipped `echo not-from-here`"), "the real skip");
     expect(ran("echo not-from-here") + ran("echo other-room")).toBe(0);
-    expect(slack.ws.find(other, elsewhere.ts)!.edits).toBe(0);
+    expect(slack.ws.find(other, elsewhere.ts)!.edits).toBe(elsewhere.edits);
     expect(slack.ws.ephemeral.filter((e) => e.channel === channel && e.user === "U0OPS1")).toEqual([]);
   });
 
@@ -173,7 +173,7 @@ describe("under the approve run policy", () => {
     await press(channel, proposal, 0, "run", "U0OPS1");
     await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("<@U0OPS1> ran `echo after-junk`"), "the real run");
     expect(ran("echo after-junk")).toBe(1);
-    expect(slack.ws.find(channel, proposal.ts)!.edits).toBe(1);
+    expect(slack.ws.find(channel, proposal.ts)!.edits).toBe(proposal.edits + 1);
   });
 });
 
@@ -284,6 +284,6 @@ describe("an approval that waited too long", () => {
     const told = await s.slack.waitFor(() => s.slack.ws.ephemeral.slice(before).find((e) => e.user === "U0OPS1"), "the private answer");
     expect(told.text).toMatch(/expired; nothing was run/);
     expect(s.stack.executor!.calls.some((c) => c.command === "echo too-late")).toBe(false);
-    expect(s.slack.ws.find(channel, proposal.ts)!.edits).toBe(0);
+    expect(s.slack.ws.find(channel, proposal.ts)!.edits).toBe(proposal.edits);
   });
 });

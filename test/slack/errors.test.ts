@@ -111,7 +111,8 @@ describe("when the Worker fails", () => {
   });
 
   it("explains a Worker slower than the bot waits", async () => {
-    const quick = await startBot(slack, stack, {}, { workerTimeoutMs: 500 });
+    // Posted whole: a live answer would re-join the turn after the silence and show the answer.
+    const quick = await startBot(slack, stack, { DUET_STREAMING: "off" }, { workerTimeoutMs: 500 });
     try {
       const channel = newChannel();
       const m = await mention(slack, quick, { channel, text: "SLOW:3000 SAY: too slow" });
@@ -126,12 +127,14 @@ describe("when the Worker fails", () => {
 describe("Slack rate limits", () => {
   it("waits out a 429 for its Retry-After, then posts the answer once", async () => {
     const channel = newChannel();
-    slack.rateLimit("chat.postMessage", 1, 1);
+    // The answer's first call: it starts a stream.
+    slack.rateLimit("chat.startStream", 1, 1);
     const m = await mention(slack, bot, { channel, text: "SAY: after-the-429" });
     const replies = await answerTo(slack, m);
     expect(replies).toHaveLength(1);
     expect(readable(replies[0])).toContain("after-the-429");
-    const posts = slack.callsOf("chat.postMessage").filter((c) => c.args.channel === channel);
+    // The retry starts the stream, or posts the whole answer if it arrived meanwhile.
+    const posts = slack.calls.filter((c) => (c.method === "chat.startStream" || c.method === "chat.postMessage") && c.args.channel === channel);
     expect(posts.map((p) => p.status)).toEqual([429, 200]);
     // The retry came no sooner than Retry-After (1 s) allowed.
     expect(posts[1].at - posts[0].at).toBeGreaterThanOrEqual(1000);

@@ -1,4 +1,4 @@
-import { createSlackBot, loadConfig, LogLevel, type SlackBot } from "@duet/slack";
+import { createSlackBot, loadConfig, LogLevel, type SlackBot, type SlackBotOptions } from "@duet/slack";
 import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
 import { buttonClick, type ButtonInput, postInteraction, type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
@@ -21,7 +21,7 @@ export async function startBot(
   slack: FakeSlack,
   worker: { workerUrl: string; token: string },
   env: Record<string, string> = {},
-  opts: { workerTimeoutMs?: number; statusRenewMs?: number } = {},
+  opts: { workerTimeoutMs?: number; statusRenewMs?: number; live?: SlackBotOptions["live"] } = {},
 ): Promise<BotHandle> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: slack.id.botToken,
@@ -38,6 +38,7 @@ export async function startBot(
     logLevel: process.env.DUET_TEST_LOG ? LogLevel.DEBUG : LogLevel.ERROR,
     workerTimeoutMs: opts.workerTimeoutMs ?? 30_000,
     statusRenewMs: opts.statusRenewMs,
+    live: opts.live,
   });
   await bot.start();
   return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { buttonClick, envelope, type FakeSlack, mentionEvent, slashCommand } from "../fakes/slack/index.ts";
+import { STOP_ACTION_ID } from "@duet/slack";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot, startSlackSetup } from "./harness.ts";
 
@@ -102,5 +103,18 @@ describe("Socket Mode", () => {
 describe("Socket Mode start-up", () => {
   it("fails with one clear line when Slack refuses the app token", async () => {
     await expect(startBot(slack, stack, { SLACK_APP_TOKEN: "xapp-1-not-the-right-token" })).rejects.toThrow(/invalid_auth/);
+  });
+
+  it("takes a Stop click over the socket and stops the answer", async () => {
+    const channel = newChannel();
+    const payload = mentionEvent(slack, { channel, text: "HANG:socket-stop CHUNK:10 SAY: Working on it over the socket" });
+    const ts = String(payload.event.ts);
+    await slack.socket.deliver("events_api", payload);
+    const live = await slack.waitFor(() => botReplies(slack, channel, ts).find((r) => r.stream), "the live answer");
+    const click = buttonClick(slack, { channel, messageTs: live.ts, actionId: STOP_ACTION_ID, value: `slack-${slack.id.teamId}-${channel}` });
+    const ack = await slack.socket.deliver("interactive", click);
+    expect(ack.envelope_id).toMatch(/^env-/);
+    const [answer] = await answerTo(slack, { channel, ts, threadTs: ts });
+    expect(readable(answer)).toContain("Stopped before it finished");
   });
 });

@@ -7,6 +7,7 @@ import type { DiscordConfig } from "./config.ts";
 import { consoleLogger, TYPING_RENEW_MS, type BotDeps, type Logger } from "./deps.ts";
 import { discordHealth } from "./health.ts";
 import { handleInteraction } from "./interactions.ts";
+import { handleStopClick, isStopClick } from "./live/stop-button.ts";
 import { handleMessage } from "./mentions.ts";
 import { welcome } from "./welcome.ts";
 
@@ -56,7 +57,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
-  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room) };
+  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming };
   const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access };
 
   const client = new Client({
@@ -81,7 +82,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const tracked = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
     if (!stopping) void inflight.track(fn(...args), what);
   };
-  client.on(Events.InteractionCreate, tracked("interaction", (i) => handleInteraction(i, deps)));
+  const stopDeps = { stop: (room: string, user: string) => worker.stop(room, user), log };
+  client.on(Events.InteractionCreate, tracked("interaction", (i) => (isStopClick(i) ? handleStopClick(i, stopDeps) : handleInteraction(i, deps))));
   client.on(Events.MessageCreate, tracked("message", (m) => handleMessage(m, deps)));
   // Only servers joined while running: the ones in READY were joined long ago.
   client.on(Events.GuildCreate, tracked("welcome", (g) => welcome(g, log)));

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { commandDefinitions } from "./commands.ts";
 
 describe("the /duet command definition", () => {
-  it("has the seven subcommands, text options required and the policy's a choice, in servers only", () => {
+  it("has the eight subcommands, text options required and the policy's a choice, in servers only", () => {
     const [duet] = commandDefinitions();
     expect(duet.name).toBe("duet");
     expect(duet.contexts).toEqual([0]);
     const subs = duet.options!.map((o) => o.name);
     // Written out: the list Discord shows people, not the table the builder read.
-    expect(subs).toEqual(["ask", "run", "history", "reset", "policy", "audit", "help"]);
+    expect(subs).toEqual(["ask", "run", "history", "stop", "reset", "policy", "audit", "help"]);
     for (const sub of duet.options! as { description: string; options?: { name: string; required?: boolean; max_length?: number }[] }[]) {
       expect(sub.description.length).toBeGreaterThan(0);
       expect(sub.description.length).toBeLessThanOrEqual(100);

@@ -13,6 +13,7 @@ export const SUBCOMMANDS = {
   run: { name: "run", option: "command" },
   history: { name: "history" },
   reset: { name: "reset" },
+  stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
   audit: { name: "audit" },
   help: { name: "help" },
@@ -48,6 +49,7 @@ export function duetCommand() {
           ),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.history.name).setDescription("Show this room's recent conversation (only you see it)"))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.stop.name).setDescription("Stop Duet's answer in progress in this room"))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.reset.name).setDescription("Forget this room's history and remove its sandbox"))
       .addSubcommand((s) =>
         s

@@ -14,7 +14,9 @@ describe("loadConfig", () => {
       shardCount: "auto",
       workerUrl: "http://127.0.0.1:8787",
       apiToken: "secret",
+      streaming: true,
     });
+    expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv } from "@duet/shared";
+import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -45,6 +45,7 @@ const schema = z.object({
     .string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" })
     .trim()
     .min(1, "DUET_API_TOKEN cannot be empty"),
+  DUET_STREAMING: streamingVar,
 });
 
 /** Who may do a guarded action: null is everyone; else members with one of these roles, or with Manage Channels when `manageChannels`. */
@@ -65,6 +66,8 @@ export interface DiscordConfig {
   healthPort?: number;
   workerUrl: string;
   apiToken: string;
+  /** Answers are edited in as they happen (DUET_STREAMING). */
+  streaming: boolean;
 }
 
 export { ConfigError };
@@ -86,5 +89,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     healthPort: e.HEALTH_PORT,
     workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
     apiToken: e.DUET_API_TOKEN ?? "",
+    streaming: e.DUET_STREAMING === "on",
   };
 }

@@ -69,6 +69,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return { kind: "history" };
     case SUBCOMMANDS.reset.name:
       return { kind: "reset" };
+    case SUBCOMMANDS.stop.name:
+      return { kind: "stop" };
     case SUBCOMMANDS.policy.name: {
       const mode = text(SUBCOMMANDS.policy.option);
       if (!mode) return { kind: "policy" };

@@ -33,6 +33,9 @@ export interface Outgoing {
   components?: RowJson[];
 }
 
+/** Under an answer someone stopped: what it shows is what was written and run before the stop. */
+export const STOPPED_NOTE = "⏹️ *Stopped before it finished.*";
+
 /** Discord's limit per message. */
 export const MESSAGE_MAX_CHARS = 2_000;
 /** Output shown inline per command; past it, head and tail inline and the whole output as a file. */
@@ -82,6 +85,7 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
     parts.push(block.text);
     if (block.file) files.push(block.file);
   });
+  if (res.stopped) parts.push(STOPPED_NOTE);
   if (res.skipped?.length) {
     const list = res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``).join(", ");
     parts.push(`⏭️ Not run (over the per-reply command limit): ${list}. Ask again to run them.`);
@@ -124,6 +128,7 @@ const DISCORD_SYNTAX = {
   run: "`/duet run command:`_shell_",
   history: "`/duet history`",
   reset: "`/duet reset`",
+  stop: "`/duet stop`",
   policy: "`/duet policy mode:`_auto|approve_",
   audit: "`/duet audit`",
   help: "`/duet help`",

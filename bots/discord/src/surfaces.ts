@@ -1,6 +1,8 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Message } from "discord.js";
-import { keepRenewing, type ChatSurface, type PostedRef, type Reply } from "@duet/shared";
+import { keepRenewing, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
+import { DiscordLiveMessage } from "./live/live-message.ts";
+import { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
 import { renderReply, type Outgoing } from "./render.ts";
 
 /**
@@ -45,6 +47,7 @@ export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface
     post,
     postPrivate: post,
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
+    live: (room) => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
@@ -65,6 +68,27 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     postPrivate: post,
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
+    // Private answers (history, help) are short and final: only public ones grow.
+    ...(ephemeral ? {} : { live: (room: string) => liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post) }),
+  };
+}
+
+/**
+ * A live answer in `target` (`what` names it in logs), ending as the reply's
+ * messages; when they cannot be shown there (an interaction's token ran out),
+ * `fallback` posts them its own way.
+ */
+function liveView(target: LiveTarget, room: string, what: string, deps: SurfaceDeps, fallback?: (reply: Reply) => Promise<PostedRef | null>): LiveView {
+  const live = new DiscordLiveMessage(target, deps.log, { room, secrets: deps.secrets });
+  return {
+    update: (answer) => live.update(answer),
+    async finish(reply) {
+      const out = renderReply(reply, deps.secrets);
+      const id = await live.finish(out);
+      if (!id) return fallback ? fallback(reply) : null;
+      deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
+      return { id };
+    },
   };
 }
 

@@ -6,6 +6,8 @@ import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
 import { SlackAccess } from "./control/access.ts";
 import { registerApprovalClicks } from "./control/approval-click.ts";
+import { type LiveOptions, type LivePlace, SlackLiveMessage } from "./live/live-message.ts";
+import { registerStopButton } from "./live/stop-button.ts";
 import type { SlackConfig } from "./config.ts";
 import { ThreadStatus } from "./feedback.ts";
 import { createLogger } from "./logger.ts";
@@ -37,6 +39,8 @@ export interface SlackBotOptions {
   drainMs?: number;
   /** How often the thread status is renewed while a turn runs (default 90 s; Slack drops it after 2 min). */
   statusRenewMs?: number;
+  /** Live answers' pacing and stream lifetime (tests shorten the lifetime). */
+  live?: Partial<Pick<LiveOptions, "intervalMs" | "streamLifetimeMs">>;
 }
 
 export interface SlackBot {
@@ -105,8 +109,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(built.client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line) };
-    const messageDeps = { flow, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status };
+    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming };
+    const live = (place: LivePlace) => new SlackLiveMessage(built.client, out, logger, place, { streaming: true, secrets, ...options.live });
+    const messageDeps = { flow, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status, live };
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
     registerWelcome(built, { out, botUserId: auth.user_id, recent: messageDeps.recent, logger }, track);
@@ -114,6 +119,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerSlashCommand(built, { flow, out, logger, secrets, access }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
+    registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);
     });

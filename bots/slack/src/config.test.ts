@@ -26,7 +26,10 @@ describe("loadConfig", () => {
       apiToken: "secret-token",
       roomScope: "channel",
       mode: "http",
+      streaming: true,
     });
+    expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
+    expect(() => loadConfig({ ...base, DUET_STREAMING: "maybe" })).toThrow(/DUET_STREAMING must be on or off/);
   });
 
   it("selects Socket Mode with an app token, where no signing secret is needed", () => {

@@ -1,4 +1,4 @@
-import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv } from "@duet/shared";
+import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -44,6 +44,7 @@ const schema = z
     DUET_WORKER_URL: url("DUET_WORKER_URL").default("http://127.0.0.1:8787"),
     DUET_API_TOKEN: z.string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" }).trim().min(1, "DUET_API_TOKEN cannot be empty"),
     DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
+    DUET_STREAMING: streamingVar,
   })
   .superRefine((env, ctx) => {
     // HTTP mode must verify Slack's signatures; Socket Mode needs no public endpoint and no secret.
@@ -73,6 +74,8 @@ export interface SlackConfig {
   apiToken: string;
   roomScope: "channel" | "thread";
   mode: "socket" | "http";
+  /** Answers grow in the thread as they happen (DUET_STREAMING). */
+  streaming: boolean;
 }
 
 export { ConfigError };
@@ -93,5 +96,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiToken: e.DUET_API_TOKEN,
     roomScope: e.DUET_SLACK_ROOM_SCOPE,
     mode: e.SLACK_APP_TOKEN ? "socket" : "http",
+    streaming: e.DUET_STREAMING === "on",
   };
 }

@@ -44,8 +44,9 @@ describe("manifest.yaml", () => {
     );
   });
 
-  it("declares /duet and Socket Mode", () => {
+  it("declares /duet, Socket Mode, and interactivity for the Stop button", () => {
     expect(manifest).toMatch(/- command: \/duet\n/);
     expect(manifest).toMatch(/socket_mode_enabled: true/);
+    expect(manifest).toMatch(/interactivity:\n(?:\s+#.*\n)*\s+is_enabled: true/);
   });
 });

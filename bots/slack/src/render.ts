@@ -12,6 +12,9 @@ import type { Block, Upload } from "./slack-api.ts";
  * fit goes to the thread as files.
  */
 
+/** Under an answer someone stopped: what it shows is what was written and run before the stop. */
+export const STOPPED_NOTE = ":black_square_for_stop: _Stopped before it finished._";
+
 /** Slack refuses a message with more blocks than this. */
 export const MAX_BLOCKS = 50;
 /** Notification text (shown in push notifications and by screen readers) is kept short. */
@@ -43,6 +46,7 @@ export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Re
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(redactSecrets(c, opts.secrets)).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(`Not run (too many commands in one answer): ${skipped.join(", ")}`.slice(0, 2900))] : [];
   const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room, opts.secrets ?? []) : [];
+  if (res.stopped) notes.push(context(STOPPED_NOTE));
   return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
 
@@ -121,6 +125,7 @@ const SLACK_SYNTAX = {
   run: "`/duet run` _command_",
   history: "`/duet history`",
   reset: "`/duet reset`",
+  stop: "`/duet stop`",
   policy: "`/duet policy` [`auto`|`approve`]",
   audit: "`/duet audit`",
   help: "`/duet help`",

@@ -1,4 +1,4 @@
-import type { ChatSurface, PostedRef, Reply } from "@duet/shared";
+import type { ChatSurface, LiveView, PostedRef, Reply } from "@duet/shared";
 import type { Logger, RespondArguments } from "@slack/bolt";
 import type { ThreadStatus } from "./feedback.ts";
 import { renderReply, type Rendered } from "./render.ts";
@@ -18,6 +18,8 @@ export interface ConversationPlace {
   user: string;
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
+  /** A live answer for a room here; absent, answers are posted whole. */
+  live?: (room: string) => LiveView;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
@@ -27,18 +29,20 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
   const uploadAll = async (r: Rendered) => {
     for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
   };
+  const post = async (reply: Reply): Promise<PostedRef | null> => {
+    const r = rendered(reply);
+    const ts = await out.post(channel, r.text, r.blocks, threadTs);
+    // A post clears the thread status on Slack's side; without one it would linger.
+    if (!ts) {
+      await status.clear(channel, threadTs);
+      return null;
+    }
+    await uploadAll(r);
+    return { id: ts };
+  };
+  const live = place.live;
   return {
-    async post(reply) {
-      const r = rendered(reply);
-      const ts = await out.post(channel, r.text, r.blocks, threadTs);
-      // A post clears the thread status on Slack's side; without one it would linger.
-      if (!ts) {
-        await status.clear(channel, threadTs);
-        return null;
-      }
-      await uploadAll(r);
-      return { id: ts };
-    },
+    post,
     async edit(ref, reply) {
       const r = rendered(reply);
       return out.update(channel, ref.id, r.text, r.blocks);
@@ -48,6 +52,23 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
       return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
     },
     showProgress: () => status.show(channel, threadTs),
+    ...(live ? { live: (room: string) => finishedLive(live(room), post, () => status.clear(channel, threadTs)) } : {}),
+  };
+}
+
+/**
+ * A live answer's last steps: the status is cleared (a renewal in flight when the
+ * answer began could land after the stream's first post, which Slack would not
+ * clear again), and an answer whose message refused its final form is posted anew.
+ */
+function finishedLive(view: LiveView, post: (reply: Reply) => Promise<PostedRef | null>, clearStatus: () => Promise<void>): LiveView {
+  return {
+    update: (answer) => view.update(answer),
+    async finish(reply) {
+      const shown = (await view.finish(reply)) ?? (await post(reply));
+      await clearStatus();
+      return shown;
+    },
   };
 }
 

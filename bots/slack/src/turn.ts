@@ -5,6 +5,7 @@ import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts"
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import type { MessagePlace, RoomScope } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
+import { type LiveMessages, slackLiveView } from "./live/live-view.ts";
 import { conversationSurface } from "./surfaces.ts";
 
 /**
@@ -24,6 +25,8 @@ export interface MessageDeps {
   /** The bot's own tokens, redacted from anything it posts. */
   secrets: readonly string[];
   status: ThreadStatus;
+  /** Live answers (chat streaming, or updates where a workspace has none). */
+  live: LiveMessages;
 }
 
 /** The fields every message-like event carries (app_mention, message). */
@@ -114,7 +117,10 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     return;
   }
   const room = kind.roomFor(parsed.place, deps.scope);
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs: kind.replyIn(parsed.place), user: e.user, room }, deps.secrets);
+  const threadTs = kind.replyIn(parsed.place);
+  const teamId = parsed.place.teamId;
+  const live = (liveRoom: string) => slackLiveView(deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room: liveRoom }), deps.secrets, room);
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId };
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");

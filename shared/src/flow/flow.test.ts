@@ -4,6 +4,7 @@ import type { MessageResponse } from "../schemas.ts";
 import { ask, help, history, reset, run, runCommand, type FlowDeps } from "./flow.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
+import { encodeSseEvent } from "../sse.ts";
 
 /**
  * Each command's flow against a surface that records what it was asked to show,
@@ -152,5 +153,65 @@ describe("runCommand", () => {
       "private:help",
     ]);
     expect(seen.privately.at(-1)).toEqual({ kind: "help" });
+  });
+});
+
+describe("a live ask", () => {
+  const events = [
+    { event: "text" as const, data: { delta: "Listing " } },
+    { event: "text" as const, data: { delta: "files." } },
+    { event: "run-start" as const, data: { index: 0, cmd: "ls" } },
+    { event: "run-end" as const, data: { index: 0, cmd: "ls", exitCode: 0, durationMs: 3, stdout: "a\n", stderr: "", truncated: false } },
+    { event: "done" as const, data: answer },
+  ];
+
+  function liveSetup(streaming?: boolean) {
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(events.map(encodeSseEvent).join(""), { status: 200, headers: { "content-type": "text/event-stream" } });
+    const worker = new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 });
+    const seen: string[] = [];
+    const surface: ChatSurface = {
+      ...fakeSurface({ events: seen, posted: [], privately: [], requests: [] }),
+      live: (room) => ({
+        update: (a) => void seen.push(`update:${a.text}|${a.runs.map((r) => `${r.cmd}:${r.state}`).join(",")}`),
+        finish: async (reply) => {
+          seen.push(`finish:${reply.kind} in ${room}`);
+          return { id: "live" };
+        },
+      }),
+    };
+    return { deps: { worker, log: () => {}, ...(streaming === undefined ? {} : { streaming }) }, surface, seen };
+  }
+
+  it("shows progress until the first event, each event as it comes, then the answer in place of the live view", async () => {
+    const { deps, surface, seen } = liveSetup();
+    expect(await ask(deps, surface, asker, "list")).toBe("answered");
+    expect(seen).toEqual([
+      "progress:on",
+      "progress:off",
+      "update:Listing |",
+      "update:Listing files.|",
+      "update:Listing files.|ls:running",
+      "update:Listing files.|ls:done",
+      "finish:answer in slack-T1-C1",
+    ]);
+  });
+
+  it("posts the answer whole when streaming is off", async () => {
+    const { deps, surface, seen } = liveSetup(false);
+    await ask(deps, surface, asker, "list");
+    expect(seen.some((s) => s.startsWith("update:"))).toBe(false);
+  });
+});
+
+describe("stop", () => {
+  it("tells everyone when it stopped a turn, and only the asker when nothing was running", async () => {
+    const running = setup(200, { stopped: true });
+    expect(await runCommand(running.deps, running.surface, asker, { kind: "stop" })).toBe("answered");
+    expect(running.seen.requests).toEqual([{ method: "POST", path: "/api/rooms/slack-T1-C1/stop", body: { userId: "U1" } }]);
+    expect(running.seen.posted).toEqual([{ kind: "hint", text: "Stopping Duet's answer." }]);
+    const idle = setup(200, { stopped: false });
+    await runCommand(idle.deps, idle.surface, asker, { kind: "stop" });
+    expect(idle.seen.privately).toMatchObject([{ kind: "hint", text: expect.stringContaining("Nothing to stop") }]);
   });
 });

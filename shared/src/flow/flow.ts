@@ -3,8 +3,10 @@ import type { DuetCommand } from "../commands.ts";
 import { DuetError, describeForUser } from "../errors.ts";
 import { sanitizeChatText } from "../format/sanitize.ts";
 import { audit, guarded, helpWithSettings, policy, type Permit } from "./control.ts";
+import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
+import { STOP_WORDS } from "../live/stop.ts";
 import type { Reply } from "./reply.ts";
-import type { ChatSurface } from "./surface.ts";
+import type { ChatSurface, LiveView } from "./surface.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -19,6 +21,8 @@ export interface FlowDeps {
   log(line: string): void;
   /** Told after a turn used a room, for a front end that remembers rooms it cleaned (Discord's cleaner). */
   roomUsed?(room: string): void;
+  /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
+  streaming?: boolean;
 }
 
 /** Who asked, where, and the delivery's id. */
@@ -60,12 +64,54 @@ const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answ
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
+  const request = { text: question, userId: asker.user, idempotencyKey: asker.key };
+  const view = deps.streaming !== false ? surface.live?.(asker.room) : undefined;
+  if (view) return askLive(deps, surface, asker, question, view);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    const answer = await deps.worker.message(asker.room, { text: question, userId: asker.user, idempotencyKey: asker.key });
+    const answer = await deps.worker.message(asker.room, request);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
   return outcome(ok, await surface.post(reply));
+}
+
+/**
+ * The same turn, shown as it happens: each event updates the view, and the
+ * answer (or the failure) replaces it. Progress shows until the first event;
+ * from then on the growing answer is the progress.
+ */
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView): Promise<Outcome> {
+  let live = emptyLiveAnswer();
+  const stopProgress = surface.showProgress();
+  let progressStopped: Promise<void> | null = null;
+  let reply: Reply;
+  let ok = true;
+  try {
+    const answer = await deps.worker.messageStream(asker.room, { text: question, userId: asker.user, idempotencyKey: asker.key }, (e) => {
+      progressStopped ??= stopProgress();
+      live = applyLiveEvent(live, e);
+      view.update(live);
+    });
+    deps.roomUsed?.(asker.room);
+    reply = { kind: "answer", answer, question, user: asker.user };
+  } catch (err) {
+    reply = failure(deps, "ask", asker.room, err);
+    ok = false;
+  } finally {
+    await (progressStopped ?? stopProgress());
+  }
+  return outcome(ok, await view.finish(reply));
+}
+
+/** Stops the room's running turn, whoever started it; its live answer ends as stopped. */
+export async function stop(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  try {
+    const { stopped } = await deps.worker.stop(asker.room, asker.user);
+    if (stopped) return outcome(true, await surface.post({ kind: "hint", text: STOP_WORDS.stopping }));
+    return outcome(true, await surface.postPrivate({ kind: "hint", text: STOP_WORDS.nothingToStop }));
+  } catch (err) {
+    return outcome(false, await surface.postPrivate(failure(deps, "stop", asker.room, err)));
+  }
 }
 
 /** A command run in the room's sandbox directly, without the model. */
@@ -114,6 +160,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return policy(deps, surface, asker, command.runPolicy);
     case "audit":
       return audit(deps, surface, asker);
+    case "stop":
+      return stop(deps, surface, asker);
     case "help":
       return helpWithSettings(deps, surface, asker, command.problem);
   }

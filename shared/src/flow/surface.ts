@@ -1,3 +1,4 @@
+import type { LiveAnswer } from "../live/live-answer.ts";
 import type { Reply } from "./reply.ts";
 
 /**
@@ -27,4 +28,17 @@ export interface ChatSurface {
   postPrivate(reply: Reply): Promise<PostedRef | null>;
   /** Shows that Duet is working (Slack's thread status, Discord's typing) until the returned stop. */
   showProgress(): StopProgress;
+  /**
+   * An answer that grows in this place as the turn runs, with a Stop button for
+   * `room`. Absent where an answer cannot grow (a slash command's response_url);
+   * the flow then posts the whole answer at the end.
+   */
+  live?(room: string): LiveView;
+}
+
+/** One answer as it happens: shown (at the place's own pace) as it changes, then replaced by the final reply. */
+export interface LiveView {
+  update(answer: LiveAnswer): void;
+  /** Shows `reply` (the answer as a non-streamed one looks, or the failure) in place of the live answer. */
+  finish(reply: Reply): Promise<PostedRef | null>;
 }

@@ -3,7 +3,7 @@ import { sendJson } from "../http.ts";
 import { INVALID_JSON, readDiscordBody } from "./body.ts";
 import { botMessage, DiscordApiError, EPHEMERAL, validateMessageBody } from "./messages.ts";
 import { channelPayload, snowflake, THREAD_TYPES, type FakeMessage } from "./payloads.ts";
-import type { RestCall, UploadedFile, World } from "./world.ts";
+import type { InteractionRecord, RestCall, UploadedFile, World } from "./world.ts";
 
 /** The REST half of the fake Discord: the /api/v10 routes discord.js calls for Duet. */
 
@@ -120,6 +120,12 @@ route("POST", "/interactions/:id/:token/callback", (ctx, p, body, files, query) 
   return noContent;
 });
 
+/** `@original` or a message id: the original reply can be named either way, as on Discord. */
+function webhookTarget(rec: InteractionRecord, message: string): FakeMessage | null {
+  if (message === "@original" || message === rec.original?.id) return rec.original;
+  return rec.followups.find((m) => m.id === message) ?? null;
+}
+
 function webhookInteraction(ctx: RestContext, p: Params) {
   const rec = ctx.world.interactionByToken(p.token);
   if (!rec || p.app !== ctx.world.opts.applicationId) throw new DiscordApiError(404, 10015, "Unknown Webhook");
@@ -138,8 +144,9 @@ route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) 
     return ok(clicked);
   }
   validateMessageBody(body, files, { allowEmpty: true });
-  const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
+  const target = webhookTarget(rec, p.message);
   if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
+  const isOriginal = target !== null && target === rec.original;
   const edited = botMessage(ctx.world, rec.channelId ?? "0", { content: target?.content, ...body }, files, {
     ...(target ? { id: target.id } : {}),
     flags: rec.ephemeral ? EPHEMERAL : 0,
@@ -149,15 +156,25 @@ route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) 
   // Attachments the edit keeps (listed by id in `attachments`) stay; new files are added.
   if (target && files.length === 0 && body?.attachments === undefined) edited.attachments = target.attachments;
   if (target && body?.components === undefined && target.components !== undefined) edited.components = target.components;
-  if (p.message === "@original") rec.original = edited;
+  if (p.message === "@original" || isOriginal) rec.original = edited;
   else rec.followups = rec.followups.map((m) => (m.id === edited.id ? edited : m));
   ctx.world.recordEdit(edited, Date.now());
   return ok(edited);
 });
 
+route("DELETE", "/webhooks/:app/:token/messages/:message", (ctx, p) => {
+  const rec = webhookInteraction(ctx, p);
+  const target = webhookTarget(rec, p.message);
+  if (!target) throw new DiscordApiError(404, 10008, "Unknown Message");
+  if (target === rec.original) rec.original = null;
+  else rec.followups = rec.followups.filter((m) => m.id !== target.id);
+  ctx.world.messages.delete(target.id);
+  return noContent;
+});
+
 route("GET", "/webhooks/:app/:token/messages/:message", (ctx, p) => {
   const rec = webhookInteraction(ctx, p);
-  const target = p.message === "@original" ? rec.original : rec.followups.find((m) => m.id === p.message);
+  const target = webhookTarget(rec, p.message);
   if (!target) throw new DiscordApiError(404, 10008, "Unknown Message");
   return ok(target);
 });
@@ -213,6 +230,14 @@ route("PATCH", "/channels/:id/messages/:message", (ctx, p, body, files) => {
   validateMessageBody(body, files, { allowEmpty: true });
   editMessage(ctx.world, msg, body ?? {});
   return ok(msg);
+});
+
+route("DELETE", "/channels/:id/messages/:message", (ctx, p) => {
+  channelOr404(ctx, p.id);
+  const msg = ctx.world.messages.get(p.message);
+  if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
+  ctx.world.messages.delete(msg.id);
+  return noContent;
 });
 
 /** Applies an edit's content and components in place and records it. */

@@ -41,8 +41,8 @@ export interface FakeSlack extends Listening {
   socket: FakeSocketMode;
   /** The next `times` calls of `method` answer 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, times: number, retryAfterSec: number): void;
-  /** Every later call of `method` answers `{ok: false, error}` (a method this workspace does not offer, a policy). */
-  refuse(method: string, error: string): void;
+  /** Every later call of `method` answers `{ok: false, error}` (a method this workspace does not offer, a policy); null undoes it. */
+  refuse(method: string, error: string | null): void;
   /**
    * Streamed messages: `lifetimeMs` stands in for Slack's ~5 minutes (change it
    * for a test), `refused` makes every chat.*Stream call answer that error, as a
@@ -209,7 +209,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     responses,
     socket,
     rateLimit: (method, times, retryAfterSec) => limits.set(method, { times, retryAfterSec }),
-    refuse: (method, error) => void refused.set(method, error),
+    refuse: (method, error) => void (error === null ? refused.delete(method) : refused.set(method, error)),
     streams,
     responseUrl: (channel, user) => {
       responseSeq += 1;

@@ -1,0 +1,107 @@
+import { LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, liveText, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
+import type { Logger } from "../deps.ts";
+import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
+import type { LivePayload, LiveTarget } from "./targets.ts";
+
+/**
+ * One answer growing on Discord: the deferred reply (or the reply to a
+ * mention) is edited as the text arrives, at most every 1.5 s, with each
+ * command's state and a Stop button. Past 2,000 characters the answer goes on
+ * in more messages, split where a code block stays whole in each; the Stop
+ * button moves to the newest. The end state is the non-streamed answer's
+ * messages (with their files), the first ones edited into place.
+ *
+ * discord.js's REST client waits out a 429 itself; since the throttle counts
+ * the interval from the end of a call, the wait only makes the next edit later.
+ */
+
+/** At most one round of edits every 1.5 s: Discord allows about 5 edits per 5 s per channel. */
+export const LIVE_INTERVAL_MS = 1_500;
+export const STOP_PREFIX = "duet-stop:";
+const WORKING = "Duet is working on it…";
+
+const ICON: Record<LiveRunView["state"], string> = { running: "⏳", ok: "✅", failed: "❌" };
+
+export function stopRow(room: string): unknown {
+  return { type: 1, components: [{ type: 2, style: 4, label: "Stop", custom_id: `${STOP_PREFIX}${room}` }] };
+}
+
+/** The live text: the answer so far, then a line per command. */
+export function liveContent(answer: LiveAnswer, secrets: readonly string[]): string {
+  const runs = liveRunViews(answer, secrets).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
+  return [liveText(answer, secrets).trimEnd(), runs.join("\n")].filter(Boolean).join("\n\n");
+}
+
+type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; messages: Outgoing[] };
+
+export interface DiscordLiveOptions {
+  room: string;
+  secrets: readonly string[];
+  timers?: Timers;
+  intervalMs?: number;
+}
+
+export class DiscordLiveMessage {
+  /** The messages shown so far, in order, and what each shows. */
+  private shown: { id: string; content: string; button: boolean }[] = [];
+  private readonly throttle: LatestThrottle<State>;
+
+  constructor(
+    private readonly target: LiveTarget,
+    private readonly log: Logger,
+    private readonly opts: DiscordLiveOptions,
+  ) {
+    this.throttle = new LatestThrottle<State>((s) => this.show(s), {
+      intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
+      timers: opts.timers ?? realTimers,
+      onError: (err) => this.log.warn(`a live answer for ${opts.room} could not be shown: ${String(err)}`),
+    });
+  }
+
+  update(answer: LiveAnswer): void {
+    this.throttle.push({ kind: "live", answer });
+  }
+
+  /** Puts the final messages in place; resolves with the first one's id, or null when Discord refused them. */
+  async finish(messages: Outgoing[]): Promise<string | null> {
+    const shown = await this.throttle.finish({ kind: "final", messages });
+    return shown ? (this.shown[0]?.id ?? null) : null;
+  }
+
+  private async show(state: State): Promise<void> {
+    if (state.kind === "final") return this.showFinal(state.messages);
+    const pages = pagesOf(liveContent(state.answer, this.opts.secrets), MESSAGE_MAX_CHARS, WORKING);
+    const { edits, posts } = pageChanges(
+      this.shown.map((s) => s.content),
+      pages,
+    );
+    const last = pages.length - 1;
+    const button = [stopRow(this.opts.room)];
+    for (const [i, s] of this.shown.entries()) {
+      const content = edits.find((e) => e.index === i)?.content ?? s.content;
+      const wantsButton = i === last;
+      if (content === s.content && wantsButton === s.button) continue;
+      await this.target.edit(s.id, { content, components: wantsButton ? button : [] });
+      this.shown[i] = { ...s, content, button: wantsButton };
+    }
+    for (const content of posts) {
+      const index = this.shown.length;
+      const payload = { content, components: index === last ? button : [] };
+      const id = index === 0 ? await this.target.first(payload) : await this.target.more(payload);
+      this.shown.push({ id, content, button: index === last });
+    }
+  }
+
+  private async showFinal(messages: Outgoing[]): Promise<void> {
+    for (const [i, msg] of messages.entries()) {
+      // The final messages' own buttons (Run and Skip on a proposal), or none: the Stop button goes.
+      const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
+      const s = this.shown[i];
+      if (s) await this.target.edit(s.id, payload);
+      else this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
+      this.shown[i] = { ...this.shown[i], content: msg.content, button: false };
+    }
+    // The live answer took more messages than the final one (rare: the final text is usually longer).
+    for (const extra of this.shown.splice(messages.length)) await this.target.remove(extra.id);
+  }
+}

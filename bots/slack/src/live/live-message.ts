@@ -1,0 +1,212 @@
+import { LatestThrottle, type LiveAnswer, realTimers, type Timers } from "@duet/shared";
+import type { Logger, webApi } from "@slack/bolt";
+import type { Rendered } from "../render.ts";
+import { slackErrorCode, type SlackOut } from "../slack-api.ts";
+import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, taskChunks } from "./live-blocks.ts";
+
+/**
+ * One answer growing in a Slack thread. With streaming it is a streamed message
+ * (chat.startStream / appendStream / stopStream through bolt's chatStream) with
+ * the text as Markdown and each command as a task; where the workspace refuses
+ * streaming, or once a stream nears Slack's lifetime for one, it is a message
+ * updated with chat.update. Either way the answer ends as the message a
+ * non-streamed answer gets (its blocks, then its files), put in place by one
+ * chat.update.
+ *
+ * Every Slack call goes through one throttle: at most one a second (chat.update
+ * is limited to about that per message), each carrying the latest state; a 429
+ * is waited out and the latest state sent after it, so nothing is lost.
+ */
+
+/** At most one call a second: chat.update's limit, and often enough to read as live. */
+export const LIVE_INTERVAL_MS = 1_000;
+/** Slack ends a stream about 5 minutes after it starts; this ends it first and goes on with chat.update. */
+export const STREAM_LIFETIME_MS = 4 * 60_000 + 30_000;
+
+export interface LivePlace {
+  channel: string;
+  threadTs?: string;
+  /** Who asked, and their workspace: a stream in a channel is shown to them as it grows. */
+  recipientUserId: string;
+  recipientTeamId: string;
+  /** The room the Stop button stops. */
+  room: string;
+}
+
+export interface LiveOptions {
+  streaming: boolean;
+  secrets: readonly string[];
+  timers?: Timers;
+  intervalMs?: number;
+  streamLifetimeMs?: number;
+}
+
+type Streamer = ReturnType<webApi.WebClient["chatStream"]>;
+type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; rendered: Rendered };
+
+/** Errors after which a stream takes nothing more: go on with chat.update on the same message. */
+const STREAM_OVER = new Set(["message_not_in_streaming_state", "message_not_owned_by_app", "stopped_by_user"]);
+
+class RateLimited extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super("rate limited");
+  }
+}
+
+export class SlackLiveMessage {
+  private mode: "none" | "stream" | "update" = "none";
+  private ts: string | null = null;
+  private streamer: Streamer | null = null;
+  private streamStartedAt = 0;
+  /** What the stream shows: its text, and each task's last status. */
+  private streamed = "";
+  private tasks = new Map<string, string>();
+  private readonly throttle: LatestThrottle<State>;
+  private readonly timers: Timers;
+
+  constructor(
+    private readonly client: webApi.WebClient,
+    private readonly out: SlackOut,
+    private readonly logger: Logger,
+    private readonly place: LivePlace,
+    private readonly opts: LiveOptions,
+  ) {
+    this.timers = opts.timers ?? realTimers;
+    this.throttle = new LatestThrottle<State>((s) => this.show(s), {
+      intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
+      timers: this.timers,
+      retryAfterMs: (err) => (err instanceof RateLimited ? err.retryAfterMs : undefined),
+      onError: (err) => this.logger.warn(`A live answer in ${place.channel} could not be shown: ${slackErrorCode(err)}`),
+    });
+  }
+
+  /** The answer so far; shown now or within the interval. */
+  update(answer: LiveAnswer): void {
+    this.throttle.push({ kind: "live", answer });
+  }
+
+  /** Puts the final message in place and shares its files; resolves with its ts, or null when Slack refused it. */
+  async finish(rendered: Rendered): Promise<string | null> {
+    const shown = await this.throttle.finish({ kind: "final", rendered });
+    if (!shown || !this.ts) return null;
+    for (const upload of rendered.uploads) await this.out.upload(this.place.channel, upload, this.place.threadTs);
+    return this.ts;
+  }
+
+  private async show(state: State): Promise<void> {
+    if (this.mode === "stream" && this.timers.now() - this.streamStartedAt > (this.opts.streamLifetimeMs ?? STREAM_LIFETIME_MS)) {
+      await this.endStream();
+    }
+    if (state.kind === "final") return this.showFinal(state.rendered);
+    // A stream is a reply: a top-level DM answer is updated in place instead.
+    if (this.mode === "none") return this.opts.streaming && this.place.threadTs ? this.startStream(state.answer, this.place.threadTs) : this.post(state.answer);
+    if (this.mode === "stream") return this.append(state.answer);
+    return this.updateTo(LIVE_FALLBACK, liveBlocks(state.answer, this.place.room, this.opts.secrets));
+  }
+
+  private async showFinal(rendered: Rendered): Promise<void> {
+    if (this.mode === "stream") await this.endStream();
+    if (this.mode === "none") {
+      this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false }));
+      return;
+    }
+    await this.updateTo(rendered.text, rendered.blocks);
+  }
+
+  private async startStream(answer: LiveAnswer, threadTs: string): Promise<void> {
+    const streamer = this.client.chatStream({
+      channel: this.place.channel,
+      thread_ts: threadTs,
+      recipient_user_id: this.place.recipientUserId,
+      recipient_team_id: this.place.recipientTeamId,
+      // Every call is already paced by the throttle: nothing is held back in the helper.
+      buffer_size: 1,
+    });
+    const { text, tasks } = this.changes(answer);
+    try {
+      await streamer.append({ chunks: [{ type: "blocks", blocks: [stopButton(this.place.room)] }, ...markdown(text), ...tasks] });
+    } catch (err) {
+      if (isRateLimited(err)) throw rateLimited(err);
+      this.logger.info(`Slack refused a streamed answer in ${this.place.channel} (${slackErrorCode(err)}); updating a message instead`);
+      return this.post(answer);
+    }
+    this.streamer = streamer;
+    this.ts = streamer.ts ?? null;
+    this.mode = "stream";
+    this.streamStartedAt = this.timers.now();
+    this.commit(text, tasks);
+  }
+
+  private async append(answer: LiveAnswer): Promise<void> {
+    const { text, tasks } = this.changes(answer);
+    if (!text && tasks.length === 0) return;
+    try {
+      await this.streamer!.append({ chunks: [...markdown(text), ...tasks] });
+    } catch (err) {
+      if (isRateLimited(err)) throw rateLimited(err);
+      if (!STREAM_OVER.has(slackErrorCode(err))) throw err;
+      // Slack ended the stream: the same message goes on through chat.update.
+      this.streamer = null;
+      this.mode = "update";
+      return this.updateTo(LIVE_FALLBACK, liveBlocks(answer, this.place.room, this.opts.secrets));
+    }
+    this.commit(text, tasks);
+  }
+
+  /** Stops the stream (what it shows stays until the next chat.update); a stream Slack already ended is fine. */
+  private async endStream(): Promise<void> {
+    try {
+      await this.streamer?.stop();
+    } catch (err) {
+      if (isRateLimited(err)) throw rateLimited(err);
+      if (!STREAM_OVER.has(slackErrorCode(err)) && !/stream state is completed/.test(String(err))) throw err;
+    }
+    this.streamer = null;
+    this.mode = "update";
+  }
+
+  private async post(answer: LiveAnswer): Promise<void> {
+    const blocks = liveBlocks(answer, this.place.room, this.opts.secrets);
+    this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: LIVE_FALLBACK, blocks, unfurl_links: false, unfurl_media: false }));
+    if (this.ts) this.mode = "update";
+  }
+
+  private async updateTo(text: string, blocks: Rendered["blocks"]): Promise<void> {
+    const ts = this.ts;
+    if (!ts) return;
+    await this.call(() => this.client.chat.update({ channel: this.place.channel, ts, text, blocks }));
+  }
+
+  /** One Web API call: a 429 goes back to the throttle to wait out; any other refusal throws. */
+  private async call(fn: () => Promise<{ ts?: string }>): Promise<string | null> {
+    try {
+      return (await fn()).ts ?? null;
+    } catch (err) {
+      if (isRateLimited(err)) throw rateLimited(err);
+      throw err;
+    }
+  }
+
+  /** The text not yet streamed and the tasks whose status changed. Text the redaction rewrote is left for the final message. */
+  private changes(answer: LiveAnswer): { text: string; tasks: TaskChunk[] } {
+    const full = streamedText(answer, this.opts.secrets);
+    const text = full.startsWith(this.streamed) ? full.slice(this.streamed.length) : "";
+    const tasks = taskChunks(answer, this.opts.secrets).filter((t) => this.tasks.get(t.id) !== `${t.status}`);
+    return { text, tasks };
+  }
+
+  private commit(text: string, tasks: TaskChunk[]): void {
+    this.streamed += text;
+    for (const t of tasks) this.tasks.set(t.id, t.status);
+  }
+}
+
+const markdown = (text: string) => (text ? [{ type: "markdown_text" as const, text }] : []);
+
+function isRateLimited(err: unknown): boolean {
+  return (err as { code?: string })?.code === "slack_webapi_rate_limited_error";
+}
+
+function rateLimited(err: unknown): RateLimited {
+  return new RateLimited(((err as { retryAfter?: number }).retryAfter ?? 1) * 1000);
+}

@@ -1,0 +1,75 @@
+import { type LiveAnswer, liveText, type MessageResponse, redactSecrets } from "@duet/shared";
+import { inert, renderRun, type Style } from "./render.ts";
+
+/**
+ * `duet ask` as the answer happens: the model's text is printed as it arrives,
+ * each command's line when it starts, and its status and output when it ends.
+ * Each update is the whole answer so far; only what is new is printed. Text is
+ * redacted before it is printed, so the last word of what has arrived waits for
+ * the next piece (a secret is recognised only whole); a command's start, and the
+ * end of the turn, print everything before it.
+ */
+export class LivePrinter {
+  /** The (redacted) text printed so far. */
+  private printed = "";
+  private atLineStart = true;
+  private started = new Set<number>();
+  private ended = new Set<number>();
+  private last: LiveAnswer | null = null;
+
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly style: Style,
+    private readonly secrets: readonly string[],
+  ) {}
+
+  /** False until the first update: an answer that came whole (a Worker without streams) is printed whole. */
+  get live(): boolean {
+    return this.last !== null;
+  }
+
+  update(answer: LiveAnswer): void {
+    this.last = answer;
+    const fresh = answer.runs.filter((r) => !this.started.has(r.index) || (r.state === "done" && !this.ended.has(r.index)));
+    this.printText(answer, fresh.length > 0);
+    for (const run of fresh) {
+      if (!this.started.has(run.index)) {
+        this.started.add(run.index);
+        this.line(`${this.style.bold(this.style.cyan(inert(`$ ${redactSecrets(run.cmd, this.secrets)}`)))} ${this.style.dim("running…")}`);
+      }
+      if (run.state === "done") {
+        this.ended.add(run.index);
+        // The command line is already printed: its status and output follow.
+        this.line(renderRun(run.result, this.style, this.secrets).split("\n").slice(1).join("\n"));
+      }
+    }
+  }
+
+  /** The end of the turn: the rest of the text, then what the answer adds (commands not run, a stop). */
+  finish(res: MessageResponse): void {
+    if (this.last) this.printText(this.last, true);
+    if (res.skipped?.length) this.line(this.style.yellow(`Not run (over the per-reply limit): ${res.skipped.map((c) => inert(redactSecrets(c, this.secrets))).join(", ")}`));
+    if (res.stopped) this.line(this.style.yellow("(stopped)"));
+    if (!this.atLineStart) this.write("\n");
+  }
+
+  private printText(answer: LiveAnswer, final: boolean): void {
+    const text = inert(liveText(answer, this.secrets, final));
+    let same = 0;
+    while (same < this.printed.length && same < text.length && text[same] === this.printed[same]) same++;
+    // Text held back (the last word) that was already printed at a command's start: nothing new.
+    if (same === text.length) return;
+    // Redaction can rewrite text already printed once more arrives (a secret recognised
+    // late); a terminal cannot take it back, so what differs is printed again on a new line.
+    const restart = same < this.printed.length;
+    const fresh = text.slice(same);
+    this.printed = text;
+    this.write(`${restart && !this.atLineStart ? "\n" : ""}${fresh}`);
+    this.atLineStart = fresh.endsWith("\n");
+  }
+
+  private line(text: string): void {
+    this.write(`${this.atLineStart ? "" : "\n"}${text}\n`);
+    this.atLineStart = true;
+  }
+}

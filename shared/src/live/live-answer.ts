@@ -1,0 +1,72 @@
+import { describeRun } from "../format/run-view.ts";
+import { redactSecrets } from "../format/redact.ts";
+import type { RunResult, TurnStreamEvent } from "../schemas.ts";
+
+/**
+ * What a live answer shows while the turn runs: the model's text so far and each
+ * command, running, then finished with its exit code and duration. Built from
+ * the Worker's stream events; each front end lays it out its own way (Slack
+ * task updates or blocks, a Discord message, terminal lines).
+ */
+
+/** The stream events a live answer is built from (the Worker's `text`, `run-start`, `run-end`). */
+export type LiveEvent = Extract<TurnStreamEvent, { event: "text" | "run-start" | "run-end" }>;
+
+export type LiveRun = { index: number; cmd: string } & ({ state: "running" } | { state: "done"; result: RunResult });
+
+export interface LiveAnswer {
+  text: string;
+  runs: LiveRun[];
+}
+
+export const emptyLiveAnswer = (): LiveAnswer => ({ text: "", runs: [] });
+
+/** The answer after one more event; events of other kinds (`done`, `error`) leave it as it is. */
+export function applyLiveEvent(answer: LiveAnswer, ev: TurnStreamEvent): LiveAnswer {
+  switch (ev.event) {
+    case "text":
+      return { ...answer, text: answer.text + ev.data.delta };
+    case "run-start":
+      return { ...answer, runs: [...answer.runs.filter((r) => r.index !== ev.data.index), { index: ev.data.index, cmd: ev.data.cmd, state: "running" }] };
+    case "run-end": {
+      const { index, ...result } = ev.data;
+      const done: LiveRun = { index, cmd: result.cmd, state: "done", result };
+      const known = answer.runs.some((r) => r.index === index);
+      return { ...answer, runs: known ? answer.runs.map((r) => (r.index === index ? done : r)) : [...answer.runs, done] };
+    }
+    default:
+      return answer;
+  }
+}
+
+/** One command as a live line shows it: `$ cmd`, and "running" or its status (`exit 0 · 1.2 s`). */
+export interface LiveRunView {
+  id: string;
+  command: string;
+  status: string;
+  state: "running" | "ok" | "failed";
+}
+
+/** Each command's line, secrets redacted (plus `extraSecrets`, e.g. the bot's own tokens). */
+export function liveRunViews(answer: LiveAnswer, extraSecrets: readonly string[] = []): LiveRunView[] {
+  return answer.runs.map((run) => {
+    if (run.state === "running") return { id: String(run.index), command: `$ ${redactSecrets(run.cmd, extraSecrets)}`, status: "running…", state: "running" };
+    const view = describeRun(run.result, extraSecrets);
+    return { id: String(run.index), command: view.command, status: view.status, state: view.ok ? "ok" : "failed" };
+  });
+}
+
+/**
+ * The text to show so far, secrets redacted. A secret can arrive split across
+ * deltas and is only recognised whole, so text after the last whitespace is held
+ * back until the next delta (or the end of the turn) completes it.
+ */
+export function liveText(answer: LiveAnswer, extraSecrets: readonly string[] = [], final = false): string {
+  const text = final ? answer.text : answer.text.slice(0, lastBoundary(answer.text));
+  return redactSecrets(text, extraSecrets);
+}
+
+function lastBoundary(text: string): number {
+  for (let i = text.length - 1; i >= 0; i--) if (/\s/.test(text[i])) return i + 1;
+  return 0;
+}

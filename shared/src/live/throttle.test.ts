@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { LatestThrottle, type Timers } from "./throttle.ts";
+
+/** A clock the test moves by hand; timers fire when it passes them. */
+class ManualTimers implements Timers {
+  time = 0;
+  private queue: { at: number; fn: () => void; id: number }[] = [];
+  private seq = 0;
+  now = () => this.time;
+  setTimeout = (fn: () => void, ms: number) => {
+    const id = ++this.seq;
+    this.queue.push({ at: this.time + ms, fn, id });
+    return id;
+  };
+  clearTimeout = (id: unknown) => {
+    this.queue = this.queue.filter((t) => t.id !== id);
+  };
+  /** Moves the clock forward, firing due timers in order and letting the promises they start settle. */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    for (;;) {
+      await settle();
+      const due = this.queue.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.queue = this.queue.filter((t) => t !== due);
+      this.time = due.at;
+      due.fn();
+    }
+    this.time = end;
+    await settle();
+  }
+}
+
+const settle = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+/** A platform call taking `latencyMs` of the manual clock; records when each started and ended. */
+function platform(timers: ManualTimers, latencyMs = 0) {
+  const calls: { state: string; start: number; end: number }[] = [];
+  let failNext: unknown[] = [];
+  const deliver = (state: string) =>
+    new Promise<void>((resolve, reject) => {
+      const start = timers.now();
+      const err = failNext.shift();
+      const done = () => {
+        calls.push({ state, start, end: timers.now() });
+        if (err !== undefined) reject(err);
+        else resolve();
+      };
+      if (latencyMs === 0) done();
+      else timers.setTimeout(done, latencyMs);
+    });
+  return { calls, deliver, failWith: (...errs: unknown[]) => (failNext = errs) };
+}
+
+class RateLimited extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super("429");
+  }
+}
+const retryAfterMs = (err: unknown) => (err instanceof RateLimited ? err.retryAfterMs : undefined);
+
+describe("LatestThrottle", () => {
+  it("shows the first state at once, then at most one a second, always the latest, and the final one last", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers });
+    t.push("a");
+    await timers.advance(0);
+    expect(p.calls.map((c) => c.state)).toEqual(["a"]);
+    for (const s of ["b", "c", "d"]) {
+      t.push(s);
+      await timers.advance(300);
+    }
+    await timers.advance(100);
+    // b and c were overtaken by d before the second was up.
+    expect(p.calls.map((c) => c.state)).toEqual(["a", "d"]);
+    t.push("e");
+    const done = t.finish("final");
+    await timers.advance(5000);
+    expect(await done).toBe(true);
+    expect(p.calls.map((c) => c.state)).toEqual(["a", "d", "final"]);
+    const starts = p.calls.map((c) => c.start);
+    expect(starts).toEqual([0, 1000, 2000]);
+  });
+
+  it("counts the interval from the end of a slow call", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers, 400);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers });
+    t.push("a");
+    t.push("b");
+    await timers.advance(3000);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([
+      ["a", 0],
+      ["b", 1400],
+    ]);
+  });
+
+  it("waits out a 429's Retry-After and then shows the latest state, losing nothing", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers, retryAfterMs });
+    t.push("a");
+    await timers.advance(0);
+    p.failWith(new RateLimited(3000));
+    t.push("b");
+    await timers.advance(1000);
+    expect(p.calls.map((c) => c.state)).toEqual(["a", "b"]);
+    // The refused state is tried again after Retry-After, not before.
+    await timers.advance(2999);
+    expect(p.calls).toHaveLength(2);
+    await timers.advance(1);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([
+      ["a", 0],
+      ["b", 1000],
+      ["b", 4000],
+    ]);
+    p.failWith(new RateLimited(500));
+    const done = t.finish("final");
+    await timers.advance(10_000);
+    expect(await done).toBe(true);
+    expect(p.calls.slice(-2).map((c) => [c.state, c.start])).toEqual([
+      ["final", 5000],
+      ["final", 6000],
+    ]);
+  });
+
+  it("reports a failure waiting cannot fix, goes on with the next state, and tells finish when the final one failed", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const errors: unknown[] = [];
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers, retryAfterMs, onError: (e) => errors.push(e) });
+    p.failWith(new Error("message_not_found"));
+    t.push("a");
+    await timers.advance(0);
+    t.push("b");
+    await timers.advance(1000);
+    expect(p.calls.map((c) => c.state)).toEqual(["a", "b"]);
+    expect(errors).toHaveLength(1);
+    p.failWith(new Error("cant_update_message"));
+    const done = t.finish("final");
+    await timers.advance(1000);
+    expect(await done).toBe(false);
+    expect(errors).toHaveLength(2);
+  });
+
+  it("gives up on a state that keeps being rate limited after maxAttempts", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const errors: unknown[] = [];
+    const t = new LatestThrottle(p.deliver, { intervalMs: 100, timers, retryAfterMs, maxAttempts: 3, onError: (e) => errors.push(e) });
+    p.failWith(new RateLimited(100), new RateLimited(100), new RateLimited(100));
+    const done = t.finish("final");
+    await timers.advance(10_000);
+    expect(await done).toBe(false);
+    expect(p.calls).toHaveLength(3);
+    expect(errors).toHaveLength(1);
+  });
+
+  it("shows nothing more after close", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers });
+    t.push("a");
+    t.push("b");
+    t.close();
+    await timers.advance(5000);
+    expect(p.calls.map((c) => c.state)).toEqual(["a"]);
+  });
+});
