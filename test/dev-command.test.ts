@@ -170,7 +170,8 @@ describe("pnpm dev + duet CLI", () => {
   it("duet ask shows the explanation and the command the model ran; history shows the turn", async () => {
     const ask = await cli(["ask", "devroom", "SAY: ok <run>echo from-ask</run>"], cliEnv);
     expect(ask).toMatchObject({ code: 0, stderr: "" });
-    expect(ask.stdout).toMatch(/^ok\n\n\$ echo from-ask\n {2}exit 0 · \d+ ms\n {2}│ from-ask\n$/);
+    // Live (the default): the text as written, then the command as it starts and how it ended.
+    expect(ask.stdout).toMatch(/^ok\n\$ echo from-ask running…\n {2}exit 0 · \d+ ms\n {2}│ from-ask\n$/);
 
     const history = await cli(["history", "devroom"], cliEnv);
     expect(history.code).toBe(0);
@@ -182,7 +183,7 @@ describe("pnpm dev + duet CLI", () => {
     const chat = await cli(["chat", "chatroom"], cliEnv, "!echo chat-run\nSAY: chatting <run>echo chat-ask</run>\n/bogus\n/history\n/quit\n!echo never\n");
     expect(chat.code).toBe(0);
     expect(chat.stdout).toContain("$ echo chat-run\n  exit 0");
-    expect(chat.stdout).toContain("chatting\n\n$ echo chat-ask");
+    expect(chat.stdout).toContain("chatting\n$ echo chat-ask running…\n  exit 0");
     expect(chat.stdout).toMatch(/ duet: chatting\n/);
     expect(chat.stdout).not.toContain("never");
     expect(chat.stderr).toContain("unknown chat command /bogus");
