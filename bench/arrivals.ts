@@ -7,6 +7,8 @@
  */
 export class Arrivals {
   private readonly waiting = new Map<string, { resolve: (t: number) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  /** Markers awaited in what the bot sends (`text:<marker>` arrivals). */
+  private readonly markers = new Set<string>();
 
   expect(key: string, timeoutMs = 30_000): Promise<number> {
     const p = new Promise<number>((resolve, reject) => {
@@ -27,5 +29,24 @@ export class Arrivals {
     this.waiting.delete(key);
     clearTimeout(w.timer);
     w.resolve(at);
+  }
+
+  /** Awaits the first call at the fake whose content holds `marker` (see `textSeen`). */
+  expectText(marker: string, timeoutMs = 30_000): Promise<number> {
+    this.markers.add(marker);
+    return this.expect(`text:${marker}`, timeoutMs);
+  }
+
+  /** A call's content reached the fake; `content` is only read while a marker is awaited. */
+  textSeen(content: () => string, at = performance.now()): void {
+    if (this.markers.size === 0) return;
+    const text = content();
+    for (const m of this.markers) {
+      if (!this.waiting.has(`text:${m}`)) this.markers.delete(m);
+      else if (text.includes(m)) {
+        this.markers.delete(m);
+        this.arrive(`text:${m}`, at);
+      }
+    }
   }
 }

@@ -11,7 +11,10 @@ import type { Arrivals } from "./arrivals.ts";
 
 const DONE_REACTIONS = new Set(["white_check_mark", "warning"]);
 
-/** Slack: `react:<channel>:<ts>:<name>`, `done:<channel>:<ts>` (✅ or ⚠️), `post:<channel>:<thread_ts>`, `resp:<response_url id>`. */
+/**
+ * Slack: `react:<channel>:<ts>:<name>`, `done:<channel>:<ts>` (✅ or ⚠️), `post:<channel>:<thread_ts>`, `resp:<response_url id>`,
+ * and `text:<marker>` for the first accepted call whose arguments hold an awaited marker.
+ */
 export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
   let calls = 0;
   let responses = 0;
@@ -22,7 +25,9 @@ export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
       () => {
         const now = performance.now();
         for (; calls < slack.calls.length; calls++) {
-          const { method, args } = slack.calls[calls];
+          const { method, args, ok } = slack.calls[calls];
+          // Only what Slack accepted is visible (a refused stream or a 429 shows nothing).
+          if (ok) arrivals.textSeen(() => JSON.stringify(args), now);
           if (method === "reactions.add") {
             arrivals.arrive(`react:${args.channel}:${args.timestamp}:${args.name}`, now);
             if (DONE_REACTIONS.has(String(args.name))) arrivals.arrive(`done:${args.channel}:${args.timestamp}`, now);
@@ -43,12 +48,16 @@ export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
   };
 }
 
-/** Discord: `defer:<interaction id>`, `edit:<interaction token>`, `typing:<channel>`, `reply:<message id>`; failed calls are counted. */
+/**
+ * Discord: `defer:<interaction id>`, `edit:<interaction token>`, `typing:<channel>`, `reply:<message id>`,
+ * `text:<marker>` for the first successful call whose body holds an awaited marker; failed calls are counted.
+ */
 export function watchDiscord(fake: FakeDiscord, arrivals: Arrivals): { failures: () => number; close: () => void } {
   let failures = 0;
   const onCall = (c: RestCall) => {
     const now = performance.now();
     if (c.status >= 400) failures += 1;
+    else if (c.method !== "GET") arrivals.textSeen(() => JSON.stringify(c.body ?? null), now);
     const p = c.path.split("/");
     if (c.route === "POST /interactions/:id/:token/callback") arrivals.arrive(`defer:${p[2]}`, now);
     else if (c.route === "PATCH /webhooks/:app/:token/messages/:message" && p[5] === "@original") arrivals.arrive(`edit:${p[3]}`, now);

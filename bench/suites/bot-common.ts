@@ -14,6 +14,8 @@ export interface BotBenchOptions {
   warmup: number;
   /** Timed turns, one at a time, alternating reply-only and one-command. */
   samples: number;
+  /** Timed turns with a model that streams (first token → first visible text); 0 leaves the rows out. */
+  streamedSamples: number;
   /** Timed slash commands (Slack), one at a time. */
   slashSamples: number;
   /** Total turns before the "after" memory figure. */

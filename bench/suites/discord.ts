@@ -6,6 +6,7 @@ import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
 import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, REPLY_ONLY } from "./bot-common.ts";
 import { pool } from "../pool.ts";
+import { firstTokenResults } from "./first-token.ts";
 
 /**
  * The Discord bot in its own process against the fake Discord (REST + gateway)
@@ -13,6 +14,7 @@ import { pool } from "../pool.ts";
  * thing the user sees) and the edited reply; a mention gives the typing
  * indicator and the reply. With `builtDir` the bot is `pnpm build`'s output run
  * with plain node (and discord.js's default 50 requests/s global REST limit).
+ * With `streamedSamples`, also the live-answer rows (see first-token.ts).
  */
 
 type Kind = "ask" | "mention";
@@ -68,8 +70,24 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
       (overhead[`${kind}:${text}`] ??= []).push(s.reply);
     }
     await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(i, ...kinds[i % kinds.length]));
-    const failures = watch.failures();
     const label = builtDir ? "discord (built)" : "discord";
+    const lanes = Array.from({ length: 4 }, (_, i) => fake.addChannel(guildId, `bench-streamed-${i}`));
+    const streamed = opts.streamedSamples
+      ? await firstTokenResults(
+          `${label} /duet ask`,
+          stack.model,
+          arrivals,
+          {
+            send: (lane, prompt) => {
+              const sentAt = performance.now();
+              fake.interaction(lanes[lane], { subcommand: "ask", options: { prompt } });
+              return sentAt;
+            },
+          },
+          opts.streamedSamples,
+        )
+      : [];
+    const failures = watch.failures();
     return [
       summarize(`${label}: defer (/duet ask ack)`, "ms", defer, "INTERACTION_CREATE sent → interaction callback at the fake; also the first feedback"),
       summarize(`${label}: first feedback (typing, mention)`, "ms", typing, "MESSAGE_CREATE sent → typing at the fake"),
@@ -77,6 +95,7 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
       summarize(`${label}: overhead, /duet ask → reply posted, 1 command`, "ms", overhead[`ask:${ONE_COMMAND}`], "instant model, `true` in the fake executor"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead[`mention:${REPLY_ONLY}`], "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead[`mention:${ONE_COMMAND}`], `instant model, \`true\` in the fake executor${failures ? `; ${failures} REST calls failed` : ""}`),
+      ...streamed,
       ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
     ];
   } finally {

@@ -5,6 +5,7 @@ import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
 import { pool } from "../pool.ts";
+import { firstTokenResults } from "./first-token.ts";
 import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults } from "./bot-common.ts";
 
 /**
@@ -12,7 +13,8 @@ import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults
  * in HTTP mode or Socket Mode. One mention gives three figures: the ack (HTTP
  * response or Socket Mode ack envelope), the 👀 reaction (first feedback) and
  * the reply in the thread (Duet's whole path with an instant model). With
- * `builtDir` the bot is `pnpm build`'s output run with plain node.
+ * `builtDir` the bot is `pnpm build`'s output run with plain node. With
+ * `streamedSamples`, also the live-answer rows (see first-token.ts).
  */
 
 const SECRET = "bench-signing-secret";
@@ -110,12 +112,30 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
     const bulk = Math.max(0, opts.turns - turns);
     await pool(bulk, 8, (i) => mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY));
     const label = `slack ${mode === "http" ? "HTTP" : "Socket Mode"}${builtDir ? " (built)" : ""}`;
+    const done = new Map<number, Promise<number>>();
+    const streamed = opts.streamedSamples
+      ? await firstTokenResults(
+          label,
+          stack.model,
+          arrivals,
+          {
+            send: async (lane, prompt) => {
+              const payload = mentionEvent(slack, { channel: `CFT${mode.toUpperCase()}${lane}`, text: prompt });
+              done.set(lane, arrivals.expect(`done:${payload.event.channel}:${payload.event.ts}`));
+              return (await deliver("events_api", payload)).sentAt;
+            },
+            settled: (lane) => done.get(lane)!,
+          },
+          opts.streamedSamples,
+        )
+      : [];
     return [
       summarize(`${label}: ack (mention)`, "ms", ack, mode === "http" ? "event POST sent → HTTP 200 received" : "envelope sent → ack envelope received"),
       summarize(`${label}: ack (/duet ask)`, "ms", slashAck, "the ack carries the ⏳ working line"),
       summarize(`${label}: first feedback (👀 reaction)`, "ms", feedback, "event sent → reactions.add at the fake"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead.plain, "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead.command, "instant model, `true` in the fake executor"),
+      ...streamed,
       ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
     ];
   } finally {

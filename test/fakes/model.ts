@@ -28,6 +28,9 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *                        client aborts it, which GET /_aborted/<name> reports (it waits for it)
  *
  * The default delay for every call can be set with `setDelay` (benchmarks).
+ * `firstPieces` records, per streamed answer, when its first piece was written
+ * (`performance.now()` in this process), so a benchmark in the same process can
+ * time the model's first token against what a fake platform receives.
  */
 export interface ModelCall {
   model: string;
@@ -40,6 +43,8 @@ export interface ModelCall {
 
 export interface FakeModel extends Listening {
   calls: ModelCall[];
+  /** Streamed answers' first pieces: the last user message and when the piece was written. */
+  firstPieces: { last: string; at: number }[];
   baseUrl: string;
   setDelay(ms: number): void;
   /** Answers `text` whenever the last user message contains `match`. */
@@ -49,6 +54,7 @@ export interface FakeModel extends Listening {
 
 export async function startFakeModel(port = 0): Promise<FakeModel> {
   const calls: ModelCall[] = [];
+  const firstPieces: { last: string; at: number }[] = [];
   const answers: [match: string, text: string][] = [];
   let delayMs = 0;
   const rateLimited = new Set<string>();
@@ -101,7 +107,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     const scripted = answers.find(([match]) => last.includes(match))?.[1];
     const noStream = /^NOSTREAM\s*/.exec(script);
     if (noStream) script = script.slice(noStream[0].length);
-    if (body.stream && !noStream) return streamAnswer(req, res, script, scripted, { holds, aborts });
+    if (body.stream && !noStream) return streamAnswer(req, res, script, scripted, { holds, aborts }, (at) => firstPieces.push({ last, at }));
     const content = scripted ?? contentOf(script);
     sendJson(res, 200, {
       id: `chatcmpl-${calls.length}`,
@@ -114,6 +120,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   return {
     ...listening,
     calls,
+    firstPieces,
     close: async () => {
       holds.openAll();
       aborts.openAll();
@@ -128,6 +135,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     },
     reset: () => {
       calls.length = 0;
+      firstPieces.length = 0;
     },
   };
 }
@@ -145,6 +153,7 @@ async function streamAnswer(
   script: string,
   scripted: string | undefined,
   b: { holds: Barriers; aborts: Barriers },
+  onFirstPiece: (at: number) => void,
 ): Promise<void> {
   let chunk = 16;
   let dripMs = 0;
@@ -172,6 +181,7 @@ async function streamAnswer(
     if (i === 1 && hang) return gone;
     if (res.destroyed) return;
     send({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+    if (i === 0) onFirstPiece(performance.now());
   }
   if (hang) return gone;
   send({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
