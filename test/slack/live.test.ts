@@ -73,8 +73,9 @@ describe("live answers in Slack", () => {
     const appends = callsFor("chat.appendStream", channel);
     expect(appends.length).toBeGreaterThanOrEqual(3);
     expect(Math.min(...gaps([start, ...appends]))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
-    // The command was shown as a task: running, then complete with its exit code.
-    expect(answer.stream!.appends.flatMap((a) => a.tasks)).toEqual(["run-0:in_progress", "run-0:complete"]);
+    // The command was shown as a running task while it ran; it ends complete with its exit code
+    // (the last state may reach Slack with the stream's last append or with its stop).
+    expect(answer.stream!.appends.flatMap((a) => a.tasks)[0]).toBe("run-0:in_progress");
     expect(answer.stream!.tasks).toMatchObject([{ title: "$ sleep 2 && echo built-ok", status: "complete", details: expect.stringMatching(/^exit 0 · /) }]);
     expect(botReplies(setup.slack, channel, m.threadTs)).toHaveLength(1);
     const ref = await reference(SLOW);
