@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
 
 /**
@@ -17,15 +17,18 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  * `answer(match, text)` scripts a reply for questions a test cannot prefix with
  * SAY: (everyday requests, as `pnpm eval` asks them).
  *
- * Prefixes that shape a streamed answer (`stream: true`), in this order:
+ * Prefixes that shape the answer, in this order:
  *
  *   RATE:<name> <rest>   the first request naming <name> answers 429 with Retry-After: 1 (seconds);
  *                        the retry gets <rest>
  *   CHUNK:<n> <rest>     stream pieces of <n> characters (default 16), so tags split across chunks
  *   DRIP:<ms> <rest>     wait <ms> between pieces
  *   HOLD:<name> <rest>   send the first piece, then hold the rest until POST /_release/<name>
+ *                        (a whole answer: hold all of it)
  *   HANG:<name> <rest>   send the first piece, then never finish: the request waits until the
  *                        client aborts it, which GET /_aborted/<name> reports (it waits for it)
+ *                        (a whole answer: send nothing)
+ * CHUNK and DRIP shape a streamed answer (`stream: true`) only.
  *
  * The default delay for every call can be set with `setDelay` (benchmarks).
  * `firstPieces` records, per streamed answer, when its first piece was written
@@ -107,8 +110,11 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     const scripted = answers.find(([match]) => last.includes(match))?.[1];
     const noStream = /^NOSTREAM\s*/.exec(script);
     if (noStream) script = script.slice(noStream[0].length);
-    if (body.stream && !noStream) return streamAnswer(req, res, script, scripted, { holds, aborts }, (at) => firstPieces.push({ last, at }));
-    const content = scripted ?? contentOf(script);
+    const shape = shapeOf(script);
+    if (body.stream && !noStream) return streamAnswer(res, shape, scripted, { holds, aborts }, (at) => firstPieces.push({ last, at }));
+    if (shape.hold) await holds.wait(shape.hold, 60_000);
+    if (shape.hang) return abortedBy(res, shape.hang, aborts);
+    const content = scripted ?? contentOf(shape.rest);
     sendJson(res, 200, {
       id: `chatcmpl-${calls.length}`,
       object: "chat.completion",
@@ -146,33 +152,46 @@ function contentOf(script: string): string {
   return script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
 }
 
+/** The CHUNK/DRIP/HOLD/HANG prefixes of a script, and the script after them. */
+interface Shape {
+  chunk: number;
+  dripMs: number;
+  hold: string | null;
+  hang: string | null;
+  rest: string;
+}
+
+function shapeOf(script: string): Shape {
+  const shape: Shape = { chunk: 16, dripMs: 0, hold: null, hang: null, rest: script };
+  for (let m; (m = /^(CHUNK|DRIP|HOLD|HANG):(\S+)\s*/.exec(shape.rest)); shape.rest = shape.rest.slice(m[0].length)) {
+    if (m[1] === "CHUNK") shape.chunk = Number(m[2]);
+    else if (m[1] === "DRIP") shape.dripMs = Number(m[2]);
+    else if (m[1] === "HOLD") shape.hold = m[2];
+    else shape.hang = m[2];
+  }
+  return shape;
+}
+
+/** Resolves when the client hangs up; a hang-up before the answer ended opens the `name` barrier of `aborts`. */
+function abortedBy(res: ServerResponse, name: string, aborts: Barriers): Promise<void> {
+  return new Promise<void>((resolve) =>
+    res.once("close", () => {
+      if (!res.writableFinished) aborts.open(name);
+      resolve();
+    }),
+  );
+}
+
 /** A streamed completion in OpenAI's SSE shape, shaped by the CHUNK/DRIP/HOLD/HANG prefixes. */
 async function streamAnswer(
-  req: IncomingMessage,
   res: ServerResponse,
-  script: string,
+  { chunk, dripMs, hold, hang, rest }: Shape,
   scripted: string | undefined,
   b: { holds: Barriers; aborts: Barriers },
   onFirstPiece: (at: number) => void,
 ): Promise<void> {
-  let chunk = 16;
-  let dripMs = 0;
-  let hold: string | null = null;
-  let hang: string | null = null;
-  for (let m; (m = /^(CHUNK|DRIP|HOLD|HANG):(\S+)\s*/.exec(script)); script = script.slice(m[0].length)) {
-    if (m[1] === "CHUNK") chunk = Number(m[2]);
-    else if (m[1] === "DRIP") dripMs = Number(m[2]);
-    else if (m[1] === "HOLD") hold = m[2];
-    else hang = m[2];
-  }
-  const gone = new Promise<void>((resolve) => res.once("close", () => resolve()));
-  if (hang) {
-    const name = hang;
-    void gone.then(() => {
-      if (!res.writableFinished) b.aborts.open(name);
-    });
-  }
-  const pieces = (scripted ?? contentOf(script)).match(new RegExp(`[\\s\\S]{1,${chunk}}`, "g")) ?? [];
+  const gone = hang ? abortedBy(res, hang, b.aborts) : new Promise<void>((resolve) => res.once("close", () => resolve()));
+  const pieces = (scripted ?? contentOf(rest)).match(new RegExp(`[\\s\\S]{1,${chunk}}`, "g")) ?? [];
   res.writeHead(200, { "content-type": "text/event-stream" });
   const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
   for (const [i, piece] of pieces.entries()) {

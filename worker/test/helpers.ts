@@ -32,6 +32,8 @@ export async function history(roomId: string) {
 
 export interface SeenModelCall {
   messages: { role: string; content: string }[];
+  /** Whether Duet asked for the answer as it is written. */
+  stream: boolean;
   max_tokens?: number;
   temperature?: number;
 }

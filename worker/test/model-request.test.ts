@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { freshRoom, modelCallsWith, send } from "./helpers.ts";
+import { stream } from "./live-helpers.ts";
 
 describe("the request the model gets", () => {
   it("carries the generation cap and temperature (defaults 1024 and 0.2)", async () => {
@@ -9,6 +10,20 @@ describe("the request the model gets", () => {
     const [call] = await modelCallsWith(marker);
     expect(call.max_tokens).toBe(1024);
     expect(call.temperature).toBe(0.2);
+  });
+
+  it("asks for the answer whole when the caller waits for JSON, and streamed when it follows the turn live", async () => {
+    const room = freshRoom();
+    const whole = `whole-${room}`;
+    const answered = await send(room, `SAY: one piece ${whole}`);
+    expect(answered.status).toBe(200);
+    expect(answered.body.reply).toBe(`one piece ${whole}`);
+    expect((await modelCallsWith(whole)).map((c) => c.stream)).toEqual([false]);
+
+    const live = `live-${room}`;
+    const events = await (await stream(room, `SAY: word by word ${live}`)).rest();
+    expect(events.filter((e) => e.event === "text").length).toBeGreaterThan(1);
+    expect((await modelCallsWith(live)).map((c) => c.stream)).toEqual([true]);
   });
 });
 

@@ -65,7 +65,7 @@ export class RoomTurns {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch, channel));
+        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch, channel, false));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
@@ -78,7 +78,7 @@ export class RoomTurns {
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
-    return (await this.open(req)).answer;
+    return (await this.open(req, false)).answer;
   }
 
   /**
@@ -87,7 +87,7 @@ export class RoomTurns {
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
    */
   async messageStream(req: MessageRequest): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.open(req);
+    const { answer, channel, joined } = await this.open(req, true);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined) };
     const stored = await answer;
     return stored.status === 200 ? { ...stored, stream: storedStream(stored.body) } : stored;
@@ -98,8 +98,12 @@ export class RoomTurns {
     return this.live.stop(userId);
   }
 
-  /** Starts the turn, or finds the running or answered one its key names. */
-  private async open(req: MessageRequest): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
+  /**
+   * Starts the turn, or finds the running or answered one its key names.
+   * `live`: the caller follows the turn as it happens, so the model streams;
+   * a retry that joins a turn asked for whole gets its text in one piece.
+   */
+  private async open(req: MessageRequest, live: boolean): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
     const key = req.idempotencyKey ?? null;
     if (key) {
@@ -117,7 +121,7 @@ export class RoomTurns {
       ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() });
     const epoch = this.epoch;
     const channel = new TurnChannel();
-    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch, channel));
+    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch, channel, live));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
@@ -126,14 +130,14 @@ export class RoomTurns {
     return this.replays.track(replayKey("message", key), answer);
   }
 
-  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel): Promise<Outcome> {
+  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean): Promise<Outcome> {
     const { ledger, tree, control } = this.room;
     const current = () => epoch === this.epoch;
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await tree.ensureRegistered();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
-        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent, propose }, turn);
+        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent, propose, live }, turn);
         if (!current()) throw new DuetError("not_found", DELETED);
         ledger.answer(turn, answer, modelText);
         // One audit row for all of the turn's commands (none when it ran none).

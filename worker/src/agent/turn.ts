@@ -37,6 +37,8 @@ export interface TurnDeps extends CommandDeps {
   propose?: (cmds: string[]) => PendingApproval[];
   /** The turn as it happens (model text, each command's start and end): the live stream's events. */
   onEvent?: (e: TurnStreamEvent) => void;
+  /** Someone follows this turn as it happens: only then is the model asked to stream its text. */
+  live?: boolean;
 }
 
 /** What survives a restart mid-turn: the model's text and the commands already finished. */
@@ -89,6 +91,7 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
     const pieces = streamModelText(deps.model(), prompt, {
       signal: stop,
       timeoutMs: config.MODEL_TIMEOUT_MS,
+      stream: deps.live === true,
       maxTokens: config.MODEL_MAX_TOKENS,
       temperature: config.MODEL_TEMPERATURE,
     });

@@ -13,7 +13,7 @@ const unique = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
 
 function read(script: string, onText: (delta: string) => void, stop = new AbortController()) {
   const e = env as unknown as Env;
-  const pieces = streamModelText(createLanguageModel(loadConfig(e), e), [{ role: "user", content: script }], { signal: stop.signal, timeoutMs: 10_000 });
+  const pieces = streamModelText(createLanguageModel(loadConfig(e), e), [{ role: "user", content: script }], { signal: stop.signal, stream: true, timeoutMs: 10_000 });
   return readModelStream(pieces, 3, onText, stop.signal);
 }
 

@@ -5,8 +5,9 @@ import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
 
 /**
  * Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp's
- * server, AI Gateway): one POST to /chat/completions with `stream: true`, its
- * SSE read as it arrives, `choices[0].delta.content` handed out.
+ * server, AI Gateway): one POST to /chat/completions. Streamed, its SSE is read
+ * as it arrives and `choices[0].delta.content` handed out; otherwise (or when
+ * the server ignores `stream`) the one completion's `message.content`.
  */
 export class OpenAIChatModel implements ChatModel {
   private readonly url: string;
@@ -23,13 +24,14 @@ export class OpenAIChatModel implements ChatModel {
     const res = await fetch(this.url, {
       method: "POST",
       headers: { "content-type": "application/json", ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
-      body: JSON.stringify({ model: this.model, messages, stream: true, max_tokens: request.maxTokens, temperature: request.temperature }),
+      body: JSON.stringify({ model: this.model, messages, stream: request.stream, max_tokens: request.maxTokens, temperature: request.temperature }),
       signal: request.signal,
     });
     if (!res.ok) throw new ModelRefusal(res.status, Object.fromEntries(res.headers), await refusalDetail(res));
     if (!res.body) return;
     if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      yield oneAnswer(await res.text());
+      const whole = oneAnswer(await res.text());
+      if (whole) yield whole;
       return;
     }
     for await (const data of sseData(res.body)) {
@@ -39,7 +41,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 }
 
-/** The answer of a server that ignores `stream: true` and sends one JSON completion. */
+/** One JSON completion: asked for whole, or a server that ignores `stream: true`. */
 function oneAnswer(body: string): string {
   let content: unknown;
   try {

@@ -11,7 +11,7 @@ let n = 0;
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
 
 function ask(text: string, signal = new AbortController().signal, timeoutMs = 5_000) {
-  return streamModelText(model(), [{ role: "user", content: text }], { signal, timeoutMs });
+  return streamModelText(model(), [{ role: "user", content: text }], { signal, stream: true, timeoutMs });
 }
 
 async function collect(pieces: AsyncIterable<string>): Promise<string[]> {

@@ -7,6 +7,8 @@ export interface ModelStreamOptions {
   signal: AbortSignal;
   /** The deadline for the whole answer, retries included (MODEL_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Ask for the text as it is written (someone follows the turn) or whole. */
+  stream: boolean;
   maxTokens?: number;
   temperature?: number;
 }
@@ -28,7 +30,7 @@ export async function* streamModelText(model: ChatModel, messages: ChatMessage[]
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
     throw modelError(err);
   };
-  const request = { signal, maxTokens: opts.maxTokens, temperature: opts.temperature };
+  const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature };
   let wrote = false;
   for (let attempt = 0; ; attempt++) {
     let refused: unknown = null;

@@ -12,13 +12,19 @@ export interface GenerationSettings {
 /** What one request to the model needs besides the chat. */
 export interface ModelRequest {
   signal: AbortSignal;
+  /**
+   * Whether the text is wanted as it is written (someone follows the turn
+   * live). Otherwise the answer is asked for whole: one JSON body instead of
+   * an event per token, which costs both ends less.
+   */
+  stream: boolean;
   maxTokens?: number;
   temperature?: number;
 }
 
 /**
  * A configured model: one request, its answer as text pieces as they are
- * written. A refusal a retry may fix is thrown as a ModelRefusal; the retry and
+ * written (one piece when the request did not ask to stream). A refusal a retry may fix is thrown as a ModelRefusal; the retry and
  * the deadline are the caller's (streamModelText).
  */
 export interface ChatModel {

@@ -10,7 +10,8 @@ export interface AiBinding {
 
 /**
  * Workers AI through the `AI` binding: with `stream: true` it answers an SSE
- * stream of `data: {"response": "..."}` events ending in `data: [DONE]`.
+ * stream of `data: {"response": "..."}` events ending in `data: [DONE]`;
+ * without, one object with the whole `response`.
  */
 export class WorkersAIChatModel implements ChatModel {
   constructor(
@@ -21,7 +22,7 @@ export class WorkersAIChatModel implements ChatModel {
   async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {
     let answer: unknown;
     try {
-      const input = { messages, stream: true, max_tokens: request.maxTokens, temperature: request.temperature };
+      const input = { messages, stream: request.stream, max_tokens: request.maxTokens, temperature: request.temperature };
       answer = await this.ai.run(this.model, input, { signal: request.signal });
     } catch (err) {
       throw bindingError(err);
@@ -33,10 +34,10 @@ export class WorkersAIChatModel implements ChatModel {
       }
       return;
     }
-    // A model that cannot stream answers one object.
+    // Asked for whole, or a model that cannot stream: one object.
     const response = (answer as { response?: unknown } | null)?.response;
     if (typeof response !== "string") throw new DuetError("model_error", "Workers AI answered without response text");
-    yield response;
+    if (response) yield response;
   }
 }
 

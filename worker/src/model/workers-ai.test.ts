@@ -50,7 +50,7 @@ describe("Workers AI through the binding", () => {
   it("streams the configured model's answer piece by piece", async () => {
     const b = binding(async (input) => (input.stream ? sse(["Hello ", "from ", "Llama"]) : { response: "not streamed" }));
     const model = createLanguageModel(config, { AI: b.AI } as unknown as Env);
-    const pieces = await collect(streamModelText(model, messages, { signal: new AbortController().signal, timeoutMs: 2_000 }));
+    const pieces = await collect(streamModelText(model, messages, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000 }));
     expect(pieces.join("")).toBe("Hello from Llama");
     expect(b.calls[0]).toMatchObject({ model: config.model, input: { stream: true, messages } });
     expect(b.calls[0].options.signal).toBeInstanceOf(AbortSignal);
@@ -59,23 +59,30 @@ describe("Workers AI through the binding", () => {
   it("sends the system prompt first, the generation cap and the temperature", async () => {
     const b = binding(async () => sse(["ok"]));
     const chat = [{ role: "system" as const, content: "be brief" }, ...messages];
-    await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), chat, { signal: new AbortController().signal, timeoutMs: 2_000, maxTokens: 77, temperature: 0.3 }));
+    await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), chat, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000, maxTokens: 77, temperature: 0.3 }));
     expect(b.calls[0].input).toMatchObject({ messages: chat, max_tokens: 77, temperature: 0.3 });
+  });
+
+  it("asks for the answer whole when nobody follows it live", async () => {
+    const b = binding(async (input) => (input.stream ? sse(["Hello ", "from ", "Llama"]) : { response: "whole answer" }));
+    const pieces = await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), messages, { signal: new AbortController().signal, stream: false, timeoutMs: 2_000 }));
+    expect(pieces).toEqual(["whole answer"]);
+    expect(b.calls[0].input).toMatchObject({ stream: false });
   });
 
   it("takes the one answer of a model that does not stream", async () => {
     const b = binding(async () => ({ response: "all at once" }));
-    const pieces = await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), messages, { signal: new AbortController().signal, timeoutMs: 2_000 }));
+    const pieces = await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Env), messages, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000 }));
     expect(pieces).toEqual(["all at once"]);
   });
 
   it("asks again when Workers AI is out of capacity, and says so when it stays that way", async () => {
     const busyOnce = binding(async (_input, call) => (call === 1 ? Promise.reject(new Error("3040: Capacity temporarily exceeded, please try again.")) : sse(["after a wait"])));
     const model = createLanguageModel(config, { AI: busyOnce.AI } as unknown as Env);
-    expect((await collect(streamModelText(model, messages, { signal: new AbortController().signal, timeoutMs: 5_000 }))).join("")).toBe("after a wait");
+    expect((await collect(streamModelText(model, messages, { signal: new AbortController().signal, stream: true, timeoutMs: 5_000 }))).join("")).toBe("after a wait");
     expect(busyOnce.calls).toHaveLength(2);
     const busy = binding(async () => Promise.reject(new Error("3040: Capacity temporarily exceeded, please try again.")));
-    await expect(collect(streamModelText(createLanguageModel(config, { AI: busy.AI } as unknown as Env), messages, { signal: new AbortController().signal, timeoutMs: 300 }))).rejects.toMatchObject({
+    await expect(collect(streamModelText(createLanguageModel(config, { AI: busy.AI } as unknown as Env), messages, { signal: new AbortController().signal, stream: true, timeoutMs: 300 }))).rejects.toMatchObject({
       code: "model_error",
       message: "the model endpoint answered HTTP 429",
     });
@@ -83,11 +90,11 @@ describe("Workers AI through the binding", () => {
 
   it("turns a binding error into a model error, and a binding that never answers into a timeout", async () => {
     const failing = createLanguageModel(config, { AI: binding(async () => Promise.reject(new Error("5007: No such model"))).AI } as unknown as Env);
-    await expect(collect(streamModelText(failing, messages, { signal: new AbortController().signal, timeoutMs: 2_000 }))).rejects.toMatchObject({
+    await expect(collect(streamModelText(failing, messages, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000 }))).rejects.toMatchObject({
       code: "model_error",
       message: expect.stringMatching(/No such model|HTTP/),
     });
     const hanging = createLanguageModel(config, { AI: binding(() => new Promise(() => {})).AI } as unknown as Env);
-    await expect(collect(streamModelText(hanging, messages, { signal: new AbortController().signal, timeoutMs: 100 }))).rejects.toMatchObject({ code: "model_timeout", status: 504 });
+    await expect(collect(streamModelText(hanging, messages, { signal: new AbortController().signal, stream: true, timeoutMs: 100 }))).rejects.toMatchObject({ code: "model_timeout", status: 504 });
   });
 });
