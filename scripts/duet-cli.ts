@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { WorkerClient } from "@duet/shared";
 import { parseArgs, UsageError, USAGE } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
-import { runAction, type CliContext } from "./cli/commands.ts";
+import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
 
@@ -79,6 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     onInterrupt: io.onInterrupt ?? onProcessInterrupt,
   };
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
+  if (command.kind === "decide") return runDecision(command.room, command, ctx);
   const { room, ...action } = command;
   return runAction(room, action, ctx);
 }

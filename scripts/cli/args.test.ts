@@ -54,6 +54,19 @@ describe("parseArgs", () => {
     expect(usageError(["audit", "demo", "--all"])).toBe('duet audit takes only a ROOM (got "--all")');
   });
 
+  it("reads approve and skip with the id of a waiting command, and nothing else", () => {
+    const id = "7f3c2a10-5b4e-4c1d-9e8f-0a1b2c3d4e5f";
+    expect(parseArgs(["approve", "demo", id])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "run" });
+    expect(parseArgs(["skip", "demo", id.toUpperCase()])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "skip" });
+    const usage = /^duet (approve|skip) takes a ROOM and the ID of a waiting command, as `duet ask` lists it/;
+    for (const bad of [[], [""], ["1"], ["../../x"], [id, id], [`${id}x`], ["x".repeat(5000)]]) {
+      const said = usageError(["approve", "demo", ...bad]);
+      expect(said, JSON.stringify(bad).slice(0, 40)).toMatch(usage);
+      expect(said.length).toBeLessThan(160);
+    }
+    expect(usageError(["skip"])).toBe("duet skip needs a ROOM, e.g. duet skip demo");
+  });
+
   it("refuses rooms the Worker would not accept or would route elsewhere", () => {
     expect(usageError(["run", "my room", "ls"])).toMatch(/not a valid room: use 1-200 characters/);
     expect(usageError(["run", "a/b", "ls"])).toMatch(/not a valid room/);

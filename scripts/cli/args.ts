@@ -9,6 +9,7 @@ export type CliCommand =
   | { kind: "reset"; room: string }
   | { kind: "policy"; room: string; runPolicy?: RunPolicy }
   | { kind: "audit"; room: string }
+  | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
   | { kind: "chat"; room: string };
 
 /** A mistake in the command line: the CLI prints it above USAGE and exits 2. */
@@ -24,15 +25,21 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
   duet audit ROOM           show who ran or skipped which commands in ROOM
+  duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
+  duet skip ROOM ID         skip it instead
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /audit, /help, /quit
+                            /history, /reset, /policy, /audit, /approve N,
+                            /skip N, /help, /quit
   duet --help               show this help
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`pnpm dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "chat"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat"] as const;
+
+/** Approval ids are UUIDs; anything else never reaches the Worker. */
+const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function checkRoom(room: string | undefined, sub: string): string {
   if (room === undefined || room === "") throw new UsageError(`duet ${sub} needs a ROOM, e.g. duet ${sub} demo`);
@@ -75,6 +82,14 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const runPolicy = rest.length === 1 ? readRunPolicy(rest[0]) : null;
       if (!runPolicy) throw new UsageError(`duet policy takes auto or approve (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked, runPolicy };
+    }
+    case "approve":
+    case "skip": {
+      if (rest.length !== 1 || !APPROVAL_ID.test(rest[0])) {
+        const got = rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : "";
+        throw new UsageError(`duet ${kind} takes a ROOM and the ID of a waiting command, as \`duet ask\` lists it${got}`);
+      }
+      return { kind: "decide", room: checked, approvalId: rest[0].toLowerCase(), decision: kind === "approve" ? "run" : "skip" };
     }
     default:
       if (rest.length > 0) throw new UsageError(`duet ${kind} takes only a ROOM (got "${rest.join(" ").slice(0, 40)}")`);

@@ -19,6 +19,17 @@ describe("parseChatLine", () => {
     expect(parseChatLine("/policy APPROVE")).toEqual({ kind: "policy", runPolicy: "approve" });
     expect(parseChatLine("/policy yolo")).toEqual({ kind: "unknown", word: "/policy yolo" });
     expect(parseChatLine("/audit")).toEqual({ kind: "audit" });
+    expect(parseChatLine("/approve")).toEqual({ kind: "decide", decision: "run" });
+    expect(parseChatLine("/APPROVE 2")).toEqual({ kind: "decide", decision: "run", pick: 2 });
+    expect(parseChatLine("/skip 10")).toEqual({ kind: "decide", decision: "skip", pick: 10 });
+  });
+
+  it("refuses an approval number that is not one", () => {
+    for (const bad of ["0", "-1", "1.5", "one", "1 2", "9999", "1; rm -rf /", "x".repeat(5000)]) {
+      const parsed = parseChatLine(`/approve ${bad}`);
+      expect(parsed.kind, bad).toBe("unknown");
+      expect((parsed as { word: string }).word.length).toBeLessThanOrEqual(40);
+    }
   });
 
   it("skips blank lines and a lone !", () => {

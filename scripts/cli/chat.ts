@@ -1,10 +1,16 @@
 import { createInterface } from "node:readline";
-import { readRunPolicy } from "@duet/shared";
-import { runAction, type CliContext, type RoomAction } from "./commands.ts";
+import { readRunPolicy, type PendingApproval } from "@duet/shared";
+import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 
 /** One chat line as an action, or what the loop itself should do. */
-export type ChatLine = RoomAction | { kind: "quit" } | { kind: "help" } | { kind: "skip" } | { kind: "unknown"; word: string };
+export type ChatLine =
+  | RoomAction
+  | { kind: "decide"; decision: "run" | "skip"; pick?: number }
+  | { kind: "quit" }
+  | { kind: "help" }
+  | { kind: "skip" }
+  | { kind: "unknown"; word: string };
 
 export function parseChatLine(line: string): ChatLine {
   const text = line.trim();
@@ -25,6 +31,12 @@ export function parseChatLine(line: string): ChatLine {
       const runPolicy = readRunPolicy(arg);
       return runPolicy ? { kind: "policy", runPolicy } : { kind: "unknown", word: `${word} ${arg.slice(0, 30)}` };
     }
+    if (word === "/approve" || word === "/skip") {
+      const arg = text.slice(word.length).trim();
+      const decision = word === "/approve" ? "run" : "skip";
+      if (!arg) return { kind: "decide", decision };
+      return /^[1-9][0-9]{0,2}$/.test(arg) ? { kind: "decide", decision, pick: Number(arg) } : { kind: "unknown", word: `${word} ${arg.slice(0, 30)}` };
+    }
     if (word === "/help" || word === "/?") return { kind: "help" };
     return { kind: "unknown", word };
   }
@@ -43,12 +55,15 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
   // Ctrl-C at the prompt leaves the chat, as in a shell's REPL; while an answer runs, it stops the answer.
   let interrupt: (() => void) | null = null;
   rl.on("SIGINT", () => (interrupt ? interrupt() : rl.close()));
+  // The commands the last answer left waiting, numbered as it listed them, for /approve N and /skip N.
+  let pending: readonly PendingApproval[] = [];
   ctx = {
     ...ctx,
     onInterrupt: (handler) => {
       interrupt = handler;
       return () => void (interrupt = null);
     },
+    onPending: (list) => void (pending = list),
   };
   if (interactive) {
     ctx.out(ctx.style.dim(`Chatting in room ${room} at ${ctx.baseUrl}. /help for commands, /quit to leave.`));
@@ -59,9 +74,24 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
     if (parsed.kind === "quit") break;
     if (parsed.kind === "help") ctx.out(chatHelp());
     else if (parsed.kind === "unknown") ctx.err(`unknown chat command ${parsed.word}; /help lists them`);
+    else if (parsed.kind === "decide") {
+      const chosen = choose(pending, parsed.pick);
+      if (typeof chosen === "string") ctx.err(chosen);
+      else {
+        await runDecision(room, { approvalId: chosen.id, decision: parsed.decision }, ctx);
+        pending = pending.filter((p) => p !== chosen);
+      }
+    }
     else if (parsed.kind !== "skip") await runAction(room, parsed, ctx);
     if (interactive) rl.prompt();
   }
   rl.close();
   return 0;
+}
+
+/** The waiting command `/approve N` or `/skip N` names, or why there is none. */
+function choose(pending: readonly PendingApproval[], pick: number | undefined): PendingApproval | string {
+  if (pending.length === 0) return "no command is waiting for approval here (the last answer proposed none, or all were decided)";
+  if (pick === undefined) return pending.length === 1 ? pending[0] : `${pending.length} commands are waiting: say which, e.g. /approve 1`;
+  return pending[pick - 1] ?? `there is no waiting command ${pick}: the last answer listed ${pending.length}`;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { runCommand, type ChatSurface, type DuetCommand, type LiveView, type Reply, type WorkerClient } from "@duet/shared";
+import { decide, runCommand, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
 
@@ -18,6 +18,8 @@ export interface CliContext {
   write?(text: string): void;
   /** Calls `handler` on Ctrl-C until the returned function is called. */
   onInterrupt?(handler: () => void): () => void;
+  /** Told the commands an answer left waiting for approval (none: an empty list), so `duet chat` can offer /approve N. */
+  onPending?(pending: readonly PendingApproval[]): void;
 }
 
 /** A command the CLI sends to a room (help is the CLI's own: its usage, or the chat's help). */
@@ -32,6 +34,7 @@ export type RoomAction = Exclude<DuetCommand, { kind: "help" }>;
 export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { exitCode(): number } {
   let code = 0;
   const print = async (reply: Reply) => {
+    notePending(reply, ctx);
     if (reply.kind === "error") ctx.err(ctx.style.red(renderReply(reply, room, ctx)));
     else ctx.out(renderReply(reply, room, ctx));
     if (reply.kind === "error" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
@@ -62,11 +65,16 @@ function liveView(room: string, ctx: CliContext, write: (text: string) => void, 
     update: (answer) => printer.update(answer),
     async finish(reply) {
       off?.();
+      notePending(reply, ctx);
       if (reply.kind !== "answer" || !printer.live) return print(reply);
       printer.finish(reply.answer);
       return { id: room };
     },
   };
+}
+
+function notePending(reply: Reply, ctx: CliContext): void {
+  if (reply.kind === "answer") ctx.onPending?.(reply.answer.pending ?? []);
 }
 
 /** Runs one action against a room through the shared flow. Resolves to the exit code. */
@@ -76,4 +84,12 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
   // A fresh key per action lets the client retry a lost request without running its commands twice.
   await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
   return surface.exitCode();
+}
+
+/** Runs or skips a command waiting for approval; the decision and any output are printed. Resolves to the exit code. */
+export async function runDecision(room: string, pick: { approvalId: string; decision: "run" | "skip" }, ctx: CliContext): Promise<number> {
+  const surface = terminalSurface(room, ctx);
+  const flow = { worker: ctx.client, log: () => {} };
+  const outcome = await decide(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, { ...pick, message: { id: room } });
+  return outcome === "answered" ? surface.exitCode() : 1;
 }

@@ -77,8 +77,9 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
     parts.push(style.yellow(`Not run (over the limit of ${res.runs.length} commands per reply): ${list}`));
   }
   if (res.pending?.length) {
-    const lines = res.pending.map((p) => `  ${inert(redactSecrets(p.cmd, secrets))}`);
-    parts.push(style.yellow([`Waiting for approval (run policy: approve; Run or Skip in Slack or Discord):`, ...lines].join("\n")));
+    const lines = res.pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
+    const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
+    parts.push(style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n")));
   }
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
@@ -117,7 +118,12 @@ const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", history: "/histo
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
-  const entries: [string, string][] = [...helpEntries(CHAT_SYNTAX), ["/quit", "leave (Ctrl-D works too)"]];
+  const entries: [string, string][] = [
+    ...helpEntries(CHAT_SYNTAX),
+    ["/approve [N]", "run waiting command N (the only one when N is left out)"],
+    ["/skip [N]", "skip it instead"],
+    ["/quit", "leave (Ctrl-D works too)"],
+  ];
   return ["Each line is a question for Duet. Also:", ...entries.map(([syntax, purpose]) => `  ${syntax.padEnd(22)} ${purpose}`)].join("\n");
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runAction, type CliContext } from "../../scripts/cli/commands.ts";
+import { Readable } from "node:stream";
+import { runChat } from "../../scripts/cli/chat.ts";
+import { runAction, runDecision, type CliContext } from "../../scripts/cli/commands.ts";
 import { parseArgs } from "../../scripts/cli/args.ts";
 import { makeStyle } from "../../scripts/cli/render.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -10,7 +12,7 @@ import { startStack, type Stack } from "../helpers/stack.ts";
 let stack: Stack;
 startedForTests(() => startStack(), (s) => (stack = s));
 
-async function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+function terminal() {
   const out: string[] = [];
   const err: string[] = [];
   const ctx: CliContext = {
@@ -23,12 +25,25 @@ async function duet(...argv: string[]): Promise<{ code: number; out: string; err
     out: (t) => out.push(t),
     err: (t) => err.push(t),
   };
+  return { ctx, printed: (code: number) => ({ code, out: out.join("\n"), err: err.join("\n") }) };
+}
+
+async function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { ctx, printed } = terminal();
   const command = parseArgs(argv);
   if (command.kind === "help" || command.kind === "chat") throw new Error("not a room action");
+  if (command.kind === "decide") return printed(await runDecision(command.room, command, ctx));
   const { room, ...action } = command;
-  const code = await runAction(room, action, ctx);
-  return { code, out: out.join("\n"), err: err.join("\n") };
+  return printed(await runAction(room, action, ctx));
 }
+
+/** `duet chat ROOM` fed `lines`, as if typed one after another. */
+async function chat(room: string, lines: string[]) {
+  const { ctx, printed } = terminal();
+  return printed(await runChat(room, ctx, Readable.from(lines.map((l) => `${l}\n`)), process.stdout));
+}
+
+const ran = (cmd: string) => stack.executor!.calls.some((c) => c.command === cmd);
 
 describe("duet policy and duet audit", () => {
   it("shows and sets the run policy; under approve an ask lists its commands and runs none", async () => {
@@ -53,5 +68,55 @@ describe("duet policy and duet audit", () => {
       expect.stringMatching(/· cli:tester reset Duet$/),
       expect.stringMatching(/· cli:tester ran `echo after-reset` \(exit 0, \d+ ms\)$/),
     ]);
+  });
+
+  it("runs and skips proposed commands by the id `duet ask` lists, once each", async () => {
+    await duet("policy", "approveroom", "approve");
+    const asked = await duet("ask", "approveroom", "SAY: Two. <run>echo cli-approved</run> <run>echo cli-skipped</run>");
+    expect(asked.out).toMatch(/\[1\] echo cli-approved\n\s+id [0-9a-f-]{36}\n\s+\[2\] echo cli-skipped\n\s+id [0-9a-f-]{36}/);
+    const [first, second] = [...asked.out.matchAll(/id ([0-9a-f-]{36})/g)].map((m) => m[1]);
+
+    const approved = await duet("approve", "approveroom", first);
+    expect(approved.code).toBe(0);
+    expect(approved.out).toContain("cli:tester ran `echo cli-approved`");
+    expect(approved.out).toContain("cli-approved\n");
+    expect(ran("echo cli-approved")).toBe(true);
+
+    const skipped = await duet("skip", "approveroom", second);
+    expect(skipped.out).toContain("cli:tester skipped `echo cli-skipped`");
+    expect(ran("echo cli-skipped")).toBe(false);
+
+    // A decision is final: a second one changes nothing and says why, on stderr with exit 1.
+    const again = await duet("approve", "approveroom", second);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/already decided/);
+    expect(ran("echo cli-skipped")).toBe(false);
+    expect((await duet("approve", "approveroom", "00000000-0000-4000-8000-000000000000")).err).toMatch(/no such approval|not found/i);
+  });
+
+  it("in `duet chat`, /approve and /skip act on the commands the last answer listed", async () => {
+    const { out, err } = await chat("chatapprove", [
+      "/policy approve",
+      "/approve",
+      "SAY: One. <run>echo chat-only-one</run>",
+      "/approve 2",
+      "/approve",
+      "/approve",
+      "SAY: Two. <run>echo chat-first</run> <run>echo chat-second</run>",
+      "/skip",
+      "/skip 2",
+      "/approve 1",
+    ]);
+    expect(err.split("\n")).toEqual([
+      "no command is waiting for approval here (the last answer proposed none, or all were decided)",
+      "there is no waiting command 2: the last answer listed 1",
+      "no command is waiting for approval here (the last answer proposed none, or all were decided)",
+      "2 commands are waiting: say which, e.g. /approve 1",
+    ]);
+    expect(out).toContain("cli:tester ran `echo chat-only-one`");
+    expect(out).toContain("cli:tester skipped `echo chat-second`");
+    expect(out).toContain("cli:tester ran `echo chat-first`");
+    expect(ran("echo chat-only-one") && ran("echo chat-first")).toBe(true);
+    expect(ran("echo chat-second")).toBe(false);
   });
 });
