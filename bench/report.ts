@@ -3,7 +3,7 @@ import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Result } from "./stats.ts";
-import { DESIGN_LABELS, METRICS, RATIOS, sideName } from "./suites/side-by-side.ts";
+import { DESIGN_LABELS, FLOOR_LABELS, METRICS, RATIOS, sideName } from "./suites/side-by-side.ts";
 import { check } from "./targets.ts";
 
 /** Writes results.json (machine-readable) and RESULTS.md (table, machine, date, targets) and prints the table. */
@@ -59,26 +59,30 @@ function cpuShare(results: Result[]): string {
   ].join("\n");
 }
 
-/** Both designs' figures in one table, with Duet's ratio where it was measured batch beside batch. */
+/** Every design's figures in one table, with Duet's ratio where it was measured batch beside batch; the floors after it. */
 function sideBySideTable(results: Result[]): string {
   const find = (name: string) => results.find((r) => r.name === name);
   if (!find(sideName(DESIGN_LABELS[0], "rate"))) return "The side-by-side suite was not measured in this run.";
   const ratio: Partial<Record<keyof typeof METRICS, string>> = { rate: RATIOS.rate, disk: RATIOS.disk, late: RATIOS.late };
   const rows = (Object.keys(METRICS) as (keyof typeof METRICS)[]).map((metric) => {
-    const cells = DESIGN_LABELS.map((label) => {
+    const cell = (label: string) => {
       const r = find(sideName(label, metric));
       if (!r) return "—";
       return r.median === r.p99 ? `${fmt(r.median)} ${r.unit}` : `${fmt(r.median)} / ${fmt(r.p99)} ${r.unit}`;
-    });
+    };
     const named = ratio[metric];
-    return `| ${METRICS[metric]} | ${cells.join(" | ")} | ${named ? `${fmt(find(named)?.median)} ×` : ""} |`;
+    return `| ${METRICS[metric]} | ${DESIGN_LABELS.map(cell).join(" | ")} | ${named ? `${fmt(find(named)?.median)} ×` : ""} | ${FLOOR_LABELS.map(cell).join(" | ")} |`;
   });
+  const ratioOf = (name: string) => `${fmt(find(name)?.median)} ×`;
   return [
     "Median, or median / p99 where there are several samples. Per message = per `POST .../message` (one turn).",
+    "The floors (`bench/floor-design/`) answer the same request with the same body and nothing else; measured in the same rounds for messages/s and CPU.",
     "",
-    `| | ${DESIGN_LABELS.join(" | ")} | Duet ÷ seed |`,
-    "| --- | ---: | ---: | ---: |",
+    `| | ${DESIGN_LABELS.join(" | ")} | Duet ÷ seed | ${FLOOR_LABELS.join(" | ")} |`,
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
     ...rows,
+    "",
+    `messages/s ÷ the seed design's: floor with 2 commits ${ratioOf(RATIOS.floor)}, floor with 1 commit ${ratioOf(RATIOS.floorOneCommit)}; Duet ÷ the floor with 2 commits: ${ratioOf(RATIOS.duetOverFloor)}.`,
   ].join("\n");
 }
 
