@@ -11,6 +11,7 @@ import { discordSuite } from "./suites/discord.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackSuite } from "./suites/slack.ts";
+import { streamRedactCpu } from "./suites/stream-redact.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
 import { workerThroughput } from "./suites/worker-throughput.ts";
@@ -38,7 +39,7 @@ const BUILT_SLACK: BotBenchOptions = { ...SLACK, samples: 100, streamedSamples: 
 const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 200, streamedSamples: 0 };
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
   if (on("side-by-side")) await suite("side-by-side", "side by side: seed design and Duet", () => sideBySide());
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
+  if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
   const notes = readFileSync(new URL("./NOTES.md", import.meta.url), "utf8");
   const partial = groups.length < GROUPS.length ? { groups, previous: previousRun() } : undefined;
   report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes, partial);

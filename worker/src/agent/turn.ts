@@ -96,7 +96,7 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
       temperature: config.MODEL_TEMPERATURE,
     });
     // A secret the model writes is redacted before any piece of it goes out.
-    const shown = new StreamRedactor(deps.redact);
+    const shown = new StreamRedactor(deps.redact, deps.config.secrets);
     const text = (delta: string) => {
       if (delta) emit({ event: "text", data: { delta } });
     };

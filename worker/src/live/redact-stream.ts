@@ -1,52 +1,165 @@
-/** Text from here on is held until its block ends: a private key spans lines, and its redaction starts at BEGIN. */
-const OPEN_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?![\s\S]*-----END [A-Z0-9 ]*PRIVATE KEY-----)/;
+/** A private key's BEGIN line as redactSecrets reads it (shared/src/format/redact.ts); its END line repeats the label. */
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----/g;
+/** A quoted value after `=` or `:` (`"password": "two words"`): redaction hides it whole, blanks included. */
+const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
 
 /**
  * Redaction for text that arrives in pieces. A secret split across two pieces
  * must never go out, so only whole words leave: the text up to the last
- * whitespace is redacted as a whole and what it adds to what already went out
- * is handed on. Secrets are single words (tokens, `NAME=value`, URL
- * credentials) or the value after a name; an unterminated private key block
- * is held entirely. Should redacting more text ever change what already went
- * out, nothing more is streamed: the final answer, redacted whole, still is.
+ * whitespace is redacted and what that adds to what already went out is handed
+ * on. Held longer: a private key block until its END line (its redaction starts
+ * at BEGIN), a quoted value after `=` or `:` until it closes, and the start of a
+ * literal secret that has a blank in it.
+ *
+ * Every rule of redactSecrets stays within a line except private key blocks, so
+ * once a line is complete and out, and no key block before it is open, the text
+ * up to it is settled: only the open line (and a held key block) is redacted
+ * again per piece, and a long answer costs linear time, not quadratic. A literal
+ * secret holding a line break would cross that line, so with one configured
+ * nothing settles and the whole text is redacted again each time.
+ *
+ * Should redacting more text ever change what already went out, nothing more
+ * is streamed: the final answer, redacted whole, still is.
  */
 export class StreamRedactor {
+  /** The text not yet settled: it starts at a line nothing later can change the redaction of. */
   private raw = "";
+  /** What went out for raw[0, released). */
   private sent = "";
-  /** How much of the raw text `sent` covers: a release never goes back before it. */
   private released = 0;
+  /** Just after raw's last whitespace: nothing goes out past it before the end. */
+  private wordEnd = 0;
   private diverged = false;
+  private readonly settles: boolean;
+  /** Literal secrets a word boundary could split. */
+  private readonly spacedSecrets: string[];
 
-  constructor(private readonly redact: (text: string) => string) {}
+  /**
+   * `redact` is redactSecrets with `literalSecrets` (the Worker's own values).
+   * The secrets are passed again because one with a blank or a line break in it
+   * could be split where text goes out or settles.
+   */
+  constructor(
+    private readonly redact: (text: string) => string,
+    literalSecrets: readonly string[],
+  ) {
+    // Trimmed as redactSecrets trims them; short ones are kept, which only holds more.
+    const secrets = literalSecrets.map((s) => s.trim()).filter(Boolean);
+    this.settles = !secrets.some((s) => s.includes("\n"));
+    this.spacedSecrets = secrets.filter((s) => /\s/.test(s));
+  }
 
   push(piece: string): string {
+    const from = this.raw.length;
     this.raw += piece;
-    let end = lastWhitespace(this.raw);
-    const key = OPEN_KEY_BLOCK.exec(this.raw.slice(0, end));
-    if (key) end = key.index;
-    return this.release(this.raw.slice(0, end));
+    for (let i = this.raw.length - 1; i >= from; i--) {
+      if (/\s/.test(this.raw[i])) {
+        this.wordEnd = i + 1;
+        break;
+      }
+    }
+    const out = this.release(this.releasable(this.wordEnd));
+    this.settle();
+    return out;
   }
 
   /** The end of the text: whatever was held goes out, redacted. */
   finish(): string {
-    return this.release(this.raw);
+    return this.release(this.raw.length);
   }
 
-  private release(text: string): string {
-    if (this.diverged || text.length <= this.released) return "";
-    const redacted = this.redact(text);
+  /**
+   * How far raw may go out when words end at `end`. A hold moves the end back to
+   * the start of its word (part of a word could read as a whole secret), and
+   * the holds are asked again from there: cutting a closed key block in two
+   * opens it.
+   */
+  private releasable(end: number): number {
+    for (;;) {
+      let at = end;
+      const key = openKeyAt(this.raw.slice(0, at));
+      if (key >= 0) at = key;
+      at = openQuoteAt(this.raw, at);
+      at = partialSecretAt(this.raw, at, this.spacedSecrets);
+      if (at === end) return end;
+      end = wordStart(this.raw, at);
+    }
+  }
+
+  private release(end: number): string {
+    if (this.diverged || end <= this.released) return "";
+    const redacted = this.redact(this.raw.slice(0, end));
     if (!redacted.startsWith(this.sent)) {
       this.diverged = true;
       return "";
     }
     const out = redacted.slice(this.sent.length);
     this.sent = redacted;
-    this.released = text.length;
+    this.released = end;
     return out;
+  }
+
+  /** Drops the complete lines that went out from what is redacted again. */
+  private settle(): void {
+    if (!this.settles || this.diverged || this.released === 0) return;
+    const cut = this.raw.lastIndexOf("\n", this.released - 1) + 1;
+    if (cut === 0) return;
+    const head = this.raw.slice(0, cut);
+    // A key block open in the head may close later, which changes how all of it reads.
+    if (openKeyAt(head) >= 0) return;
+    const done = this.redact(head);
+    // Line-local redaction makes this always true; should it not be, nothing settles.
+    if (!this.sent.startsWith(done)) return;
+    this.raw = this.raw.slice(cut);
+    this.sent = this.sent.slice(done.length);
+    this.released -= cut;
+    this.wordEnd -= cut;
   }
 }
 
-function lastWhitespace(text: string): number {
-  for (let i = text.length - 1; i >= 0; i--) if (/\s/.test(text[i])) return i + 1;
+/** Where the first private key block without its END line starts, reading blocks as redactSecrets does; -1 when none is open. */
+function openKeyAt(text: string): number {
+  if (!text.includes("PRIVATE KEY")) return -1;
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
+    const endLine = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ""}-----`;
+    const endAt = text.indexOf(endLine, m.index + m[0].length);
+    if (endAt < 0) return m.index;
+    PEM_BEGIN.lastIndex = endAt + endLine.length;
+  }
+  return -1;
+}
+
+/** Just inside a quoted value still open on the line that text[0, end) ends in; `end` when there is none. */
+function openQuoteAt(text: string, end: number): number {
+  const lineStart = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
+  const line = text.slice(lineStart, end);
+  QUOTED_VALUE.lastIndex = 0;
+  for (let m = QUOTED_VALUE.exec(line); m; m = QUOTED_VALUE.exec(line)) {
+    const inside = m.index + m[0].length;
+    // Every opening is tried, also one inside an earlier quote: the rule may start a match there.
+    if (line.indexOf(m[1], inside) < 0) return lineStart + inside;
+    QUOTED_VALUE.lastIndex = m.index + 1;
+  }
+  return end;
+}
+
+/** The start of the longest end of text[0, end) that begins one of `secrets` without completing it; `end` when none. */
+function partialSecretAt(text: string, end: number, secrets: readonly string[]): number {
+  let at = end;
+  for (const secret of secrets) {
+    for (let n = Math.min(secret.length - 1, end); n > 0; n--) {
+      if (text.startsWith(secret.slice(0, n), end - n)) {
+        at = Math.min(at, end - n);
+        break;
+      }
+    }
+  }
+  return at;
+}
+
+/** Just after the last whitespace before `at`: where the word `at` is in begins. */
+function wordStart(text: string, at: number): number {
+  for (let i = at - 1; i >= 0; i--) if (/\s/.test(text[i])) return i + 1;
   return 0;
 }

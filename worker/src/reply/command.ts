@@ -1,9 +1,9 @@
+import { withoutPrompts } from "./prompt-sign.ts";
+
 /** A whole tag body fenced as markdown code: ```sh\nls\n``` (small models often do this). */
 const FENCED_BODY = /^```[\w+-]*[ \t]*\n([\s\S]*?)\n?```$/;
 /** A whole tag body in inline code: `ls -la`. */
 const INLINE_BODY = /^`([^`]+)`$/;
-/** A shell prompt sign copied from a terminal transcript: `$ ls`, `> ls`. */
-const PROMPT_SIGN = /^[$>][ \t]+/;
 /**
  * Words the system prompt and common prompts use as stand-ins for a command. Run as
  * written they would do something else entirely (`command` is a shell builtin).
@@ -11,9 +11,10 @@ const PROMPT_SIGN = /^[$>][ \t]+/;
 const PLACEHOLDERS = new Set(["command", "cmd", "commands", "your command", "your-command", "shell command", "<command>", "<cmd>", "...", "…"]);
 
 /**
- * The shell command in a tag body. Markdown around the whole body and a prompt
- * sign in front of it are the model's formatting, not shell: running "```bash" or
- * "$ ls" would only fail. Anything else is kept exactly as written (backticks
+ * The shell command in a tag body. Markdown around the whole body and prompt
+ * signs copied from a terminal are the model's formatting, not shell: running
+ * "```bash" or "$ ls" would only fail (`> out.txt`, though, is a redirection:
+ * see prompt-sign.ts). Anything else is kept exactly as written (backticks
  * inside a command are command substitution).
  */
 export function commandOf(body: string): string {
@@ -22,7 +23,7 @@ export function commandOf(body: string): string {
   if (fenced) cmd = fenced[1].trim();
   const inline = INLINE_BODY.exec(cmd);
   if (inline) cmd = inline[1].trim();
-  return cmd.replace(PROMPT_SIGN, "").trim();
+  return withoutPrompts(cmd).trim();
 }
 
 /** True for a stand-in word (`command`, `cmd`, ...) rather than a command. */
