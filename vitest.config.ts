@@ -12,7 +12,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["shared/**/*.test.ts", "sandbox/**/*.test.ts", "bots/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "worker/src/reply/**/*.test.ts", "worker/src/model/prompt.test.ts"],
+          include: ["shared/**/*.test.ts", "sandbox/**/*.test.ts", "bots/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "worker/src/reply/**/*.test.ts", "worker/src/model/prompt.test.ts", "worker/src/sandbox/process-group.test.ts"],
           exclude: ["**/node_modules/**", "test/reliability/**"],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,6 +1,8 @@
-import { existsSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as wait } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import type { MessageResponse } from "@duet/shared";
 import { startedForTests } from "./helpers/lifecycle.ts";
 import { startSandboxStack } from "./helpers/sandbox-stack.ts";
 import type { Stack } from "./helpers/stack.ts";
@@ -57,12 +59,45 @@ describe("the cloudflare sandbox provider through the @cloudflare/sandbox SDK", 
     expect(res.runs[0]).toMatchObject({ exitCode: 124, stdout: "", stderr: expect.stringContaining("timed out after 3000 ms") });
     expect(res.reply).toContain("timed out after 3000 ms");
     expect(res.runs[1]).toMatchObject({ exitCode: 0, stdout: "next\n" });
+    // Killed in the container, not only given up on.
+    expect(await standIn("processes", "cf-sdk-slow")).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ command: expect.stringContaining("sleep 20; echo never"), status: "killed" }),
+        expect.objectContaining({ command: expect.stringContaining("echo next"), status: "completed" }),
+      ]),
+    );
   });
 
   it("caps a flood of output and marks it truncated", async () => {
     const res = await stack.client.exec("cf-sdk-flood", { cmd: "head -c 3000000 /dev/zero | tr '\\0' x" });
     expect(res.result).toMatchObject({ exitCode: 0, truncated: true });
     expect(res.result.stdout).toBe("x".repeat(64 * 1024));
+  });
+
+  it("a stop kills the command in the container: what it would have done next never happens", async () => {
+    const room = "cf-sdk-stop";
+    const gate = await waitingAtGate(room);
+    expect(await stack.client.stop(room, "U2")).toEqual({ stopped: true });
+    await expectKilled(room, gate);
+  });
+
+  it("a stop that comes before the container has answered with the process still kills it", async () => {
+    const room = "cf-sdk-stop-early";
+    const gate = await waitingAtGate(room, () => standIn("hold", room));
+    // The command runs, but the SDK is still waiting for the container's answer to its stream request.
+    expect(await standIn("requests", room)).toContain("POST /api/execute/stream");
+    expect(await stack.client.stop(room, "U2")).toEqual({ stopped: true });
+    await standIn("release", room);
+    await expectKilled(room, gate);
+  });
+
+  it("sends the container one request per command", async () => {
+    const room = "cf-sdk-count";
+    await stack.client.exec(room, { cmd: "true" });
+    const before = (await standIn("requests", room)).length;
+    await stack.client.exec(room, { cmd: "echo a" });
+    await stack.client.exec(room, { cmd: "ls /nope" });
+    expect((await standIn("requests", room)).slice(before)).toEqual(["POST /api/execute/stream", "POST /api/execute/stream"]);
   });
 
   it("DELETE destroys the room's sandbox: its files are gone", async () => {
@@ -74,4 +109,61 @@ describe("the cloudflare sandbox provider through the @cloudflare/sandbox SDK", 
     const after = await stack.client.exec("cf-sdk-gone", { cmd: "ls" });
     expect(after.result).toMatchObject({ exitCode: 0, stdout: "" });
   });
+
+  /** What the room's stand-in container recorded, or a hold on its answers (see worker/test/sandbox-stand-in/entry.ts). */
+  async function standIn(what: "processes" | "requests" | "hold" | "release", room: string): Promise<unknown[]> {
+    const res = await fetch(`${stack.workerUrl}/_stand-in/${what}?room=${room}`);
+    expect(res.ok).toBe(true);
+    return res.status === 204 ? [] : ((await res.json()) as unknown[]);
+  }
+
+  interface Gate {
+    workspace: string;
+    /** The write end the test holds, so the command's read waits until the test writes or lets go. */
+    held: number;
+    answer: Promise<MessageResponse>;
+  }
+
+  /** A turn whose command wrote its first marker and waits on a FIFO the test holds; `beforeTurn` runs once the FIFO is made. */
+  async function waitingAtGate(room: string, beforeTurn?: () => Promise<unknown>): Promise<Gate> {
+    const workspace = join(root, "sessions", `sandbox-sandbox-${room}`);
+    expect((await stack.client.exec(room, { cmd: "mkfifo -m 666 gate" })).result.exitCode).toBe(0);
+    await beforeTurn?.();
+    const answer = stack.client.message(room, { text: "SAY: Waiting. <run>echo one > first; read line < gate; echo two > second</run> <run>echo next > next</run>" });
+    let held: number | null = null;
+    while (held === null) held = openedForWriting(join(workspace, "gate")) ?? (await wait(20), null);
+    // Something reads the gate: the command, past its first marker.
+    expect(existsSync(join(workspace, "first"))).toBe(true);
+    return { workspace, held, answer };
+  }
+
+  async function expectKilled(room: string, { workspace, held, answer }: Gate): Promise<void> {
+    const res = await answer;
+    expect(res).toMatchObject({ stopped: true, runs: [{ exitCode: null, error: "stopped by U2" }] });
+    expect(res.runs).toHaveLength(1);
+    expect(await standIn("processes", room)).toMatchObject([
+      { command: expect.stringContaining("mkfifo -m 666 gate"), status: "completed" },
+      { command: expect.stringContaining("read line < gate"), status: "killed" },
+    ]);
+    // Barrier: the gate's reader (the command's shell) goes away while the test still holds
+    // the write end, which only a kill does; a command that ran on would keep this loop going.
+    let probe: number | null;
+    while ((probe = openedForWriting(join(workspace, "gate"))) !== null) {
+      closeSync(probe);
+      await wait(20);
+    }
+    closeSync(held);
+    expect(existsSync(join(workspace, "second"))).toBe(false);
+    expect(existsSync(join(workspace, "next"))).toBe(false);
+  }
 });
+
+/** A write end of the FIFO when something has it open for reading; null when nothing does. */
+function openedForWriting(fifo: string): number | null {
+  try {
+    return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENXIO") return null;
+    throw err;
+  }
+}

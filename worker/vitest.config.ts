@@ -34,7 +34,7 @@ export default defineConfig({
     name: "worker",
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // Pure modules with no workerd imports are tested in the node project (../vitest.config.ts).
-    exclude: ["src/reply/**", "src/model/prompt.test.ts", "**/node_modules/**"],
+    exclude: ["src/reply/**", "src/model/prompt.test.ts", "src/sandbox/process-group.test.ts", "**/node_modules/**"],
     globalSetup: [`${root}/worker/test/global-setup.ts`],
     testTimeout: 30_000,
     sequence: { groupOrder: 0 },

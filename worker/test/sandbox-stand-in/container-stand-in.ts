@@ -1,4 +1,5 @@
 import { DuetSandbox } from "../../src/sandbox/durable-sandbox.ts";
+import { StandInProcesses, type ProcessSeen } from "./processes.ts";
 
 type StandInEnv = ConstructorParameters<typeof DuetSandbox>[1] & {
   /** The bubblewrap executor playing the container's control server. */
@@ -49,6 +50,9 @@ function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: 
   return ctx;
 }
 
+/** The executor's longest deadline: a container's process runs until it ends or is killed. */
+const PROCESS_DEADLINE_MS = 600_000;
+
 /**
  * The production `Sandbox` Durable Object (the SDK's class with the network from
  * SANDBOX_NETWORK, durable-sandbox.ts) with one thing swapped:
@@ -57,6 +61,7 @@ function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: 
  * the local bubblewrap executor, which speaks that API's `/api/execute`. Session
  * creation is answered here: a container session is a shell with a working
  * directory, and the executor makes a session's workspace on its first command.
+ * The process API (streamed commands, listing, kills) is processes.ts.
  * Destroying the sandbox wipes its session's workspace, as a destroyed container
  * takes its filesystem with it. Everything above that (getSandbox, the SDK's
  * session handling, exec's options and result mapping) is the SDK's own code.
@@ -64,6 +69,9 @@ function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: 
 export class ContainerlessSandbox extends DuetSandbox {
   private readonly seen: NetworkSeen;
   private readonly proxies: Map<string, Fetcher>;
+  private readonly processes: StandInProcesses;
+  /** Every request the SDK sent to the container ("POST /api/execute/stream"), oldest first. */
+  private readonly requests: string[] = [];
 
   constructor(ctx: DurableObjectState<{}>, env: StandInEnv) {
     const seen: NetworkSeen = { interceptedHttp: [], interceptedHttps: [] };
@@ -71,6 +79,9 @@ export class ContainerlessSandbox extends DuetSandbox {
     super(withContainer(ctx, seen, proxies), env);
     this.seen = seen;
     this.proxies = proxies;
+    this.processes = new StandInProcesses((command, sessionId, signal) =>
+      this.toExecutor("/api/execute", { method: "POST", body: JSON.stringify({ command, sessionId, timeoutMs: PROCESS_DEADLINE_MS }), signal }),
+    );
   }
 
   private get standIn(): StandInEnv {
@@ -80,6 +91,25 @@ export class ContainerlessSandbox extends DuetSandbox {
   /** For tests: what the container was given. */
   async networkSeen(): Promise<NetworkSeen> {
     return this.seen;
+  }
+
+  /** For tests: the processes the container was asked to run. */
+  async processesSeen(): Promise<ProcessSeen[]> {
+    return this.processes.seen();
+  }
+
+  /** For tests: hold back the answers to stream requests (their processes run meanwhile) until released. */
+  async holdStreams(): Promise<void> {
+    this.processes.hold();
+  }
+
+  async releaseStreams(): Promise<void> {
+    this.processes.release();
+  }
+
+  /** For tests: the requests the SDK sent to the container. */
+  async requestsSeen(): Promise<string[]> {
+    return this.requests;
   }
 
   /**
@@ -99,15 +129,24 @@ export class ContainerlessSandbox extends DuetSandbox {
     if (!this.ctx.container?.running) await this.startAndWaitForPorts({ ports: 3000, cancellationOptions: { instanceGetTimeoutMS: 5_000, portReadyTimeoutMS: 5_000, waitInterval: 50 } });
     const request = requestOrUrl instanceof Request ? requestOrUrl : new Request(requestOrUrl, typeof portOrInit === "object" ? portOrInit : undefined);
     const path = new URL(request.url).pathname;
+    this.requests.push(`${request.method} ${path}`);
     if (path === "/api/session/create") {
       const { id } = (await request.json()) as { id: string };
       return Response.json({ success: true, id, timestamp: new Date().toISOString() });
     }
-    return fetch(`${this.standIn.CONTAINER_STAND_IN_URL}${path}`, {
+    const answered = await this.processes.handle(request, path);
+    if (answered) return answered;
+    return this.toExecutor(path, {
       method: request.method,
-      headers: { "content-type": "application/json", authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` },
       body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.text(),
       signal: request.signal,
+    });
+  }
+
+  private toExecutor(path: string, init: { method: string; body?: string; signal: AbortSignal }): Promise<Response> {
+    return fetch(`${this.standIn.CONTAINER_STAND_IN_URL}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` },
     });
   }
 

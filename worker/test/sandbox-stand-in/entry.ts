@@ -10,8 +10,11 @@ type StandInBindings = { Sandbox: DurableObjectNamespace<ContainerlessSandbox> }
 
 /**
  * Test-only routes beside the Worker's: what a room's stand-in container was given
- * for its network (`/_stand-in/network?room=`), and what a request from inside it
- * to `url` would get (`/_stand-in/probe?room=&url=`).
+ * for its network (`/_stand-in/network?room=`), what a request from inside it
+ * to `url` would get (`/_stand-in/probe?room=&url=`), the processes it was asked
+ * to run (`/_stand-in/processes?room=`), every request the SDK sent it
+ * (`/_stand-in/requests?room=`); and it can hold back its answers to stream
+ * requests while their processes run (`/_stand-in/hold?room=`, `/_stand-in/release?room=`).
  */
 export default {
   async fetch(request: Request, env: StandInBindings, ctx: ExecutionContext): Promise<Response> {
@@ -20,6 +23,12 @@ export default {
     const sandbox = env.Sandbox.get(env.Sandbox.idFromName(await containerId(url.searchParams.get("room") ?? "")));
     if (url.pathname === "/_stand-in/network") return Response.json(await sandbox.networkSeen());
     if (url.pathname === "/_stand-in/probe") return Response.json(await sandbox.probe(url.searchParams.get("url") ?? ""));
+    if (url.pathname === "/_stand-in/processes") return Response.json(await sandbox.processesSeen());
+    if (url.pathname === "/_stand-in/requests") return Response.json(await sandbox.requestsSeen());
+    if (url.pathname === "/_stand-in/hold" || url.pathname === "/_stand-in/release") {
+      await (url.pathname === "/_stand-in/hold" ? sandbox.holdStreams() : sandbox.releaseStreams());
+      return new Response(null, { status: 204 });
+    }
     return new Response("not found", { status: 404 });
   },
 };
