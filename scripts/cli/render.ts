@@ -158,7 +158,7 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "help":
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":
-      return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets)).replace(/\*/g, "");
+      return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets), reply.source).replace(/\*/g, "");
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
     case "refused":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidRoomId, parentRoomId, roomId, sandboxName, workspaceRoomId } from "./room-id.ts";
+import { channelOfThread, isValidRoomId, parentRoomId, roomId, sandboxName, workspaceRoomId } from "./room-id.ts";
 
 describe("room ids", () => {
   it("builds channel and thread rooms from platform ids", () => {
@@ -27,6 +27,12 @@ describe("room ids", () => {
     expect(parentRoomId("slack-a--c")).toBeNull();
     expect(workspaceRoomId("slack", "T01")).toBe(parentRoomId(roomId("slack", "T01", "C02")));
     expect(workspaceRoomId("discord", "111")).toBe("discord-111");
+  });
+
+  it("names a thread room's channel, and no channel for a channel, workspace or free-form room", () => {
+    expect(channelOfThread("slack-T01-C02-1700000000.000100")).toBe("slack-T01-C02");
+    expect(channelOfThread("cli-local-demo-t1")).toBe("cli-local-demo");
+    for (const notThread of ["slack-T01-C02", "slack-T01", "cli-local-demo", "other-a-b-c", "slack-a--c"]) expect(channelOfThread(notThread)).toBeNull();
   });
 
   it("validates characters and length", () => {

@@ -46,6 +46,14 @@ export function parentRoomId(id: string): string | null {
   return null;
 }
 
+/**
+ * The channel room of a thread room, else null. A thread that set no run
+ * policy of its own follows its channel's.
+ */
+export function channelOfThread(id: string): string | null {
+  return id.split("-").length === 4 ? parentRoomId(id) : null;
+}
+
 /** The room that holds every room of a Slack team or Discord server. */
 export function workspaceRoomId(platform: WorkspacePlatform, workspace: string): string {
   return `${platform}-${segment(workspace)}`;

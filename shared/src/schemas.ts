@@ -179,7 +179,14 @@ const actorField = z
 export const policyRequestSchema = z.object({ runPolicy: runPolicySchema, userId: actorField });
 export type PolicyRequest = z.input<typeof policyRequestSchema>;
 
-export const policyResponseSchema = z.object({ runPolicy: runPolicySchema });
+/**
+ * Where a room's policy comes from: set on the room itself, followed from the
+ * channel of a thread room that set none, or DUET_RUN_POLICY when neither did.
+ */
+export const policySourceSchema = z.enum(["room", "channel", "default"]);
+export type PolicySource = z.infer<typeof policySourceSchema>;
+
+export const policyResponseSchema = z.object({ runPolicy: runPolicySchema, source: policySourceSchema.optional() });
 export type PolicyResponse = z.infer<typeof policyResponseSchema>;
 
 export const approvalIdSchema = z.string().regex(APPROVAL_ID_PATTERN, "Approval id must be 1-64 characters of A-Z, a-z, 0-9 or '-'");
@@ -202,10 +209,10 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "direct", "policy", "reset"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "reset"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
-/** One audited event: a command (who asked, who decided, how it ended), a policy change or a reset. */
+/** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
 export const auditEntrySchema = z.object({
   at: z.number(),
   kind: auditKindSchema,
@@ -214,6 +221,11 @@ export const auditEntrySchema = z.object({
   decidedBy: z.string().optional(),
   exitCode: z.number().nullable().optional(),
   durationMs: z.number().optional(),
+  /** Set when someone stopped the command while it ran; `stoppedBy` when they said who they were. */
+  stopped: z.literal(true).optional(),
+  stoppedBy: z.string().optional(),
+  /** For `expired` entries: when the approval ran out (`at` is when the room noticed). */
+  expiresAt: z.number().optional(),
   /** For `policy` entries: the policy set. */
   runPolicy: runPolicySchema.optional(),
 });

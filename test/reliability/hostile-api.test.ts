@@ -135,7 +135,7 @@ describe("hostile requests at the Worker API", () => {
 
   it("leaves the room it was aimed at empty and working", async () => {
     expect((await rig.stack.client.history(ROOM)).messages).toEqual([]);
-    expect(await rig.stack.client.policy(ROOM)).toEqual({ runPolicy: "auto" });
+    expect(await rig.stack.client.policy(ROOM)).toEqual({ runPolicy: "auto", source: "default" });
     expect((await rig.stack.client.audit(ROOM)).entries).toEqual([]);
     const res = await rig.stack.client.message(ROOM, { text: "SAY: still-fine <run>ls -A</run>" });
     expect(res.reply).toMatch(/^still-fine\n/);

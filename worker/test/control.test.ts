@@ -1,56 +1,20 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { audit, barrier, decide, inRoom, propose, proposeAt, type Pending } from "./control-helpers.ts";
 import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 import { stream } from "./live-helpers.ts";
-
-type Pending = { id: string; cmd: string; expiresAt: number };
-
-/** Puts `room` under `approve` and asks a turn whose model proposes `cmds` (asked by `by`): what it leaves waiting. */
-async function propose(room: string, cmds: string[], by = "U-asker"): Promise<Pending[]> {
-  await api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "approve", userId: "U-admin" } });
-  const turn = await send(room, `SAY: proposing ${cmds.map((c) => `<run>${c}</run>`).join(" ")}`, { userId: by });
-  expect(turn.status).toBe(200);
-  expect(turn.body.runs).toEqual([]);
-  return turn.body.pending;
-}
-
-/** Runs `fn` inside the room's Durable Object (the stub's type is too deep for tsc here, hence the cast). */
-const inRoom = runInDurableObject as unknown as (stub: DurableObjectStub, fn: (instance: any) => unknown) => Promise<unknown>;
-
-/** Approvals written straight into the room's store with an injected clock (for expiry without waiting). */
-async function proposeAt(room: string, cmds: string[], now: number, ttlMs: number): Promise<Pending[]> {
-  return (await inRoom(roomStub(room), (instance) => instance.room.control.approvals.propose(cmds, "U-asker", now, ttlMs))) as Pending[];
-}
-
-async function decide(room: string, id: string, decision: "run" | "skip", userId: string) {
-  const res = await api(`/api/rooms/${room}/approvals/${id}`, { method: "POST", json: { decision, userId } });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function audit(room: string): Promise<any[]> {
-  const res = await api(`/api/rooms/${room}/audit`);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as any).entries;
-}
-
-/** A direct run after everything else: once its command is in the executor's log, anything queued earlier would be too. */
-async function barrier(room: string): Promise<string[]> {
-  const res = await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo barrier" } });
-  expect(res.status).toBe(200);
-  return (await execCalls(`sandbox-${room}`)).map((c) => c.command);
-}
 
 describe("run policy", () => {
   it("defaults to auto, is set per room with who set it, and survives a restart", async () => {
     const room = freshRoom();
     const other = freshRoom();
-    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto" });
+    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto", source: "default" });
     const put = await api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "approve", userId: "U-admin" } });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ runPolicy: "approve" });
+    expect(await put.json()).toEqual({ runPolicy: "approve", source: "room" });
     await killRoom(room);
-    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "approve" });
-    expect(await (await api(`/api/rooms/${other}/policy`)).json()).toEqual({ runPolicy: "auto" });
+    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "approve", source: "room" });
+    expect(await (await api(`/api/rooms/${other}/policy`)).json()).toEqual({ runPolicy: "auto", source: "default" });
     expect(await audit(room)).toEqual([{ at: expect.any(Number), kind: "policy", runPolicy: "approve", requestedBy: "U-admin" }]);
   });
 });
@@ -275,12 +239,12 @@ describe("audit", () => {
     const [p] = await propose(room, ["echo gone"]);
     expect((await api(`/api/rooms/${room}?userId=U-resetter`, { method: "DELETE" })).status).toBe(200);
     expect(await audit(room)).toEqual([{ at: expect.any(Number), kind: "reset", requestedBy: "U-resetter" }]);
-    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "approve" });
+    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "approve", source: "room" });
     expect((await decide(room, p.id, "run", "U1")).status).toBe(404);
 
     expect((await api(`/api/rooms/${room}`, { method: "DELETE" })).status).toBe(200);
     expect(await audit(room)).toEqual([]);
-    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto" });
+    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto", source: "default" });
     expect(await barrier(room)).toEqual(["echo barrier"]);
   });
 
@@ -338,7 +302,7 @@ describe("bad input on the control routes", () => {
     expect((await api(`/api/rooms/${room}/policy`, { method: "PUT", body: "" })).status).toBe(400);
     expect((await api(`/api/rooms/${room}/policy`, { method: "PUT", json: { runPolicy: "auto", userId: "x".repeat(70_000) } })).status).toBe(413);
     expect((await api(`/api/rooms/${room}/policy`, { method: "POST", json: { runPolicy: "auto", userId: "U1" } })).status).toBe(405);
-    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto" });
+    expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto", source: "default" });
   });
 
   it("approvals: bad bodies are 400, hostile ids 400 or 404, never 500", async () => {

@@ -164,7 +164,7 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
     case "help":
       return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText(reply)}` : helpText(reply));
     case "policy":
-      return renderNotice(renderPolicy(reply.runPolicy, reply.setBy));
+      return renderNotice(renderPolicy(reply.runPolicy, reply.setBy, reply.source));
     case "audit":
       return renderNotice(renderAudit(reply.entries, reply.total, secrets));
     case "refused":

@@ -170,7 +170,7 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
     case "help":
       return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText(reply));
     case "policy":
-      return renderPolicy(reply.runPolicy, reply.setBy);
+      return renderPolicy(reply.runPolicy, reply.setBy, reply.source);
     case "audit":
       return renderAudit(reply.entries, reply.total, opts.secrets);
     case "refused":

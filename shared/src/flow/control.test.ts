@@ -71,6 +71,13 @@ describe("policy", () => {
     expect(t.posted).toEqual([{ kind: "policy", runPolicy: "approve", setBy: "U1" }]);
   });
 
+  it("shows the asker where the policy comes from: a thread following its channel", async () => {
+    const t = setup(() => [200, { runPolicy: "approve", source: "channel" }]);
+    expect(await policy(t.deps, t.surface, asker)).toBe("answered");
+    expect(t.privately).toEqual([{ kind: "policy", runPolicy: "approve", source: "channel" }]);
+    expect(t.posted).toEqual([]);
+  });
+
   it("tells only the asker when the Worker refused", async () => {
     const t = setup(() => [400, { error: "invalid request", code: "invalid_request", details: { runPolicy: ["Run policy must be auto or approve"] } }]);
     expect(await policy(t.deps, t.surface, asker, "approve")).toBe("failed");

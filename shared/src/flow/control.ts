@@ -78,7 +78,10 @@ async function attempt(deps: FlowDeps, what: string, room: string, call: () => P
  */
 export async function policy(deps: FlowDeps, surface: ChatSurface, asker: Asker, runPolicy?: RunPolicy): Promise<Outcome> {
   if (!runPolicy) {
-    const { reply, ok } = await attempt(deps, "policy", asker.room, async () => ({ kind: "policy", runPolicy: (await deps.worker.policy(asker.room)).runPolicy }));
+    const { reply, ok } = await attempt(deps, "policy", asker.room, async () => {
+      const { runPolicy: current, source } = await deps.worker.policy(asker.room);
+      return { kind: "policy", runPolicy: current, ...(source ? { source } : {}) };
+    });
     return outcome(ok, await surface.postPrivate(reply));
   }
   return guarded(surface, asker, "policy", async () => {

@@ -1,4 +1,4 @@
-import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, RunPolicy } from "../schemas.ts";
+import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
 
 /**
@@ -19,8 +19,8 @@ export type Reply =
    * `network` (describeNetwork's sentence) and `runPolicy` when the Worker said them.
    */
   | { kind: "help"; problem?: string; network?: string; runPolicy?: RunPolicy }
-  /** The room's run policy: as it is (`setBy` absent), or as `setBy` just set it. */
-  | { kind: "policy"; runPolicy: RunPolicy; setBy?: string }
+  /** The room's run policy: as it is (`setBy` absent; `source` says where it comes from), or as `setBy` just set it. */
+  | { kind: "policy"; runPolicy: RunPolicy; setBy?: string; source?: PolicySource }
   /** The room's latest audited events, oldest first; `total` counts all the Worker returned. */
   | { kind: "audit"; entries: AuditEntry[]; total: number }
   /**

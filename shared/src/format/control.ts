@@ -1,4 +1,4 @@
-import type { AuditEntry, DecidedApproval, RunPolicy } from "../schemas.ts";
+import type { AuditEntry, DecidedApproval, PolicySource, RunPolicy } from "../schemas.ts";
 
 /**
  * The run policy, the audit trail and decisions in words every front end
@@ -26,18 +26,27 @@ const POLICY_MEANING: Record<RunPolicy, string> = {
   approve: "each command Duet proposes waits for someone allowed to click Run or Skip",
 };
 
-/** "The run policy here is approve: …", or who just set it. */
-export function describePolicy(runPolicy: RunPolicy, setBy: string | undefined, name: Naming): string {
+/** Where a policy shown comes from, when the Worker said. */
+const POLICY_SOURCE: Record<PolicySource, string> = {
+  room: " (set here)",
+  channel: ", followed from this thread's channel (a policy set in the thread itself would win)",
+  default: " (Duet's default: nobody set one here)",
+};
+
+/** "The run policy here is approve, followed from this thread's channel: …", or who just set it. */
+export function describePolicy(runPolicy: RunPolicy, setBy: string | undefined, name: Naming, source?: PolicySource): string {
   const meaning = POLICY_MEANING[runPolicy];
-  return setBy ? `${name.person(setBy)} set the run policy to *${runPolicy}*: ${meaning}.` : `The run policy here is *${runPolicy}*: ${meaning}.`;
+  if (setBy) return `${name.person(setBy)} set the run policy to *${runPolicy}*: ${meaning}.`;
+  return `The run policy here is *${runPolicy}*${source ? POLICY_SOURCE[source] : ""}: ${meaning}.`;
 }
 
 function when(at: number): string {
   return `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function ending(e: AuditEntry): string {
+function ending(e: AuditEntry, who: (id: string | undefined) => string): string {
   if (e.exitCode === undefined) return "";
+  if (e.stopped) return ` (stopped by ${who(e.stoppedBy)}${e.durationMs !== undefined ? ` after ${e.durationMs} ms` : ""})`;
   const code = e.exitCode === null ? "outcome unknown" : `exit ${e.exitCode}`;
   return e.durationMs !== undefined ? ` (${code}, ${e.durationMs} ms)` : ` (${code})`;
 }
@@ -56,13 +65,15 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${cmd} run by ${who(e.decidedBy)}, proposed for ${who(e.requestedBy)}`;
       case "skipped":
         return `${cmd} skipped by ${who(e.decidedBy)}, proposed for ${who(e.requestedBy)}`;
+      case "expired":
+        return `${cmd} expired${e.expiresAt !== undefined ? ` at ${when(e.expiresAt)}` : ""} with nobody deciding, proposed for ${who(e.requestedBy)}; it never ran`;
       case "policy":
         return `${who(e.requestedBy)} set the run policy to ${e.runPolicy ?? "?"}`;
       case "reset":
         return `${who(e.requestedBy)} reset Duet`;
     }
   })();
-  return `${when(e.at)} · ${what}${ending(e)}`;
+  return `${when(e.at)} · ${what}${ending(e, who)}`;
 }
 
 /** The heading of `/duet audit`. */

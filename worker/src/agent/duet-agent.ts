@@ -4,6 +4,7 @@ import type { Env } from "../env.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "./outcome.ts";
 import { Room } from "./room.ts";
+import type { Inherited } from "./room-tree.ts";
 import { meterSql } from "./sql-meter.ts";
 
 /**
@@ -70,11 +71,11 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async policy(): Promise<Outcome> {
-    return guard(async () => ok(this.room.control.runPolicy()));
+    return guard(async () => ok(await this.room.policy()));
   }
 
   async setPolicy(req: PolicyRequest): Promise<Outcome> {
-    return guard(async () => ok(this.room.control.setPolicy(req)));
+    return guard(async () => ok(await this.room.setPolicy(req)));
   }
 
   /** Runs or skips a command proposed under `approve`. */
@@ -109,8 +110,13 @@ export class DuetAgent extends Agent<Env> {
     return guard(() => this.room.clean(resetBy));
   }
 
-  /** A room under this one (a thread under its channel, a channel under its workspace) announces itself. */
-  async registerChild(child: string): Promise<void> {
-    await this.room.tree.addChild(child);
+  /** A room under this one (a thread under its channel, a channel under its workspace) announces itself; answers what it inherits. */
+  async registerChild(child: string): Promise<Inherited> {
+    return this.room.registerChild(child);
+  }
+
+  /** This room's parent changed what it hands down (a channel's run policy, to its threads). */
+  async inheritPolicy(inherited: Inherited): Promise<void> {
+    this.room.tree.inherit(inherited);
   }
 }

@@ -13,7 +13,10 @@ function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Prom
 function parents() {
   const calls: string[] = [];
   const parent = (roomId: string): ParentRoom => ({
-    registerChild: async (child) => void calls.push(`${child} -> ${roomId}`),
+    registerChild: async (child) => {
+      calls.push(`${child} -> ${roomId}`);
+      return { runPolicy: null };
+    },
   });
   return { calls, parent };
 }
@@ -55,6 +58,36 @@ describe("RoomTree", () => {
       tree.forgetParent();
       await tree.ensureRegistered();
       expect(calls).toEqual(["slack-T1-C1 -> slack-T1", "slack-T1-C1 -> slack-T1"]);
+    });
+  });
+});
+
+describe("what a room inherits from its parent", () => {
+  it("keeps what the parent answered at registration, and what it pushes later, across instances", async () => {
+    await withStorage(async (storage) => {
+      const thread = "slack-T1-C1-1700000000.000100";
+      const parent = () => ({ registerChild: async () => ({ runPolicy: "approve" as const }) });
+      const tree = new RoomTree(storage, thread, parent);
+      expect(tree.inheritedPolicy()).toBeNull();
+      await tree.ensureRegistered();
+      expect(new RoomTree(storage, thread, parent).inheritedPolicy()).toBe("approve");
+      tree.inherit({ runPolicy: "auto" });
+      expect(new RoomTree(storage, thread, parent).inheritedPolicy()).toBe("auto");
+      tree.forgetParent();
+      expect(tree.inheritedPolicy()).toBeNull();
+    });
+  });
+
+  it("a push that arrives while the room registers wins over the registration's older answer", async () => {
+    await withStorage(async (storage) => {
+      let answer!: (v: { runPolicy: "auto" }) => void;
+      const tree = new RoomTree(storage, "slack-T1-C1-1700000000.000200", () => ({ registerChild: () => new Promise((r) => (answer = r)) }));
+      const registering = tree.ensureRegistered();
+      const again = tree.ensureRegistered();
+      tree.inherit({ runPolicy: "approve" });
+      answer({ runPolicy: "auto" });
+      await Promise.all([registering, again]);
+      expect(tree.inheritedPolicy()).toBe("approve");
     });
   });
 });

@@ -1,27 +1,41 @@
-import { parentRoomId } from "@duet/shared";
+import { parentRoomId, type RunPolicy } from "@duet/shared";
 
 /** Child rooms cleaned at once: a workspace room may hold thousands, and each clean-up waits on a sandbox. */
 export const CHILD_CLEANUPS_AT_ONCE = 6;
 
-/** The RPC a room's parent answers when a room registers under it. */
+/** What a room's parent hands down: the run policy set on it (null when it set none). */
+export interface Inherited {
+  runPolicy: RunPolicy | null;
+}
+
+/** The RPC a room's parent answers when a room registers under it: what the child inherits. */
 export interface ParentRoom {
-  registerChild(child: string): Promise<void>;
+  registerChild(child: string): Promise<Inherited>;
 }
 
 type Row = Record<string, SqlStorageValue>;
 
-const REGISTERED = "registered_with_parent";
+/** The meta row saying this room is registered with its parent; its value is what the parent handed down (JSON Inherited). */
+const LINK = "parent_link";
+/** The row rooms registered before their parent handed anything down still have: such a room registers again, once. */
+const OLD_REGISTERED = "registered_with_parent";
 
 /**
  * Where a room sits in the room tree (workspace > channel > thread), so that
- * deleting a room deletes every room under it. A room tells its parent about
- * itself once (one row here, one there); the parent then registers itself
- * with its own parent, so a channel used only through thread rooms is still
- * found when its workspace goes.
+ * deleting a room deletes every room under it, and what it inherits from its
+ * parent. A room tells its parent about itself once (one row here, one
+ * there) and keeps what the parent answered in that same row; the parent
+ * then registers itself with its own parent, so a channel used only through
+ * thread rooms is still found when its workspace goes. A parent whose policy
+ * changes tells the children that inherit it (one row written in each), so a
+ * turn never asks its parent.
  */
 export class RoomTree {
-  /** Cached once read: the common case, an already registered room, then costs no query per turn. */
-  private registered: boolean | null = null;
+  /** Cached once read: the common case, an already registered room, then costs no query per turn. Null: not registered. */
+  private link: Inherited | null | undefined;
+  private registering: Promise<void> | null = null;
+  /** Counts what parents pushed, so a registration answered after a push does not overwrite the newer value. */
+  private pushes = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -37,22 +51,65 @@ export class RoomTree {
     return this.storage.sql;
   }
 
-  /** Registers this room with its parent unless it already has (a top-level room has none). */
+  /** What the parent handed down, as stored (null: not registered, or nothing stored yet). */
+  private stored(): Inherited | null {
+    if (this.link === undefined) {
+      const row = this.sql.exec<Row>(`SELECT value FROM duet_meta WHERE key = ?`, LINK).toArray()[0];
+      this.link = row ? (JSON.parse(String(row.value)) as Inherited) : null;
+    }
+    return this.link;
+  }
+
+  /** The run policy the parent handed down; null when it set none or this room is not registered yet. */
+  inheritedPolicy(): RunPolicy | null {
+    return this.stored()?.runPolicy ?? null;
+  }
+
+  /**
+   * Registers this room with its parent unless it already has (a top-level
+   * room has none), keeping what the parent hands down: one RPC and one row,
+   * once. Concurrent callers share the one registration.
+   */
   async ensureRegistered(): Promise<void> {
-    if (this.registered) return;
     const parent = parentRoomId(this.roomId);
-    if (!parent) return;
-    this.registered ??= this.sql.exec<Row>(`SELECT 1 FROM duet_meta WHERE key = ?`, REGISTERED).toArray().length > 0;
-    if (this.registered) return;
-    await this.parent(parent).registerChild(this.roomId);
-    this.sql.exec(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, REGISTERED, parent).toArray();
-    this.registered = true;
+    if (!parent || this.stored()) return;
+    this.registering ??= (async () => {
+      const pushesBefore = this.pushes;
+      const inherited = await this.parent(parent).registerChild(this.roomId);
+      // A push that arrived while registering is newer than this answer, and was stored already.
+      if (this.pushes === pushesBefore) this.keep(inherited);
+    })().finally(() => (this.registering = null));
+    await this.registering;
+  }
+
+  /** The parent's policy changed (or it answered a registration): one row written. */
+  inherit(inherited: Inherited): void {
+    this.pushes++;
+    this.keep(inherited);
+  }
+
+  private keep(inherited: Inherited): void {
+    const value: Inherited = { runPolicy: inherited.runPolicy ?? null };
+    this.sql.exec(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, LINK, JSON.stringify(value)).toArray();
+    this.link = value;
   }
 
   /** A room under this one announced itself. */
   async addChild(child: string): Promise<void> {
     this.sql.exec(`INSERT OR IGNORE INTO duet_children (room_id) VALUES (?)`, child).toArray();
     await this.ensureRegistered();
+  }
+
+  /**
+   * Tells each child that `inherits` what it now inherits, a few at a time;
+   * returns the errors of those that could not be told, as `child: error`.
+   */
+  async tellChildren(inherits: (child: string) => boolean, tell: (child: string) => Promise<void>): Promise<string[]> {
+    const failed = await cleanAll(this.children().filter(inherits), async (child) => {
+      await tell(child);
+      return [];
+    });
+    return [...failed].flatMap(([child, errors]) => errors.map((e) => `${child}: ${e}`));
   }
 
   children(): string[] {
@@ -74,12 +131,12 @@ export class RoomTree {
 
   /** After a clean-up this room is new again: its next turn registers it anew. */
   forgetParent(): void {
-    this.sql.exec(`DELETE FROM duet_meta WHERE key = ?`, REGISTERED).toArray();
-    this.registered = false;
+    this.sql.exec(`DELETE FROM duet_meta WHERE key IN (?, ?)`, LINK, OLD_REGISTERED).toArray();
+    this.link = null;
   }
 }
 
-/** Runs `cleanOne` over `children`, at most CHILD_CLEANUPS_AT_ONCE at a time; says which failed and why. */
+/** Runs `cleanOne` over `children` (a clean-up, or any call to each), at most CHILD_CLEANUPS_AT_ONCE at a time; says which failed and why. */
 export async function cleanAll(
   children: string[],
   cleanOne: (child: string) => Promise<string[]>,

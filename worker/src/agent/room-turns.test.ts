@@ -38,7 +38,7 @@ function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: 
 function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
   const config = loadConfig(env as unknown as Env);
   const ledger = new TurnLedger(storage);
-  const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => undefined }));
+  const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => ({ runPolicy: null }) }));
   const alarms: number[] = [];
   const deps = (): TurnDeps => ({ roomId: "cli-turns-room", config, ledger, model: () => provider, executor: null, redact: (t) => t });
   const control = new RoomControl(storage, config);

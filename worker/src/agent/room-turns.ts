@@ -93,7 +93,7 @@ export class RoomTurns {
     return stored.status === 200 ? { ...stored, stream: storedStream(stored.body) } : stored;
   }
 
-  /** Stops the room's running turn (by `userId`); false when none runs. */
+  /** Stops the room's running turn, or the approved command running in its place (by `userId`); false when none runs. */
   stop(userId?: string): boolean {
     return this.live.stop(userId);
   }
@@ -136,6 +136,7 @@ export class RoomTurns {
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await tree.ensureRegistered();
+        control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
         const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent, propose, live }, turn);
         if (!current()) throw new DuetError("not_found", DELETED);
@@ -203,11 +204,11 @@ export class RoomTurns {
         seq = ledger.reserveSeq();
         return task;
       },
-      // Nothing is written into a room deleted while its command ran.
+      // A stop of the room kills it as it would a turn's command. Nothing is written into a room deleted while it ran.
       run: async (cmd) => {
-        const run = await runCommand(deps, cmd);
+        const { result: run, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
         ensureCurrent();
-        return run;
+        return stopped ? { run, stopped: stopped.by ? { by: stopped.by } : {} } : { run };
       },
       remember: (note) => this.remember(note, seq),
     });

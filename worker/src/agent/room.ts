@@ -1,3 +1,4 @@
+import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } from "@duet/shared";
 import { loadConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import type { Env } from "../env.ts";
@@ -7,7 +8,7 @@ import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { ok, type Outcome } from "./outcome.ts";
-import { RoomTree } from "./room-tree.ts";
+import { RoomTree, type Inherited } from "./room-tree.ts";
 import { RoomTurns } from "./room-turns.ts";
 import type { TurnDeps } from "./turn.ts";
 import { TurnLedger } from "./turn-ledger.ts";
@@ -37,7 +38,9 @@ export class Room {
   ) {
     this.ledger = new TurnLedger(storage);
     this.tree = new RoomTree(storage, roomId, (parent) => env.DUET_AGENT.getByName(parent));
-    this.control = new RoomControl(storage, loadConfig(env));
+    // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
+    const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
+    this.control = new RoomControl(storage, loadConfig(env), inherited);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -70,6 +73,40 @@ export class Room {
     }
     const body = { cleaned: true, roomId: this.roomId };
     return errors.length ? { status: 207, body: { ...body, errors } } : ok(body);
+  }
+
+  /** The policy followed here and where it comes from. A thread room asks its channel once, if no turn has yet. */
+  async policy(): Promise<PolicyResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    return this.control.runPolicy();
+  }
+
+  /**
+   * Sets this room's own policy, then hands it down to its thread rooms (one
+   * RPC and one row each, only on a change), so their turns follow it without
+   * asking. A thread that set its own keeps it. A thread that could not be
+   * told makes the answer an error a retry fixes (setting the policy again).
+   */
+  async setPolicy(req: PolicyRequest): Promise<PolicyResponse> {
+    const set = this.control.setPolicy(req);
+    const inherited: Inherited = { runPolicy: set.runPolicy };
+    const failed = await this.tree.tellChildren(
+      (child) => channelOfThread(child) === this.roomId,
+      (child) => this.env.DUET_AGENT.getByName(child).inheritPolicy(inherited),
+    );
+    if (failed.length) {
+      console.error("threads not told of their channel's run policy", failed);
+      throw new DuetError("internal", `The run policy is set here, but ${failed.length} of this channel's threads could not be told; set it again to retry.`, {
+        status: 502,
+      });
+    }
+    return set;
+  }
+
+  /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */
+  async registerChild(child: string): Promise<Inherited> {
+    await this.tree.addChild(child);
+    return { runPolicy: this.control.policy.own() };
   }
 
   /** Storage figures for operators and benchmarks. */

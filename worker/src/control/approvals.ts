@@ -27,6 +27,9 @@ type Row = Record<string, SqlStorageValue>;
  * still waiting), since an index would add a row written per change.
  */
 export class ApprovalStore {
+  /** The earliest expiry among approvals nobody decided and whose expiry is not yet recorded: until then no query looks. Undefined: not read yet. */
+  private nextExpiry: number | undefined;
+
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly keep = APPROVALS_KEEP,
@@ -44,6 +47,7 @@ export class ApprovalStore {
   propose(cmds: string[], requestedBy: string | null, now: number, ttlMs: number): PendingApproval[] {
     return cmds.map((cmd) => {
       const approval = { id: crypto.randomUUID(), cmd, expiresAt: now + ttlMs };
+      if (this.nextExpiry !== undefined) this.nextExpiry = Math.min(this.nextExpiry, approval.expiresAt);
       const values = [approval.id, cmd, requestedBy, now, approval.expiresAt];
       const slot = this.reusableSlot(now);
       if (slot === null) {
@@ -113,6 +117,24 @@ export class ApprovalStore {
     this.sql.exec(`UPDATE duet_approvals SET finished_at = ? WHERE id = ?`, at, id).toArray();
   }
 
+  /**
+   * Approvals that expired with nobody deciding and were not yet taken, now
+   * marked finished (one row written each), so each is taken once. Costs no
+   * query while the earliest waiting approval has time left.
+   */
+  takeExpired(now: number): Approval[] {
+    if (this.nextExpiry === undefined) {
+      const at = this.sql.exec<Row>(`SELECT MIN(expires_at) AS at FROM duet_approvals WHERE decision IS NULL AND finished_at IS NULL`).one().at;
+      this.nextExpiry = at === null ? Infinity : Number(at);
+    }
+    if (now < this.nextExpiry) return [];
+    const open = `decision IS NULL AND finished_at IS NULL AND expires_at <= ?`;
+    const expired = this.sql.exec<Row>(`SELECT * FROM duet_approvals WHERE ${open} ORDER BY expires_at, slot`, now).toArray().map(toApproval);
+    if (expired.length) this.sql.exec(`UPDATE duet_approvals SET finished_at = ? WHERE ${open}`, now, now).toArray();
+    this.nextExpiry = undefined;
+    return expired;
+  }
+
   /** Approved commands started and never finished: after a restart, these were cut off mid-run. */
   unfinished(): Approval[] {
     return this.sql
@@ -123,6 +145,7 @@ export class ApprovalStore {
 
   wipe(): void {
     this.sql.exec(`DELETE FROM duet_approvals`).toArray();
+    this.nextExpiry = undefined;
   }
 }
 

@@ -20,10 +20,16 @@ import { RunPolicyStore } from "./run-policy.ts";
 export interface DecisionRunner {
   /** Queues `work` behind the room's turns; throws at once (room_busy) when the room is full. */
   enqueue<T>(work: () => Promise<T>): Promise<T>;
-  /** Runs one command in the room's sandbox (redaction and output caps included). */
-  run(cmd: string): Promise<RunResult>;
+  /** Runs one command in the room's sandbox (redaction and output caps included); a stop of the room kills it. */
+  run(cmd: string): Promise<Ran>;
   /** Adds the decision (and the run's output) to the room's history, so the model's next turn knows. */
   remember(note: DecisionNote): void;
+}
+
+/** An approved command's result, and who stopped it when someone did (`by` absent: they gave no name). */
+export interface Ran {
+  run: RunResult;
+  stopped?: { by?: string };
 }
 
 /** A decision as the room's history tells it: the person's action, and what came of it. */
@@ -47,20 +53,26 @@ export class RoomControl {
   /** Applied to every command shown, or stored once decided. */
   private readonly redact: (text: string) => string;
 
-  /** Reads DUET_RUN_POLICY (a room's policy until someone sets one) and DUET_APPROVAL_TTL_MS from `config`. */
+  /**
+   * Reads DUET_RUN_POLICY (a room's policy until someone sets one) and
+   * DUET_APPROVAL_TTL_MS from `config`; `inherited` is the policy a thread
+   * room's channel handed down (followed when the thread set none).
+   */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly config: WorkerConfig,
+    inherited: () => RunPolicy | null = () => null,
     private readonly now: () => number = Date.now,
   ) {
-    this.policy = new RunPolicyStore(storage, config.DUET_RUN_POLICY);
+    this.policy = new RunPolicyStore(storage, config.DUET_RUN_POLICY, inherited);
     this.approvals = new ApprovalStore(storage);
     this.audit = new AuditLog(storage);
     this.redact = redactor(config);
   }
 
+  /** The policy followed here and where it comes from (this room, its channel, the default). */
   runPolicy(): PolicyResponse {
-    return { runPolicy: this.policy.get() };
+    return this.policy.view();
   }
 
   /** Two rows written: the policy and its audit entry. */
@@ -69,11 +81,36 @@ export class RoomControl {
       this.policy.set(req.runPolicy);
       this.audit.record([{ at: this.now(), kind: "policy", runPolicy: req.runPolicy, requestedBy: req.userId }]);
     });
-    return { runPolicy: req.runPolicy };
+    return { runPolicy: req.runPolicy, source: "room" };
+  }
+
+  /**
+   * Audits the approvals that expired with nobody deciding and were not yet
+   * audited: one audit row for all of them, and each approval marked (one row
+   * each), once. The room looks when someone clicks one, lists the audit, or
+   * asks the next turn; no timer writes anything. Costs no query while the
+   * earliest waiting approval has time left.
+   */
+  noticeExpired(): void {
+    const now = this.now();
+    this.storage.transactionSync(() => {
+      const expired = this.approvals.takeExpired(now);
+      this.audit.record(
+        expired.map((a) => ({
+          at: now,
+          kind: "expired",
+          cmd: this.redact(a.cmd),
+          ...(a.requestedBy ? { requestedBy: a.requestedBy } : {}),
+          expiresAt: a.expiresAt,
+        })),
+      );
+    });
   }
 
   /** The model's commands under `approve`: each waits for a person (one row written per command). */
   propose(cmds: string[], requestedBy: string | null): PendingApproval[] {
+    // A slot is reused only once its approval's expiry is audited.
+    this.noticeExpired();
     const pending = this.approvals.propose(cmds, requestedBy, this.now(), this.config.DUET_APPROVAL_TTL_MS);
     return pending.map((p) => ({ ...p, cmd: this.redact(p.cmd) }));
   }
@@ -88,6 +125,7 @@ export class RoomControl {
    */
   async decide(id: string, req: DecisionRequest, room: DecisionRunner): Promise<DecisionResponse> {
     const { approvals, redact, storage } = this;
+    this.noticeExpired();
     const now = this.now();
     approvals.check(id, now);
     let approval!: Approval;
@@ -97,9 +135,9 @@ export class RoomControl {
         room.remember({ userId: req.userId, question: `Skip: ${cmd}`, reply: `Skipped by ${req.userId}; not run: ${cmd}`, runs: [], at: now });
         return undefined;
       }
-      const run = await room.run(approval.cmd);
-      this.finishRun(approval, run, room.remember);
-      return run;
+      const ran = await room.run(approval.cmd);
+      this.finishRun(approval, ran, room.remember);
+      return ran.run;
     });
     // Same tick as the admission above: the queued work cannot start before this, and nothing can interleave.
     storage.transactionSync(() => {
@@ -121,14 +159,15 @@ export class RoomControl {
    * history. Called once per instance, before anything new is decided.
    */
   recoverCutOff(cutOff: (cmd: string) => RunResult, remember: (note: DecisionNote) => void): void {
-    for (const approval of this.approvals.unfinished()) this.finishRun(approval, cutOff(this.redact(approval.cmd)), remember);
+    for (const approval of this.approvals.unfinished()) this.finishRun(approval, { run: cutOff(this.redact(approval.cmd)) }, remember);
   }
 
   /** Records how an approved command ended: its audit entry, its line in the history, the approval finished (3 rows). */
-  private finishRun(approval: Approval, run: RunResult, remember: (note: DecisionNote) => void): void {
+  private finishRun(approval: Approval, { run, stopped }: Ran, remember: (note: DecisionNote) => void): void {
     const at = this.now();
+    const stop = stopped ? { stopped: true as const, ...(stopped.by ? { stoppedBy: stopped.by } : {}) } : {};
     this.storage.transactionSync(() => {
-      this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs })]);
+      this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs, ...stop })]);
       remember({ userId: approval.decidedBy!, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
       this.approvals.finish(approval.id, at);
     });
@@ -142,7 +181,9 @@ export class RoomControl {
     );
   }
 
+  /** The audit trail, with the approvals that expired since anyone looked. */
   auditEntries(): AuditResponse {
+    this.noticeExpired();
     return { entries: this.audit.entries() };
   }
 

@@ -1,7 +1,7 @@
 import { DuetError, type TurnStreamEvent } from "@duet/shared";
 import type { Outcome } from "../agent/outcome.ts";
 import { sseStream } from "./sse.ts";
-import { StopSwitch } from "./stop.ts";
+import { StopSwitch, TurnStopped } from "./stop.ts";
 import { TurnChannel } from "./turn-channel.ts";
 
 /** An answer to a streamed request: the SSE stream, or (refused, or nothing to stream) a JSON Outcome. */
@@ -42,6 +42,21 @@ export class LiveTurns {
       throw err;
     } finally {
       this.stops.end(turnId);
+    }
+  }
+
+  /**
+   * Runs `work` (an approved command) as the room's current work, so a stop
+   * aborts the signal it gets just as it would a turn's; says who stopped it
+   * when someone did.
+   */
+  async runStoppable<T>(id: string, work: (stop: AbortSignal) => Promise<T>): Promise<{ result: T; stopped?: TurnStopped }> {
+    const stop = this.stops.begin(id);
+    try {
+      const result = await work(stop);
+      return stop.reason instanceof TurnStopped ? { result, stopped: stop.reason } : { result };
+    } finally {
+      this.stops.end(id);
     }
   }
 

@@ -1,4 +1,4 @@
-import { type AuditEntry, auditTitle, describeAuditEntry, describePolicy, type Naming, redactSecrets, type RunPolicy } from "@duet/shared";
+import { type AuditEntry, auditTitle, describeAuditEntry, describePolicy, type Naming, type PolicySource, redactSecrets, type RunPolicy } from "@duet/shared";
 
 /** The run policy and the audit trail in Discord's markdown. */
 
@@ -9,8 +9,8 @@ function naming(secrets: readonly string[]): Naming {
   };
 }
 
-export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined): string {
-  return `🚦 ${describePolicy(runPolicy, setBy, naming([])).replace(/\*(auto|approve)\*/, "**$1**")}`;
+export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined, source?: PolicySource): string {
+  return `🚦 ${describePolicy(runPolicy, setBy, naming([]), source).replace(/\*(auto|approve)\*/, "**$1**")}`;
 }
 
 export function renderAudit(entries: AuditEntry[], total: number, secrets: readonly string[]): string {

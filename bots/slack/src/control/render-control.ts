@@ -1,4 +1,4 @@
-import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describePolicy, type Naming, redactSecrets, type RunPolicy } from "@duet/shared";
+import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describePolicy, type Naming, type PolicySource, redactSecrets, type RunPolicy } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Rendered } from "../render.ts";
@@ -12,8 +12,8 @@ function naming(secrets: readonly string[]): Naming {
   };
 }
 
-export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined): Rendered {
-  const text = `:vertical_traffic_light: ${describePolicy(runPolicy, setBy, naming([]))}`;
+export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined, source?: PolicySource): Rendered {
+  const text = `:vertical_traffic_light: ${describePolicy(runPolicy, setBy, naming([]), source)}`;
   return { text: text.replace(/[*_`]|:[a-z_]+:\s*/g, ""), blocks: [section(text)], uploads: [] };
 }
 
