@@ -47,7 +47,7 @@ const ran = (cmd: string) => stack.executor!.calls.some((c) => c.command === cmd
 
 describe("duet policy and duet audit", () => {
   it("shows and sets the run policy; under approve an ask lists its commands and runs none", async () => {
-    expect((await duet("policy", "cliroom")).out).toBe("The run policy here is auto: Duet runs the commands it proposes at once.");
+    expect((await duet("policy", "cliroom")).out).toBe("The run policy here is auto (the default): Duet runs the commands it proposes at once.");
     expect((await duet("policy", "cliroom", "approve")).out).toBe("cli:tester set the run policy to approve: each command Duet proposes waits for someone allowed to click Run or Skip.");
     const asked = await duet("ask", "cliroom", "SAY: Here. <run>echo cli-proposed</run>");
     expect(asked.out).toContain("Waiting for approval");

@@ -153,6 +153,9 @@ describe("stopping a turn", () => {
     while (!(await killedCommands()).includes(slow)) await scheduler.wait(20);
     expect((await execCalls(`sandbox-${room}`)).map((c) => c.command)).toEqual([slow]);
     expect((await history(room))[1]).toMatchObject({ stopped: true });
+    // The audit says who stopped it.
+    const { entries } = (await (await api(`/api/rooms/${room}/audit`)).json()) as { entries: unknown[] };
+    expect(entries).toEqual([{ at: expect.any(Number), kind: "auto", cmd: slow, exitCode: null, durationMs: expect.any(Number), stopped: true, stoppedBy: "U2" }]);
   });
 
   it("refuses a stop with a bad body or the wrong method, and needs the token", async () => {

@@ -6,9 +6,9 @@ const at = Date.UTC(2026, 0, 2, 3, 4);
 
 describe("the run policy in words", () => {
   it("says where a policy comes from: the room, its channel, or the default", () => {
-    expect(describePolicy("approve", undefined, name, "channel")).toMatch(/^The run policy here is \*approve\*, followed from this thread's channel/);
+    expect(describePolicy("approve", undefined, name, "channel")).toMatch(/^The run policy here is \*approve\*, from this thread's channel: each command/);
     expect(describePolicy("auto", undefined, name, "room")).toMatch(/^The run policy here is \*auto\* \(set here\): Duet runs/);
-    expect(describePolicy("auto", undefined, name, "default")).toMatch(/^The run policy here is \*auto\* \(Duet's default: nobody set one here\)/);
+    expect(describePolicy("auto", undefined, name, "default")).toMatch(/^The run policy here is \*auto\* \(the default\): Duet runs/);
     expect(describePolicy("auto", undefined, name)).toMatch(/^The run policy here is \*auto\*: Duet runs/);
     expect(describePolicy("approve", "U1", name, "room")).toMatch(/^@U1 set the run policy to \*approve\*/);
   });

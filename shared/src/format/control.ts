@@ -29,11 +29,11 @@ const POLICY_MEANING: Record<RunPolicy, string> = {
 /** Where a policy shown comes from, when the Worker said. */
 const POLICY_SOURCE: Record<PolicySource, string> = {
   room: " (set here)",
-  channel: ", followed from this thread's channel (a policy set in the thread itself would win)",
-  default: " (Duet's default: nobody set one here)",
+  channel: ", from this thread's channel",
+  default: " (the default)",
 };
 
-/** "The run policy here is approve, followed from this thread's channel: …", or who just set it. */
+/** "The run policy here is approve, from this thread's channel: …", or who just set it. */
 export function describePolicy(runPolicy: RunPolicy, setBy: string | undefined, name: Naming, source?: PolicySource): string {
   const meaning = POLICY_MEANING[runPolicy];
   if (setBy) return `${name.person(setBy)} set the run policy to *${runPolicy}*: ${meaning}.`;

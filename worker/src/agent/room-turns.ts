@@ -1,6 +1,7 @@
 import { DuetError, type DecisionRequest, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import type { DecisionNote, RoomControl } from "../control/room-control.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
+import { TurnStopped } from "../live/stop.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
 import { guard, ok, type Outcome } from "./outcome.ts";
@@ -138,11 +139,12 @@ export class RoomTurns {
         await tree.ensureRegistered();
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
-        const { answer, modelText } = await runTurn({ ...this.room.deps(), stillCurrent: current, stop, onEvent, propose, live }, turn);
+        const deps = this.room.deps();
+        const { answer, modelText } = await runTurn({ ...deps, stillCurrent: current, stop, onEvent, propose, live }, turn);
         if (!current()) throw new DuetError("not_found", DELETED);
         ledger.answer(turn, answer, modelText);
-        // One audit row for all of the turn's commands (none when it ran none).
-        control.recordRuns("auto", answer.runs, turn.userId);
+        // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
+        control.recordRuns("auto", answer.runs, turn.userId, killedBy(stop, answer.runs, deps.redact));
         return ok({ ...answer, messages: ledger.history() });
       } catch (err) {
         if (current()) ledger.drop(turn);
@@ -264,3 +266,10 @@ export class RoomTurns {
 }
 
 const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
+
+/** The command a stop killed (the turn's last, ended with the stop's words), and who stopped it. */
+function killedBy(stop: AbortSignal, runs: RunResult[], redact: (text: string) => string): { index: number; by?: string } | undefined {
+  const last = runs.length - 1;
+  if (!(stop.reason instanceof TurnStopped) || last < 0 || runs[last].error !== redact(stop.reason.message)) return undefined;
+  return { index: last, ...(stop.reason.by ? { by: stop.reason.by } : {}) };
+}

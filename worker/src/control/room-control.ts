@@ -165,7 +165,7 @@ export class RoomControl {
   /** Records how an approved command ended: its audit entry, its line in the history, the approval finished (3 rows). */
   private finishRun(approval: Approval, { run, stopped }: Ran, remember: (note: DecisionNote) => void): void {
     const at = this.now();
-    const stop = stopped ? { stopped: true as const, ...(stopped.by ? { stoppedBy: stopped.by } : {}) } : {};
+    const stop = stopped ? stopFields(stopped) : {};
     this.storage.transactionSync(() => {
       this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs, ...stop })]);
       remember({ userId: approval.decidedBy!, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
@@ -173,11 +173,19 @@ export class RoomControl {
     });
   }
 
-  /** Commands that ran without an approval: a turn's automatic ones (one row for all), or a direct run. */
-  recordRuns(kind: "auto" | "direct", runs: RunResult[], requestedBy: string | null): void {
+  /** Commands that ran without an approval: a turn's automatic ones (one row for all), or a direct run; `killed`: the one a stop killed. */
+  recordRuns(kind: "auto" | "direct", runs: RunResult[], requestedBy: string | null, killed?: { index: number; by?: string }): void {
     const at = this.now();
     this.audit.record(
-      runs.map((r) => ({ at, kind, cmd: r.cmd, ...(requestedBy ? { requestedBy } : {}), exitCode: r.exitCode, durationMs: r.durationMs })),
+      runs.map((r, i) => ({
+        at,
+        kind,
+        cmd: r.cmd,
+        ...(requestedBy ? { requestedBy } : {}),
+        exitCode: r.exitCode,
+        durationMs: r.durationMs,
+        ...(killed?.index === i ? stopFields(killed) : {}),
+      })),
     );
   }
 
@@ -200,6 +208,11 @@ export class RoomControl {
       else this.policy.wipe();
     });
   }
+}
+
+/** An audit entry's fields for a command someone stopped while it ran. */
+function stopFields(stopped: { by?: string }): Pick<AuditEntry, "stopped" | "stoppedBy"> {
+  return { stopped: true, ...(stopped.by ? { stoppedBy: stopped.by } : {}) };
 }
 
 function entryOf(kind: "approved" | "skipped", a: Approval, at: number, extra: Partial<AuditEntry>): AuditEntry {
