@@ -79,6 +79,18 @@ async function propose(channel: string, cmds: string[]): Promise<FakeMessage> {
 }
 
 describe("Discord: under the approve run policy", () => {
+  it("a thread follows its channel's policy: /duet policy there says so, and a mention there runs nothing", async () => {
+    const ch = h.fake.addChannel(h.guildId, "approve-parent");
+    const th = h.fake.addThread(ch, "a thread");
+    await setApprove(ch);
+    const shown = await command(th, "policy");
+    expect(shown.ephemeral).toBe(true);
+    expect(shown.text).toContain("The run policy here is **approve**, from this thread's channel");
+    const proposal = await propose(th, ["echo d-in-thread"]);
+    expect(buttons(proposal).map((b) => b.label)).toEqual(["Run 1", "Skip 1"]);
+    expect(ran("echo d-in-thread")).toBe(0);
+  });
+
   it("runs nothing until an allowed member clicks Run; shows who ran or skipped what; the output follows", async () => {
     const ch = h.fake.addChannel(h.guildId, "approve");
     await setApprove(ch);
