@@ -160,4 +160,39 @@ describe("the Discord bot's processes", () => {
       await sharded.close();
     }
   }, 120_000);
+
+  it("shards: on SIGTERM the manager waits for each shard to finish its answer, then exits", async () => {
+    const sharded = await startFakeDiscord({ heartbeatIntervalMs: 1_000, shardCount: 2 });
+    const guild = sharded.addGuild("draining");
+    let started!: () => void;
+    const execStarted = new Promise<void>((r) => (started = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // The Worker holds the command until the test lets it go: SIGTERM lands mid-answer, with no race.
+    const heldWorker = await listen(async (req, res) => {
+      const body = JSON.parse(await readBody(req)) as { cmd: string };
+      started();
+      await released;
+      sendJson(res, 200, { result: { stdout: `ran ${body.cmd}\n`, stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 5 }, sandboxName: "sandbox-x" });
+    });
+    const p = run("shards.ts", { DISCORD_TOKEN: sharded.token, DISCORD_API_URL: sharded.api, DUET_WORKER_URL: heldWorker.url, DUET_API_TOKEN: "t0ken-for-tests" });
+    try {
+      await expect.poll(() => (p.out().match(/connected as Duet in \d server\(s\)/g) ?? []).length, { timeout: 60_000 }).toBe(2);
+      const rec = sharded.interaction(sharded.addChannel(guild, "drain"), { subcommand: "run", options: { command: "echo drained" } });
+      await execStarted;
+      p.child.kill("SIGTERM");
+      // Both shards were told to stop; the manager is still there, waiting for the one that answers.
+      await expect.poll(() => sharded.gateway.closed.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+      expect(p.child.exitCode).toBeNull();
+      release();
+      expect(await p.exited).toBe(0);
+      expect(rec.original?.content).toContain("ran echo drained");
+      expect(p.out()).toContain("all shards stopped");
+    } finally {
+      release();
+      p.child.kill("SIGKILL");
+      await heldWorker.close();
+      await sharded.close();
+    }
+  }, 120_000);
 });

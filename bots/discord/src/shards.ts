@@ -1,4 +1,6 @@
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { DRAIN_MS } from "@duet/shared";
 import { startHealthServer } from "@duet/shared/health";
 import { REST, Routes, ShardingManager } from "discord.js";
 import { restOptions } from "./bot.ts";
@@ -49,12 +51,31 @@ if (config.healthPort !== undefined) {
     process.exit(1);
   }
 }
-// Children are separate processes: stop them with the manager.
-const shutdown = () => {
+/** How long past a shard's own drain the manager waits before it gives up on it. */
+const DRAIN_MARGIN_MS = 2_000;
+
+/**
+ * Children are separate processes, and in a container they die with the
+ * manager: each is sent SIGTERM (it stops taking events and finishes the
+ * answers in progress, up to DRAIN_MS) without being respawned, and the
+ * manager exits once all have, or gives up after the drain and a margin.
+ */
+async function shutdown(): Promise<void> {
+  if (stopping) return;
   stopping = true;
+  const children = [...manager.shards.values()].map((shard) => shard.process).filter((c): c is ChildProcess => c !== null);
+  const exited = children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once("exit", () => r()))));
+  // kill() drops the manager's respawn-on-exit listener before it signals the shard.
   for (const shard of manager.shards.values()) shard.kill();
+  const late = setTimeout(() => {
+    console.error(`[discord] shards still running ${DRAIN_MS + DRAIN_MARGIN_MS} ms after the stop: exiting without them`);
+    process.exit(1);
+  }, DRAIN_MS + DRAIN_MARGIN_MS);
+  await Promise.all(exited);
+  clearTimeout(late);
+  console.log("[discord] all shards stopped");
   process.exit(0);
-};
-process.once("SIGINT", shutdown);
-process.once("SIGTERM", shutdown);
+}
+process.once("SIGINT", () => void shutdown());
+process.once("SIGTERM", () => void shutdown());
 await manager.spawn();

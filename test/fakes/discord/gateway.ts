@@ -40,6 +40,8 @@ export class FakeGateway {
   /** Every opcode received from clients (1 heartbeat, 2 identify, 6 resume, ...). */
   readonly received: GatewayLogEntry[] = [];
   readonly connections: { path: string; at: number }[] = [];
+  /** Connections that have closed, by either side. */
+  readonly closed: { path: string; at: number }[] = [];
   private readonly wss = new WebSocketServer({ noServer: true });
   private sessions: Session[] = [];
   private baseUrl = "";
@@ -88,6 +90,7 @@ export class FakeGateway {
       this.events.emit(`op${payload.op}`, payload.d);
     });
     ws.on("close", () => {
+      this.closed.push({ path, at: Date.now() });
       for (const s of this.sessions) if (s.ws === ws) s.ws = null;
     });
   }
