@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buttonClick, postInteraction, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, click, mention, newChannel, readable, SIGNING_SECRET, slash, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, click, mention, newChannel, readable, SIGNING_SECRET, slash, slashAnswerIn, startSlackSetup } from "./harness.ts";
 
 /**
  * Control end to end: the real bolt app against the fake Slack and a real
@@ -112,9 +112,9 @@ describe("under the approve run policy", () => {
   it("puts Run and Skip on a /duet ask answer too; the output follows in a thread under it", async () => {
     const channel = newChannel();
     await setApprove(channel);
-    const { fields } = await slash(slack, bot, channel, "ask SAY: Here. <run>echo from-slash-ask</run>", "U0BOB");
-    await responseTo(fields);
-    const answer = structuredClone(slack.ws.channel(channel).find((m) => m.via === "response_url" && actionsOf(m).length > 0)!);
+    await slash(slack, bot, channel, "ask SAY: Here. <run>echo from-slash-ask</run>", "U0BOB");
+    const answer = structuredClone(await slashAnswerIn(slack, channel));
+    expect(actionsOf(answer)).toHaveLength(1);
     expect(readable(answer)).toContain("<@U0BOB> asked");
     await press(channel, answer, 0, "run", "U0OPS1");
     const output = await slack.waitFor(() => slack.ws.thread(channel, answer.ts).find((m) => readable(m).includes("from-slash-ask")), "the output under the answer");

@@ -1,6 +1,6 @@
-import { createSlackBot, loadConfig, LogLevel, type SlackBot, type SlackBotOptions } from "@duet/slack";
+import { createSlackBot, loadConfig, LogLevel, type SlackBot, type SlackBotOptions, STOP_ACTION_ID } from "@duet/slack";
 import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
-import { buttonClick, type ButtonInput, postInteraction, type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
+import { type ApiCall, buttonClick, type ButtonInput, postInteraction, type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
 /**
  * The real bolt app, started in-process against the fake Slack and the real
@@ -81,6 +81,14 @@ export async function startSlackSetup(bots: BotEnv[] = [{}], stackOptions: Stack
   return setup;
 }
 
+/**
+ * A live bot (the default) and one answering whole (DUET_STREAMING=off): the
+ * whole answers are what live ones must end as. The model may take 30 s, for slow answers.
+ */
+export function startLiveAndWhole(): Promise<SlackSetup> {
+  return startSlackSetup([{}, { DUET_STREAMING: "off" }], { vars: { MODEL_TIMEOUT_MS: "30000" } });
+}
+
 export interface Mentioned {
   delivery: Delivery;
   eventId: string;
@@ -126,7 +134,37 @@ export async function answerTo(slack: FakeSlack, m: { channel: string; ts: strin
   return botReplies(slack, m.channel, m.threadTs);
 }
 
+/**
+ * The bot's live answer to `/duet ask` in `channel`, once final: posted in the
+ * channel by the bot and updated in place, it ends without its Stop button.
+ */
+export function slashAnswerIn(slack: FakeSlack, channel: string): Promise<SlackMessage> {
+  const live = (m: SlackMessage) => JSON.stringify(m.blocks ?? []).includes(STOP_ACTION_ID);
+  return slack.waitFor(() => slack.ws.channel(channel).find((m) => m.bot_id === slack.id.botId && m.via === "chat.postMessage" && !live(m)), `the /duet ask answer in ${channel}`);
+}
+
 export const readable = (msg: { text: string; blocks?: Record<string, unknown>[] }) => Workspace.readable(msg as Parameters<typeof Workspace.readable>[0]);
+
+/** The calls of `method` the bot made for `channel`. */
+export const callsIn = (slack: FakeSlack, method: string, channel: string): ApiCall[] => slack.callsOf(method).filter((c) => c.args.channel === channel);
+
+/** Time between each successful call and the one before it, as the fake recorded them. */
+export function gaps(calls: ApiCall[]): number[] {
+  const ok = calls.filter((c) => c.status === 200);
+  return ok.slice(1).map((c, i) => c.at - ok[i].at);
+}
+
+/**
+ * The end state people see: a message's text and blocks (a non-streamed answer's
+ * is the reference), commands' durations masked, and so the output cut to make
+ * room for them (its whole is in the file, which tests compare on their own).
+ */
+export const endState = (m: { text: string; blocks?: unknown[] }) =>
+  JSON.parse(
+    JSON.stringify({ text: m.text, blocks: m.blocks })
+      .replace(/exit (\d+) · [\d.]+ m?s/g, "exit $1 · (time)")
+      .replace(/```[^`]*omitted; full output in (duet-output-\d+\.txt)[^`]*```/g, "```(cut, whole in $1)```"),
+  );
 
 /** Section texts of a message: where Slack's 3,000-character limit and fences apply. */
 export function sectionTexts(msg: SlackMessage): string[] {

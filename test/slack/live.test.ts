@@ -1,7 +1,9 @@
 import { LIVE_INTERVAL_MS, STOP_ACTION_ID } from "@duet/slack";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type ApiCall, buttonClick, postInteraction, type SlackMessage } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, botReplies, mention, newChannel, SIGNING_SECRET, slash, type SlackSetup, startBot, startSlackSetup } from "./harness.ts";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { releaseHeld, wasAborted } from "../helpers/model-control.ts";
+import { answerTo, type BotHandle, botReplies, callsIn, endState, gaps, mention, newChannel, SIGNING_SECRET, slash, type SlackSetup, startLiveAndWhole } from "./harness.ts";
 
 /**
  * Live answers in Slack, end to end: the real Worker streams a slowly written
@@ -15,34 +17,23 @@ let setup: SlackSetup;
 let live: BotHandle;
 let whole: BotHandle;
 
-beforeAll(async () => {
-  // A slow answer takes about 6 s of model time.
-  setup = await startSlackSetup([{}, { DUET_STREAMING: "off" }], { vars: { MODEL_TIMEOUT_MS: "30000" } });
-  [live, whole] = setup.bots;
+startedForTests(startLiveAndWhole, (s) => {
+  setup = s;
+  [live, whole] = s.bots;
 });
 afterEach(() => {
   setup.slack.streams.lifetimeMs = 5 * 60_000;
   setup.slack.streams.refused = null;
 });
-afterAll(async () => {
-  await setup?.stop();
-});
 
 const model = () => setup.stack.model;
-const release = (name: string) => fetch(`${model().url}/_release/${name}`, { method: "POST" });
-const aborted = async (name: string, waitMs = 10_000) => ((await (await fetch(`${model().url}/_aborted/${name}?waitMs=${waitMs}`)).json()) as { aborted: boolean }).aborted;
+const release = (name: string) => releaseHeld(model(), name);
+const aborted = (name: string, waitMs?: number) => wasAborted(model(), name, waitMs);
 
 /** About 5 s of writing in pieces of 8 characters, then a command that runs for 2 s (the Worker runs commands after the text). */
 const SLOW = "CHUNK:8 DRIP:250 SAY: Let me look at the build first, step by step, so nothing is missed.\n<run>sleep 2 && echo built-ok</run>\nThe build works and the tests pass, so the change is ready for review.";
 
-const callsFor = (method: string, channel: string): ApiCall[] => setup.slack.callsOf(method).filter((c) => c.args.channel === channel);
-const gaps = (calls: ApiCall[]) => {
-  const ok = calls.filter((c) => c.status === 200);
-  return ok.slice(1).map((c, i) => c.at - ok[i].at);
-};
-
-/** The end state people see: the answer's text and blocks (the non-streamed bot's are the reference). */
-const endState = (m: SlackMessage) => JSON.parse(JSON.stringify({ text: m.text, blocks: m.blocks }).replace(/exit (\d+) · [\d.]+ m?s/g, "exit $1 · (time)"));
+const callsFor = (method: string, channel: string): ApiCall[] => callsIn(setup.slack, method, channel);
 
 const references = new Map<string, Promise<SlackMessage>>();
 /** The non-streamed bot's answer to `script`, asked once per script. */

@@ -116,7 +116,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerDirectMessages(built, messageDeps, track);
     registerWelcome(built, { out, botUserId: auth.user_id, recent: messageDeps.recent, logger }, track);
     const access = new SlackAccess(config.access, built.client, logger);
-    registerSlashCommand(built, { flow, out, logger, secrets, access }, track);
+    registerSlashCommand(built, { flow, out, logger, secrets, access, live }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);

@@ -153,11 +153,11 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
   switch (reply.kind) {
     case "answer": {
       const r = renderAnswer(reply.answer, base);
-      return slash ? withEcho(r, `<@${reply.user}> asked: ${echo(reply.question, opts.secrets)}`) : r;
+      return slash ? { ...r, blocks: [askedLine(reply.user, reply.question, opts.secrets), ...r.blocks] } : r;
     }
     case "ran": {
       const r = renderExec(reply.cmd, reply.result, base);
-      return slash ? withEcho(r, `<@${reply.user}> ran a command in this channel's sandbox`) : r;
+      return slash ? { ...r, blocks: [context(`<@${reply.user}> ran a command in this channel's sandbox`), ...r.blocks] } : r;
     }
     case "history":
       return renderHistory(reply.messages, opts.secrets);
@@ -185,11 +185,8 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
   }
 }
 
-function echo(text: string, secrets: readonly string[]): string {
-  const flat = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
-  return escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat);
-}
-
-function withEcho(r: Rendered, line: string): Rendered {
-  return { ...r, blocks: [context(line), ...r.blocks] };
+/** Above a slash command's answer (live or whole): who asked what, since no question stands above it in the channel. */
+export function askedLine(user: string, question: string, secrets: readonly string[]): Block {
+  const flat = redactSecrets(question, secrets).replace(/\s+/g, " ").trim();
+  return context(`<@${user}> asked: ${escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat)}`);
 }

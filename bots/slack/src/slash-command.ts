@@ -1,7 +1,9 @@
-import { type FlowDeps, guardOf, parseDuetCommand, type Permit, runCommand } from "@duet/shared";
-import type { App, Logger } from "@slack/bolt";
+import { type DuetCommand, type FlowDeps, guardOf, parseDuetCommand, type Permit, runCommand, sanitizeChatText } from "@duet/shared";
+import type { App, Logger, SlashCommand } from "@slack/bolt";
 import type { SlackAccess } from "./control/access.ts";
+import { type LiveMessages, slackLiveView } from "./live/live-view.ts";
 import { slackToPlain } from "./mrkdwn.ts";
+import { askedLine } from "./render.ts";
 import { channelRoom } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
@@ -11,6 +13,21 @@ import { slashSurface } from "./surfaces.ts";
  * command is acked at once (with a "working" line the caller sees), and the
  * shared flow answers through the command's response_url. Slash commands carry
  * no thread, so they always use the channel's room.
+ *
+ * `/duet ask` answers live as the bot instead: a message posted in the channel
+ * and updated in place at most once a second (chat.update; a stream is only
+ * ever a thread reply), with its commands shown as they run and a Stop button,
+ * ending as the message the response_url would have carried (the same "asked:"
+ * line, blocks and files). The response_url cannot do this: it takes 5 posts in
+ * 30 minutes, and `replace_original` is defined for the message holding a
+ * clicked button, not for a slash command's earlier response (Slack posts those
+ * anew, as bolt-js#2287 and bolt-python#1268 report), so a live answer through
+ * it would be up to five copies of the answer in the channel, or at best three
+ * glimpses of it. Everyone in the channel sees the bot's message, as they see
+ * an `in_channel` response; the subcommands keep their response_url replies
+ * (`ephemeral` ones too). Where Slack refuses the bot's post (Duet is not a
+ * member of the channel, a DM between people), the answer comes whole through
+ * the response_url, as with DUET_STREAMING=off.
  */
 
 export interface SlashDeps {
@@ -20,6 +37,8 @@ export interface SlashDeps {
   /** The bot's own tokens, redacted from anything it posts. */
   secrets: readonly string[];
   access: SlackAccess;
+  /** Live answers for `/duet ask`. */
+  live: LiveMessages;
 }
 
 const WORKING = {
@@ -50,8 +69,17 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     if (working) await ack({ response_type: "ephemeral", text: WORKING[parsed.kind as keyof typeof WORKING] });
     else await ack();
     const room = channelRoom(command.team_id, command.channel_id);
-    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room }, deps.logger, deps.secrets);
+    const live = liveAnswer(deps, command, parsed, room);
+    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, ...(live ? { live } : {}) }, deps.logger, deps.secrets);
     const asker = { room, user: command.user_id, key: command.trigger_id, permit };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
+}
+
+/** For `/duet ask`: a live answer posted in the channel, under the line that says who asked what. */
+function liveAnswer(deps: SlashDeps, command: SlashCommand, parsed: DuetCommand, room: string) {
+  if (parsed.kind !== "ask") return undefined;
+  const heading = [askedLine(command.user_id, sanitizeChatText(parsed.text), deps.secrets)];
+  const place = { channel: command.channel_id, recipientUserId: command.user_id, recipientTeamId: command.team_id, heading };
+  return (liveRoom: string) => slackLiveView(deps.live({ ...place, room: liveRoom }), deps.secrets, room, "slash");
 }

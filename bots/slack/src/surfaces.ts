@@ -57,16 +57,17 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
 }
 
 /**
- * A live answer's last steps: the status is cleared (a renewal in flight when the
- * answer began could land after the stream's first post, which Slack would not
- * clear again), and an answer whose message refused its final form is posted anew.
+ * A live answer's last steps: an answer whose message refused its final form (or
+ * was never posted) is posted anew the surface's own way, then `after` runs (a
+ * thread's status is cleared: a renewal in flight when the answer began could
+ * land after the stream's first post, which Slack would not clear again).
  */
-function finishedLive(view: LiveView, post: (reply: Reply) => Promise<PostedRef | null>, clearStatus: () => Promise<void>): LiveView {
+function finishedLive(view: LiveView, post: (reply: Reply) => Promise<PostedRef | null>, after: () => Promise<void> = async () => {}): LiveView {
   return {
     update: (answer) => view.update(answer),
     async finish(reply) {
       const shown = (await view.finish(reply)) ?? (await post(reply));
-      await clearStatus();
+      await after();
       return shown;
     },
   };
@@ -74,12 +75,23 @@ function finishedLive(view: LiveView, post: (reply: Reply) => Promise<PostedRef 
 
 type Respond = (msg: RespondArguments) => Promise<unknown>;
 
+export interface SlashPlace {
+  channel: string;
+  /** The subcommand, for logs. */
+  command: string;
+  /** The room answered in, named by Run and Skip buttons. */
+  room?: string;
+  /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
+  live?: (room: string) => LiveView;
+}
+
 /**
  * A slash command: replies through its response_url (in the channel, or to the
  * caller only), files shared in the channel since a response_url cannot carry
  * them. The ack already told the caller Duet is working, so progress shows nothing more.
+ * A live answer the channel refused (Duet is not a member) ends whole through the response_url.
  */
-export function slashSurface(out: SlackOut, respond: Respond, place: { channel: string; command: string; room?: string }, logger: Logger, secrets: readonly string[]): ChatSurface {
+export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace, logger: Logger, secrets: readonly string[]): ChatSurface {
   const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
     const r = renderReply(reply, { secrets, place: "slash", room: place.room });
     try {
@@ -91,11 +103,14 @@ export function slashSurface(out: SlackOut, respond: Respond, place: { channel: 
     for (const upload of r.uploads) await out.upload(place.channel, upload);
     return { id: "response_url" };
   };
+  const post = (reply: Reply) => send(reply, "in_channel", false);
+  const live = place.live;
   return {
-    post: (reply) => send(reply, "in_channel", false),
+    post,
     // A response_url can replace the message it posted, which is the only one it knows.
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
+    ...(live ? { live: (room: string) => finishedLive(live(room), post) } : {}),
   };
 }

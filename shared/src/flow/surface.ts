@@ -30,7 +30,8 @@ export interface ChatSurface {
   showProgress(): StopProgress;
   /**
    * An answer that grows in this place as the turn runs, with a Stop button for
-   * `room`. Absent where an answer cannot grow (a slash command's response_url);
+   * `room`. Absent where an answer cannot grow (a private Discord reply; Slack's
+   * response_url, which a slash command's live answer leaves for its fallback);
    * the flow then posts the whole answer at the end.
    */
   live?(room: string): LiveView;

@@ -14,7 +14,7 @@ import type { Block } from "../slack-api.ts";
 export const STOP_ACTION_ID = "duet_stop";
 /** Shown as the notification text while the answer grows. */
 export const LIVE_FALLBACK = "Duet is answering…";
-/** Blocks kept for the command lines and the Stop button; Slack allows 50 in all. */
+/** Blocks kept for a heading, the command lines and the Stop button; Slack allows 50 in all. */
 const TEXT_BLOCKS_MAX = 30;
 const RUN_BLOCKS_MAX = 18;
 /** Slack shows a task's title on one line; a long command is cut. */
@@ -30,8 +30,11 @@ export function stopButton(room: string): Block {
 
 const ICON: Record<LiveRunView["state"], string> = { running: ":hourglass_flowing_sand:", ok: ":white_check_mark:", failed: ":x:" };
 
-/** The live answer as blocks: the text so far, a line per command, the Stop button. */
-export function liveBlocks(answer: LiveAnswer, room: string, secrets: readonly string[]): Block[] {
+/**
+ * The live answer as blocks: `heading` (a slash answer's "who asked" line), the
+ * text so far, a line per command, the Stop button.
+ */
+export function liveBlocks(answer: LiveAnswer, room: string, secrets: readonly string[], heading: readonly Block[] = []): Block[] {
   const text = markdownToMrkdwn(liveText(answer, secrets));
   const sections = text ? chunkMessage(text, SECTION_MAX_CHARS).filter((c) => c.trim()).map(section) : [];
   // Past the budget the newest text is what matters while it grows; the final message has all of it.
@@ -39,7 +42,7 @@ export function liveBlocks(answer: LiveAnswer, room: string, secrets: readonly s
   const runs = liveRunViews(answer, secrets).map((r) => context(`${ICON[r.state]} \`${escapeSlack(r.command).replace(/`/g, "'")}\`  ·  ${escapeSlack(r.status)}`));
   const shownRuns = runs.length > RUN_BLOCKS_MAX ? runs.slice(-RUN_BLOCKS_MAX) : runs;
   const body = [...shownText, ...shownRuns];
-  return [...(body.length ? body : [context("_Duet is working on it…_")]), stopButton(room)];
+  return [...heading, ...(body.length ? body : [context("_Duet is working on it…_")]), stopButton(room)];
 }
 
 export interface TaskChunk {

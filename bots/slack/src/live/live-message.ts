@@ -1,7 +1,7 @@
 import { LatestThrottle, type LiveAnswer, realTimers, type Timers } from "@duet/shared";
 import type { Logger, webApi } from "@slack/bolt";
 import type { Rendered } from "../render.ts";
-import { slackErrorCode, type SlackOut } from "../slack-api.ts";
+import { type Block, slackErrorCode, type SlackOut } from "../slack-api.ts";
 import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, taskChunks } from "./live-blocks.ts";
 
 /**
@@ -31,6 +31,8 @@ export interface LivePlace {
   recipientTeamId: string;
   /** The room the Stop button stops. */
   room: string;
+  /** Blocks shown above the growing answer (a slash answer's "who asked" line). */
+  heading?: Block[];
 }
 
 export interface LiveOptions {
@@ -54,7 +56,8 @@ class RateLimited extends Error {
 }
 
 export class SlackLiveMessage {
-  private mode: "none" | "stream" | "update" = "none";
+  /** "refused": Slack refused the first post (Duet is not in the channel, say); nothing more is tried. */
+  private mode: "none" | "stream" | "update" | "refused" = "none";
   private ts: string | null = null;
   private streamer: Streamer | null = null;
   private streamStartedAt = 0;
@@ -94,6 +97,8 @@ export class SlackLiveMessage {
   }
 
   private async show(state: State): Promise<void> {
+    // finish() then resolves null, and the surface says the answer its own way.
+    if (this.mode === "refused") return;
     if (this.mode === "stream" && this.timers.now() - this.streamStartedAt > (this.opts.streamLifetimeMs ?? STREAM_LIFETIME_MS)) {
       await this.endStream();
     }
@@ -101,7 +106,7 @@ export class SlackLiveMessage {
     // A stream is a reply: a top-level DM answer is updated in place instead.
     if (this.mode === "none") return this.opts.streaming && this.place.threadTs ? this.startStream(state.answer, this.place.threadTs) : this.post(state.answer);
     if (this.mode === "stream") return this.append(state.answer);
-    return this.updateTo(LIVE_FALLBACK, liveBlocks(state.answer, this.place.room, this.opts.secrets));
+    return this.updateTo(LIVE_FALLBACK, this.blocksOf(state.answer));
   }
 
   private async showFinal(rendered: Rendered): Promise<void> {
@@ -148,7 +153,7 @@ export class SlackLiveMessage {
       // Slack ended the stream: the same message goes on through chat.update.
       this.streamer = null;
       this.mode = "update";
-      return this.updateTo(LIVE_FALLBACK, liveBlocks(answer, this.place.room, this.opts.secrets));
+      return this.updateTo(LIVE_FALLBACK, this.blocksOf(answer));
     }
     this.commit(text, tasks);
   }
@@ -165,10 +170,21 @@ export class SlackLiveMessage {
     this.mode = "update";
   }
 
+  /** The first message of an answer updated in place; a refusal other than a 429 ends the live answer. */
   private async post(answer: LiveAnswer): Promise<void> {
-    const blocks = liveBlocks(answer, this.place.room, this.opts.secrets);
-    this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: LIVE_FALLBACK, blocks, unfurl_links: false, unfurl_media: false }));
+    const blocks = this.blocksOf(answer);
+    try {
+      this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: LIVE_FALLBACK, blocks, unfurl_links: false, unfurl_media: false }));
+    } catch (err) {
+      // Trying again each second would only repeat the refusal until the answer ends.
+      if (!(err instanceof RateLimited)) this.mode = "refused";
+      throw err;
+    }
     if (this.ts) this.mode = "update";
+  }
+
+  private blocksOf(answer: LiveAnswer): Block[] {
+    return liveBlocks(answer, this.place.room, this.opts.secrets, this.place.heading);
   }
 
   private async updateTo(text: string, blocks: Rendered["blocks"]): Promise<void> {
