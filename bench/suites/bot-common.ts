@@ -20,6 +20,18 @@ export interface BotBenchOptions {
   turns: number;
   /** Pause before each memory reading, so the figure is not caught mid-turn. */
   settleMs: number;
+  /**
+   * Least time from one warm-up or timed turn's start to the next one's. A bot under a
+   * platform's request limit (discord.js: 50 requests/s) otherwise makes every ~25th turn
+   * wait for the limit's next second, which is the benchmark's pace, not the turn's cost.
+   */
+  turnGapMs?: number;
+}
+
+/** Waits out what is left of `gapMs` since `startedAt` (nothing without a gap). */
+export async function pace(startedAt: number, gapMs = 0): Promise<void> {
+  const left = startedAt + gapMs - performance.now();
+  if (left > 0) await sleep(left);
 }
 
 /**

@@ -4,7 +4,7 @@ import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
-import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults, LIVE_LANES } from "./first-token.ts";
 
@@ -85,15 +85,21 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
     };
 
     const kinds: [Kind, string][] = [["ask", REPLY_ONLY], ["mention", REPLY_ONLY], ["ask", ONE_COMMAND], ["mention", ONE_COMMAND]];
-    for (let i = 0; i < opts.warmup; i++) await turn(i, ...kinds[i % kinds.length]);
+    for (let i = 0; i < opts.warmup; i++) {
+      const t0 = performance.now();
+      await turn(i, ...kinds[i % kinds.length]);
+      await pace(t0, opts.turnGapMs);
+    }
     const defer: number[] = [];
     const typing: number[] = [];
     const overhead: Record<string, number[]> = {};
     for (let i = 0; i < opts.samples; i++) {
+      const t0 = performance.now();
       const [kind, text] = kinds[i % kinds.length];
       const s = await turn(i, kind, text);
       (kind === "ask" ? defer : typing).push(s.first);
       (overhead[`${kind}:${text}`] ??= []).push(s.reply);
+      await pace(t0, opts.turnGapMs);
     }
     await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(i, ...kinds[i % kinds.length]));
     const label = builtDir ? "discord (built)" : "discord";
