@@ -1,3 +1,4 @@
+import { STOP_PREFIX } from "@duet/discord";
 import type { RestCall } from "../test/fakes/discord/index.ts";
 import type { FakeDiscord } from "../test/fakes/discord/index.ts";
 import type { FakeSlack } from "../test/fakes/slack/index.ts";
@@ -48,9 +49,15 @@ export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
   };
 }
 
+/** A live Discord answer carries the Stop button until its final edit takes it away. */
+const hasStop = (body: unknown) => JSON.stringify((body as { components?: unknown } | undefined)?.components ?? []).includes(STOP_PREFIX);
+
 /**
- * Discord: `defer:<interaction id>`, `edit:<interaction token>`, `typing:<channel>`, `reply:<message id>`,
- * `text:<marker>` for the first successful call whose body holds an awaited marker; failed calls are counted.
+ * Discord: `defer:<interaction id>`, `edit:<interaction token>` (the first edit of the deferred reply),
+ * `final:<interaction token>` (its first edit without a Stop button: the end state of an answer that fits
+ * one message; a longer live answer's earlier pages lose the button too),
+ * `typing:<channel>`, `reply:<message id>`, `text:<marker>` for the first successful call whose body
+ * holds an awaited marker; failed calls are counted.
  */
 export function watchDiscord(fake: FakeDiscord, arrivals: Arrivals): { failures: () => number; close: () => void } {
   let failures = 0;
@@ -60,7 +67,10 @@ export function watchDiscord(fake: FakeDiscord, arrivals: Arrivals): { failures:
     else if (c.method !== "GET") arrivals.textSeen(() => JSON.stringify(c.body ?? null), now);
     const p = c.path.split("/");
     if (c.route === "POST /interactions/:id/:token/callback") arrivals.arrive(`defer:${p[2]}`, now);
-    else if (c.route === "PATCH /webhooks/:app/:token/messages/:message" && p[5] === "@original") arrivals.arrive(`edit:${p[3]}`, now);
+    else if (c.route === "PATCH /webhooks/:app/:token/messages/:message" && p[5] === "@original") {
+      arrivals.arrive(`edit:${p[3]}`, now);
+      if (c.status < 400 && !hasStop(c.body)) arrivals.arrive(`final:${p[3]}`, now);
+    }
     else if (c.route === "POST /channels/:id/typing") arrivals.arrive(`typing:${p[2]}`, now);
     else if (c.route === "POST /channels/:id/messages" && c.body?.message_reference?.message_id) arrivals.arrive(`reply:${c.body.message_reference.message_id}`, now);
   };

@@ -14,15 +14,36 @@ export interface BotBenchOptions {
   warmup: number;
   /** Timed turns, one at a time, alternating reply-only and one-command. */
   samples: number;
-  /** Timed turns with a model that streams (first token → first visible text); 0 leaves the rows out. */
-  streamedSamples: number;
   /** Timed slash commands (Slack), one at a time. */
   slashSamples: number;
   /** Total turns before the "after" memory figure. */
   turns: number;
   /** Pause before each memory reading, so the figure is not caught mid-turn. */
   settleMs: number;
+  /**
+   * Least time from one warm-up or timed turn's start to the next one's. A bot under a
+   * platform's request limit (discord.js: 50 requests/s) otherwise makes every ~25th turn
+   * wait for the limit's next second, which is the benchmark's pace, not the turn's cost.
+   */
+  turnGapMs?: number;
 }
+
+/** Waits out what is left of `gapMs` since `startedAt` (nothing without a gap). */
+export async function pace(startedAt: number, gapMs = 0): Promise<void> {
+  const left = startedAt + gapMs - performance.now();
+  if (left > 0) await sleep(left);
+}
+
+/**
+ * The bot's setting for the timed turns, memory and connection rows: whole answers,
+ * one reply when the turn is over, so each turn is Duet's own path and not the wait
+ * for a live answer's next update slot (the live rows are first-token.ts's).
+ */
+export const WHOLE_ANSWERS = { DUET_STREAMING: "off" } as const;
+const WHOLE_NOTE = "whole answers (DUET_STREAMING=off)";
+
+/** Adds the bots' answer setting to each row's note. */
+export const wholeAnswerRows = (rows: Result[]): Result[] => rows.map((r) => ({ ...r, note: r.note ? `${r.note}; ${WHOLE_NOTE}` : WHOLE_NOTE }));
 
 export interface Idle {
   rss: number;

@@ -1,12 +1,12 @@
-import { startFakeDiscord } from "../../test/fakes/discord/index.ts";
+import { type FakeDiscord, startFakeDiscord } from "../../test/fakes/discord/index.ts";
 import { Arrivals } from "../arrivals.ts";
 import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
-import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, REPLY_ONLY } from "./bot-common.ts";
+import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 import { pool } from "../pool.ts";
-import { firstTokenResults } from "./first-token.ts";
+import { firstTokenResults, LIVE_LANES } from "./first-token.ts";
 
 /**
  * The Discord bot in its own process against the fake Discord (REST + gateway)
@@ -14,17 +14,32 @@ import { firstTokenResults } from "./first-token.ts";
  * thing the user sees) and the edited reply; a mention gives the typing
  * indicator and the reply. With `builtDir` the bot is `pnpm build`'s output run
  * with plain node (and discord.js's default 50 requests/s global REST limit).
- * With `streamedSamples`, also the live-answer rows (see first-token.ts).
+ * The live-answer rows come from `discordLiveSuite`, with a bot of their own.
  */
 
 type Kind = "ask" | "mention";
 
-export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
+/** The fake Discord, a bot against it and a guild to add channels to; `close` stops them all. */
+interface DiscordBench {
+  fake: FakeDiscord;
+  guildId: string;
+  arrivals: Arrivals;
+  watch: ReturnType<typeof watchDiscord>;
+  bot: BotProcess;
+  close(): Promise<void>;
+}
+
+async function startDiscordBench(stack: BenchStack, answers: Record<string, string>, builtDir?: string): Promise<DiscordBench> {
   const fake = await startFakeDiscord();
   const guildId = fake.addGuild("bench");
   const arrivals = new Arrivals();
   const watch = watchDiscord(fake, arrivals);
   let bot: BotProcess | undefined;
+  const close = async () => {
+    await bot?.stop();
+    watch.close();
+    await fake.close();
+  };
   try {
     const env = {
       DISCORD_TOKEN: fake.token,
@@ -32,11 +47,22 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
       DISCORD_API_URL: fake.api,
       DUET_WORKER_URL: stack.workerUrl,
       DUET_API_TOKEN: stack.token,
+      ...answers,
     };
     bot = builtDir ? await spawnBuiltBot(builtDir, "discord", env) : await spawnBot("discord-bot.ts", env);
+    return { fake, guildId, arrivals, watch, bot, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Defer, typing, overheads, memory and connections, with the bot answering whole (see WHOLE_ANSWERS). */
+export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
+  const { fake, guildId, arrivals, watch, bot, close } = await startDiscordBench(stack, WHOLE_ANSWERS, builtDir);
+  try {
     const channels = Array.from({ length: 10 }, (_, i) => fake.addChannel(guildId, `bench-${i}`));
     const idle = await memoryNow(bot, opts.settleMs);
-
     let turns = 0;
     const turn = async (i: number, kind: Kind, text: string) => {
       const channel = channels[i % channels.length];
@@ -59,48 +85,66 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
     };
 
     const kinds: [Kind, string][] = [["ask", REPLY_ONLY], ["mention", REPLY_ONLY], ["ask", ONE_COMMAND], ["mention", ONE_COMMAND]];
-    for (let i = 0; i < opts.warmup; i++) await turn(i, ...kinds[i % kinds.length]);
+    for (let i = 0; i < opts.warmup; i++) {
+      const t0 = performance.now();
+      await turn(i, ...kinds[i % kinds.length]);
+      await pace(t0, opts.turnGapMs);
+    }
     const defer: number[] = [];
     const typing: number[] = [];
     const overhead: Record<string, number[]> = {};
     for (let i = 0; i < opts.samples; i++) {
+      const t0 = performance.now();
       const [kind, text] = kinds[i % kinds.length];
       const s = await turn(i, kind, text);
       (kind === "ask" ? defer : typing).push(s.first);
       (overhead[`${kind}:${text}`] ??= []).push(s.reply);
+      await pace(t0, opts.turnGapMs);
     }
     await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(i, ...kinds[i % kinds.length]));
     const label = builtDir ? "discord (built)" : "discord";
-    const lanes = Array.from({ length: 4 }, (_, i) => fake.addChannel(guildId, `bench-streamed-${i}`));
-    const streamed = opts.streamedSamples
-      ? await firstTokenResults(
-          `${label} /duet ask`,
-          stack.model,
-          arrivals,
-          {
-            send: (lane, prompt) => {
-              const sentAt = performance.now();
-              fake.interaction(lanes[lane], { subcommand: "ask", options: { prompt } });
-              return sentAt;
-            },
-          },
-          opts.streamedSamples,
-        )
-      : [];
     const failures = watch.failures();
-    return [
+    return wholeAnswerRows([
       summarize(`${label}: defer (/duet ask ack)`, "ms", defer, "INTERACTION_CREATE sent → interaction callback at the fake; also the first feedback"),
       summarize(`${label}: first feedback (typing, mention)`, "ms", typing, "MESSAGE_CREATE sent → typing at the fake"),
       summarize(`${label}: overhead, /duet ask → reply posted`, "ms", overhead[`ask:${REPLY_ONLY}`], "edit of the deferred reply; instant model, no command"),
       summarize(`${label}: overhead, /duet ask → reply posted, 1 command`, "ms", overhead[`ask:${ONE_COMMAND}`], "instant model, `true` in the fake executor"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead[`mention:${REPLY_ONLY}`], "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead[`mention:${ONE_COMMAND}`], `instant model, \`true\` in the fake executor${failures ? `; ${failures} REST calls failed` : ""}`),
-      ...streamed,
       ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
-    ];
+    ]);
   } finally {
-    await bot?.stop();
-    watch.close();
-    await fake.close();
+    await close();
+  }
+}
+
+/**
+ * Live answers (see first-token.ts) to `/duet ask`, from a bot of its own with
+ * streaming on, the default. Each turn's final edit (the Stop button gone) is in
+ * before its channel's next one is sent.
+ */
+export async function discordLiveSuite(stack: BenchStack, samples: number): Promise<Result[]> {
+  const { fake, guildId, arrivals, close } = await startDiscordBench(stack, { DUET_STREAMING: "on" });
+  try {
+    const lanes = Array.from({ length: LIVE_LANES }, (_, i) => fake.addChannel(guildId, `bench-streamed-${i}`));
+    const over = new Map<number, Promise<number>>();
+    return await firstTokenResults(
+      "discord /duet ask",
+      stack.model,
+      arrivals,
+      {
+        send: (lane, prompt) => {
+          const sentAt = performance.now();
+          // Dispatched at once to a bot in another process: nothing can arrive before the expectation is registered.
+          const rec = fake.interaction(lanes[lane], { subcommand: "ask", options: { prompt } });
+          over.set(lane, arrivals.expect(`final:${rec.token}`));
+          return sentAt;
+        },
+        settled: (lane) => over.get(lane)!,
+      },
+      samples,
+    );
+  } finally {
+    await close();
   }
 }

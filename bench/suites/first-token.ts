@@ -15,8 +15,8 @@ import { summarize, type Result } from "../stats.ts";
 const PIECES = 10;
 const DRIP_MS = 100;
 const CHUNK = 12;
-/** Turns in flight at once, each in its own channel (room), so the rows take seconds, not a minute. */
-const LANES = 4;
+/** Turns in flight at once, each in its own channel (room), so the rows take seconds, not minutes. */
+export const LIVE_LANES = 4;
 
 export interface FirstTokenTurn {
   /** Sends `prompt` as a person would in the lane's channel; returns when the event left. */
@@ -52,7 +52,7 @@ export async function firstTokenResults(label: string, model: FakeModel, arrival
   const runId = Math.random().toString(36).slice(2, 6);
   let next = 0;
   await Promise.all(
-    Array.from({ length: LANES }, async (_, lane) => {
+    Array.from({ length: LIVE_LANES }, async (_, lane) => {
       await run(`${runId}w${lane}`, lane);
       for (let i = next++; i < samples; i = next++) {
         const s = await run(`${runId}s${i}`, lane);
@@ -61,7 +61,7 @@ export async function firstTokenResults(label: string, model: FakeModel, arrival
       }
     }),
   );
-  const how = `${PIECES} pieces ${DRIP_MS} ms apart, ${LANES} turns at once in their own channels`;
+  const how = `${PIECES} pieces ${DRIP_MS} ms apart, ${LIVE_LANES} turns at once in their own channels`;
   return [
     summarize(`${label}: model's first token → first visible text`, "ms", firstText, `the fake model writes its first piece → the first call at the fake carrying it; ${how}`),
     summarize(`${label}: end-to-end, streamed answer`, "ms", endToEnd, `event sent → the first call at the fake carrying the last piece, same turns; ${how}`),

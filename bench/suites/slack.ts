@@ -6,15 +6,15 @@ import { summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults } from "./first-token.ts";
-import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults } from "./bot-common.ts";
+import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 
 /**
  * The Slack bot in its own process against the fake Slack and the real Worker,
  * in HTTP mode or Socket Mode. One mention gives three figures: the ack (HTTP
  * response or Socket Mode ack envelope), the 👀 reaction (first feedback) and
  * the reply in the thread (Duet's whole path with an instant model). With
- * `builtDir` the bot is `pnpm build`'s output run with plain node. With
- * `streamedSamples`, also the live-answer rows (see first-token.ts).
+ * `builtDir` the bot is `pnpm build`'s output run with plain node. The
+ * live-answer rows come from `slackLiveSuite`, with a bot of their own.
  */
 
 const SECRET = "bench-signing-secret";
@@ -52,22 +52,50 @@ function socketDelivery(slack: FakeSlack): Deliver {
   };
 }
 
-export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
+/** The fake Slack, a bot against it and the way to deliver it an event; `close` stops all three. */
+interface SlackBench {
+  slack: FakeSlack;
+  arrivals: Arrivals;
+  bot: BotProcess;
+  deliver: Deliver;
+  close(): Promise<void>;
+}
+
+async function startSlackBench(stack: BenchStack, mode: "http" | "socket", answers: Record<string, string>, builtDir?: string): Promise<SlackBench> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
   let bot: BotProcess | undefined;
+  const close = async () => {
+    await bot?.stop();
+    unwatch();
+    await slack.close();
+  };
   try {
     const env = {
       SLACK_BOT_TOKEN: slack.id.botToken,
       SLACK_API_URL: slack.apiUrl,
       DUET_WORKER_URL: stack.workerUrl,
       DUET_API_TOKEN: stack.token,
+      ...answers,
       ...(mode === "socket" ? { SLACK_APP_TOKEN: slack.id.appToken } : { SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" }),
     };
     bot = builtDir ? await spawnBuiltBot(builtDir, "slack", env) : await spawnBot("slack-bot.ts", env);
     if (mode === "socket") await slack.socket.whenConnected();
     const deliver = mode === "http" ? httpDelivery(`http://127.0.0.1:${bot.port}/slack/events`) : socketDelivery(slack);
+    return { slack, arrivals, bot, deliver, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+const labelOf = (mode: "http" | "socket", builtDir?: string) => `slack ${mode === "http" ? "HTTP" : "Socket Mode"}${builtDir ? " (built)" : ""}`;
+
+/** Acks, first feedback, overheads, memory and connections, with the bot answering whole (see WHOLE_ANSWERS). */
+export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
+  const { slack, arrivals, bot, deliver, close } = await startSlackBench(stack, mode, WHOLE_ANSWERS, builtDir);
+  try {
     const idle = await memoryNow(bot, opts.settleMs);
 
     const channels = Array.from({ length: 10 }, (_, i) => `CB${mode.toUpperCase()}${i}`);
@@ -111,36 +139,44 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
     // The rest of the turns for the memory figure, 8 at a time (timings not kept).
     const bulk = Math.max(0, opts.turns - turns);
     await pool(bulk, 8, (i) => mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY));
-    const label = `slack ${mode === "http" ? "HTTP" : "Socket Mode"}${builtDir ? " (built)" : ""}`;
-    const done = new Map<number, Promise<number>>();
-    const streamed = opts.streamedSamples
-      ? await firstTokenResults(
-          label,
-          stack.model,
-          arrivals,
-          {
-            send: async (lane, prompt) => {
-              const payload = mentionEvent(slack, { channel: `CFT${mode.toUpperCase()}${lane}`, text: prompt });
-              done.set(lane, arrivals.expect(`done:${payload.event.channel}:${payload.event.ts}`));
-              return (await deliver("events_api", payload)).sentAt;
-            },
-            settled: (lane) => done.get(lane)!,
-          },
-          opts.streamedSamples,
-        )
-      : [];
-    return [
+    const label = labelOf(mode, builtDir);
+    return wholeAnswerRows([
       summarize(`${label}: ack (mention)`, "ms", ack, mode === "http" ? "event POST sent → HTTP 200 received" : "envelope sent → ack envelope received"),
       summarize(`${label}: ack (/duet ask)`, "ms", slashAck, "the ack carries the ⏳ working line"),
       summarize(`${label}: first feedback (👀 reaction)`, "ms", feedback, "event sent → reactions.add at the fake"),
       summarize(`${label}: overhead, mention → reply posted`, "ms", overhead.plain, "instant model, no command"),
       summarize(`${label}: overhead, mention → reply posted, 1 command`, "ms", overhead.command, "instant model, `true` in the fake executor"),
-      ...streamed,
       ...(await memoryResults(label, bot, idle, turns, opts.settleMs, builtDir ? "built, plain node" : "tsx loader included")),
-    ];
+    ]);
   } finally {
-    await bot?.stop();
-    unwatch();
-    await slack.close();
+    await close();
+  }
+}
+
+/**
+ * Live answers (see first-token.ts) from a bot of its own with streaming on, the
+ * default, in HTTP mode: they measure the live path, not the transport. Each turn
+ * is over (✅) before its channel's next one is sent.
+ */
+export async function slackLiveSuite(stack: BenchStack, samples: number): Promise<Result[]> {
+  const { slack, arrivals, deliver, close } = await startSlackBench(stack, "http", { DUET_STREAMING: "on" });
+  try {
+    const done = new Map<number, Promise<number>>();
+    return await firstTokenResults(
+      labelOf("http"),
+      stack.model,
+      arrivals,
+      {
+        send: async (lane, prompt) => {
+          const payload = mentionEvent(slack, { channel: `CFTHTTP${lane}`, text: prompt });
+          done.set(lane, arrivals.expect(`done:${payload.event.channel}:${payload.event.ts}`));
+          return (await deliver("events_api", payload)).sentAt;
+        },
+        settled: (lane) => done.get(lane)!,
+      },
+      samples,
+    );
+  } finally {
+    await close();
   }
 }
