@@ -117,17 +117,22 @@ export class ApprovalStore {
     this.sql.exec(`UPDATE duet_approvals SET finished_at = ? WHERE id = ?`, at, id).toArray();
   }
 
+  /** Whether a waiting approval's time is up: no query while the earliest one still has time (its expiry is kept). */
+  anyExpired(now: number): boolean {
+    if (this.nextExpiry === undefined) {
+      const at = this.sql.exec<Row>(`SELECT MIN(expires_at) AS at FROM duet_approvals WHERE decision IS NULL AND finished_at IS NULL`).one().at;
+      this.nextExpiry = at === null ? Infinity : Number(at);
+    }
+    return now >= this.nextExpiry;
+  }
+
   /**
    * Approvals that expired with nobody deciding and were not yet taken, now
    * marked finished (one row written each), so each is taken once. Costs no
    * query while the earliest waiting approval has time left.
    */
   takeExpired(now: number): Approval[] {
-    if (this.nextExpiry === undefined) {
-      const at = this.sql.exec<Row>(`SELECT MIN(expires_at) AS at FROM duet_approvals WHERE decision IS NULL AND finished_at IS NULL`).one().at;
-      this.nextExpiry = at === null ? Infinity : Number(at);
-    }
-    if (now < this.nextExpiry) return [];
+    if (!this.anyExpired(now)) return [];
     const open = `decision IS NULL AND finished_at IS NULL AND expires_at <= ?`;
     const expired = this.sql.exec<Row>(`SELECT * FROM duet_approvals WHERE ${open} ORDER BY expires_at, slot`, now).toArray().map(toApproval);
     if (expired.length) this.sql.exec(`UPDATE duet_approvals SET finished_at = ? WHERE ${open}`, now, now).toArray();

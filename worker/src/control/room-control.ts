@@ -93,6 +93,7 @@ export class RoomControl {
    */
   noticeExpired(): void {
     const now = this.now();
+    if (!this.approvals.anyExpired(now)) return;
     this.storage.transactionSync(() => {
       const expired = this.approvals.takeExpired(now);
       this.audit.record(
