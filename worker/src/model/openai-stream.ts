@@ -11,6 +11,8 @@ import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
  */
 export class OpenAIChatModel implements ChatModel {
   private readonly url: string;
+  /** The request is a fetch with the signal: an abort rejects it, or errors its body mid-read. */
+  readonly endsOnAbort = true;
 
   constructor(
     baseUrl: string,

@@ -29,4 +29,6 @@ export interface ModelRequest {
  */
 export interface ChatModel {
   stream(messages: ChatMessage[], request: ModelRequest): AsyncIterable<string>;
+  /** True when an aborted `request.signal` ends the answer (a fetch does, headers and body alike); otherwise the caller watches the signal. */
+  readonly endsOnAbort?: boolean;
 }
