@@ -8,6 +8,8 @@ import { ConfigError, DuetError } from "@duet/shared";
 export interface Outcome {
   status: number;
   body: unknown;
+  /** The body as JSON text, when it was written more cheaply than by serialising it; always equal to JSON.stringify(body). */
+  bodyJson?: string;
 }
 
 export const ok = (body: unknown): Outcome => ({ status: 200, body });
@@ -29,7 +31,7 @@ export function toWire(outcome: Outcome): WireOutcome {
   const retryAfterMs = (outcome.body as { retryAfterMs?: unknown } | null)?.retryAfterMs;
   return {
     status: outcome.status,
-    json: JSON.stringify(outcome.body),
+    json: outcome.bodyJson ?? JSON.stringify(outcome.body),
     ...(outcome.status === 429 && typeof retryAfterMs === "number" ? { retryAfterMs } : {}),
   };
 }

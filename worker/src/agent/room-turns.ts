@@ -8,7 +8,7 @@ import { guard, ok, type Outcome } from "./outcome.ts";
 import { Replays } from "./replay.ts";
 import type { RoomTree } from "./room-tree.ts";
 import { runCommand, runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./turn.ts";
-import type { LedgerTurn, TurnKind, TurnLedger } from "./turn-ledger.ts";
+import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "./turn-ledger.ts";
 import { TurnQueue } from "./turn-queue.ts";
 
 /**
@@ -91,7 +91,7 @@ export class RoomTurns {
     const { answer, channel, joined } = await this.open(req, true);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined) };
     const stored = await answer;
-    return stored.status === 200 ? { ...stored, stream: storedStream(stored.body) } : stored;
+    return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
   }
 
   /** Stops the room's running turn, or the approved command running in its place (by `userId`); false when none runs. */
@@ -110,7 +110,7 @@ export class RoomTurns {
     if (key) {
       const stored = () => {
         const answer = ledger.answered("message", key);
-        return answer ? ok({ ...answer, messages: ledger.history() }) : null;
+        return answer ? withHistory(answer, ledger) : null;
       };
       const running = this.live.find(replayKey("message", key));
       if (running) return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
@@ -145,7 +145,7 @@ export class RoomTurns {
         ledger.answer(turn, answer, modelText);
         // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
         control.recordRuns("auto", answer.runs, turn.userId, killedBy(stop, answer.runs, deps.redact));
-        return ok({ ...answer, messages: ledger.history() });
+        return withHistory(answer, ledger);
       } catch (err) {
         if (current()) ledger.drop(turn);
         throw err;
@@ -266,6 +266,16 @@ export class RoomTurns {
 }
 
 const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
+
+/**
+ * A message turn's answer with the room's history. Its JSON is written from
+ * the answer's own and the history's kept JSON (the same text as serialising
+ * the body), so the 50 messages are not serialised again for every answer.
+ */
+function withHistory(answer: StoredAnswer, ledger: TurnLedger): Outcome {
+  const own = JSON.stringify(answer);
+  return { status: 200, body: { ...answer, messages: ledger.history() }, bodyJson: `${own.slice(0, -1)},"messages":${ledger.historyJson()}}` };
+}
 
 /** The command a stop killed (the turn's last, ended with the stop's words), and who stopped it. */
 function killedBy(stop: AbortSignal, runs: RunResult[], redact: (text: string) => string): { index: number; by?: string } | undefined {

@@ -52,6 +52,23 @@ describe("TurnLedger", () => {
     });
   });
 
+  it("gives the history as JSON equal to serialising it, as turns join and leave it and after a wake", async () => {
+    await withStorage((storage) => {
+      const ledger = new TurnLedger(storage);
+      expect(ledger.historyJson()).toBe("[]");
+      for (let i = 0; i < 30; i++) {
+        const turn = ledger.accept({ kind: "message", idemKey: null, userId: i % 2 ? "U1" : null, question: `q"${i}\n`, receivedAt: i }, i);
+        ledger.answer(turn, { reply: `re: ${i}`, explanation: "", runs: [], ...(i % 3 ? {} : { stopped: true }) }, "", i);
+        expect(ledger.historyJson()).toBe(JSON.stringify(ledger.history()));
+      }
+      expect(JSON.parse(ledger.historyJson())).toHaveLength(50);
+      const woken = new TurnLedger(storage);
+      expect(woken.historyJson()).toBe(ledger.historyJson());
+      woken.wipe();
+      expect(woken.historyJson()).toBe("[]");
+    });
+  });
+
   it("keeps a keyed answer for replay through the TTL even after it left the history", async () => {
     await withStorage((storage) => {
       const ledger = new TurnLedger(storage);

@@ -74,6 +74,12 @@ export class TurnLedger {
    * turns in arrival order, so each answer goes at the end.
    */
   private shown: DuetMessage[] | null = null;
+  /**
+   * Each message of `shown` as JSON, written once when it joins: every answer
+   * carries the whole history, and serialising its 50 messages again per turn
+   * was a measurable share of a turn's CPU.
+   */
+  private shownJson: string[] = [];
   private recent: AnsweredTurn[] | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
@@ -190,8 +196,13 @@ export class TurnLedger {
    */
   private keep(turn: AnsweredTurn): void {
     if (this.shown) {
-      this.shown.push(...messagesOf(turn.userId, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true));
-      if (this.shown.length > HISTORY_KEEP) this.shown.splice(0, this.shown.length - HISTORY_KEEP);
+      const added = messagesOf(turn.userId, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true);
+      this.shown.push(...added);
+      this.shownJson.push(...added.map((m) => JSON.stringify(m)));
+      if (this.shown.length > HISTORY_KEEP) {
+        this.shown.splice(0, this.shown.length - HISTORY_KEEP);
+        this.shownJson.splice(0, this.shownJson.length - HISTORY_KEEP);
+      }
     }
     if (this.recent) {
       this.recent.push(turn);
@@ -274,7 +285,18 @@ export class TurnLedger {
 
   /** The room's history (last 50 messages): each answered turn as the person's message and Duet's reply. */
   history(): DuetMessage[] {
-    this.shown ??= this.sql
+    return this.shownMessages().slice();
+  }
+
+  /** The history as JSON text: equal to JSON.stringify(history()), from each message's JSON kept since it joined. */
+  historyJson(): string {
+    this.shownMessages();
+    return `[${this.shownJson.join(",")}]`;
+  }
+
+  private shownMessages(): DuetMessage[] {
+    if (this.shown) return this.shown;
+    this.shown = this.sql
       .exec<Row>(
         `SELECT user_id, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped FROM duet_ledger
          WHERE kind = 'message' AND status = 'done' ORDER BY seq DESC LIMIT ?`,
@@ -283,7 +305,8 @@ export class TurnLedger {
       .toArray()
       .reverse()
       .flatMap((r) => messagesOf(str(r.user_id), String(r.question), Number(r.received_at), String(r.reply), Number(r.answered_at), Boolean(r.stopped)));
-    return this.shown.slice();
+    this.shownJson = this.shown.map((m) => JSON.stringify(m));
+    return this.shown;
   }
 
   messageCount(): number {
@@ -295,6 +318,7 @@ export class TurnLedger {
     this.write(`DELETE FROM duet_ledger`);
     this.index.clear();
     this.shown = [];
+    this.shownJson = [];
     this.recent = [];
   }
 }
