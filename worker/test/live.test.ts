@@ -77,6 +77,22 @@ describe("a turn streamed live", () => {
     expect(await modelCallsWith(hold)).toHaveLength(1);
   });
 
+  it("a retry that joins a turn asked for whole gets its text in one piece, redacted", async () => {
+    const room = freshRoom();
+    const hold = unique("join-whole");
+    const secret = `sk-${"a1".repeat(12)}`;
+    const text = `HOLD:${hold} SAY: The key is ${secret} and that is all.`;
+    const answer = send(room, text, { idempotencyKey: `Ev-${hold}` });
+    while ((await modelCallsWith(hold)).length === 0) await scheduler.wait(20);
+    const joined = await stream(room, text, { idempotencyKey: `Ev-${hold}` });
+    await release(hold);
+    const [json, events] = [await answer, await joined.rest()];
+    const texts = events.flatMap((e) => (e.event === "text" ? [e.data.delta] : []));
+    expect(texts).toEqual([json.body.explanation]);
+    expect(texts[0]).toMatch(/^The key is sk-\S+ and that is all\.$/);
+    expect(texts[0]).not.toContain(secret);
+  });
+
   it("run-end carries the output's summary; done carries all of it", async () => {
     const live = await stream(freshRoom(), "SAY: Counting <run>seq 1 400</run>");
     const events = await live.rest();

@@ -1,6 +1,6 @@
 import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
-import { readModelStream } from "../live/read-model.ts";
+import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
 import { streamModelText } from "../model/stream.ts";
@@ -95,20 +95,27 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
       maxTokens: config.MODEL_MAX_TOKENS,
       temperature: config.MODEL_TEMPERATURE,
     });
-    // A secret the model writes is redacted before any piece of it goes out.
-    const shown = new StreamRedactor(deps.redact, deps.config.secrets);
-    const text = (delta: string) => {
-      if (delta) emit({ event: "text", data: { delta } });
-    };
-    const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
-    text(shown.finish());
+    let read: ModelAnswer;
+    if (deps.live) {
+      // A secret the model writes is redacted before any piece of it goes out.
+      const shown = new StreamRedactor(deps.redact, deps.config.secrets);
+      const text = (delta: string) => {
+        if (delta) emit({ event: "text", data: { delta } });
+      };
+      read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
+      text(shown.finish());
+    } else {
+      // Asked for whole, the answer is read whole and its text goes out in one piece (to a retry that joined the turn).
+      read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, () => undefined, stop);
+      emitWhole(read.reply, deps.redact, emit);
+    }
     progress = { modelText: read.modelText, runs: [] };
     parsed = read.reply;
     stopped = read.stopped;
   } else {
     // Resumed after a restart: the text was written before; it goes out whole.
     parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
-    if (parsed.explanation) emit({ event: "text", data: { delta: deps.redact(parsed.explanation) } });
+    emitWhole(parsed, deps.redact, emit);
   }
 
   ensureCurrent(deps);
@@ -150,6 +157,11 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
     ...(pending.length ? { pending } : {}),
   };
   return { answer, modelText: deps.redact(progress.modelText) };
+}
+
+/** The model's explanation, redacted, as one text event. */
+function emitWhole(reply: ReadReply, redact: (text: string) => string, emit: (e: TurnStreamEvent) => void): void {
+  if (reply.explanation) emit({ event: "text", data: { delta: redact(reply.explanation) } });
 }
 
 /** A command's outcome as the live stream shows it: output cut to the reply's summaries (the full output comes with `done`). */
