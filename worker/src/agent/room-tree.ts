@@ -36,12 +36,15 @@ export class RoomTree {
   private registering: Promise<void> | null = null;
   /** Counts what parents pushed, so a registration answered after a push does not overwrite the newer value. */
   private pushes = 0;
+  /** The room this one registers under (null: a workspace room), worked out once: every turn asks. */
+  private readonly parentId: string | null;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly roomId: string,
     private readonly parent: (roomId: string) => ParentRoom,
   ) {
+    this.parentId = parentRoomId(roomId);
     // WITHOUT ROWID: the key is the row, so an insert writes one row, not a row and an index entry.
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_children (room_id TEXT PRIMARY KEY) WITHOUT ROWID`);
     storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
@@ -71,7 +74,7 @@ export class RoomTree {
    * once. Concurrent callers share the one registration.
    */
   async ensureRegistered(): Promise<void> {
-    const parent = parentRoomId(this.roomId);
+    const parent = this.parentId;
     if (!parent || this.stored()) return;
     this.registering ??= (async () => {
       const pushesBefore = this.pushes;

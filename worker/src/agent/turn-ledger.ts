@@ -324,9 +324,10 @@ export class TurnLedger {
 }
 
 function messagesOf(userId: string | null, question: string, receivedAt: number, reply: string, answeredAt: number, stopped: boolean): DuetMessage[] {
+  // Literals rather than spreads: built for every answered turn (keys in the order the API has always sent them).
   return [
-    { role: "user", ...(userId !== null ? { userId } : {}), text: question, ts: receivedAt },
-    { role: "agent", text: reply, ts: answeredAt, ...(stopped ? { stopped: true } : {}) },
+    userId !== null ? { role: "user", userId, text: question, ts: receivedAt } : { role: "user", text: question, ts: receivedAt },
+    stopped ? { role: "agent", text: reply, ts: answeredAt, stopped: true } : { role: "agent", text: reply, ts: answeredAt },
   ];
 }
 
