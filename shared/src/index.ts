@@ -3,7 +3,7 @@ export * from "./schemas.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
-export { redactSecrets } from "./format/redact.ts";
+export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { headTail } from "./format/output.ts";

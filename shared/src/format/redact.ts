@@ -144,6 +144,8 @@ const MAY_HOLD_SECRET =
   /:\/\/|xox|xapp-|gh[pousr]_|github_pat_|AKIA|ASIA|sk-|AIza|gl(?:pat|dt|rt|ptt)-|npm_|hf_|[sr]k_(?:live|test)_|eyJ|[MNO][A-Za-z0-9_-]{22,27}\.|authorization|bearer|(?:token|secret|password|passwd|passphrase|credentials?|key)["']?[ \t]*[=:]/i;
 
 const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----/g;
+/** A BEGIN line's END line: the same label. */
+const pemEndLine = (begin: RegExpExecArray) => `-----END ${begin[1]}PRIVATE KEY${begin[2] ?? ""}-----`;
 /** A line of a PEM body: base64, or a header such as `Proc-Type: 4,ENCRYPTED`. */
 const PEM_BODY_LINE = /^[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):.*)[ \t]*\r?$/;
 
@@ -160,7 +162,7 @@ function redactPrivateKeys(text: string): string {
   PEM_BEGIN.lastIndex = 0;
   for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
     const bodyStart = m.index + m[0].length;
-    const endLine = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ""}-----`;
+    const endLine = pemEndLine(m);
     // lastIndexOf once per label: repeated BEGINs without an END must not rescan the text each time.
     if (!lastEnd.has(endLine)) lastEnd.set(endLine, text.lastIndexOf(endLine));
     const endAt = lastEnd.get(endLine)! >= bodyStart ? text.indexOf(endLine, bodyStart) : -1;
@@ -191,6 +193,23 @@ function redactPrivateKeys(text: string): string {
     PEM_BEGIN.lastIndex = from;
   }
   return out + text.slice(from);
+}
+
+/**
+ * Where the first private key block without its END line starts, reading blocks
+ * as redactPrivateKeys does; -1 when none is open. Text after such a BEGIN line
+ * redacts differently once its END arrives, so a stream must hold it.
+ */
+export function openPrivateKeyAt(text: string): number {
+  if (!text.includes("PRIVATE KEY")) return -1;
+  PEM_BEGIN.lastIndex = 0;
+  for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
+    const endLine = pemEndLine(m);
+    const endAt = text.indexOf(endLine, m.index + m[0].length);
+    if (endAt < 0) return m.index;
+    PEM_BEGIN.lastIndex = endAt + endLine.length;
+  }
+  return -1;
 }
 
 function redactLiterals(text: string, extraSecrets: readonly string[]): string {

@@ -1,5 +1,5 @@
-/** A private key's BEGIN line as redactSecrets reads it (shared/src/format/redact.ts); its END line repeats the label. */
-const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----/g;
+import { openPrivateKeyAt } from "@duet/shared";
+
 /** A quoted value after `=` or `:` (`"password": "two words"`): redaction hides it whole, blanks included. */
 const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
 
@@ -77,7 +77,7 @@ export class StreamRedactor {
   private releasable(end: number): number {
     for (;;) {
       let at = end;
-      const key = openKeyAt(this.raw.slice(0, at));
+      const key = openPrivateKeyAt(this.raw.slice(0, at));
       if (key >= 0) at = key;
       at = openQuoteAt(this.raw, at);
       at = partialSecretAt(this.raw, at, this.spacedSecrets);
@@ -106,7 +106,7 @@ export class StreamRedactor {
     if (cut === 0) return;
     const head = this.raw.slice(0, cut);
     // A key block open in the head may close later, which changes how all of it reads.
-    if (openKeyAt(head) >= 0) return;
+    if (openPrivateKeyAt(head) >= 0) return;
     const done = this.redact(head);
     // Line-local redaction makes this always true; should it not be, nothing settles.
     if (!this.sent.startsWith(done)) return;
@@ -115,19 +115,6 @@ export class StreamRedactor {
     this.released -= cut;
     this.wordEnd -= cut;
   }
-}
-
-/** Where the first private key block without its END line starts, reading blocks as redactSecrets does; -1 when none is open. */
-function openKeyAt(text: string): number {
-  if (!text.includes("PRIVATE KEY")) return -1;
-  PEM_BEGIN.lastIndex = 0;
-  for (let m = PEM_BEGIN.exec(text); m; m = PEM_BEGIN.exec(text)) {
-    const endLine = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ""}-----`;
-    const endAt = text.indexOf(endLine, m.index + m[0].length);
-    if (endAt < 0) return m.index;
-    PEM_BEGIN.lastIndex = endAt + endLine.length;
-  }
-  return -1;
 }
 
 /** Just inside a quoted value still open on the line that text[0, end) ends in; `end` when there is none. */
