@@ -1,6 +1,6 @@
 import { Agent } from "agents";
 import { HISTORY_KEEP, MODEL_CONTEXT_MESSAGES, type DuetMessage } from "@duet/shared";
-import { meterSql } from "../../worker/src/agent/sql-meter.ts";
+import { meterSql } from "../../worker/src/storage/sql-meter.ts";
 import { SYSTEM_PROMPT } from "../../worker/src/model/prompt.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.ts";
-import type { Env } from "./env.ts";
+import type { Vars } from "./vars.ts";
 
-const load = (vars: Record<string, string>) => loadConfig(vars as unknown as Env);
+const load = (vars: Record<string, string>) => loadConfig(vars as unknown as Vars);
 
 describe("Worker config: generation settings", () => {
   it("defaults to 1024 tokens at temperature 0.2 and reads both from the environment", () => {

@@ -15,7 +15,7 @@ import {
   sandboxNetworkFields,
   type NetworkPolicy,
 } from "@duet/shared";
-import type { Env } from "./env.ts";
+import type { Vars } from "./vars.ts";
 
 /** Workers AI model used when MODEL is unset: an 8B Llama that is still served (llama-3-8b was retired 2026-05-30). */
 export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.1-8b-instruct-fast";
@@ -55,7 +55,7 @@ export { ConfigError };
 // re-validating it on every request would be wasted CPU on the hot path.
 const cache = new WeakMap<object, WorkerConfig>();
 
-export function loadConfig(env: Env): WorkerConfig {
+export function loadConfig(env: Vars): WorkerConfig {
   const hit = cache.get(env);
   if (hit) return hit;
   const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");

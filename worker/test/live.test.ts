@@ -81,7 +81,8 @@ describe("a turn streamed live", () => {
     const room = freshRoom();
     const hold = unique("join-whole");
     const secret = `sk-${"a1".repeat(12)}`;
-    const text = `HOLD:${hold} SAY: The key is ${secret} and that is all.`;
+    // The model writes the secret itself (the question holds only its base64), so only the answer's redaction can hide it.
+    const text = `HOLD:${hold} SAY64: ${btoa(`The key is ${secret} and that is all.`)}`;
     const answer = send(room, text, { idempotencyKey: `Ev-${hold}` });
     while ((await modelCallsWith(hold)).length === 0) await scheduler.wait(20);
     const joined = await stream(room, text, { idempotencyKey: `Ev-${hold}` });

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, deletedSessions, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { api, deletedSessions, execCalls, freshRoom, history, modelCallsWith, send, until } from "./helpers.ts";
+import { release, unique } from "./live-helpers.ts";
 
 function roomStub(room: string): DurableObjectStub {
   const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
@@ -186,11 +187,12 @@ describe("storage cost", () => {
     // At 50 messages the oldest turn's row is reused: still 2 rows, no DELETE.
     expect(await cost(() => send(room, "at fifty"))).toBe(2);
     expect(await cost(() => send(room, "keyed at fifty", { idempotencyKey: "EvCost2" }))).toBe(2);
-    // A turn that runs commands adds one audit row for all of them; a direct run adds one.
+    // A turn that runs commands adds one audit row for all of them. A direct run joins the history:
+    // keyed, its row when accepted and its answer into it; unkeyed, that one row when it ends; each plus its audit row.
     expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(4);
     expect(await cost(() => send(room, "SAY: two <run>echo one</run> <run>echo two</run>"))).toBe(5);
     expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo k", idempotencyKey: "IntCost" } }))).toBe(3);
-    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(1);
+    expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(2);
     expect(await history(room)).toHaveLength(50);
     // A replay writes nothing.
     expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(0);
@@ -210,7 +212,7 @@ describe("secrets in direct runs", () => {
     const stored = await runInDurableObject(roomStub(room), (_agent, state) =>
       state.storage.sql.exec<{ question: string }>(`SELECT question FROM duet_ledger`).toArray().map((r) => r.question),
     );
-    expect(stored).toEqual([`printf '%s' "Authorization: Bearer xoxb-[redacted]" | wc -c`]);
+    expect(stored).toEqual([`Run: printf '%s' "Authorization: Bearer xoxb-[redacted]" | wc -c`]);
     expect(await (await run()).json()).toEqual({ ...first, replayed: true });
   });
 });
@@ -218,9 +220,12 @@ describe("secrets in direct runs", () => {
 describe("DELETE during a turn", () => {
   it("runs none of the turn's commands in the new, clean sandbox", async () => {
     const room = freshRoom();
-    const turn = send(room, "SLOW:600 SAY: late <run>echo late > late.txt</run>");
-    await new Promise((r) => setTimeout(r, 150));
+    const hold = unique("delete-mid-turn");
+    const turn = send(room, `HOLD:${hold} SAY: late <run>echo late > late.txt</run>`);
+    // The model has the question (the turn is under way) and answers only once released, after the DELETE.
+    await until(async () => (await modelCallsWith(hold)).length === 1, "the model to be asked");
     expect((await api(`/api/rooms/${room}`, { method: "DELETE" })).status).toBe(200);
+    await release(hold);
     const answer = await turn;
     expect(answer.status).toBe(404);
     expect(await execCalls(`sandbox-${room}`)).toHaveLength(0);

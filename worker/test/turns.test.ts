@@ -1,6 +1,12 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { api, execCalls, freshRoom, history, modelCallsWith, send, until } from "./helpers.ts";
+import { release, unique } from "./live-helpers.ts";
+
+/** Rows the room has written since it woke (its stats). */
+async function rowsWritten(room: string): Promise<number> {
+  return ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+}
 
 describe("turns: model, <run> tags and history", () => {
   it("runs <run> commands in order and reports each as an Output (cmd): section", async () => {
@@ -88,18 +94,20 @@ describe("turns: model, <run> tags and history", () => {
 
   it("answers two concurrent messages in arrival order, both kept, none interleaved", async () => {
     const room = freshRoom();
-    const first = send(room, "SLOW:400 SAY: first answer");
-    await new Promise((r) => setTimeout(r, 50));
+    const hold = unique("first-of-two");
+    const first = send(room, `HOLD:${hold} SAY: first answer`);
+    // The first turn is with the model, which answers only when released.
+    await until(async () => (await modelCallsWith(hold)).length === 1, "the first question to reach the model");
+    const accepted = await rowsWritten(room);
     const second = send(room, "SAY: second answer");
+    // The second turn is accepted (its row written) while the first still waits on the model.
+    await until(async () => (await rowsWritten(room)) > accepted, "the second turn to be accepted");
+    expect(await modelCallsWith("SAY: second answer")).toEqual([]);
+    await release(hold);
     const [a, b] = await Promise.all([first, second]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
-    expect((await history(room)).map((m) => m.text)).toEqual([
-      "SLOW:400 SAY: first answer",
-      "first answer",
-      "SAY: second answer",
-      "second answer",
-    ]);
+    expect((await history(room)).map((m) => m.text)).toEqual([`HOLD:${hold} SAY: first answer`, "first answer", "SAY: second answer", "second answer"]);
     // The second turn saw the first one's answer as context.
     const calls = await modelCallsWith("SAY: second answer");
     expect(calls[0].messages.map((m) => m.content)).toContain("first answer");

@@ -1,8 +1,8 @@
 import type {
   AuditEntry,
   AuditResponse,
+  DecidedApproval,
   DecisionRequest,
-  DecisionResponse,
   PendingApproval,
   PolicyRequest,
   PolicyResponse,
@@ -10,21 +10,9 @@ import type {
   RunResult,
 } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
-import { redactor } from "../redaction.ts";
-import { buildReply } from "../reply/reply-text.ts";
 import { ApprovalStore, decidedView, type Approval } from "./approvals.ts";
 import { AuditLog } from "./audit-log.ts";
 import { RunPolicyStore } from "./run-policy.ts";
-
-/** What a decision needs from the room: its turn queue, its sandbox and its history. */
-export interface DecisionRunner {
-  /** Queues `work` behind the room's turns; throws at once (room_busy) when the room is full. */
-  enqueue<T>(work: () => Promise<T>): Promise<T>;
-  /** Runs one command in the room's sandbox (redaction and output caps included); a stop of the room kills it. */
-  run(cmd: string): Promise<Ran>;
-  /** Adds the decision (and the run's output) to the room's history, so the model's next turn knows. */
-  remember(note: DecisionNote): void;
-}
 
 /** An approved command's result, and who stopped it when someone did (`by` absent: they gave no name). */
 export interface Ran {
@@ -32,12 +20,23 @@ export interface Ran {
   stopped?: { by?: string };
 }
 
-/** A decision as the room's history tells it: the person's action, and what came of it. */
-export interface DecisionNote {
-  userId: string;
-  question: string;
-  reply: string;
-  runs: RunResult[];
+/** A decision as it was taken: what the answer shows, and what the room does next. */
+export interface Decided {
+  /** The approval as the answer shows it (command redacted). */
+  view: DecidedApproval;
+  /** The approval as stored, for finishRun once its command ran. */
+  approval: Approval;
+  /** The command as written, to run (a `run` decision only). */
+  toRun?: string;
+  /** The command as shown (redacted). */
+  cmd: string;
+  at: number;
+}
+
+/** How an approved command ended, for the room's history: who approved it, and its result (redacted). */
+export interface RunOutcome {
+  by: string;
+  run: RunResult;
   at: number;
 }
 
@@ -50,24 +49,24 @@ export class RoomControl {
   readonly policy: RunPolicyStore;
   readonly approvals: ApprovalStore;
   readonly audit: AuditLog;
-  /** Applied to every command shown, or stored once decided. */
-  private readonly redact: (text: string) => string;
 
   /**
    * Reads DUET_RUN_POLICY (a room's policy until someone sets one) and
-   * DUET_APPROVAL_TTL_MS from `config`; `inherited` is the policy a thread
-   * room's channel handed down (followed when the thread set none).
+   * DUET_APPROVAL_TTL_MS from `config`; `redact` is the room's one redactor,
+   * applied to every command shown, or stored once decided; `inherited` is
+   * the policy a thread room's channel handed down (followed when the thread
+   * set none).
    */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly config: WorkerConfig,
+    private readonly redact: (text: string) => string,
     inherited: () => RunPolicy | null = () => null,
     private readonly now: () => number = Date.now,
   ) {
     this.policy = new RunPolicyStore(storage, config.DUET_RUN_POLICY, inherited);
     this.approvals = new ApprovalStore(storage);
     this.audit = new AuditLog(storage);
-    this.redact = redactor(config);
   }
 
   /** The policy followed here and where it comes from (this room, its channel, the default). */
@@ -116,62 +115,51 @@ export class RoomControl {
     return pending.map((p) => ({ ...p, cmd: this.redact(p.cmd) }));
   }
 
-  /**
-   * Runs or skips a waiting command. Unknown, expired and decided approvals
-   * are refused before anything is queued. The decision is admitted to the
-   * room's queue and marked in the same tick, so a second click is refused at
-   * once and nothing runs twice. Both go through the queue: a run must not
-   * run beside a turn, and a skip's line in the history must come after the
-   * turn running now, as its place says. A skip answers without waiting for it.
-   */
-  async decide(id: string, req: DecisionRequest, room: DecisionRunner): Promise<DecisionResponse> {
-    const { approvals, redact, storage } = this;
+  /** Refuses a click nobody may act on (not_found, approval_expired, already_decided) before anything is queued for it. */
+  check(id: string): void {
     this.noticeExpired();
-    const now = this.now();
-    approvals.check(id, now);
+    this.approvals.check(id, this.now());
+  }
+
+  /**
+   * Runs or skips a waiting command: the decision is final once this returns
+   * (a second click is refused), with a skip's audit entry in the same
+   * transaction (two rows; a run's one row now, its audit when it ends). Check
+   * and write have no await between them, so two clicks cannot both win. The
+   * room runs the command, and writes the history, in its queue.
+   */
+  decide(id: string, req: DecisionRequest): Decided {
+    const { approvals, redact } = this;
+    const at = this.now();
     let approval!: Approval;
-    const done = room.enqueue(async (): Promise<RunResult | undefined> => {
-      const cmd = redact(approval.cmd);
-      if (req.decision === "skip") {
-        room.remember({ userId: req.userId, question: `Skip: ${cmd}`, reply: `Skipped by ${req.userId}; not run: ${cmd}`, runs: [], at: now });
-        return undefined;
-      }
-      const ran = await room.run(approval.cmd);
-      this.finishRun(approval, ran, room.remember);
-      return ran.run;
+    this.storage.transactionSync(() => {
+      approval = approvals.decide(id, req.decision, req.userId, at, redact);
+      if (req.decision === "skip") this.audit.record([entryOf("skipped", approval, at, { cmd: redact(approval.cmd) })]);
     });
-    // Same tick as the admission above: the queued work cannot start before this, and nothing can interleave.
-    storage.transactionSync(() => {
-      approval = approvals.decide(id, req.decision, req.userId, now, redact);
-      if (req.decision === "skip") this.audit.record([entryOf("skipped", approval, now, { cmd: redact(approval.cmd) })]);
-    });
-    const view = decidedView(approval, redact);
-    if (req.decision === "skip") {
-      done.catch((err) => console.error("a skipped command could not be added to the history", err));
-      return { approval: view };
-    }
-    return { approval: view, run: await done };
+    const cmd = redact(approval.cmd);
+    return { view: decidedView(approval, redact), approval, cmd, at, ...(req.decision === "run" ? { toRun: approval.cmd } : {}) };
   }
 
   /**
    * Approved commands a previous instance started and never finished (it was
    * evicted or crashed mid-run). They may have run, so they are not run again:
-   * each is recorded with the outcome `cutOff` gives, in the audit and the
-   * history. Called once per instance, before anything new is decided.
+   * each is finished with the outcome `cutOff` gives (its audit entry written)
+   * and returned for the history. Called once per instance, before anything
+   * new is decided.
    */
-  recoverCutOff(cutOff: (cmd: string) => RunResult, remember: (note: DecisionNote) => void): void {
-    for (const approval of this.approvals.unfinished()) this.finishRun(approval, { run: cutOff(this.redact(approval.cmd)) }, remember);
+  recoverCutOff(cutOff: (cmd: string) => RunResult): RunOutcome[] {
+    return this.approvals.unfinished().map((approval) => this.finishRun(approval, { run: cutOff(this.redact(approval.cmd)) }));
   }
 
-  /** Records how an approved command ended: its audit entry, its line in the history, the approval finished (3 rows). */
-  private finishRun(approval: Approval, { run, stopped }: Ran, remember: (note: DecisionNote) => void): void {
+  /** Records how an approved command ended: its audit entry and the approval finished (2 rows, one transaction). */
+  finishRun(approval: Approval, { run, stopped }: Ran): RunOutcome {
     const at = this.now();
     const stop = stopped ? stopFields(stopped) : {};
     this.storage.transactionSync(() => {
       this.audit.record([entryOf("approved", approval, at, { cmd: run.cmd, exitCode: run.exitCode, durationMs: run.durationMs, ...stop })]);
-      remember({ userId: approval.decidedBy!, question: `Run: ${run.cmd}`, reply: buildReply("", [run], []), runs: [run], at });
       this.approvals.finish(approval.id, at);
     });
+    return { by: approval.decidedBy!, run, at };
   }
 
   /** Commands that ran without an approval: a turn's automatic ones (one row for all), or a direct run; `killed`: the one a stop killed. */

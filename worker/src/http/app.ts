@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
 import { ConfigError } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Env } from "../room/duet-agent.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";

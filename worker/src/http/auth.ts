@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { DuetError } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Env } from "../room/duet-agent.ts";
 
 type Handler = MiddlewareHandler<{ Bindings: Env }>;
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, policyRequestSchema } from "@duet/shared";
-import type { Env } from "../env.ts";
+import type { Env } from "../room/duet-agent.ts";
 import { readJson } from "./json-body.ts";
 import { methodNotAllowed, room, send } from "./rooms.ts";
 

@@ -1,6 +1,6 @@
 import { DuetError, isValidRoomId } from "@duet/shared";
-import type { Outcome, WireOutcome } from "../agent/outcome.ts";
-import type { Env } from "../env.ts";
+import type { Outcome, WireOutcome } from "../outcome.ts";
+import type { Env } from "../room/duet-agent.ts";
 
 /** The room id from the path, or the 400/404 a bad one gets (before any room is woken). */
 function roomIdOf(raw: string | undefined): string {

@@ -1,5 +1,5 @@
 import { DuetError, type TurnStreamEvent } from "@duet/shared";
-import type { Outcome } from "../agent/outcome.ts";
+import type { Outcome } from "../outcome.ts";
 import { sseStream } from "./sse.ts";
 import { StopSwitch, TurnStopped } from "./stop.ts";
 import { TurnChannel } from "./turn-channel.ts";

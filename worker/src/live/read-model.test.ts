@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Vars } from "../vars.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { streamModelText } from "../model/stream.ts";
 import { readModelStream } from "./read-model.ts";
@@ -12,7 +12,7 @@ let n = 0;
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
 
 function read(script: string, onText: (delta: string) => void, stop = new AbortController()) {
-  const e = env as unknown as Env;
+  const e = env as unknown as Vars;
   const pieces = streamModelText(createLanguageModel(loadConfig(e), e), [{ role: "user", content: script }], { signal: stop.signal, stream: true, timeoutMs: 10_000 });
   return readModelStream(pieces, 3, onText, stop.signal);
 }

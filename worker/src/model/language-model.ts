@@ -1,6 +1,6 @@
 import { DuetError } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Vars } from "../vars.ts";
 import { OpenAIChatModel } from "./openai-stream.ts";
 import type { ChatModel } from "./types.ts";
 import { WorkersAIChatModel } from "./workers-ai-stream.ts";
@@ -10,7 +10,7 @@ import { WorkersAIChatModel } from "./workers-ai-stream.ts";
  * llama.cpp's server, AI Gateway) or Workers AI through the `AI` binding. Both
  * stream; an unusable configuration is refused in words an operator can act on.
  */
-export function createLanguageModel(config: WorkerConfig, env: Env): ChatModel {
+export function createLanguageModel(config: WorkerConfig, env: Vars): ChatModel {
   if (config.MODEL_PROVIDER === "openai") {
     if (!config.OPENAI_BASE_URL) {
       throw new DuetError(

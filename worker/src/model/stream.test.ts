@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Vars } from "../vars.ts";
 import { createLanguageModel } from "./language-model.ts";
 import { streamModelText } from "./stream.ts";
 
 const fakeModel = (env as unknown as { FAKE_MODEL_URL: string }).FAKE_MODEL_URL;
-const model = () => createLanguageModel(loadConfig(env as unknown as Env), env as unknown as Env);
+const model = () => createLanguageModel(loadConfig(env as unknown as Vars), env as unknown as Vars);
 let n = 0;
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
 

@@ -1,6 +1,6 @@
 import { Sandbox } from "@cloudflare/sandbox";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Vars } from "../vars.ts";
 import { containerNetwork } from "./container-network.ts";
 
 /**
@@ -11,8 +11,8 @@ import { containerNetwork } from "./container-network.ts";
  * Set in the constructor, which runs before the container starts and before the
  * base classes read these fields (they do so after their first await).
  */
-export class DuetSandbox extends Sandbox<Env> {
-  constructor(ctx: DurableObjectState<{}>, env: Env) {
+export class DuetSandbox extends Sandbox<Vars> {
+  constructor(ctx: DurableObjectState<{}>, env: Vars) {
     super(ctx, env);
     const network = containerNetwork(loadConfig(env).network);
     this.enableInternet = network.enableInternet;

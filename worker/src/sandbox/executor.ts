@@ -1,10 +1,10 @@
 import type { WorkerConfig } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { Vars } from "../vars.ts";
 import { CloudflareExecutor } from "./cloudflare.ts";
 import { LocalExecutor } from "./local.ts";
 import { SandboxError, type SandboxExecutor } from "./types.ts";
 
-export function createExecutor(config: WorkerConfig, env: Env): SandboxExecutor {
+export function createExecutor(config: WorkerConfig, env: Vars): SandboxExecutor {
   if (config.SANDBOX_PROVIDER === "local") {
     if (!config.SANDBOX_URL) throw new SandboxError("SANDBOX_PROVIDER is local but SANDBOX_URL is not set");
     return new LocalExecutor(config.SANDBOX_URL, config.SANDBOX_TOKEN);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ok, type Outcome } from "./outcome.ts";
+import { ok, type Outcome } from "../outcome.ts";
 import { Replays } from "./replay.ts";
 
 describe("Replays", () => {

@@ -13,6 +13,13 @@ export interface ParentRoom {
   registerChild(child: string): Promise<Inherited>;
 }
 
+/** The RPCs one room makes to another (its parent, its children): a narrow view of the room's stub. */
+export interface RoomPeer extends ParentRoom {
+  /** Empties the room (see Room.clean); answers its Outcome, whose body lists any `errors`. */
+  cleanup(resetBy?: string): Promise<{ status: number; body: unknown }>;
+  inheritPolicy(inherited: Inherited): Promise<void>;
+}
+
 type Row = Record<string, SqlStorageValue>;
 
 /** The meta row saying this room is registered with its parent; its value is what the parent handed down (JSON Inherited). */

@@ -86,7 +86,7 @@ describe("TurnLedger", () => {
     });
   });
 
-  it("frees a dropped turn's row for the next turn and keeps message and run keys apart", async () => {
+  it("frees a dropped turn's row for the next turn, keeps message and run keys apart, and shows a finished run", async () => {
     await withStorage((storage) => {
       const ledger = new TurnLedger(storage);
       const failed = ask(ledger, "fails", "Ev2");
@@ -96,10 +96,14 @@ describe("TurnLedger", () => {
       expect(next.slot).toBe(failed.slot);
       expect(next.seq).toBeGreaterThan(failed.seq);
       const run = ledger.accept({ kind: "exec", idemKey: "Ev2", userId: null, question: "ls", receivedAt: Date.now() });
-      ledger.finishRun(run, { status: 200, body: { ran: true } });
-      expect(ledger.answered("exec", "Ev2")).toEqual({ status: 200, body: { ran: true } });
+      const ran = { cmd: "ls", exitCode: 0, stdout: "a\n", stderr: "", truncated: false, durationMs: 1 };
+      ledger.finishRun(run, { userId: null, question: "Run: ls", reply: "Output (ls):\na", runs: [ran], at: run.receivedAt }, 7);
+      expect(ledger.answered("exec", "Ev2")).toEqual({ reply: "Output (ls):\na", explanation: "", runs: [ran] });
       expect(ledger.answered("message", "Ev2")).toBeNull();
-      expect(ledger.history()).toEqual([]);
+      // The run joined the history, in memory and as a fresh instance reads it.
+      const shown = [{ role: "user", text: "Run: ls", ts: run.receivedAt }, { role: "agent", text: "Output (ls):\na", ts: 7 }];
+      expect(ledger.history()).toEqual(shown);
+      expect(new TurnLedger(storage).history()).toEqual(shown);
     });
   });
 

@@ -1,13 +1,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
-import type { ChatModel } from "../model/types.ts";
 import { RoomControl } from "../control/room-control.ts";
-import type { Env } from "../env.ts";
-import { RoomTree } from "./room-tree.ts";
+import type { ChatModel } from "../model/types.ts";
+import type { Env } from "../room/duet-agent.ts";
+import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "./room-turns.ts";
-import type { TurnDeps } from "./turn.ts";
-import { TurnLedger } from "./turn-ledger.ts";
+import type { TurnDeps } from "./run-turn.ts";
 
 let n = 0;
 function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Promise<T> {
@@ -38,11 +37,19 @@ function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: 
 function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
   const config = loadConfig(env as unknown as Env);
   const ledger = new TurnLedger(storage);
-  const tree = new RoomTree(storage, "cli-turns-room", () => ({ registerChild: async () => ({ runPolicy: null }) }));
   const alarms: number[] = [];
-  const deps = (): TurnDeps => ({ roomId: "cli-turns-room", config, ledger, model: () => provider, executor: null, redact: (t) => t });
-  const control = new RoomControl(storage, config);
-  const turns = new RoomTurns({ roomId: "cli-turns-room", ledger, tree, control, deps, setAlarm: async (at) => void alarms.push(at) });
+  const redact = (t: string) => t;
+  const deps = (): TurnDeps => ({ roomId: "cli-turns-room", config, model: () => provider, executor: null, redact });
+  const control = new RoomControl(storage, config, redact);
+  const turns = new RoomTurns({
+    roomId: "cli-turns-room",
+    ledger,
+    ensureRegistered: async () => undefined,
+    control,
+    deps,
+    atomically: (fn) => storage.transactionSync(fn),
+    setAlarm: async (at) => void alarms.push(at),
+  });
   return { ledger, turns, alarms };
 }
 
@@ -63,7 +70,17 @@ describe("RoomTurns", () => {
       expect(m.asked).toEqual(["first", "second", "third"]);
       expect(retry).toMatchObject({ status: 200, body: { reply: "A: first", replayed: true } });
       expect(fresh.body).toMatchObject({ reply: "A: third" });
-      expect(after.ledger.history().map((x) => x.text)).toEqual(["first", "A: first", "second", "A: second", "third", "A: third"]);
+      // The cut-off direct run is in the history in its place, with its outcome unknown.
+      expect(after.ledger.history().map((x) => x.text)).toEqual([
+        "first",
+        "A: first",
+        "Run: rm -rf build",
+        expect.stringMatching(/^Error \(rm -rf build\):\noutcome unknown/),
+        "second",
+        "A: second",
+        "third",
+        "A: third",
+      ]);
       // The direct run may have run: it is answered as unknown, never run again.
       expect(await after.turns.exec({ cmd: "rm -rf build", idempotencyKey: "Run1" })).toMatchObject({
         status: 200,
@@ -85,8 +102,11 @@ describe("RoomTurns", () => {
       const broken = roomTurns(storage, model(() => "").provider);
       broken.turns.recover();
       expect((await broken.turns.message({ text: "empty answer" })).status).toBe(502);
+      // Read from the rows, as the next instance would: nothing of the failed turn, in the history or pending.
+      const woken = new TurnLedger(storage);
+      expect(woken.history().map((m) => m.text)).toEqual(["once", "A: once"]);
+      expect(woken.pending("message")).toEqual([]);
       expect(ledger.history()).toHaveLength(2);
-      expect(ledger.pending("message")).toEqual([]);
     });
   });
 });

@@ -10,6 +10,8 @@ export interface SlotEntry {
   status: SlotStatus;
   idemKey: string | null;
   receivedAt: number;
+  /** In the history once answered: every message turn, and a direct run stored with its note. */
+  shown: boolean;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface SlotEntry {
 export class LedgerIndex {
   private readonly slots = new Map<number, SlotEntry>();
 
-  /** `historyTurns`: how many answered message turns the history shows (their rows are never reused). */
+  /** `historyTurns`: how many answered turns the history shows (their rows are never reused). */
   constructor(private readonly historyTurns: number) {}
 
   set(slot: number, entry: SlotEntry): void {
@@ -47,12 +49,12 @@ export class LedgerIndex {
 
   /**
    * The oldest row no one needs: a failed turn's, or an answered one that is
-   * neither in the history (the newest `historyTurns` answered messages) nor
+   * neither in the history (the newest `historyTurns` shown turns) nor
    * replayable (keyed and received within the TTL). Null: the table grows.
    */
   reusable(now: number): number | null {
     const shown: number[] = [];
-    for (const e of this.slots.values()) if (e.kind === "message" && e.status === "done") shown.push(e.seq);
+    for (const e of this.slots.values()) if (e.shown && e.status === "done") shown.push(e.seq);
     shown.sort((a, b) => b - a);
     // Older than the oldest message in the history; with fewer answered turns than that, no message row is free.
     const oldestShown = shown.length >= this.historyTurns ? shown[this.historyTurns - 1] : -Infinity;
@@ -62,7 +64,7 @@ export class LedgerIndex {
         e.status === "free" ||
         (e.status === "done" &&
           (e.idemKey === null || e.receivedAt <= now - IDEMPOTENCY_TTL_MS) &&
-          (e.kind === "exec" || e.seq < oldestShown));
+          (!e.shown || e.seq < oldestShown));
       if (free && (!best || e.seq < best.seq)) best = { slot, seq: e.seq };
     }
     return best?.slot ?? null;

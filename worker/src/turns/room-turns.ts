@@ -1,15 +1,17 @@
-import { DuetError, type DecisionRequest, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
-import type { DecisionNote, RoomControl } from "../control/room-control.ts";
+import { DuetError, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
+import type { RoomControl } from "../control/room-control.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
 import { TurnStopped } from "../live/stop.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
-import { execOutcome, unknownRunOutcome } from "./direct-run.ts";
-import { guard, ok, type Outcome } from "./outcome.ts";
+import { guard, ok, type Outcome } from "../outcome.ts";
+import { CONTEXT_TURNS } from "../storage/history-view.ts";
+import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "../storage/turn-ledger.ts";
+import { execOutcome, storedExecOutcome } from "./direct-run.ts";
+import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
-import type { RoomTree } from "./room-tree.ts";
-import { runCommand, runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./turn.ts";
-import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "./turn-ledger.ts";
-import { TurnQueue } from "./turn-queue.ts";
+import { runCommand, unknownRun } from "./run-command.ts";
+import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
+import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
 
 /**
  * How often a busy room's alarm fires. An alarm keeps the object in memory
@@ -23,11 +25,14 @@ export const KEEP_AWAKE_MS = 30_000;
 export interface RoomParts {
   roomId: string;
   ledger: TurnLedger;
-  tree: RoomTree;
+  /** Registers the room with its parent once (a thread with its channel) before its first turn. */
+  ensureRegistered: () => Promise<void>;
   /** The run policy (read per turn), the approvals and the audit trail. */
   control: RoomControl;
   /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
   deps: () => TurnDeps;
+  /** Runs `fn` as one storage transaction (writes that must land together, or not at all). */
+  atomically: (fn: () => void) => void;
   /** Arms the room's alarm (a Durable Object alarm: no row is written). */
   setAlarm: (at: number) => Promise<void>;
 }
@@ -35,8 +40,11 @@ export interface RoomParts {
 const DELETED = "this room was deleted while the message was being answered";
 
 /**
- * A room's turns: admission, the one-at-a-time queue, the ledger row of each
- * turn, idempotent replays and the recovery of turns an eviction cut off.
+ * A room's turns: admission, the one-at-a-time queue, every ledger write of a
+ * turn (accepted, progress, answered, dropped, and the history lines of
+ * decisions and direct runs), idempotent replays and the recovery of turns an
+ * eviction cut off. The parts below (runTurn, the room's control) return
+ * data; this class writes it.
  */
 export class RoomTurns {
   private readonly queue = new TurnQueue();
@@ -55,27 +63,32 @@ export class RoomTurns {
    * Resumes the turns a previous instance accepted and never answered
    * (eviction, redeploy, crash), in arrival order, ahead of any new turn. A
    * retry with the same key then joins the resumed turn. A keyed direct run
-   * that was cut off may have run, so it is answered as unknown, never re-run.
-   * Runs once per instance, before its first turn (onStart).
+   * or an approved command that was cut off may have run, so it is recorded
+   * as unknown, never re-run. Runs once per instance, before its first turn
+   * (onStart).
    */
   recover(): void {
     if (this.recovered) return;
     this.recovered = true;
-    const { ledger, roomId } = this.room;
+    const { ledger, control } = this.room;
     for (const turn of ledger.pending("message")) {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        const answer = this.start(() => turn, (t) => this.answerTurn(t, epoch, channel, false));
+        const answer = this.start(turn, this.admit(), (t) => this.answerTurn(t, epoch, channel, false));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
         console.error("a pending turn could not be resumed", err);
       }
     }
-    for (const run of ledger.pending("exec")) ledger.finishRun(run, unknownRunOutcome(roomId, run.question));
-    const unknown = (cmd: string): RunResult => ({ cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: UNKNOWN_OUTCOME });
-    this.room.control.recoverCutOff(unknown, (note) => this.remember(note));
+    for (const turn of ledger.pending("exec")) {
+      const run = { ...unknownRun(turn.question, UNKNOWN_OUTCOME), stderr: UNKNOWN_OUTCOME };
+      ledger.finishRun(turn, runNote(turn.userId, run, turn.receivedAt));
+    }
+    this.room.atomically(() => {
+      for (const { by, run, at } of control.recoverCutOff((cmd) => unknownRun(cmd, UNKNOWN_OUTCOME))) ledger.note(runNote(by, run, at));
+    });
   }
 
   async message(req: MessageRequest): Promise<Outcome> {
@@ -118,11 +131,13 @@ export class RoomTurns {
       if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
-    const accept = () =>
-      ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() });
+    const place = this.admit();
+    const turn = this.accept(place, () =>
+      ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() }),
+    );
     const epoch = this.epoch;
     const channel = new TurnChannel();
-    const answer = this.start(accept, (turn) => this.answerTurn(turn, epoch, channel, live));
+    const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
@@ -132,15 +147,22 @@ export class RoomTurns {
   }
 
   private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean): Promise<Outcome> {
-    const { ledger, tree, control } = this.room;
+    const { ledger, control } = this.room;
     const current = () => epoch === this.epoch;
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
-        await tree.ensureRegistered();
+        await this.room.ensureRegistered();
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
         const deps = this.room.deps();
-        const { answer, modelText } = await runTurn({ ...deps, stillCurrent: current, stop, onEvent, propose, live }, turn);
+        const steps = runTurn(
+          { ...deps, stillCurrent: current, stop, onEvent, propose, live },
+          { question: turn.question, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
+        );
+        let step = await steps.next();
+        // Each step is the turn's progress before its next command: stored, so a restart knows where it was.
+        for (; !step.done; step = await steps.next()) ledger.markStarted(turn, step.value);
+        const { answer, modelText } = step.value;
         if (!current()) throw new DuetError("not_found", DELETED);
         ledger.answer(turn, answer, modelText);
         // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
@@ -153,30 +175,45 @@ export class RoomTurns {
     });
   }
 
-  /** A direct run. Only a keyed run has a row: without a key there is nothing to replay or protect. */
+  /**
+   * A direct run: it joins the history as `Run: <cmd>` with its output. An
+   * unkeyed run writes that one row when it ends; a keyed one writes its row
+   * when accepted (so a restart knows it may have run) and its answer into
+   * the same row: two rows. Each also has its audit row.
+   */
   async exec(req: ExecRequest): Promise<Outcome> {
     const { ledger, roomId } = this.room;
     const key = req.idempotencyKey ?? null;
     if (key) {
-      const replay = await this.replays.find(replayKey("exec", key), () => ledger.answered<Outcome>("exec", key));
+      const replay = await this.replays.find(replayKey("exec", key), () => {
+        const stored = ledger.answered("exec", key);
+        return stored ? storedExecOutcome(roomId, stored) : null;
+      });
       if (replay) return replay;
     }
     const deps = this.room.deps();
-    const accept = () =>
-      key ? ledger.accept({ kind: "exec", idemKey: key, userId: req.userId || null, question: deps.redact(req.cmd), receivedAt: Date.now() }) : null;
-    const answer = this.start(accept, async (turn) => {
+    const userId = req.userId || null;
+    const receivedAt = Date.now();
+    const place = this.admit();
+    const turn = key ? this.accept(place, () => ledger.accept({ kind: "exec", idemKey: key, userId, question: deps.redact(req.cmd), receivedAt })) : null;
+    const epoch = this.epoch;
+    const answer = this.start(turn, place, async (t) => {
       try {
-        await this.room.tree.ensureRegistered();
+        await this.room.ensureRegistered();
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
         const run = await runCommand(deps, req.cmd);
         // The executor failed to answer: nothing is stored, so a retry may run it.
         if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
-        const outcome = execOutcome(roomId, run);
-        if (turn) ledger.finishRun(turn, outcome);
-        this.room.control.recordRuns("direct", [run], req.userId || null);
-        return outcome;
+        // A room deleted while the command ran starts its new history clean.
+        if (epoch === this.epoch) {
+          const note = runNote(userId, run, receivedAt);
+          if (t) ledger.finishRun(t, note);
+          else ledger.note(note);
+        }
+        this.room.control.recordRuns("direct", [run], userId);
+        return execOutcome(roomId, run);
       } catch (err) {
-        if (turn) ledger.drop(turn);
+        if (t && epoch === this.epoch) ledger.drop(t);
         throw err;
       }
     });
@@ -184,64 +221,86 @@ export class RoomTurns {
   }
 
   /**
-   * A person ran or skipped a command proposed under `approve`. A run waits
-   * its turn in the room's queue (never beside a running turn, never in a
-   * room deleted meanwhile); either way the outcome joins the history.
+   * A person ran or skipped a command proposed under `approve`. Unknown,
+   * expired and decided approvals are refused before anything is queued; the
+   * decision is then admitted to the room's queue and taken in the same tick,
+   * so a second click is refused at once and nothing runs twice. Both go
+   * through the queue: a run must not run beside a turn, and the decision's
+   * line in the history takes its place now, ahead of turns accepted after
+   * it. A skip answers without waiting for its line.
    */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     const { control, ledger } = this.room;
     const deps = this.room.deps();
+    control.check(approvalId);
+    const place = this.admit();
+    const decided = this.accept(place, () => control.decide(approvalId, req));
+    const seq = ledger.reserveSeq();
     const epoch = this.epoch;
     const ensureCurrent = () => {
       if (epoch !== this.epoch) throw new DuetError("not_found", "this room was deleted while the command waited or ran");
     };
-    // A decision's place in the history is taken when it is queued, ahead of turns accepted after it.
-    let seq: number | undefined;
-    const decided = await control.decide(approvalId, req, {
-      enqueue: (work) => {
-        const task = this.queued(() => {
-          ensureCurrent();
-          return work();
-        });
-        seq = ledger.reserveSeq();
-        return task;
-      },
+    const done = place.run(async (): Promise<RunResult | undefined> => {
+      ensureCurrent();
+      if (decided.toRun === undefined) {
+        ledger.note(skipNote(req.userId, decided.cmd, decided.at), seq);
+        return undefined;
+      }
+      const cmd = decided.toRun;
       // A stop of the room kills it as it would a turn's command. Nothing is written into a room deleted while it ran.
-      run: async (cmd) => {
-        const { result: run, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
-        ensureCurrent();
-        return stopped ? { run, stopped: stopped.by ? { by: stopped.by } : {} } : { run };
-      },
-      remember: (note) => this.remember(note, seq),
+      const { result: run, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
+      ensureCurrent();
+      this.room.atomically(() => {
+        const ended = control.finishRun(decided.approval, stopped ? { run, stopped: stopped.by ? { by: stopped.by } : {} } : { run });
+        ledger.note(runNote(ended.by, ended.run, ended.at), seq);
+      });
+      return run;
     });
-    return ok(decided);
+    if (decided.toRun === undefined) {
+      done.catch((err) => console.error("a skipped command could not be added to the history", err));
+      const body: DecisionResponse = { approval: decided.view };
+      return ok(body);
+    }
+    const body: DecisionResponse = { approval: decided.view, run: await done };
+    return ok(body);
   }
 
-  /** A decision's line in the history, at `seq` when its place was taken earlier. */
-  private remember(note: DecisionNote, seq?: number): void {
-    const answer = { reply: note.reply, explanation: "", runs: note.runs };
-    this.room.ledger.note({ userId: note.userId, question: note.question, receivedAt: note.at }, answer, note.at, seq);
-  }
-
-  /**
-   * Queues `work`. Admission comes first (the queue throws when the room is
-   * full), so a refused turn leaves no row; `accept` then writes the turn's
-   * row before the work can start (on a later microtask at the earliest).
-   */
-  private start<T extends LedgerTurn | null>(accept: () => T, work: (turn: T) => Promise<Outcome>): Promise<Outcome> {
-    let turn: T;
-    const task = this.queued(() => work(turn));
-    turn = accept();
-    return guard(() => task);
-  }
-
-  /** Runs `work` in the room's queue and keeps the room awake meanwhile; throws at once (room_busy) when the queue is full. */
-  private queued<T>(work: () => Promise<T>): Promise<T> {
-    const task = this.queue.run(work);
+  /** Takes the room's next place in the queue (room_busy when full) and keeps the room awake until it is done. */
+  private admit(): QueuePlace {
+    const place = this.queue.admit();
     this.busy++;
     this.keepAwake();
-    void task.finally(() => this.busy--).catch(() => undefined);
-    return task;
+    let settled = false;
+    const settle = () => {
+      if (!settled) this.busy--;
+      settled = true;
+    };
+    return {
+      run: (work) => {
+        const task = place.run(work);
+        void task.finally(settle).catch(() => undefined);
+        return task;
+      },
+      cancel: () => {
+        place.cancel();
+        settle();
+      },
+    };
+  }
+
+  /** What `accept` records for work admitted to `place`; the place is given up when that fails. */
+  private accept<T>(place: QueuePlace, accept: () => T): T {
+    try {
+      return accept();
+    } catch (err) {
+      place.cancel();
+      throw err;
+    }
+  }
+
+  /** Runs `work` for `turn` in its place, as an Outcome. */
+  private start<T extends LedgerTurn | null>(turn: T, place: QueuePlace, work: (turn: T) => Promise<Outcome>): Promise<Outcome> {
+    return guard(() => place.run(() => work(turn)));
   }
 
   /** The room was cleaned: turns still running must not write into it. */

@@ -53,4 +53,18 @@ describe("TurnQueue", () => {
     expect(await Promise.all(waiting)).toEqual([1, 2]);
     expect(await queue.run(async () => 4)).toBe(4);
   });
+
+  it("holds a place taken by admit: work given later runs in the place's turn, and a cancelled place lets the next run", async () => {
+    const queue = new TurnQueue(2);
+    const log: string[] = [];
+    const first = queue.admit();
+    const second = queue.admit();
+    expect(() => queue.admit()).toThrow(expect.objectContaining({ code: "room_busy" }));
+    const later = second.run(async () => void log.push("second"));
+    first.cancel();
+    await later;
+    const third = queue.run(async () => void log.push("third"));
+    await third;
+    expect(log).toEqual(["second", "third"]);
+  });
 });

@@ -1,17 +1,18 @@
 import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } from "@duet/shared";
-import { loadConfig } from "../config.ts";
+import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
-import type { Env } from "../env.ts";
 import { createLanguageModel } from "../model/language-model.ts";
+import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
-import { ok, type Outcome } from "./outcome.ts";
-import { RoomTree, type Inherited } from "./room-tree.ts";
-import { RoomTurns } from "./room-turns.ts";
-import type { TurnDeps } from "./turn.ts";
-import { TurnLedger } from "./turn-ledger.ts";
+import type { WriteMeter } from "../storage/sql-meter.ts";
+import { TurnLedger } from "../storage/turn-ledger.ts";
+import { RoomTurns } from "../turns/room-turns.ts";
+import type { TurnDeps } from "../turns/run-turn.ts";
+import type { Vars } from "../vars.ts";
+import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 
 /** A room's sandbox, or why it has none (the configuration names the problem). */
 interface ExecutorSlot {
@@ -21,32 +22,39 @@ interface ExecutorSlot {
 
 /**
  * The parts of one room, wired together: its ledger, its place in the room
- * tree, its run policy and audit, its turns and its sandbox. Built once per
- * Durable Object instance, on first use.
+ * tree, its run policy and audit, its turns and its sandbox, and the one
+ * redactor they all use. Built once per Durable Object instance, on first use.
  */
 export class Room {
   readonly ledger: TurnLedger;
   readonly tree: RoomTree;
   readonly control: RoomControl;
   readonly turns: RoomTurns;
+  private readonly config: WorkerConfig;
+  private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly env: Env,
+    private readonly env: Vars,
     readonly roomId: string,
+    /** Another room's stub, by id (its parent, its children). */
+    private readonly peer: (roomId: string) => RoomPeer,
   ) {
+    this.config = loadConfig(env);
+    this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage);
-    this.tree = new RoomTree(storage, roomId, (parent) => env.DUET_AGENT.getByName(parent));
+    this.tree = new RoomTree(storage, roomId, peer);
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
-    this.control = new RoomControl(storage, loadConfig(env), inherited);
+    this.control = new RoomControl(storage, this.config, this.redact, inherited);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
-      tree: this.tree,
+      ensureRegistered: () => this.tree.ensureRegistered(),
       control: this.control,
       deps: () => this.turnDeps(),
+      atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
     });
   }
@@ -60,8 +68,8 @@ export class Room {
     this.turns.reset();
     this.control.reset(resetBy);
     const errors = await this.tree.cleanChildren(async (child) => {
-      const out = await this.env.DUET_AGENT.getByName(child).cleanup();
-      return ((out as Outcome).body as { errors?: string[] }).errors ?? [];
+      const out = await this.peer(child).cleanup();
+      return (out.body as { errors?: string[] }).errors ?? [];
     });
     this.tree.forgetParent();
     try {
@@ -92,7 +100,7 @@ export class Room {
     const inherited: Inherited = { runPolicy: set.runPolicy };
     const failed = await this.tree.tellChildren(
       (child) => channelOfThread(child) === this.roomId,
-      (child) => this.env.DUET_AGENT.getByName(child).inheritPolicy(inherited),
+      (child) => this.peer(child).inheritPolicy(inherited),
     );
     if (failed.length) {
       console.error("threads not told of their channel's run policy", failed);
@@ -110,7 +118,7 @@ export class Room {
   }
 
   /** Storage figures for operators and benchmarks. */
-  stats(meter: { rowsWritten: number; bytesBound: number }) {
+  stats(meter: WriteMeter) {
     return {
       messages: this.ledger.messageCount(),
       databaseBytes: this.storage.sql.databaseSize,
@@ -122,7 +130,7 @@ export class Room {
   private executor(): ExecutorSlot {
     if (!this.executorSlot) {
       try {
-        this.executorSlot = { executor: new WarmTracker(createExecutor(loadConfig(this.env), this.env)) };
+        this.executorSlot = { executor: new WarmTracker(createExecutor(this.config, this.env)) };
       } catch (err) {
         if (!(err instanceof SandboxError)) throw err;
         this.executorSlot = { executor: null, problem: err.message };
@@ -132,17 +140,15 @@ export class Room {
   }
 
   private turnDeps(): TurnDeps {
-    const config = loadConfig(this.env);
+    const { config, roomId } = this;
     const { executor, problem } = this.executor();
-    const roomId = this.roomId;
     return {
       roomId,
       config,
-      ledger: this.ledger,
       model: () => createLanguageModel(config, this.env),
       executor,
       executorProblem: problem,
-      redact: redactor(config),
+      redact: this.redact,
       warmSandbox: () => void executor?.warm(roomId),
     };
   }

@@ -1,5 +1,5 @@
-import type { Outcome } from "./outcome.ts";
-import { markReplayed } from "./outcome.ts";
+import type { Outcome } from "../outcome.ts";
+import { markReplayed } from "../outcome.ts";
 
 /**
  * Idempotency for the bots' retries. A key answered within the replay window

@@ -1,11 +1,16 @@
 import { Agent } from "agents";
 import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
-import type { Env } from "../env.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
-import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "./outcome.ts";
+import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
+import { meterSql } from "../storage/sql-meter.ts";
+import type { Vars } from "../vars.ts";
 import { Room } from "./room.ts";
-import type { Inherited } from "./room-tree.ts";
-import { meterSql } from "./sql-meter.ts";
+import type { Inherited, RoomPeer } from "./room-tree.ts";
+
+/** The Worker's bindings and variables as wrangler provides them (validated in config.ts). */
+export interface Env extends Vars {
+  DUET_AGENT: DurableObjectNamespace<DuetAgent>;
+}
 
 /**
  * One room (its name is its room id): history, turns, sandbox and the rooms
@@ -14,6 +19,11 @@ import { meterSql } from "./sql-meter.ts";
  * status intact (those that carry the history as a WireOutcome: its JSON).
  * The room's parts are wired in Room: its turns (RoomTurns),
  * their rows (TurnLedger), the room tree (RoomTree), policy and audit (RoomControl).
+ *
+ * The SDK starts the room (its onStart, so turns a dead instance left are
+ * resumed first) before any public async method runs when that call is the
+ * one that wakes it: agents wraps each such method of a subclass for native
+ * RPC. Every RPC method here is async for that reason.
  */
 export class DuetAgent extends Agent<Env> {
   /** Installed before the first statement of ours, so it sees every write, the SDK's included. */
@@ -21,7 +31,7 @@ export class DuetAgent extends Agent<Env> {
   private parts?: Room;
 
   private get room(): Room {
-    this.parts ??= new Room(this.ctx.storage, this.env, this.name);
+    this.parts ??= new Room(this.ctx.storage, this.env, this.name, (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer);
     return this.parts;
   }
 
@@ -48,13 +58,12 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async message(req: MessageRequest): Promise<WireOutcome> {
-    return toWire(await this.started(() => this.room.turns.message(req)));
+    return toWire(await guard(() => this.room.turns.message(req)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
   async messageStream(req: MessageRequest): Promise<LiveOutcome> {
     try {
-      await this.__unsafe_ensureInitialized();
       return await this.room.turns.messageStream(req);
     } catch (err) {
       return outcomeOf(err);
@@ -67,7 +76,7 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async exec(req: ExecRequest): Promise<WireOutcome> {
-    return toWire(await this.started(() => this.room.turns.exec(req)));
+    return toWire(await guard(() => this.room.turns.exec(req)));
   }
 
   async policy(): Promise<Outcome> {
@@ -80,20 +89,12 @@ export class DuetAgent extends Agent<Env> {
 
   /** Runs or skips a command proposed under `approve`. */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
-    return this.started(() => this.room.turns.decide(approvalId, req));
+    return guard(() => this.room.turns.decide(approvalId, req));
   }
 
   /** Read after the room's recovery, so an approved run cut off by a restart is listed. */
   async audit(): Promise<Outcome> {
-    return this.started(() => ok(this.room.control.auditEntries()));
-  }
-
-  /** Runs `fn` once the room has started (turns a dead instance left are resumed first), as an Outcome. */
-  private started(fn: () => Outcome | Promise<Outcome>): Promise<Outcome> {
-    return guard(async () => {
-      await this.__unsafe_ensureInitialized();
-      return fn();
-    });
+    return guard(async () => ok(this.room.control.auditEntries()));
   }
 
   async messages(): Promise<WireOutcome> {

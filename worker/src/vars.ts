@@ -1,8 +1,10 @@
-import type { DuetAgent } from "./agent/duet-agent.ts";
-
-/** The Worker's bindings and variables as wrangler provides them (validated in config.ts). */
-export interface Env {
-  DUET_AGENT: DurableObjectNamespace<DuetAgent>;
+/**
+ * The Worker's variables and the optional production bindings, as wrangler
+ * provides them (validated in config.ts). The room namespace is added where the
+ * Durable Object class is declared (room/duet-agent.ts), so nothing below it
+ * needs that class's type.
+ */
+export interface Vars {
   /** Production only: the @cloudflare/sandbox Durable Object. */
   Sandbox?: DurableObjectNamespace;
   /** Production only: the Workers AI binding. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LedgerIndex, type SlotEntry } from "./ledger-index.ts";
 
 const entry = (seq: number, change: Partial<SlotEntry> = {}): SlotEntry => ({
-  seq, kind: "message", status: "done", idemKey: null, receivedAt: 0, ...change,
+  seq, kind: "message", status: "done", idemKey: null, receivedAt: 0, shown: true, ...change,
 });
 
 /** An index of `answered` answered message turns in slots 1..n, history of 3 turns. */
@@ -32,9 +32,9 @@ describe("LedgerIndex", () => {
     expect(index.reusable(1_000 + IDEMPOTENCY_TTL_MS)).toBe(1);
   });
 
-  it("reuses an answered direct run's row at once, and never a pending turn's", () => {
+  it("reuses an answered row the history does not show at once, and never a pending turn's", () => {
     const index = answered(3);
-    index.set(9, entry(0, { kind: "exec", status: "pending" }));
+    index.set(9, entry(0, { kind: "exec", status: "pending", shown: false }));
     expect(index.reusable(0)).toBeNull();
     index.update(9, 0, { status: "done" });
     expect(index.reusable(0)).toBe(9);

@@ -1,0 +1,89 @@
+import type { DuetMessage } from "@duet/shared";
+import { HistoryView } from "./history-view.ts";
+import { TurnRows } from "./turn-rows.ts";
+import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+
+export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+
+/**
+ * A room's turns: their rows (TurnRows) and what is read of them, kept in
+ * memory (HistoryView). Every write that adds to the history goes through
+ * here, so the view stays in step with the rows. Written by the room's turns
+ * only (turns/room-turns.ts).
+ */
+export class TurnLedger {
+  private readonly rows: TurnRows;
+  private readonly view: HistoryView;
+
+  constructor(storage: DurableObjectStorage) {
+    this.rows = new TurnRows(storage);
+    this.view = new HistoryView(this.rows);
+  }
+
+  /** Records an accepted turn before any work starts: one row written. */
+  accept(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, now = Date.now()): LedgerTurn {
+    return this.rows.accept(turn, now);
+  }
+
+  /** A place in the history for something recorded later (a decision queued behind the turn running now). */
+  reserveSeq(): number {
+    return this.rows.reserveSeq();
+  }
+
+  /** A line of history recorded whole (a decision, an unkeyed direct run): one row written. */
+  note(note: HistoryNote, seq = this.rows.reserveSeq(), now = Date.now()): void {
+    this.view.add(this.rows.note(note, seq, now));
+  }
+
+  /** The turn's progress (redacted JSON) before its next command starts: one row written. */
+  markStarted(turn: LedgerTurn, progress: string): void {
+    this.rows.markStarted(turn, progress);
+  }
+
+  /** A message turn's answer: one row written; the turn joins the history. */
+  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now()): void {
+    this.view.add(this.rows.answer(turn, answer, modelText, now));
+  }
+
+  /** A keyed direct run's outcome, as the note the history shows: one row written. */
+  finishRun(turn: LedgerTurn, note: HistoryNote, now = Date.now()): void {
+    this.view.add(this.rows.finishRun(turn, note, now));
+  }
+
+  /** A turn that failed before it answered leaves nothing behind. */
+  drop(turn: LedgerTurn): void {
+    this.rows.drop(turn);
+  }
+
+  /** Turns accepted and not answered, oldest first: after a restart, these were cut off. */
+  pending(kind: TurnKind): LedgerTurn[] {
+    return this.rows.pending(kind);
+  }
+
+  /** The stored answer for a key answered within the TTL. */
+  answered(kind: TurnKind, idemKey: string, now = Date.now()): StoredAnswer | null {
+    return this.rows.answered(kind, idemKey, now);
+  }
+
+  recentTurns(limit?: number): AnsweredTurn[] {
+    return this.view.recentTurns(limit);
+  }
+
+  history(): DuetMessage[] {
+    return this.view.history();
+  }
+
+  historyJson(): string {
+    return this.view.historyJson();
+  }
+
+  messageCount(): number {
+    return this.view.history().length;
+  }
+
+  /** Empties the ledger: history, pending turns and stored answers. */
+  wipe(): void {
+    this.rows.wipe();
+    this.view.wipe();
+  }
+}

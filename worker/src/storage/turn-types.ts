@@ -1,0 +1,54 @@
+import type { PendingApproval, RunResult } from "@duet/shared";
+
+/** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
+export type TurnKind = "message" | "exec";
+
+/** A turn the ledger accepted: where its row is, and what was asked. */
+export interface LedgerTurn {
+  /** The row holding it; rows are reused once their turn has aged out. */
+  slot: number;
+  /** Arrival order, never reused: it tells a turn from a later one in the same slot. */
+  seq: number;
+  kind: TurnKind;
+  idemKey: string | null;
+  userId: string | null;
+  /** The person's text (redacted), or a direct run's command (redacted). */
+  question: string;
+  receivedAt: number;
+  /** Set while commands run: the turn's progress as JSON (redacted; see turns/run-turn.ts). */
+  progress: string | null;
+}
+
+/** What an answered turn stores for replay and history. */
+export interface StoredAnswer {
+  reply: string;
+  explanation: string;
+  runs: RunResult[];
+  skipped?: string[];
+  /** Someone stopped the turn: this is what was written and run before. */
+  stopped?: boolean;
+  /** Under `approve`: the commands proposed instead of run. */
+  pending?: PendingApproval[];
+}
+
+/** An answered turn as the model's context is built from it. */
+export interface AnsweredTurn extends StoredAnswer {
+  seq: number;
+  userId: string | null;
+  question: string;
+  receivedAt: number;
+  /** The model's own text, <run> tags included, redacted; null for a note (a decision, a direct run) and for turns stored before it was kept. */
+  modelText: string | null;
+  answeredAt: number;
+}
+
+/** A line of history recorded whole, with no model turn behind it: a decision on a proposed command, or a direct run. */
+export interface HistoryNote {
+  userId: string | null;
+  /** The person's side, e.g. `Run: ls` (redacted). */
+  question: string;
+  /** Duet's side: what came of it (redacted). */
+  reply: string;
+  runs: RunResult[];
+  at: number;
+}

@@ -1,0 +1,50 @@
+import { RUN_OUTPUT_MAX_BYTES, type RunResult } from "@duet/shared";
+import type { WorkerConfig } from "../config.ts";
+import { capBytes } from "../reply/reply-text.ts";
+import type { SandboxExecutor } from "../sandbox/types.ts";
+
+/** What a command needs: the room's sandbox and the redaction for what comes back. */
+export interface CommandDeps {
+  roomId: string;
+  config: WorkerConfig;
+  /** Null when the sandbox is not configured; commands then fail with a clear message. */
+  executor: SandboxExecutor | null;
+  executorProblem?: string;
+  /** The room's one redactor (built in room/room.ts). */
+  redact: (text: string) => string;
+}
+
+/**
+ * The one place a command reaches the sandbox. The sandbox gets the command
+ * exactly as written; what comes back (the command in `cmd`, its output) is
+ * redacted, since it is shown in chat and stored.
+ */
+export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
+  const shown = deps.redact(cmd);
+  if (!deps.executor) {
+    return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: deps.executorProblem ?? "no sandbox is configured" };
+  }
+  const started = Date.now();
+  try {
+    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop);
+    const stdout = capBytes(raw.stdout, RUN_OUTPUT_MAX_BYTES);
+    const stderr = capBytes(raw.stderr, RUN_OUTPUT_MAX_BYTES);
+    return {
+      cmd: shown,
+      exitCode: raw.exitCode,
+      stdout: deps.redact(stdout.text),
+      stderr: deps.redact(stderr.text),
+      truncated: raw.truncated || stdout.cut || stderr.cut,
+      durationMs: raw.durationMs,
+    };
+  } catch (err) {
+    // Killed by a stop: say who stopped it rather than how the connection ended.
+    const why = stop?.aborted ? String((stop.reason as Error)?.message ?? "stopped") : (err as Error).message;
+    return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: Date.now() - started, error: deps.redact(why) };
+  }
+}
+
+/** A command whose outcome is not known (it may have run), recorded instead of running it again. */
+export function unknownRun(cmd: string, why: string): RunResult {
+  return { cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: why };
+}

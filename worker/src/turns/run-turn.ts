@@ -1,0 +1,199 @@
+import { DuetError, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
+import { StreamRedactor } from "../live/redact-stream.ts";
+import { buildContext } from "../model/prompt.ts";
+import { streamModelText } from "../model/stream.ts";
+import type { ChatModel } from "../model/types.ts";
+import { readModelText, type ReadReply } from "../reply/reader.ts";
+import { buildReply } from "../reply/reply-text.ts";
+import type { AnsweredTurn, StoredAnswer } from "../storage/turn-types.ts";
+import { runCommand, unknownRun, type CommandDeps } from "./run-command.ts";
+
+/** What a turn needs beyond a command's needs: the model, and how it is followed. */
+export interface TurnDeps extends CommandDeps {
+  model: () => ChatModel;
+  /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
+  warmSandbox?: () => void;
+  /** False once the room was deleted during this turn: nothing more may run. */
+  stillCurrent?: () => boolean;
+  /** Aborted (with a TurnStopped) when someone stops the turn. */
+  stop?: AbortSignal;
+  /**
+   * Set when the room's run policy is `approve`: the model's commands are
+   * handed here (as written) to wait for a person, and none is run.
+   */
+  propose?: (cmds: string[]) => PendingApproval[];
+  /** The turn as it happens (model text, each command's start and end): the live stream's events. */
+  onEvent?: (e: TurnStreamEvent) => void;
+  /** Someone follows this turn as it happens: only then is the model asked to stream its text. */
+  live?: boolean;
+}
+
+/** What a turn starts from: the question, the progress a restart left (or null), and the turns its context is built from. */
+export interface TurnInput {
+  /** The person's text, redacted. */
+  question: string;
+  /** The progress stored before a restart, as JSON, or null for a new turn. */
+  progress: string | null;
+  /** The newest answered turns, oldest first. */
+  recent: AnsweredTurn[];
+}
+
+/**
+ * What survives a restart mid-turn: the model's text and the commands already
+ * finished. Stored as it is here, so it holds redacted text only: a command
+ * that redaction changed cannot be run from it, and is listed in `secret`.
+ */
+interface Progress {
+  modelText: string;
+  runs: RunResult[];
+  /** Index of the command that was running, if any. */
+  running?: number;
+  /** Indexes of the commands that held a secret (so their stored text is not what the model wrote). */
+  secret?: number[];
+}
+
+export const UNKNOWN_OUTCOME = "outcome unknown: Duet restarted while this command was running, so it was not run again";
+/** A command cut off by a restart before it ran, whose text held a secret: Duet keeps no secret at rest, so it cannot run it now. */
+export const SECRET_LOST = "not run: Duet restarted before this command ran, and it held a secret, which Duet does not keep at rest";
+/** The last line of a stopped answer, so the history (and the model's next context) says it was cut short. */
+export const STOPPED_NOTE = "[stopped before it finished]";
+
+/** A turn's answer and the model's text it came from (redacted, <run> tags kept). */
+export interface TurnResult {
+  answer: StoredAnswer;
+  modelText: string;
+}
+
+/**
+ * Asks the model, streaming its text out as it is written, then runs its
+ * commands in order (or, under `approve`, proposes them and runs none).
+ * Before each command it yields the turn's progress (redacted JSON) for the
+ * caller to store, and goes on when asked for the next step, so a restart
+ * resumes after the last finished command and reports the one that was
+ * running as unknown; the stream itself writes nothing. Returns the answer.
+ * A stop ends the turn where it is: the model request is aborted, a running
+ * command killed, no further command started, and the answer is what was
+ * written and run before, marked as stopped.
+ */
+export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator<string, TurnResult, void> {
+  const { config, redact } = deps;
+  const stop = deps.stop ?? new AbortController().signal;
+  const emit = deps.onEvent ?? (() => undefined);
+  const resumed = input.progress ? (JSON.parse(input.progress) as Progress) : null;
+  let parsed: ReadReply;
+  let stopped = false;
+  let progress: Progress;
+
+  if (!resumed) {
+    // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
+    if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on" && !deps.propose) deps.warmSandbox?.();
+    const read = await askModel(deps, input, stop, emit);
+    parsed = read.reply;
+    stopped = read.stopped;
+    const secret = parsed.commands.flatMap((cmd, i) => (redact(cmd) === cmd ? [] : [i]));
+    progress = { modelText: redact(read.modelText), runs: [], ...(secret.length ? { secret } : {}) };
+  } else {
+    // Resumed after a restart: the text was written before; it goes out whole.
+    progress = resumed;
+    parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
+    emitWhole(parsed, redact, emit);
+  }
+
+  ensureCurrent(deps);
+  // A turn resumed after its first command started was accepted to run; otherwise, under `approve`, nothing runs.
+  const started = progress.runs.length > 0 || progress.running !== undefined;
+  const pending = deps.propose && !started && !stopped && parsed.commands.length ? deps.propose(parsed.commands) : [];
+  const commands = pending.length ? [] : parsed.commands;
+  for (let i = progress.runs.length; i < commands.length && !stopped; i++) {
+    const cmd = commands[i];
+    if (progress.running === i) {
+      // It may have run, fully or partly: running it again could repeat a side effect.
+      progress.runs.push(unknownRun(redact(cmd), UNKNOWN_OUTCOME));
+      continue;
+    }
+    if (resumed && progress.secret?.includes(i)) {
+      progress.runs.push(unknownRun(redact(cmd), SECRET_LOST));
+      continue;
+    }
+    if (stop.aborted) {
+      stopped = true;
+      break;
+    }
+    // A DELETE while the model thought (or a command ran) means the sandbox is a new, clean one: run nothing in it.
+    ensureCurrent(deps);
+    progress.running = i;
+    yield JSON.stringify(progress);
+    ensureCurrent(deps);
+    emit({ event: "run-start", data: { index: i, cmd: redact(cmd) } });
+    const run = await runCommand(deps, cmd, stop);
+    progress.runs.push(run);
+    progress.running = undefined;
+    emit({ event: "run-end", data: { index: i, ...summaryOf(run) } });
+    stopped = stop.aborted;
+  }
+
+  const skipped = stopped ? [] : parsed.skipped.map(redact);
+  const reply = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
+  const answer: StoredAnswer = {
+    reply: redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
+    explanation: redact(parsed.explanation),
+    runs: progress.runs,
+    ...(skipped.length ? { skipped } : {}),
+    ...(stopped ? { stopped: true } : {}),
+    ...(pending.length ? { pending } : {}),
+  };
+  // Progress stored before it was kept redacted may hold the model's raw text.
+  return { answer, modelText: resumed ? redact(progress.modelText) : progress.modelText };
+}
+
+/** The model's answer to the question, its text going out as it is read (redacted before any piece of a secret leaves). */
+async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emit: (e: TurnStreamEvent) => void): Promise<ModelAnswer> {
+  const { config } = deps;
+  // The model sees its own earlier words with their <run> tags and each result as a separate data message.
+  const recent = input.recent.map((t) => ({
+    userText: t.question,
+    modelText: t.modelText,
+    shownText: t.reply,
+    runs: t.runs,
+    ...(t.skipped ? { skipped: t.skipped } : {}),
+  }));
+  const prompt = buildContext(recent, input.question, MODEL_CONTEXT_MESSAGES);
+  const pieces = streamModelText(deps.model(), prompt, {
+    signal: stop,
+    timeoutMs: config.MODEL_TIMEOUT_MS,
+    stream: deps.live === true,
+    maxTokens: config.MODEL_MAX_TOKENS,
+    temperature: config.MODEL_TEMPERATURE,
+  });
+  if (!deps.live) {
+    // Asked for whole, the answer is read whole and its text goes out in one piece (to a retry that joined the turn).
+    const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, () => undefined, stop);
+    emitWhole(read.reply, deps.redact, emit);
+    return read;
+  }
+  const shown = new StreamRedactor(deps.redact, config.secrets);
+  const text = (delta: string) => {
+    if (delta) emit({ event: "text", data: { delta } });
+  };
+  const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
+  text(shown.finish());
+  return read;
+}
+
+/** The model's explanation, redacted, as one text event. */
+function emitWhole(reply: ReadReply, redact: (text: string) => string, emit: (e: TurnStreamEvent) => void): void {
+  if (reply.explanation) emit({ event: "text", data: { delta: redact(reply.explanation) } });
+}
+
+/** A command's outcome as the live stream shows it: output cut to the reply's summaries (the full output comes with `done`). */
+function summaryOf(run: RunResult): RunResult {
+  const cut = run.stdout.length > REPLY_SUMMARY_CHARS || run.stderr.length > REPLY_SUMMARY_CHARS;
+  return { ...run, stdout: run.stdout.slice(0, REPLY_SUMMARY_CHARS), stderr: run.stderr.slice(0, REPLY_SUMMARY_CHARS), truncated: run.truncated || cut };
+}
+
+function ensureCurrent(deps: TurnDeps): void {
+  if (deps.stillCurrent && !deps.stillCurrent()) {
+    throw new DuetError("not_found", "this room was deleted while the message was being answered");
+  }
+}

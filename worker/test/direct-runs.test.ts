@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { api, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { unique } from "./live-helpers.ts";
+
+const TOKEN = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
+
+const exec = (room: string, json: Record<string, unknown>) => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json });
+
+describe("direct runs in the room's history", () => {
+  it("joins the history as `Run:` with its output, redacted, and the model's next context sees it", async () => {
+    const room = freshRoom();
+    const marker = unique("direct");
+    expect((await exec(room, { cmd: `echo ${marker} ${TOKEN}`, userId: "U1" })).status).toBe(200);
+    const shown = `echo ${marker} xoxb-[redacted]`;
+    expect(await history(room)).toEqual([
+      { role: "user", userId: "U1", text: `Run: ${shown}`, ts: expect.any(Number) },
+      { role: "agent", text: `Output (${shown}):\n${marker} xoxb-[redacted]`, ts: expect.any(Number) },
+    ]);
+    const ask = unique("after-direct");
+    expect((await send(room, `SAY: noted ${ask}`)).status).toBe(200);
+    const [call] = await modelCallsWith(ask);
+    const contents = call.messages.map((m) => m.content);
+    expect(contents).toContain(`Run: ${shown}`);
+    // Its result reaches the model as a data message, as an approved run's does.
+    expect(contents.find((c) => c.includes(`$ ${shown}`))).toMatch(new RegExp(`exit code: 0\\nstdout:\\n${marker} xoxb-\\[redacted\\]`));
+    expect(JSON.stringify(call.messages)).not.toContain(TOKEN);
+  });
+
+  it("a keyed run is in the history once, however often it is retried", async () => {
+    const room = freshRoom();
+    const body = { cmd: "echo keyed-once", idempotencyKey: unique("IntHist") };
+    const first = await (await exec(room, body)).json();
+    expect(await (await exec(room, body)).json()).toEqual({ ...(first as object), replayed: true });
+    expect((await history(room)).map((m) => m.text)).toEqual(["Run: echo keyed-once", "Output (echo keyed-once):\nkeyed-once"]);
+  });
+
+  it("a run the sandbox could not answer leaves no history", async () => {
+    const room = freshRoom();
+    expect((await exec(room, { cmd: "__EXECUTOR_FAIL__" })).status).toBe(502);
+    expect(await history(room)).toEqual([]);
+  });
+});
