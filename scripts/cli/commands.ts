@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { decide, runCommand, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
+import { decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
 
@@ -46,7 +46,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     // A terminal cannot change what it printed; the new version follows.
     edit: async (_ref, reply) => Boolean(await print(reply)),
     showProgress: () => async () => {},
-    live: ctx.write ? (live) => liveView(live, ctx, ctx.write!, print) : undefined,
+    live: ctx.write ? () => liveView(room, ctx, ctx.write!, print) : undefined,
     exitCode: () => code,
   };
 }
@@ -58,7 +58,7 @@ function liveView(room: string, ctx: CliContext, write: (text: string) => void, 
   const off = ctx.onInterrupt?.(() => {
     if (stopping) return;
     stopping = true;
-    ctx.err(ctx.style.yellow("Stopping Duet's answer…"));
+    printer.notice((line) => ctx.err(line), ctx.style.yellow(STOP_WORDS.stopping));
     ctx.client.stop(room, ctx.userId).catch((err: unknown) => ctx.err(ctx.style.red(`Could not stop the answer: ${err instanceof Error ? err.message : String(err)}`)));
   });
   return {

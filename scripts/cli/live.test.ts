@@ -7,6 +7,7 @@ const done = { reply: "", messages: [], runs: [] as never[] };
 
 /** Feeds events one by one, as the flow does, and returns what was printed. */
 function printer() {
+  // One terminal: stdout's writes and stderr's lines interleave in it.
   const written: string[] = [];
   const p = new LivePrinter((t) => written.push(t), makeStyle(false), []);
   let answer: LiveAnswer = emptyLiveAnswer();
@@ -16,6 +17,7 @@ function printer() {
       p.update(answer);
     },
     finish: (res: Parameters<LivePrinter["finish"]>[0]) => p.finish(res),
+    notice: (text: string) => p.notice((line) => written.push(`${line}\n`), text),
     text: () => written.join(""),
   };
 }
@@ -31,7 +33,7 @@ describe("duet ask, live", () => {
     p.feed("run-end", { index: 0, cmd: "ls", exitCode: 0, durationMs: 12, stdout: "a.txt\n", stderr: "", truncated: false });
     p.feed("text", { delta: "Done." });
     p.finish({ ...done, stopped: true });
-    expect(p.text()).toBe("Let me list the files:\n$ ls running…\n  exit 0 · 12 ms\n  │ a.txt\nDone.\n(stopped)\n");
+    expect(p.text()).toBe("Let me list the files:\n$ ls running…\n  exit 0 · 12 ms\n  │ a.txt\nDone.\nStopped before it finished.\n");
   });
 
   it("never prints part of a secret that arrives in pieces", () => {
@@ -42,5 +44,17 @@ describe("duet ask, live", () => {
     p.finish(done);
     expect(p.text()).not.toContain(token.slice(4, 12));
     expect(p.text()).toBe("token ghp_[redacted] end\n");
+  });
+
+  it("puts the stop notice on a line of its own, between whole words", () => {
+    const p = printer();
+    p.feed("text", { delta: "It finishes writ" });
+    p.notice("Stopping Duet's answer.");
+    p.feed("text", { delta: "ing the file" });
+    p.finish({ ...done, stopped: true });
+    const lines = p.text().split("\n");
+    expect(lines).toContain("Stopping Duet's answer.");
+    // The answer's words read whole once the notice is taken out, none cut by it.
+    expect(lines.filter((l) => l !== "Stopping Duet's answer.").join(" ").replace(/\s+/g, " ")).toBe("It finishes writing the file Stopped before it finished. ");
   });
 });

@@ -1,4 +1,4 @@
-import { type LiveAnswer, liveText, type MessageResponse, redactSecrets } from "@duet/shared";
+import { type LiveAnswer, liveText, type MessageResponse, notRunNote, redactSecrets, STOPPED_NOTE } from "@duet/shared";
 import { inert, renderRun, type Style } from "./render.ts";
 
 /**
@@ -45,11 +45,23 @@ export class LivePrinter {
     }
   }
 
+  /**
+   * A notice while the answer runs (Ctrl-C's "Stopping…"), on a line of its own:
+   * a line the answer's text left open is ended first. That text always ends
+   * at a word's end (the last word waits for what follows it), so the notice
+   * never cuts a word, and the text goes on from the next line.
+   */
+  notice(print: (line: string) => void, text: string): void {
+    if (!this.atLineStart) this.write("\n");
+    this.atLineStart = true;
+    print(text);
+  }
+
   /** The end of the turn: the rest of the text, then what the answer adds (commands not run, a stop). */
   finish(res: MessageResponse): void {
     if (this.last) this.printText(this.last, true);
-    if (res.skipped?.length) this.line(this.style.yellow(`Not run (over the per-reply limit): ${res.skipped.map((c) => inert(redactSecrets(c, this.secrets))).join(", ")}`));
-    if (res.stopped) this.line(this.style.yellow("(stopped)"));
+    if (res.skipped?.length) this.line(this.style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, this.secrets))))));
+    if (res.stopped) this.line(this.style.yellow(STOPPED_NOTE));
     if (!this.atLineStart) this.write("\n");
   }
 

@@ -87,7 +87,7 @@ describe("renderAnswer", () => {
     });
     const text = renderAnswer(res, plain);
     expect(text.startsWith("Two.\n\n$ a")).toBe(true);
-    expect(text).toContain("Not run (over the limit of 1 commands per reply): b");
+    expect(text).toContain("Not run (limit of 1 commands per reply): b");
   });
 });
 

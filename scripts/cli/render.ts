@@ -9,7 +9,9 @@ import {
   explanationOf,
   headTail,
   helpEntries,
+  notRunNote,
   redactSecrets,
+  STOPPED_NOTE,
   runOfExec,
   type DuetMessage,
   type ExecResult,
@@ -73,9 +75,9 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
   if (explanation) parts.push(explanation);
   for (const run of res.runs) parts.push(renderRun(run, style, secrets));
   if (res.skipped?.length) {
-    const list = res.skipped.map((c) => inert(redactSecrets(c, secrets))).join(", ");
-    parts.push(style.yellow(`Not run (over the limit of ${res.runs.length} commands per reply): ${list}`));
+    parts.push(style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, secrets))))));
   }
+  if (res.stopped) parts.push(style.yellow(STOPPED_NOTE));
   if (res.pending?.length) {
     const lines = res.pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
     const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";

@@ -1,5 +1,4 @@
-import type { RunResult } from "@duet/shared";
-import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE } from "../../worker/src/reply/reader.ts";
+import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE, type RunResult } from "@duet/shared";
 import type { Scenario } from "./scenarios.ts";
 
 /**

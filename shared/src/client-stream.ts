@@ -1,22 +1,7 @@
 import { DuetError, ERROR_CODES, type ErrorCode } from "./errors.ts";
 import { messageResponseSchema, type MessageRequest, type MessageResponse, type TurnStreamEvent } from "./schemas.ts";
 import { SseDecoder } from "./sse.ts";
-
-/** What the streaming call needs from the WorkerClient. */
-export interface StreamTransport {
-  base: string;
-  token: string;
-  fetch: typeof fetch;
-  /** Longest silence allowed between two pieces of the stream (the Worker sends a heartbeat every 15 s). */
-  idleTimeoutMs: number;
-  retries: number;
-  sleep: (ms: number) => Promise<void>;
-  /** Maps a refused request (non-2xx JSON) to the client's error vocabulary. */
-  errorOf: (status: number, headers: Headers, json: unknown) => DuetError;
-}
-
-const RECONNECT_BASE_MS = 250;
-const RECONNECT_MAX_MS = 4_000;
+import type { WorkerTransport } from "./transport.ts";
 
 /**
  * A turn as it happens: each event goes to `onEvent`, and the call resolves
@@ -27,7 +12,7 @@ const RECONNECT_MAX_MS = 4_000;
  * hangs up; the turn goes on in the room (stopping it is `stop`).
  */
 export async function streamMessage(
-  t: StreamTransport,
+  t: WorkerTransport,
   path: string,
   body: MessageRequest,
   onEvent: (e: TurnStreamEvent) => void,
@@ -35,58 +20,45 @@ export async function streamMessage(
 ): Promise<MessageResponse> {
   // Events handed out so far. A replay starts from the turn's first event (a stored answer is only `done`).
   let handedOut = 0;
-  for (let attempt = 0; ; attempt++) {
+  // A lost stream is joined again only with a key: without one a repeat would start a second turn.
+  const lost = (e: DuetError) => (e.code === "worker_unreachable" || e.code === "worker_timeout") && Boolean(body.idempotencyKey);
+  return t.retrying(() => {
     let index = 0;
-    try {
-      return await streamOnce(t, path, body, signal, (e) => {
-        if (index++ < handedOut) return;
-        handedOut++;
-        onEvent(e);
-      });
-    } catch (err) {
-      if (attempt >= t.retries || signal?.aborted || !(err instanceof DuetError)) throw err;
-      // A full room refused the turn before doing anything: always safe to ask again, when it says.
-      if (err.code === "room_busy") {
-        await t.sleep(Math.min(RECONNECT_MAX_MS * 2, err.retryAfterMs ?? RECONNECT_MAX_MS));
-        continue;
-      }
-      const lost = err.code === "worker_unreachable" || err.code === "worker_timeout";
-      if (!lost || !body.idempotencyKey) throw err;
-      await t.sleep(Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt));
-    }
-  }
+    return streamOnce(t, path, body, signal, (e) => {
+      if (index++ < handedOut) return;
+      handedOut++;
+      onEvent(e);
+    });
+  }, lost, signal);
 }
 
 async function streamOnce(
-  t: StreamTransport,
+  t: WorkerTransport,
   path: string,
   body: MessageRequest,
   signal: AbortSignal | undefined,
   deliver: (e: TurnStreamEvent) => void,
 ): Promise<MessageResponse> {
+  // The Worker's silence limit is the client's timeout; its heartbeat comes every 15 s.
+  const idleTimeoutMs = t.timeoutMs;
   const idle = new AbortController();
-  let timer = setTimeout(() => idle.abort(), t.idleTimeoutMs);
+  let timer = setTimeout(() => idle.abort(), idleTimeoutMs);
   const heard = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => idle.abort(), t.idleTimeoutMs);
+    timer = setTimeout(() => idle.abort(), idleTimeoutMs);
   };
   const lost = (): DuetError =>
     idle.signal.aborted
-      ? new DuetError("worker_timeout", `the Worker's stream was silent for ${Math.round(t.idleTimeoutMs / 1000)} s`)
+      ? new DuetError("worker_timeout", `the Worker's stream was silent for ${Math.round(idleTimeoutMs / 1000)} s`)
       : new DuetError("worker_unreachable", `lost the stream from the Worker at ${t.base}`);
   try {
     let res: Response;
     try {
-      res = await t.fetch(`${t.base}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal,
-      });
+      res = await t.send("POST", path, { body, accept: "text/event-stream", signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
     } catch {
       throw lost();
     }
-    if (!(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return await plainAnswer(t, res);
+    if (!(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return await t.read(res, messageResponseSchema);
     const reader = res.body!.getReader();
     const decoder = new SseDecoder();
     const text = new TextDecoder();
@@ -118,20 +90,6 @@ async function streamOnce(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A Worker that answered JSON: an error, or an answer from a Worker that does not stream. */
-async function plainAnswer(t: StreamTransport, res: Response): Promise<MessageResponse> {
-  let json: unknown;
-  try {
-    json = await res.json();
-  } catch {
-    throw res.ok ? new DuetError("bad_response", `the Worker answered ${res.status} with a body that is not JSON`) : t.errorOf(res.status, res.headers, undefined);
-  }
-  if (!res.ok) throw t.errorOf(res.status, res.headers, json);
-  const parsed = messageResponseSchema.safeParse(json);
-  if (!parsed.success) throw new DuetError("bad_response", "the Worker's answer did not match the API");
-  return parsed.data;
 }
 
 function streamError(data: Extract<TurnStreamEvent, { event: "error" }>["data"]): DuetError {

@@ -1,7 +1,6 @@
-import { DEFAULT_CLIENT_TIMEOUT_MS } from "./limits.ts";
-import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
-import { errorBodySchema, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
+import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
 import { streamMessage } from "./client-stream.ts";
+import { type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import {
   auditResponseSchema,
   decisionResponseSchema,
@@ -28,51 +27,22 @@ import {
 } from "./schemas.ts";
 import type { z } from "zod";
 
-export interface WorkerClientOptions {
-  /** Base URL of the Worker, e.g. http://127.0.0.1:8787 */
-  baseUrl: string;
-  token: string;
-  timeoutMs?: number;
-  /** Injected for tests; defaults to the global fetch (undici keeps connections alive). */
-  fetch?: typeof fetch;
-  /**
-   * Extra attempts when the Worker is unreachable or answers 500, with
-   * exponential backoff (250 ms doubling, at most 4 s apart). Only requests
-   * that are safe to repeat are retried: reads, deletes, messages carrying an
-   * idempotency key, and anything refused before it reached the Worker or
-   * refused by a full room (429, after its Retry-After).
-   */
-  retries?: number;
-  /** Injected for tests: how to wait between attempts. */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-const RETRY_BASE_MS = 250;
-const RETRY_MAX_MS = 4_000;
+/** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
+export type WorkerClientOptions = TransportOptions;
 
 /**
  * The typed Worker client both bots and the CLI use. Every failure comes out as
  * a DuetError, so callers render one vocabulary.
  */
 export class WorkerClient {
-  private readonly base: string;
-  private readonly token: string;
-  private readonly timeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
-  private readonly retries: number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly t: WorkerTransport;
 
   constructor(opts: WorkerClientOptions) {
-    this.base = opts.baseUrl.replace(/\/+$/, "");
-    this.token = opts.token;
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
-    this.fetchImpl = opts.fetch ?? fetch;
-    this.retries = opts.retries ?? 5;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.t = new WorkerTransport(opts);
   }
 
   message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
+    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
   }
 
   /**
@@ -83,21 +53,20 @@ export class WorkerClient {
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
   messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal } = {}): Promise<MessageResponse> {
-    const transport = { base: this.base, token: this.token, fetch: this.fetchImpl, idleTimeoutMs: this.timeoutMs, retries: this.retries, sleep: this.sleep, errorOf: errorFromStatus };
-    return streamMessage(transport, `/api/rooms/${encodeURIComponent(roomId)}/message`, body, onEvent, opts.signal);
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal);
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
   stop(roomId: string, userId?: string): Promise<StopResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/stop`, stopResponseSchema, userId ? { userId } : {}, true);
+    return this.call("POST", `${roomPath(roomId)}/stop`, stopResponseSchema, userId ? { userId } : {}, true);
   }
 
   exec(roomId: string, body: ExecRequest): Promise<ExecResponse> {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(roomId)}/sandbox/exec`, execResponseSchema, body, Boolean(body.idempotencyKey));
+    return this.call("POST", `${roomPath(roomId)}/sandbox/exec`, execResponseSchema, body, Boolean(body.idempotencyKey));
   }
 
   history(roomId: string): Promise<MessagesResponse> {
-    return this.call("GET", `/api/rooms/${encodeURIComponent(roomId)}/messages`, messagesResponseSchema, undefined, true);
+    return this.call("GET", `${roomPath(roomId)}/messages`, messagesResponseSchema, undefined, true);
   }
 
   /**
@@ -142,7 +111,7 @@ export class WorkerClient {
 
   async health(): Promise<boolean> {
     try {
-      const res = await this.fetchImpl(`${this.base}/health`, { signal: AbortSignal.timeout(5_000) });
+      const res = await this.t.send("GET", "/health", { timeoutMs: HEALTH_TIMEOUT_MS });
       await res.text();
       return res.ok;
     } catch {
@@ -150,98 +119,21 @@ export class WorkerClient {
     }
   }
 
-  private async call<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
-    body: unknown,
-    repeatable: boolean,
-    timeoutMs = this.timeoutMs,
-  ): Promise<z.infer<S>> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.once(method, path, schema, body, timeoutMs);
-      } catch (err) {
-        const e = err as DuetError & { refused?: boolean };
-        if (attempt >= this.retries) throw err;
-        // A full room refused the turn before doing anything: always safe to ask again, when it says.
-        if (e.code === "room_busy") {
-          await this.sleep(Math.min(RETRY_MAX_MS * 2, e.retryAfterMs ?? RETRY_MAX_MS));
-          continue;
-        }
-        const transient = e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
-        if (!transient || !(repeatable || e.refused)) throw err;
-        await this.sleep(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** attempt));
-      }
-    }
-  }
-
-  private async once<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, timeoutMs: number): Promise<z.infer<S>> {
-    let res: Response;
-    try {
-      res = await this.fetchImpl(`${this.base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      const name = (err as Error)?.name;
-      if (name === "TimeoutError" || name === "AbortError") {
-        throw new DuetError("worker_timeout", `no answer from the Worker within ${Math.round(timeoutMs / 1000)} s`);
-      }
-      const unreachable = new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`);
-      // Refused before anything was sent: safe to retry even a request that runs a command.
-      const cause = (err as { cause?: { code?: string } }).cause;
-      throw Object.assign(unreachable, { refused: cause?.code === "ECONNREFUSED" });
-    }
-    let json: unknown;
-    try {
-      json = await res.json();
-    } catch {
-      if (!res.ok) throw errorFromStatus(res.status, res.headers, undefined);
-      throw new DuetError("bad_response", `the Worker answered ${res.status} with a body that is not JSON`);
-    }
-    if (!res.ok && res.status !== 207) throw errorFromStatus(res.status, res.headers, json);
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new DuetError("bad_response", "the Worker's answer did not match the API");
-    return parsed.data;
+  /**
+   * One request, repeated on a failure that is safe to repeat: `repeatable`
+   * requests (reads, deletes, keyed messages) after a lost connection or a 500,
+   * any request that never reached the Worker.
+   */
+  private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number): Promise<z.infer<S>> {
+    const transient = (e: TransportError) => e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
+    return this.t.retrying(
+      async () => this.t.read(await this.t.send(method, path, { body, timeoutMs }), schema),
+      (e) => transient(e) && (repeatable || Boolean(e.refused)),
+    );
   }
 }
+
+/** `/health` answers at once or not at all: a start-up check must not wait the turn deadline. */
+const HEALTH_TIMEOUT_MS = 5_000;
 
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;
-
-function errorFromStatus(status: number, headers: Headers, json: unknown): DuetError {
-  const body = errorBodySchema.safeParse(json);
-  const retryAfterHeader = Number(headers.get("retry-after"));
-  const retryAfterMs =
-    (body.success ? body.data.retryAfterMs : undefined) ??
-    (Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader * 1000 : undefined);
-  const duetBody = body.success && body.data.code !== undefined && body.data.code in ERROR_CODES;
-  // A 5xx without Duet's error body came from something in front of the Worker (a proxy,
-  // the runtime restarting): the back end was not reached, so it is safe to try again.
-  const code = (duetBody ? body.data!.code : status >= 500 ? "worker_unreachable" : codeForStatus(status)) as ErrorCode;
-  const message = body.success ? body.data.error : `the Worker answered HTTP ${status}`;
-  return new DuetError(code, message, {
-    status,
-    retryAfterMs,
-    details: body.success ? body.data.details : undefined,
-  });
-}
-
-function codeForStatus(status: number): ErrorCode {
-  switch (status) {
-    case 400: return "invalid_request";
-    case 401: return "unauthorized";
-    case 404: return "not_found";
-    case 405: return "method_not_allowed";
-    case 409: return "already_decided";
-    case 410: return "approval_expired";
-    case 413: return "payload_too_large";
-    case 429: return "room_busy";
-    default: return "internal";
-  }
-}

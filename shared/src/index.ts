@@ -28,3 +28,5 @@ export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
 export { SseDecoder, SseFrames, encodeSseEvent, SSE_HEARTBEAT, type SseFrame } from "./sse.ts";
 export { auditTitle, describeAuditEntry, describeDecision, describePolicy, proposalHint, shortCommand, type Naming } from "./format/control.ts";
 export * from "./live/index.ts";
+export * from "./words/index.ts";
+export { LatestShown, LATEST_SHOWN_KEPT } from "./latest-shown.ts";

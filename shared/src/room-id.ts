@@ -63,3 +63,11 @@ export function workspaceRoomId(platform: WorkspacePlatform, workspace: string):
 export function sandboxName(id: string): string {
   return `sandbox-${id}`;
 }
+
+/**
+ * True when `room` is the conversation room `here` or one of its thread rooms:
+ * a button that names a room is only acted on in that room's conversation.
+ */
+export function isRoomOf(room: string, here: string): boolean {
+  return room === here || room.startsWith(`${here}-`);
+}

@@ -122,7 +122,7 @@ describe("Discord /duet interactions", () => {
     await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "ask", options: { prompt: "SAY: before reset" } }));
     expect((await stack.client.history(room(ch))).messages).toHaveLength(2);
     const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "reset" }));
-    expect(text).toContain("Room reset");
+    expect(text).toContain(`<@${h.fake.alice.id}> reset Duet here: the conversation history is cleared`);
     expect((await stack.client.history(room(ch))).messages).toEqual([]);
   });
 

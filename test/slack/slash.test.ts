@@ -91,7 +91,7 @@ describe("/duet", () => {
     const { fields } = await slash(slack, bot, channel, "reset");
     const body = await responseTo(fields);
     expect(body.response_type).toBe("in_channel");
-    expect(bodyText(body)).toMatch(/<@U0ALICE> reset Duet in this channel: the conversation history is cleared/);
+    expect(bodyText(body)).toMatch(/<@U0ALICE> reset Duet here: the conversation history is cleared/);
     expect((await stack.client.history(room)).messages).toEqual([]);
     // The emptied audit says who reset the room.
     expect((await stack.client.audit(room)).entries).toEqual([{ at: expect.any(Number), kind: "reset", requestedBy: "U0ALICE" }]);

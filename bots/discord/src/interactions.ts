@@ -4,7 +4,7 @@ import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
-import { roomFor } from "./rooms.ts";
+import { roomHere } from "./rooms.ts";
 import { interactionSurface } from "./surfaces.ts";
 
 /**
@@ -34,15 +34,10 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
     } else deps.log.warn(`could not defer interaction ${interaction.id}: ${String(err)}`);
     return;
   }
-  const surface = interactionSurface(interaction, ephemeral, deps);
   // Outside a server there is no room to describe: the plain help. Every other command comes from a server channel (readCommand saw to it).
-  if (command.kind === "help" && (!interaction.guildId || !interaction.channelId)) return void (await help(surface, command.problem));
-  const room = roomFor({
-    guildId: interaction.guildId!,
-    channelId: interaction.channelId!,
-    parentId: interaction.channel?.isThread() ? interaction.channel.parentId : null,
-    isThread: Boolean(interaction.channel?.isThread()),
-  });
+  const room = roomHere(interaction);
+  const surface = interactionSurface(interaction, ephemeral, room, deps);
+  if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
   await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
 }
 

@@ -27,10 +27,8 @@ export function isFromPerson(message: Message): boolean {
 
 export async function handleMessage(message: Message, deps: BotDeps): Promise<void> {
   if (!isFromPerson(message)) return;
-  const surface = messageSurface(message, deps);
-
   if (!message.inGuild()) {
-    if (message.channel.type === ChannelType.DM) await surface.post({ kind: "hint", text: DM_ANSWER });
+    if (message.channel.type === ChannelType.DM) await messageSurface(message, null, deps).post({ kind: "hint", text: DM_ANSWER });
     return;
   }
   const mention = new RegExp(`<@!?${message.client.user.id}>`, "g");
@@ -40,6 +38,7 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
 
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
+  const surface = messageSurface(message, room, deps);
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
   await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
 }

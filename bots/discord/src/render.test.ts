@@ -57,7 +57,7 @@ describe("renderMessage", () => {
   });
 
   it("lists commands the Worker skipped, and says something when there is nothing", () => {
-    expect(renderMessage(answer("Many.", [], ["rm -rf /tmp/x"]))[0].content).toContain("Not run (over the per-reply command limit): `rm -rf /tmp/x`");
+    expect(renderMessage(answer("Many.", [], ["rm -rf /tmp/x"]))[0].content).toContain("Not run (limit of 0 commands per reply): `rm -rf /tmp/x`");
     expect(renderMessage(answer(""))[0].content).toBe("(Duet had nothing to say.)");
   });
 

@@ -2,12 +2,20 @@ import type { AttachmentPayload } from "discord.js";
 import {
   chunkMessage,
   codeBlock,
+  decidedText,
   describeRun,
   escapeFences,
   explanationOf,
   headTail,
   helpEntries,
+  historySnippet,
+  historyTitle,
+  HISTORY_SHOWN,
+  NO_HISTORY,
+  NOTHING_TO_SAY,
+  notRunNote,
   redactSecrets,
+  resetText,
   runOfExec,
   sanitizeChatText,
   type DuetMessage,
@@ -16,6 +24,7 @@ import {
   type Reply,
   type RunResult,
   settingsLines,
+  STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { renderAudit, renderPolicy } from "./control/render-control.ts";
@@ -33,23 +42,17 @@ export interface Outgoing {
   components?: RowJson[];
 }
 
-/** Under an answer someone stopped: what it shows is what was written and run before the stop. */
-export const STOPPED_NOTE = "⏹️ *Stopped before it finished.*";
-
 /** Discord's limit per message. */
 export const MESSAGE_MAX_CHARS = 2_000;
 /** Output shown inline per command; past it, head and tail inline and the whole output as a file. */
 export const INLINE_OUTPUT_MAX_CHARS = 1_400;
 /** Discord accepts at most 10 attachments per message. */
 const FILES_PER_MESSAGE = 10;
-/** Messages of history shown by `/duet history`, and characters of each. */
-const HISTORY_SHOWN = 10;
-const HISTORY_SNIPPET_CHARS = 280;
 
 /** Text split into messages; files go on the last one, after the text they belong to. */
 function toMessages(text: string, files: AttachmentPayload[] = []): Outgoing[] {
   const chunks = chunkMessage(text, MESSAGE_MAX_CHARS);
-  if (chunks.length === 0) chunks.push("(Duet had nothing to say.)");
+  if (chunks.length === 0) chunks.push(`(${NOTHING_TO_SAY})`);
   const out: Outgoing[] = chunks.map((content) => ({ content, files: [] }));
   for (let i = 0; i < files.length; i += FILES_PER_MESSAGE) {
     const batch = files.slice(i, i + FILES_PER_MESSAGE);
@@ -85,10 +88,9 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
     parts.push(block.text);
     if (block.file) files.push(block.file);
   });
-  if (res.stopped) parts.push(STOPPED_NOTE);
+  if (res.stopped) parts.push(`⏹️ *${STOPPED_NOTE}*`);
   if (res.skipped?.length) {
-    const list = res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``).join(", ");
-    parts.push(`⏭️ Not run (over the per-reply command limit): ${list}. Ask again to run them.`);
+    parts.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
   }
   const out = toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
   return res.pending?.length ? withProposal(out, proposalPart(res.pending, secrets)) : out;
@@ -110,15 +112,13 @@ export function renderExec(cmd: string, result: ExecResult, secrets: readonly st
 
 /** The last messages, newest last, as short quotes; ephemeral, so user mentions are fine to show. */
 export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Outgoing[] {
-  if (messages.length === 0) return toMessages("This room has no history yet. Ask something with `/duet ask` or `@Duet`.");
+  if (messages.length === 0) return toMessages(NO_HISTORY);
   const shown = messages.slice(-HISTORY_SHOWN);
   const lines = shown.map((m) => {
     const who = m.role === "agent" ? "**Duet**" : m.userId && /^\d+$/.test(m.userId) ? `<@${m.userId}>` : "**someone**";
-    const flat = m.text.replace(/\s+/g, " ").trim();
-    const snippet = flat.length > HISTORY_SNIPPET_CHARS ? `${flat.slice(0, HISTORY_SNIPPET_CHARS)}…` : flat;
-    return `${who} <t:${Math.floor(m.ts / 1000)}:R>\n> ${escapeFences(snippet) || "(empty)"}`;
+    return `${who} <t:${Math.floor(m.ts / 1000)}:R>\n> ${escapeFences(historySnippet(m.text)) || "(empty)"}`;
   });
-  const header = `Last ${shown.length} of ${messages.length} message${messages.length === 1 ? "" : "s"} in this room:`;
+  const header = historyTitle(shown.length, messages.length);
   return toMessages(redactSecrets([header, ...lines].join("\n"), secrets));
 }
 
@@ -156,11 +156,7 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
     case "history":
       return renderHistory(reply.messages, secrets);
     case "reset":
-      return renderNotice(
-        reply.errors.length
-          ? `Room reset, with problems: ${reply.errors.join("; ")}. The history is gone; try \`/duet reset\` again to remove what is left.`
-          : "Room reset: the history is gone and the sandbox was removed. The next question starts fresh.",
-      );
+      return renderNotice(`🧹 ${resetText(`<@${reply.user}>`, reply.errors, "`/duet reset`")}`);
     case "help":
       return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText(reply)}` : helpText(reply));
     case "policy":
@@ -171,7 +167,7 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
       return renderNotice(`⛔ ${reply.text}`);
     case "decided":
       // Shown by editing the proposal in place (control/approval-click.ts); alone it is one line.
-      return renderNotice(`<@${reply.approval.decidedBy}> ${reply.approval.decision === "run" ? "ran" : "skipped"} a proposed command.`);
+      return renderNotice(decidedText(`<@${reply.approval.decidedBy}>`, reply.approval.decision));
     case "hint":
       return renderNotice(reply.text);
     case "error":

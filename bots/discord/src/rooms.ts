@@ -1,4 +1,5 @@
 import { roomId } from "@duet/shared";
+import type { Interaction } from "discord.js";
 
 /**
  * Which Duet room a Discord conversation maps to: a text channel is
@@ -30,4 +31,11 @@ export interface ChannelPlace {
 export function roomFor(place: ChannelPlace): string {
   if (place.isThread && place.parentId) return threadRoom(place.guildId, place.parentId, place.channelId);
   return channelRoom(place.guildId, place.channelId);
+}
+
+/** The room of the channel or thread an interaction came from; null outside a server (a DM). */
+export function roomHere(interaction: Interaction): string | null {
+  if (!interaction.guildId || !interaction.channelId) return null;
+  const thread = interaction.channel?.isThread() ? interaction.channel : null;
+  return roomFor({ guildId: interaction.guildId, channelId: interaction.channelId, parentId: thread?.parentId ?? null, isThread: Boolean(thread) });
 }

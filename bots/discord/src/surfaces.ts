@@ -25,9 +25,10 @@ export interface SurfaceDeps {
 /**
  * A mention: the first part replies to the message, the rest follow in the same
  * channel, with typing shown while Duet works. A reply to a message cannot be
- * private, so private replies are posted like the others.
+ * private, so private replies are posted like the others. A live answer's
+ * Stop button names `room`; without a room (a DM) answers are posted whole.
  */
-export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface {
+export function messageSurface(message: Message, room: string | null, deps: SurfaceDeps): ChatSurface {
   const post = async (reply: Reply): Promise<PostedRef | null> => {
     const out = renderReply(reply, deps.secrets);
     try {
@@ -47,7 +48,7 @@ export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface
     post,
     postPrivate: post,
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
-    live: (room) => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps),
+    ...(room ? { live: () => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps) } : {}),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
@@ -61,7 +62,7 @@ export function messageSurface(message: Message, deps: SurfaceDeps): ChatSurface
  * chose for its command): the first part edits the deferred reply, the rest are
  * follow-ups with the same visibility. The deferral already shows "thinking…".
  */
-export function interactionSurface(interaction: ChatInputCommandInteraction, ephemeral: boolean, deps: SurfaceDeps): ChatSurface {
+export function interactionSurface(interaction: ChatInputCommandInteraction, ephemeral: boolean, room: string | null, deps: SurfaceDeps): ChatSurface {
   const post = (reply: Reply) => send(interaction, renderReply(reply, deps.secrets), ephemeral, deps);
   return {
     post,
@@ -69,7 +70,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
     // Private answers (history, help) are short and final: only public ones grow.
-    ...(ephemeral ? {} : { live: (room: string) => liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post) }),
+    ...(ephemeral || !room ? {} : { live: () => liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post) }),
   };
 }
 

@@ -86,7 +86,7 @@ describe("renderAnswer", () => {
 
   it("lists commands the Worker skipped", () => {
     const r = renderAnswer(answer("Many", [run("a", "1")], { skipped: ["rm -rf `x`", "b"] }));
-    expect(texts(r.blocks).at(-1)).toBe("Not run (too many commands in one answer): `rm -rf 'x'`, `b`");
+    expect(texts(r.blocks).at(-1)).toBe("Not run (limit of 1 commands per reply): `rm -rf 'x'`, `b`");
   });
 
   it("says something even when the model said nothing", () => {
@@ -102,7 +102,7 @@ describe("renderExec", () => {
 });
 
 describe("renderHistory", () => {
-  it("shows the last 20 messages with who said them", () => {
+  it("shows the last 10 messages with who said them", () => {
     const messages: DuetMessage[] = Array.from({ length: 25 }, (_, i) => ({
       role: i % 2 ? "agent" : "user",
       ...(i % 2 ? {} : { userId: "U0ALICE" }),
@@ -110,10 +110,10 @@ describe("renderHistory", () => {
       ts: i,
     }));
     const [text] = texts(renderHistory(messages).blocks);
-    expect(text.split("\n")[0]).toBe("*Recent history* (last 20 of 25 messages)");
-    expect(text).toContain("*Duet*: message 5 &lt;b&gt;");
+    expect(text.split("\n")[0]).toBe("*Last 10 of 25 messages in this room:*");
+    expect(text).toContain("*Duet*: message 15 &lt;b&gt;");
     expect(text).toContain("<@U0ALICE>: message 24 &lt;b&gt;");
-    expect(text).not.toContain("message 4 ");
+    expect(text).not.toContain("message 14 ");
   });
 
   it("says when there is nothing yet", () => {

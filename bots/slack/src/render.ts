@@ -1,9 +1,33 @@
-import { chunkMessage, type DuetMessage, type ExecResult, explanationOf, helpEntries, type MessageResponse, redactSecrets, type Reply, runOfExec, type RunResult, settingsLines } from "@duet/shared";
+import {
+  chunkMessage,
+  decidedText,
+  type DuetMessage,
+  type ExecResult,
+  explanationOf,
+  helpEntries,
+  historySnippet,
+  historyTitle,
+  HISTORY_SHOWN,
+  type MessageResponse,
+  NO_HISTORY,
+  NOTHING_TO_SAY,
+  notRunNote,
+  redactSecrets,
+  type Reply,
+  resetText,
+  runOfExec,
+  type RunResult,
+  settingsLines,
+  STOPPED_NOTE,
+} from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
 import { renderAudit, renderPolicy } from "./control/render-control.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
+import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
 import type { Block, Upload } from "./slack-api.ts";
+
+export { renderNotice, type Rendered };
 
 /**
  * Slack messages from Worker answers: the model's explanation as mrkdwn
@@ -12,23 +36,8 @@ import type { Block, Upload } from "./slack-api.ts";
  * fit goes to the thread as files.
  */
 
-/** Under an answer someone stopped: what it shows is what was written and run before the stop. */
-export const STOPPED_NOTE = ":black_square_for_stop: _Stopped before it finished._";
-
 /** Slack refuses a message with more blocks than this. */
 export const MAX_BLOCKS = 50;
-/** Notification text (shown in push notifications and by screen readers) is kept short. */
-const FALLBACK_CHARS = 150;
-/** Messages shown by `/duet history`. */
-export const HISTORY_SHOWN = 20;
-/** Characters of each history message shown; history is a reminder, not a transcript. */
-const HISTORY_MESSAGE_CHARS = 400;
-
-export interface Rendered {
-  text: string;
-  blocks: Block[];
-  uploads: Upload[];
-}
 
 export interface RenderOptions {
   /** Blocks the caller needs for itself (a header line); the rest is the answer's. */
@@ -44,9 +53,9 @@ export interface RenderOptions {
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
   const explanation = redactSecrets(explanationOf(res), opts.secrets);
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(redactSecrets(c, opts.secrets)).replace(/`/g, "'")}\``);
-  const notes = skipped.length ? [context(`Not run (too many commands in one answer): ${skipped.join(", ")}`.slice(0, 2900))] : [];
+  const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
   const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room, opts.secrets ?? []) : [];
-  if (res.stopped) notes.push(context(STOPPED_NOTE));
+  if (res.stopped) notes.push(context(`:black_square_for_stop: _${STOPPED_NOTE}_`));
   return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
 
@@ -75,7 +84,7 @@ function assemble(explanation: string, runs: RunResult[], notes: Block[], opts: 
     }
   }
   let blocks = [...textBlocks, ...runBlocks, ...notes];
-  if (blocks.length === 0) blocks = [section("_Duet had nothing to say._")];
+  if (blocks.length === 0) blocks = [section(`_${NOTHING_TO_SAY}_`)];
   // More commands than blocks can only happen with a huge per-reply cap; the files still have everything.
   blocks = blocks.slice(0, MAX_BLOCKS - (opts.reserveBlocks ?? 0));
   return { text: fallbackText(explanation, runs), blocks, uploads };
@@ -95,25 +104,15 @@ function fallbackText(explanation: string, runs: RunResult[]): string {
 
 /** `/duet history`: the room's recent messages, newest last, for the caller only. */
 export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Rendered {
-  if (messages.length === 0) {
-    return { text: "No history yet", blocks: [section("This channel's Duet room has no history yet. Mention Duet or use `/duet ask` to start.")], uploads: [] };
-  }
+  if (messages.length === 0) return { text: NO_HISTORY, blocks: [section(NO_HISTORY)], uploads: [] };
   const shown = messages.slice(-HISTORY_SHOWN);
   const lines = shown.map((m) => {
     const who = m.role === "agent" ? "*Duet*" : m.userId ? `<@${m.userId.replace(/[^A-Za-z0-9]/g, "")}>` : "*someone*";
-    const flat = redactSecrets(m.text, secrets).replace(/\s+/g, " ").trim();
-    const text = flat.length > HISTORY_MESSAGE_CHARS ? `${flat.slice(0, HISTORY_MESSAGE_CHARS - 1)}…` : flat;
-    return `${who}: ${escapeSlack(text)}`;
+    return `${who}: ${escapeSlack(historySnippet(redactSecrets(m.text, secrets)))}`;
   });
-  const title = `*Recent history* (last ${shown.length} of ${messages.length} messages)`;
-  const chunks = chunkMessage([title, ...lines].join("\n"), SECTION_MAX_CHARS);
-  return { text: title.replace(/\*/g, ""), blocks: chunks.slice(0, MAX_BLOCKS).map(section), uploads: [] };
-}
-
-/** A short notice (help, errors, reset) as one section. */
-export function renderNotice(mrkdwn: string): Rendered {
-  const chunks = chunkMessage(mrkdwn, SECTION_MAX_CHARS);
-  return { text: mrkdwn.split("\n")[0].replace(/[*_`]/g, "").slice(0, FALLBACK_CHARS), blocks: chunks.map(section), uploads: [] };
+  const title = historyTitle(shown.length, messages.length);
+  const chunks = chunkMessage([`*${title}*`, ...lines].join("\n"), SECTION_MAX_CHARS);
+  return { text: title, blocks: chunks.slice(0, MAX_BLOCKS).map(section), uploads: [] };
 }
 
 /** Characters of the question echoed above a slash command's answer, so the channel knows what was asked. */
@@ -161,12 +160,8 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
     }
     case "history":
       return renderHistory(reply.messages, opts.secrets);
-    case "reset": {
-      const partial = reply.errors.length
-        ? `\n_Some parts could not be removed (${escapeSlack(reply.errors.join("; "))}); running \`/duet reset\` again retries them._`
-        : "";
-      return renderNotice(`:broom: <@${reply.user}> reset Duet in this channel: the conversation history is cleared and the sandbox is removed.${partial}`);
-    }
+    case "reset":
+      return renderNotice(`:broom: ${resetText(`<@${reply.user}>`, reply.errors.map(escapeSlack), "`/duet reset`")}`);
     case "help":
       return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText(reply));
     case "policy":
@@ -177,7 +172,7 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
       return renderNotice(`:no_entry: ${reply.text}`);
     case "decided":
       // Shown by editing the proposal's blocks (approval-click.ts); alone it is one line.
-      return renderNotice(reply.approval.decision === "run" ? `<@${reply.approval.decidedBy}> ran a proposed command.` : `<@${reply.approval.decidedBy}> skipped a proposed command.`);
+      return renderNotice(decidedText(`<@${reply.approval.decidedBy}>`, reply.approval.decision));
     case "hint":
       return renderNotice(reply.text);
     case "error":

@@ -30,9 +30,3 @@ export function mentionRoom(place: MessagePlace, scope: RoomScope): string {
   if (scope === "thread") return roomId("slack", place.teamId, place.channel, replyThread(place));
   return channelRoom(place.teamId, place.channel);
 }
-
-/** True when `room` is the channel's room or one of its thread rooms (so of this workspace too). */
-export function isRoomOf(room: string, teamId: string, channel: string): boolean {
-  const base = channelRoom(teamId, channel);
-  return room === base || room.startsWith(`${base}-`);
-}

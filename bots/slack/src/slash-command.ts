@@ -1,7 +1,7 @@
 import { type DuetCommand, type FlowDeps, guardOf, parseDuetCommand, type Permit, runCommand, sanitizeChatText } from "@duet/shared";
 import type { App, Logger, SlashCommand } from "@slack/bolt";
 import type { SlackAccess } from "./control/access.ts";
-import { type LiveMessages, slackLiveView } from "./live/live-view.ts";
+import type { LiveMessages } from "./live/live-message.ts";
 import { slackToPlain } from "./mrkdwn.ts";
 import { askedLine } from "./render.ts";
 import { channelRoom } from "./rooms.ts";
@@ -81,5 +81,5 @@ function liveAnswer(deps: SlashDeps, command: SlashCommand, parsed: DuetCommand,
   if (parsed.kind !== "ask") return undefined;
   const heading = [askedLine(command.user_id, sanitizeChatText(parsed.text), deps.secrets)];
   const place = { channel: command.channel_id, recipientUserId: command.user_id, recipientTeamId: command.team_id, heading };
-  return (liveRoom: string) => slackLiveView(deps.live({ ...place, room: liveRoom }), deps.secrets, room, "slash");
+  return () => deps.live({ ...place, room });
 }

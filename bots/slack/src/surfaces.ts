@@ -1,7 +1,9 @@
 import type { ChatSurface, LiveView, PostedRef, Reply } from "@duet/shared";
 import type { Logger, RespondArguments } from "@slack/bolt";
 import type { ThreadStatus } from "./feedback.ts";
-import { renderReply, type Rendered } from "./render.ts";
+import type { SlackLiveMessage } from "./live/live-message.ts";
+import { renderReply } from "./render.ts";
+import type { Rendered } from "./rendered.ts";
 import type { SlackOut } from "./slack-api.ts";
 
 /**
@@ -18,8 +20,8 @@ export interface ConversationPlace {
   user: string;
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
-  /** A live answer for a room here; absent, answers are posted whole. */
-  live?: (room: string) => LiveView;
+  /** A live answer here, its Stop button naming the room; absent, answers are posted whole. */
+  live?: () => SlackLiveMessage;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
@@ -52,21 +54,23 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
       return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
     },
     showProgress: () => status.show(channel, threadTs),
-    ...(live ? { live: (room: string) => finishedLive(live(room), post, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: () => liveView(live(), rendered, post, () => status.clear(channel, threadTs)) } : {}),
   };
 }
 
 /**
- * A live answer's last steps: an answer whose message refused its final form (or
- * was never posted) is posted anew the surface's own way, then `after` runs (a
- * thread's status is cleared: a renewal in flight when the answer began could
- * land after the stream's first post, which Slack would not clear again).
+ * A live Slack message as the flow's live view: it ends as `render` shows the
+ * reply. An answer whose message refused its final form (or was never posted)
+ * is posted anew the surface's own way, then `after` runs (a thread's status
+ * is cleared: a renewal in flight when the answer began could land after the
+ * stream's first post, which Slack would not clear again).
  */
-function finishedLive(view: LiveView, post: (reply: Reply) => Promise<PostedRef | null>, after: () => Promise<void> = async () => {}): LiveView {
+function liveView(message: SlackLiveMessage, render: (reply: Reply) => Rendered, post: (reply: Reply) => Promise<PostedRef | null>, after: () => Promise<void> = async () => {}): LiveView {
   return {
-    update: (answer) => view.update(answer),
+    update: (answer) => message.update(answer),
     async finish(reply) {
-      const shown = (await view.finish(reply)) ?? (await post(reply));
+      const ts = await message.finish(render(reply));
+      const shown = ts ? { id: ts } : await post(reply);
       await after();
       return shown;
     },
@@ -82,7 +86,7 @@ export interface SlashPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
-  live?: (room: string) => LiveView;
+  live?: () => SlackLiveMessage;
 }
 
 /**
@@ -92,8 +96,9 @@ export interface SlashPlace {
  * A live answer the channel refused (Duet is not a member) ends whole through the response_url.
  */
 export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace, logger: Logger, secrets: readonly string[]): ChatSurface {
+  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "slash", room: place.room });
   const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
-    const r = renderReply(reply, { secrets, place: "slash", room: place.room });
+    const r = rendered(reply);
     try {
       await respond({ response_type: visibility, replace_original: replaceOriginal, text: r.text, blocks: r.blocks });
     } catch (err) {
@@ -111,6 +116,6 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
-    ...(live ? { live: (room: string) => finishedLive(live(room), post) } : {}),
+    ...(live ? { live: () => liveView(live(), rendered, post) } : {}),
   };
 }

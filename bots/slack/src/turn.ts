@@ -5,7 +5,7 @@ import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts"
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import type { MessagePlace, RoomScope } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
-import { type LiveMessages, slackLiveView } from "./live/live-view.ts";
+import type { LiveMessages } from "./live/live-message.ts";
 import { conversationSurface } from "./surfaces.ts";
 
 /**
@@ -119,7 +119,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const room = kind.roomFor(parsed.place, deps.scope);
   const threadTs = kind.replyIn(parsed.place);
   const teamId = parsed.place.teamId;
-  const live = (liveRoom: string) => slackLiveView(deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room: liveRoom }), deps.secrets, room);
+  const live = () => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId };
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);

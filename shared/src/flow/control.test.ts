@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
 import { parseDuetCommand } from "../commands.ts";
-import { audit, decide, helpWithSettings, policy, type GuardedAction } from "./control.ts";
-import { runCommand, type FlowDeps } from "./flow.ts";
+import { audit, decide, helpWithSettings, policy } from "./control.ts";
+import { runCommand } from "./flow.ts";
+import type { FlowDeps, GuardedAction } from "./types.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
 

@@ -1,10 +1,10 @@
 import type { DuetCommand } from "../commands.ts";
-import { DuetError, describeForUser } from "../errors.ts";
 import { describeNetwork } from "../format/network.ts";
 import type { RunPolicy, RunResult, ExecResult } from "../schemas.ts";
-import type { Asker, FlowDeps, Outcome } from "./flow.ts";
+import { attempt, failure, outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, PostedRef } from "./surface.ts";
+import type { Asker, FlowDeps, GuardedAction, Outcome } from "./types.ts";
 
 /**
  * The room's controls, once for every front end: who may do what (the front
@@ -12,16 +12,6 @@ import type { ChatSurface, PostedRef } from "./surface.ts";
  * Run or Skip click on a proposed command, and help that says how the room is
  * set up.
  */
-
-/** What only allowed people may do; asking questions is never among them. */
-export type GuardedAction = "run" | "approve" | "policy" | "reset";
-export const GUARDED_ACTIONS: readonly GuardedAction[] = ["run", "approve", "policy", "reset"];
-
-/**
- * Null when the asker may do `action`; else who may, in the platform's words
- * ("members of @oncall", "people with the Manage Channels permission").
- */
-export type Permit = (action: GuardedAction) => Promise<string | null>;
 
 /** The guarded action a command needs, if any: a front end that must choose a reply's visibility first asks before. */
 export function guardOf(command: DuetCommand): GuardedAction | null {
@@ -48,28 +38,11 @@ export function refusalText(action: GuardedAction, whoMay: string): string {
   return `Only ${whoMay} may ${WHAT[action]}`;
 }
 
-const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
-
 /** Runs `then` when the asker may do `action`; else tells them only, and nothing else happens. */
 export async function guarded(surface: ChatSurface, asker: Asker, action: GuardedAction, then: () => Promise<Outcome>): Promise<Outcome> {
   const whoMay = await asker.permit?.(action);
   if (!whoMay) return then();
   return outcome(true, await surface.postPrivate({ kind: "refused", text: refusalText(action, whoMay) }));
-}
-
-/** A failure in words for the person, and a line in the log for the operator. */
-function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
-  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
-  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
-}
-
-/** Calls the Worker; a failure becomes its words for the person. */
-async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
-  try {
-    return { reply: await call(), ok: true };
-  } catch (err) {
-    return { reply: failure(deps, what, room, err), ok: false };
-  }
 }
 
 /**

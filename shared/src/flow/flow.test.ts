@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
 import type { MessageResponse } from "../schemas.ts";
-import { ask, help, history, reset, run, runCommand, type FlowDeps } from "./flow.ts";
+import { ask, help, history, reset, run, runCommand } from "./flow.ts";
+import type { FlowDeps } from "./types.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
 import { encodeSseEvent } from "../sse.ts";
@@ -165,22 +166,26 @@ describe("a live ask", () => {
     { event: "done" as const, data: answer },
   ];
 
+  /** A Worker that streams when asked to (Accept: text/event-stream) and answers JSON otherwise, as the real one does. */
   function liveSetup(streaming?: boolean) {
-    const fetch: typeof globalThis.fetch = async () =>
-      new Response(events.map(encodeSseEvent).join(""), { status: 200, headers: { "content-type": "text/event-stream" } });
+    const fetch: typeof globalThis.fetch = async (_input, init) =>
+      new Headers(init?.headers).get("accept") === "text/event-stream"
+        ? new Response(events.map(encodeSseEvent).join(""), { status: 200, headers: { "content-type": "text/event-stream" } })
+        : new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
     const worker = new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 });
     const seen: string[] = [];
+    const posted: Reply[] = [];
     const surface: ChatSurface = {
-      ...fakeSurface({ events: seen, posted: [], privately: [], requests: [] }),
-      live: (room) => ({
+      ...fakeSurface({ events: seen, posted, privately: [], requests: [] }),
+      live: () => ({
         update: (a) => void seen.push(`update:${a.text}|${a.runs.map((r) => `${r.cmd}:${r.state}`).join(",")}`),
         finish: async (reply) => {
-          seen.push(`finish:${reply.kind} in ${room}`);
+          seen.push(`finish:${reply.kind}`);
           return { id: "live" };
         },
       }),
     };
-    return { deps: { worker, log: () => {}, ...(streaming === undefined ? {} : { streaming }) }, surface, seen };
+    return { deps: { worker, log: () => {}, ...(streaming === undefined ? {} : { streaming }) }, surface, seen, posted };
   }
 
   it("shows progress until the first event, each event as it comes, then the answer in place of the live view", async () => {
@@ -193,14 +198,15 @@ describe("a live ask", () => {
       "update:Listing files.|",
       "update:Listing files.|ls:running",
       "update:Listing files.|ls:done",
-      "finish:answer in slack-T1-C1",
+      "finish:answer",
     ]);
   });
 
   it("posts the answer whole when streaming is off", async () => {
-    const { deps, surface, seen } = liveSetup(false);
-    await ask(deps, surface, asker, "list");
-    expect(seen.some((s) => s.startsWith("update:"))).toBe(false);
+    const { deps, surface, seen, posted } = liveSetup(false);
+    expect(await ask(deps, surface, asker, "list")).toBe("answered");
+    expect(seen).toEqual(["progress:on", "progress:off", "post:answer"]);
+    expect(posted).toEqual([{ kind: "answer", answer, question: "list", user: "U1" }]);
   });
 });
 

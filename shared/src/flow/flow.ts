@@ -1,12 +1,12 @@
-import type { WorkerClient } from "../client.ts";
 import type { DuetCommand } from "../commands.ts";
-import { DuetError, describeForUser } from "../errors.ts";
 import { sanitizeChatText } from "../format/sanitize.ts";
-import { audit, guarded, helpWithSettings, policy, type Permit } from "./control.ts";
+import { attempt, failure, outcome, withProgress } from "./attempt.ts";
+import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
-import { STOP_WORDS } from "../live/stop.ts";
+import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView } from "./surface.ts";
+import type { Asker, FlowDeps, Outcome } from "./types.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -15,57 +15,14 @@ import type { ChatSurface, LiveView } from "./surface.ts";
  * calls the Worker itself.
  */
 
-export interface FlowDeps {
-  worker: WorkerClient;
-  /** One line per failure, for the operator. */
-  log(line: string): void;
-  /** Told after a turn used a room, for a front end that remembers rooms it cleaned (Discord's cleaner). */
-  roomUsed?(room: string): void;
-  /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
-  streaming?: boolean;
-}
-
-/** Who asked, where, and the delivery's id. */
-export interface Asker {
-  room: string;
-  /** The platform's user id, kept with the message in the room's history. */
-  user: string;
-  /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
-  key: string;
-  /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */
-  permit?: Permit;
-}
-
-/** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */
-export type Outcome = "answered" | "failed";
-
 const DEFAULT_EMPTY_HINT = "Ask Duet something: the question was empty.";
-
-function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
-  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
-  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
-}
-
-/** Calls the Worker with progress shown; the reply is the answer or the failure in words. */
-async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
-  const stop = surface.showProgress();
-  try {
-    return { reply: await call(), ok: true };
-  } catch (err) {
-    return { reply: failure(deps, what, room, err), ok: false };
-  } finally {
-    await stop();
-  }
-}
-
-const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
 
 /** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
   const request = { text: question, userId: asker.user, idempotencyKey: asker.key };
-  const view = deps.streaming !== false ? surface.live?.(asker.room) : undefined;
+  const view = deps.streaming !== false ? surface.live?.() : undefined;
   if (view) return askLive(deps, surface, asker, question, view);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);

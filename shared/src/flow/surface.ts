@@ -30,11 +30,11 @@ export interface ChatSurface {
   showProgress(): StopProgress;
   /**
    * An answer that grows in this place as the turn runs, with a Stop button for
-   * `room`. Absent where an answer cannot grow (a private Discord reply; Slack's
+   * the room the surface answers in. Absent where an answer cannot grow (a private Discord reply; Slack's
    * response_url, which a slash command's live answer leaves for its fallback);
    * the flow then posts the whole answer at the end.
    */
-  live?(room: string): LiveView;
+  live?(): LiveView;
 }
 
 /** One answer as it happens: shown (at the place's own pace) as it changes, then replaced by the final reply. */

@@ -2,4 +2,3 @@ export { LatestThrottle, realTimers, type ThrottleOptions, type Timers } from ".
 export { applyLiveEvent, emptyLiveAnswer, liveRunViews, liveText, type LiveAnswer, type LiveEvent, type LiveRun, type LiveRunView } from "./live-answer.ts";
 export { pageChanges, pagesOf, type PageChanges } from "./pages.ts";
 export { streamingVar } from "./streaming-config.ts";
-export { STOP_WORDS, type StopTurn } from "./stop.ts";

@@ -1,3 +1,4 @@
+import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE } from "@duet/shared";
 import { commandOf, inlineCode, isPlaceholder } from "./command.ts";
 import { TagScanner, type ScanItem } from "./tag-scanner.ts";
 import { TextOut } from "./text-out.ts";
@@ -22,11 +23,8 @@ export interface ReadReply {
   notes: string[];
 }
 
-/** Shown under a shell code block the model wrote without tags, so nobody thinks it ran. */
-export const NOT_RUN_NOTE = "_(not run: Duet only runs commands the model puts in run tags)_";
-/** The ends of the notes Duet adds, so a reader of the explanation (`pnpm eval`) can tell them apart. */
-export const PLACEHOLDER_NOTE = "was not run: it is a placeholder, not a command.";
-export const CUT_OFF_NOTE = "The answer was cut off inside a command";
+/** The notes' words live in shared, where `pnpm eval` reads them too. */
+export { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE };
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"]);
 /** A line that announces predicted output ("Output:", "Expected output:"). */
 const OUTPUT_LABEL = /^\s*\**\s*((expected|example|sample|predicted)\s+)?(output|result)s?\s*:?\s*\**\s*:?\s*$/i;

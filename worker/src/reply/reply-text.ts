@@ -1,4 +1,4 @@
-import { REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
+import { notRunText, REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
 
 /**
  * The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):`
@@ -16,7 +16,7 @@ export function buildReply(explanation: string, runs: RunResult[], skipped: stri
   }
   for (const cmd of waiting) text += `\n\nWaiting for approval: ${cmd}`;
   if (skipped.length > 0) {
-    text += `\n\nNot run (limit of ${runs.length + waiting.length} commands per reply): ${skipped.map((c) => `\`${c}\``).join(", ")}`;
+    text += `\n\n${notRunText(runs.length + waiting.length, skipped.map((c) => `\`${c}\``))}`;
   }
   return text.trim();
 }

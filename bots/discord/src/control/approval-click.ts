@@ -1,8 +1,8 @@
 import { DiscordAPIError, MessageFlags, type ButtonInteraction, type Interaction } from "discord.js";
-import { type ChatSurface, decide, type Reply } from "@duet/shared";
+import { type ChatSurface, decide, LatestShown, NOT_A_PROPOSAL, type Reply } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
 import { renderReply } from "../render.ts";
-import { roomFor } from "../rooms.ts";
+import { roomHere } from "../rooms.ts";
 import { permitFor } from "./access.ts";
 import { APPROVAL_PREFIX, readApprovalCustomId, type RowJson, withDecision } from "./approval-buttons.ts";
 
@@ -20,14 +20,7 @@ export function isApprovalClick(interaction: Interaction): interaction is Button
 }
 
 /** Proposal messages this process last wrote, so two quick decisions on one message keep each other's line. */
-const LATEST_KEPT = 500;
-const latest = new Map<string, { content: string; components: RowJson[] }>();
-
-function remember(id: string, shown: { content: string; components: RowJson[] }): void {
-  latest.delete(id);
-  latest.set(id, shown);
-  if (latest.size > LATEST_KEPT) latest.delete(latest.keys().next().value!);
-}
+const latest = new LatestShown<{ content: string; components: RowJson[] }>();
 
 function shownNow(interaction: ButtonInteraction): { content: string; components: RowJson[] } {
   const kept = latest.get(interaction.message.id);
@@ -38,8 +31,9 @@ function shownNow(interaction: ButtonInteraction): { content: string; components
 
 export async function handleApprovalClick(interaction: ButtonInteraction, deps: BotDeps): Promise<void> {
   const button = readApprovalCustomId(interaction.customId);
-  if (!button || !interaction.guildId || !interaction.channelId || interaction.user.bot) {
-    await interaction.reply({ content: "That button is not one of Duet's proposals.", flags: MessageFlags.Ephemeral }).catch(() => {});
+  const room = roomHere(interaction);
+  if (!button || !room || interaction.user.bot) {
+    await interaction.reply({ content: NOT_A_PROPOSAL, flags: MessageFlags.Ephemeral }).catch(() => {});
     deps.log.warn(`ignored a Run/Skip click ${interaction.id} with an unknown button or outside a server`);
     return;
   }
@@ -49,12 +43,6 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
     deps.log.info(`click ${interaction.id} already handled or expired (${err instanceof DiscordAPIError ? err.code : String(err)})`);
     return;
   }
-  const room = roomFor({
-    guildId: interaction.guildId,
-    channelId: interaction.channelId,
-    parentId: interaction.channel?.isThread() ? interaction.channel.parentId : null,
-    isThread: Boolean(interaction.channel?.isThread()),
-  });
   const followUp = async (reply: Reply, ephemeral: boolean) => {
     let first = null;
     for (const part of renderReply(reply, deps.secrets)) {
@@ -73,7 +61,7 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
       if (reply.kind !== "decided") return false;
       const before = shownNow(interaction);
       const shown = withDecision(before.content, before.components, button.n, reply.approval, deps.secrets);
-      remember(interaction.message.id, shown);
+      latest.set(interaction.message.id, shown);
       try {
         await interaction.editReply({ content: shown.content, components: shown.components, allowedMentions: { parse: [] } });
         return true;

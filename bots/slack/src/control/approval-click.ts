@@ -1,8 +1,7 @@
-import { APPROVAL_ID_PATTERN, type ChatSurface, decide, type FlowDeps, type Reply } from "@duet/shared";
+import { APPROVAL_ID_PATTERN, type ChatSurface, decide, type FlowDeps, LatestShown, type Reply } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
-import { z } from "zod";
+import { clickedIn, clickSchema } from "../click.ts";
 import { renderReply } from "../render.ts";
-import { isRoomOf } from "../rooms.ts";
 import type { Block, SlackOut } from "../slack-api.ts";
 import type { SlackAccess } from "./access.ts";
 import { readApprovalValue, RUN_ACTION_ID, SKIP_ACTION_ID, withDecision } from "./approval-blocks.ts";
@@ -23,24 +22,8 @@ export interface ClickDeps {
   secrets: readonly string[];
 }
 
-const clickSchema = z.object({
-  user: z.object({ id: z.string().min(1) }),
-  team: z.object({ id: z.string().min(1) }).nullable().optional(),
-  channel: z.object({ id: z.string().min(1) }).optional(),
-  message: z.object({ ts: z.string().min(1), thread_ts: z.string().optional(), text: z.string().default(""), blocks: z.array(z.record(z.string(), z.unknown())).default([]) }).optional(),
-  actions: z.array(z.object({ action_id: z.string(), value: z.string().optional() })).min(1),
-});
-
-/** Proposal messages this process last wrote, so two quick decisions on one message keep each other's line. */
-const LATEST_KEPT = 500;
-
 export function registerApprovalClicks(app: App, deps: ClickDeps, track: (p: Promise<void>) => Promise<void>): void {
-  const latest = new Map<string, Block[]>();
-  const remember = (key: string, blocks: Block[]) => {
-    latest.delete(key);
-    latest.set(key, blocks);
-    if (latest.size > LATEST_KEPT) latest.delete(latest.keys().next().value!);
-  };
+  const latest = new LatestShown<Block[]>();
 
   app.action(new RegExp(`^(${RUN_ACTION_ID}|${SKIP_ACTION_ID})$`), async ({ ack, body }) => {
     await ack();
@@ -53,7 +36,7 @@ export function registerApprovalClicks(app: App, deps: ClickDeps, track: (p: Pro
         const { user, team, channel, message, actions } = click.data;
         const action = actions.find((a) => a.action_id === RUN_ACTION_ID || a.action_id === SKIP_ACTION_ID)!;
         const ref = readApprovalValue(action.value);
-        if (!ref || !APPROVAL_ID_PATTERN.test(ref.id) || !isRoomOf(ref.room, team.id, channel.id)) {
+        if (!ref || !APPROVAL_ID_PATTERN.test(ref.id) || !clickedIn(ref.room, click.data)) {
           return deps.logger.warn(`Ignored a Run/Skip click in ${team.id}/${channel.id} for another room or an unknown button`);
         }
         const key = `${channel.id}/${message.ts}`;
@@ -72,7 +55,7 @@ export function registerApprovalClicks(app: App, deps: ClickDeps, track: (p: Pro
           async edit(_ref, reply: Reply) {
             if (reply.kind !== "decided") return false;
             const blocks = withDecision(latest.get(key) ?? (message.blocks as unknown as Block[]), reply.approval, deps.secrets);
-            remember(key, blocks);
+            latest.set(key, blocks);
             return deps.out.update(channel.id, message.ts, message.text || "Duet's proposed commands", blocks);
           },
           showProgress: () => async () => {},

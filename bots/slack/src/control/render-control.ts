@@ -1,7 +1,7 @@
 import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describePolicy, type Naming, type PolicySource, redactSecrets, type RunPolicy } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
-import type { Rendered } from "../render.ts";
+import { type Rendered, renderNotice } from "../rendered.ts";
 
 /** The run policy and the audit trail as Slack messages. */
 
@@ -13,8 +13,7 @@ function naming(secrets: readonly string[]): Naming {
 }
 
 export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined, source?: PolicySource): Rendered {
-  const text = `:vertical_traffic_light: ${describePolicy(runPolicy, setBy, naming([]), source)}`;
-  return { text: text.replace(/[*_`]|:[a-z_]+:\s*/g, ""), blocks: [section(text)], uploads: [] };
+  return renderNotice(`:vertical_traffic_light: ${describePolicy(runPolicy, setBy, naming([]), source)}`);
 }
 
 export function renderAudit(entries: AuditEntry[], total: number, secrets: readonly string[]): Rendered {

@@ -1,6 +1,6 @@
 import { LatestThrottle, type LiveAnswer, realTimers, type Timers } from "@duet/shared";
 import type { Logger, webApi } from "@slack/bolt";
-import type { Rendered } from "../render.ts";
+import type { Rendered } from "../rendered.ts";
 import { type Block, slackErrorCode, type SlackOut } from "../slack-api.ts";
 import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, taskChunks } from "./live-blocks.ts";
 
@@ -42,6 +42,9 @@ export interface LiveOptions {
   intervalMs?: number;
   streamLifetimeMs?: number;
 }
+
+/** Builds the live message for one answer (the bot's client, logger and streaming settings are bound in). */
+export type LiveMessages = (place: LivePlace) => SlackLiveMessage;
 
 type Streamer = ReturnType<webApi.WebClient["chatStream"]>;
 type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; rendered: Rendered };

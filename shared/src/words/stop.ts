@@ -1,6 +1,7 @@
 /**
  * Stopping a live turn, in words every front end shows the same way: a Stop
- * button's private answer to whoever clicked it, and `/duet stop`'s reply.
+ * button's private answer to whoever clicked it, `/duet stop`'s reply and the
+ * terminal's Ctrl-C.
  */
 
 /** The Worker's stop for a room (WorkerClient.stop): `stopped` is false when no turn was running. */
@@ -11,4 +12,6 @@ export const STOP_WORDS = {
   nothingToStop: "Nothing to stop: Duet is not answering in this room right now.",
   /** A button whose room is not the conversation it was clicked in (forged, or moved). */
   notThisRoom: "That Stop button belongs to another conversation.",
+  /** The Worker could not be asked to stop; `reason` is the failure in words. */
+  failed: (reason: string) => `Duet could not stop that answer: ${reason}`,
 } as const;

@@ -1,0 +1,60 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { findCycles, importsInto, specifiersOf } from "./check-imports.ts";
+
+/**
+ * The parts import downward only: no circle in shared, either bot or scripts,
+ * and scripts reach the Worker over HTTP, never by importing its source.
+ * worker/src is checked the same way once its restructuring lands.
+ */
+
+const repo = join(dirname(new URL(import.meta.url).pathname), "..");
+const CHECKED = ["shared/src", "bots/slack/src", "bots/discord/src", "scripts"];
+
+describe("the import graph", () => {
+  for (const root of CHECKED) {
+    it(`has no import circle in ${root}`, () => {
+      expect(findCycles(join(repo, root))).toEqual([]);
+    });
+  }
+
+  it("lets scripts/ import nothing from worker/src", () => {
+    expect(importsInto(join(repo, "scripts"), join(repo, "worker/src"), ["@duet/worker"])).toEqual([]);
+  });
+});
+
+describe("the import checker", () => {
+  const dir = mkdtempSync(join(tmpdir(), "check-imports-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  };
+
+  it("finds a planted circle, through a type-only import and a re-export", () => {
+    write("circle/a.ts", `import { b } from "./b.ts";\nexport const a = b;\n`);
+    write("circle/b.ts", `import type {\n  C,\n} from "./c";\nexport const b = 1 as C;\n`);
+    write("circle/c.ts", `export { a as C } from "./a.ts";\n`);
+    write("circle/leaf.ts", `import { a } from "./a.ts";\nimport "node:fs";\n`);
+    expect(findCycles(join(dir, "circle"))).toEqual([["a.ts", "b.ts", "c.ts", "a.ts"]]);
+  });
+
+  it("finds no circle where imports only go down, and reads none from comments", () => {
+    write("tree/top.ts", `import { low } from "./parts/index.ts";\nexport const top = low;\n`);
+    write("tree/parts/index.ts", `export { low } from "./low.ts";\n`);
+    write("tree/parts/low.ts", `/**\n * import { top } from "../top.ts";\n */\n// import { top } from "../top.ts";\nexport const low = 1;\n`);
+    expect(findCycles(join(dir, "tree"))).toEqual([]);
+  });
+
+  it("names a file that imports from a forbidden folder", () => {
+    write("app/tool.ts", `import { x } from "../lib/x.ts";\nimport { y } from "@duet/worker/y";\n`);
+    write("lib/x.ts", `export const x = 1;\n`);
+    expect(importsInto(join(dir, "app"), join(dir, "lib"), ["@duet/worker"])).toEqual(["tool.ts → ../lib/x.ts", "tool.ts → @duet/worker/y"]);
+  });
+
+  it("reads a statement's specifier wherever its brace list ends", () => {
+    expect(specifiersOf(`import {\n  a,\n  b,\n} from "./ab.ts";\nexport type { T } from './t.ts';\nconst s = "x from 'y'";\n`)).toEqual(["./ab.ts", "./t.ts"]);
+  });
+});

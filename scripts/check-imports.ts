@@ -1,0 +1,186 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The import graph of a folder of TypeScript, read as text with no compiler:
+ * every `import … from`, `import type … from`, `export … from` and bare
+ * `import "…"` of each .ts file, relative specifiers resolved to files. It
+ * reports circles (a file that, through its imports, imports itself), since a
+ * part that calls up into its caller is a circle, and says which files import
+ * from a folder they must not (scripts/ speaks to the Worker over HTTP only).
+ *
+ *   tsx scripts/check-imports.ts shared/src bots/slack/src …   exit 1 on a circle
+ */
+
+/** Folders that hold no source of the part being checked. */
+const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git", ".wrangler", ".duet"]);
+
+/**
+ * An import or re-export statement at the start of a line; `[^;]*?` lets a
+ * brace list span lines but never runs past the statement's end. A comment's
+ * lines start with `*` or `//`, so an example in one is not read.
+ */
+const FROM_STATEMENT = /^[ \t]*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
+const BARE_IMPORT = /^[ \t]*import\s*["']([^"']+)["']/gm;
+
+export interface ImportEdge {
+  /** The importing file, absolute. */
+  from: string;
+  /** The specifier as written. */
+  specifier: string;
+  /** The file a relative specifier names, absolute; null for a package or a file that does not exist. */
+  to: string | null;
+}
+
+/** Every .ts file under `root` (declaration files and skipped folders left out). */
+export function sourceFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) walk(join(dir, entry.name));
+      } else if (entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts")) {
+        out.push(join(dir, entry.name));
+      }
+    }
+  };
+  walk(resolve(root));
+  return out.sort();
+}
+
+/** The specifiers a file imports or re-exports, in order. */
+export function specifiersOf(source: string): string[] {
+  const found: { at: number; spec: string }[] = [];
+  for (const re of [FROM_STATEMENT, BARE_IMPORT]) {
+    for (const m of source.matchAll(re)) found.push({ at: m.index ?? 0, spec: m[1] });
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.spec);
+}
+
+/** The file a relative specifier names: as written, with `.ts`, `.js` read as `.ts`, or a folder's index.ts. */
+export function resolveSpecifier(fromFile: string, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  const base = resolve(dirname(fromFile), specifier);
+  const candidates = [base, `${base}.ts`, base.replace(/\.js$/, ".ts"), join(base, "index.ts")];
+  return candidates.find((c) => c.endsWith(".ts") && existsSync(c) && statSync(c).isFile()) ?? null;
+}
+
+export function importsOf(file: string): ImportEdge[] {
+  return specifiersOf(readFileSync(file, "utf8")).map((specifier) => ({ from: file, specifier, to: resolveSpecifier(file, specifier) }));
+}
+
+/**
+ * The circles among the files under `root`: each strongly connected group of
+ * files (Tarjan's algorithm), given as one path round it that starts and ends
+ * at the same file, paths relative to `root`.
+ */
+export function findCycles(root: string): string[][] {
+  const files = sourceFiles(root);
+  const inside = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const f of files) graph.set(f, [...new Set(importsOf(f).flatMap((e) => (e.to && inside.has(e.to) ? [e.to] : [])))]);
+
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  let next = 0;
+  // Recursive: an import chain is as deep as the folder's layering, tens at most.
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || graph.get(v)!.includes(v)) groups.push(group);
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+
+  const rel = (f: string) => relative(resolve(root), f).split(sep).join("/");
+  return groups.map((g) => circleThrough(g, graph).map(rel));
+}
+
+/** One path from the group's first file (in name order) back to itself, staying inside the group. */
+function circleThrough(group: string[], graph: Map<string, string[]>): string[] {
+  const members = new Set(group);
+  const start = [...group].sort()[0];
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift()!;
+    for (const w of graph.get(v)!) {
+      if (!members.has(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let at = v; at !== start; at = cameFrom.get(at)!) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!cameFrom.has(w)) {
+        cameFrom.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
+
+/**
+ * The imports of files under `root` that reach into `forbidden` (a folder) or
+ * name one of `forbiddenPackages`, as `file → specifier`, paths relative to `root`.
+ */
+export function importsInto(root: string, forbidden: string, forbiddenPackages: readonly string[] = []): string[] {
+  const dir = resolve(forbidden) + sep;
+  const hits: string[] = [];
+  for (const file of sourceFiles(root)) {
+    for (const e of importsOf(file)) {
+      const intoDir = resolveSpecifierLoosely(file, e.specifier).startsWith(dir);
+      const intoPackage = forbiddenPackages.some((p) => e.specifier === p || e.specifier.startsWith(`${p}/`));
+      if (intoDir || intoPackage) hits.push(`${relative(resolve(root), file).split(sep).join("/")} → ${e.specifier}`);
+    }
+  }
+  return hits;
+}
+
+/** Where a relative specifier points, whether or not the file exists (a forbidden import is one even when broken). */
+function resolveSpecifierLoosely(fromFile: string, specifier: string): string {
+  return specifier.startsWith(".") ? resolve(dirname(fromFile), specifier) : "";
+}
+
+function main(roots: string[]): number {
+  if (roots.length === 0) {
+    console.error("usage: tsx scripts/check-imports.ts DIR [DIR…]   (e.g. shared/src bots/slack/src worker/src)");
+    return 2;
+  }
+  let circles = 0;
+  for (const root of roots) {
+    if (!existsSync(root)) {
+      console.error(`check-imports: ${root} does not exist`);
+      return 2;
+    }
+    for (const cycle of findCycles(root)) {
+      circles++;
+      console.log(`${root}: ${cycle.join(" → ")}`);
+    }
+  }
+  console.log(circles ? `check-imports: ${circles} import circle${circles === 1 ? "" : "s"}` : `check-imports: no import circles in ${roots.join(", ")}`);
+  return circles ? 1 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,33 @@
+import { DuetError, describeForUser } from "../errors.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface } from "./surface.ts";
+import type { FlowDeps, Outcome } from "./types.ts";
+
+/** How every flow calls the Worker: a failure becomes its words for the person and a line for the operator. */
+
+export const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
+
+/** A failure in words for the person, and a line in the log for the operator. */
+export function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
+  deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
+  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+}
+
+/** Calls the Worker; the reply is the answer or the failure in words. */
+export async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+  try {
+    return { reply: await call(), ok: true };
+  } catch (err) {
+    return { reply: failure(deps, what, room, err), ok: false };
+  }
+}
+
+/** The same, with the surface's progress shown until the Worker answered. */
+export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+  const stop = surface.showProgress();
+  try {
+    return await attempt(deps, what, room, call);
+  } finally {
+    await stop();
+  }
+}

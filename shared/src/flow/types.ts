@@ -1,0 +1,41 @@
+import type { WorkerClient } from "../client.ts";
+
+/**
+ * What every flow takes and gives back: the front end's dependencies, who
+ * asked, what only allowed people may do, and how a flow ended. A leaf, so the
+ * flows import it and never each other's files for a type.
+ */
+
+/** What only allowed people may do; asking questions is never among them. */
+export type GuardedAction = "run" | "approve" | "policy" | "reset";
+export const GUARDED_ACTIONS: readonly GuardedAction[] = ["run", "approve", "policy", "reset"];
+
+/**
+ * Null when the asker may do `action`; else who may, in the platform's words
+ * ("members of @oncall", "people with the Manage Channels permission").
+ */
+export type Permit = (action: GuardedAction) => Promise<string | null>;
+
+export interface FlowDeps {
+  worker: WorkerClient;
+  /** One line per failure, for the operator. */
+  log(line: string): void;
+  /** Told after a turn used a room, for a front end that remembers rooms it cleaned (Discord's cleaner). */
+  roomUsed?(room: string): void;
+  /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
+  streaming?: boolean;
+}
+
+/** Who asked, where, and the delivery's id. */
+export interface Asker {
+  room: string;
+  /** The platform's user id, kept with the message in the room's history. */
+  user: string;
+  /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
+  key: string;
+  /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */
+  permit?: Permit;
+}
+
+/** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */
+export type Outcome = "answered" | "failed";
