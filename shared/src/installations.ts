@@ -51,7 +51,7 @@ export const installationSchema = z.looseObject({
 export type StoredInstallation = z.infer<typeof installationSchema>;
 
 /** The key an installation is stored under: its enterprise for an org-wide install, else its team. */
-export function keyOfInstallation(i: Pick<StoredInstallation, "team" | "enterprise" | "isEnterpriseInstall">): string | undefined {
+export function keyOfInstallation(i: { team?: { id: string }; enterprise?: { id: string }; isEnterpriseInstall?: boolean }): string | undefined {
   return i.isEnterpriseInstall ? i.enterprise?.id : i.team?.id;
 }
 
