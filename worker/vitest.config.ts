@@ -16,6 +16,7 @@ export default defineConfig({
         bindings: {
           DUET_API_TOKEN: "test-token-0123456789",
           DUET_API_TOKEN_PREVIOUS: "previous-token-9876543210",
+          DUET_STORE_KEY: "test-store-key-0123456789abcdef0123456789",
           MODEL_PROVIDER: "openai",
           MODEL: "fake-model",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,

@@ -15,6 +15,10 @@ import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
 import { buildReceiver } from "./receiver.ts";
+import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
+import { WorkerInstallationStore } from "./oauth/installation-store.ts";
+import { registerUninstall } from "./oauth/uninstall.ts";
+import { bindWorkspace, currentWorkspace, WorkspaceClient } from "./oauth/workspace-client.ts";
 import { registerSlashCommand } from "./slash-command.ts";
 import { registerWelcome } from "./welcome.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
@@ -80,8 +84,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     logger,
   };
 
-  async function start(): Promise<void> {
-    if (app) throw new Error("the Slack bot is already started");
+  /** The bot's ids from auth.test (one workspace), or none up front (OAuth: each workspace's arrive with its events). */
+  async function whoAmI(): Promise<{ user_id: string; bot_id: string; user?: string; team?: string } | undefined> {
+    if (config.oauth) return undefined;
     // auth.test first: a wrong token stops start-up with one clear line, and bolt
     // gets the bot's ids up front instead of calling auth.test on its own.
     // A few quick tries only: an unreachable Slack at start-up should say so within seconds.
@@ -96,29 +101,55 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       throw new Error(`Slack did not accept SLACK_BOT_TOKEN (${code})`);
     }
     if (!auth.user_id || !auth.bot_id) throw new Error("SLACK_BOT_TOKEN is not a bot token (auth.test returned no bot id)");
-    botUserId = auth.user_id;
+    return { user_id: auth.user_id, bot_id: auth.bot_id, user: auth.user, team: auth.team };
+  }
 
-    const receiver = buildReceiver(config, logger, clientOptions, () => health.check());
+  async function start(): Promise<void> {
+    if (app) throw new Error("the Slack bot is already started");
+    const auth = await whoAmI();
+    botUserId = auth?.user_id;
+    const store = config.oauth
+      ? new WorkerInstallationStore({ workerUrl: config.workerUrl, apiToken: config.apiToken, logger, refresh: slackRefresher(config.oauth, clientOptions, webApi.WebClient) })
+      : undefined;
+    const receiver = buildReceiver(config, logger, clientOptions, () => health.check(), oauthReceiverOptions(config, store, clientOptions, logger));
     if (receiver instanceof SocketModeReceiver) {
       socketReceiver = receiver;
       health.watch(receiver.client);
     }
 
-    const built = new App({ token: config.botToken, botId: auth.bot_id, botUserId: auth.user_id, receiver, clientOptions, logger, logLevel: logger.getLevel() });
+    const built = auth
+      ? new App({ token: config.botToken, botId: auth.bot_id, botUserId: auth.user_id, receiver, clientOptions, logger, logLevel: logger.getLevel() })
+      : new App({ receiver, clientOptions, logger, logLevel: logger.getLevel() });
+    // Under OAuth each call goes out with the token of the workspace whose event started it.
+    if (!auth) built.use(bindWorkspace);
+    const client = auth ? built.client : new WorkspaceClient(undefined, clientOptions);
+    const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
-    const out = new SlackOut(built.client, logger);
-    const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken].filter((s): s is string => Boolean(s));
+    const out = new SlackOut(client, logger);
+    const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
     const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming };
-    const live = (place: LivePlace) => new SlackLiveMessage(built.client, out, logger, place, { streaming: true, secrets, ...options.live });
-    const messageDeps = { flow, out, recent: new RecentIds(), scope: config.roomScope, botUserId: auth.user_id, logger, secrets, status, live };
+    const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
+    const messageDeps = {
+      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live,
+      get botUserId() {
+        return botUser();
+      },
+    };
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
-    registerWelcome(built, { out, botUserId: auth.user_id, recent: messageDeps.recent, logger }, track);
-    const access = new SlackAccess(config.access, built.client, logger);
+    const welcome = {
+      out, recent: messageDeps.recent, logger,
+      get botUserId() {
+        return botUser();
+      },
+    };
+    registerWelcome(built, welcome, track);
+    const access = new SlackAccess(config.access, client, logger);
     registerSlashCommand(built, { flow, out, logger, secrets, access, live }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
+    if (store) registerUninstall(built, { store, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);
@@ -137,11 +168,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       }
     }
     app = built;
-    logger.info(
-      config.mode === "socket"
-        ? `Duet is connected to Slack over Socket Mode as ${auth.user} (${auth.team})`
-        : `Duet listens for Slack on port ${port} at /slack/events as ${auth.user} (${auth.team})`,
-    );
+    const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
+    logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);
   }
 
   async function stop(): Promise<void> {

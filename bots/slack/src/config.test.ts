@@ -84,3 +84,28 @@ describe("loadConfig", () => {
     expect(message).not.toContain("\n");
   });
 });
+
+const oauth = { SLACK_CLIENT_ID: "1234.5678", SLACK_CLIENT_SECRET: "client-secret", SLACK_STATE_SECRET: "state-secret-0123456789" };
+const oauthBase = { DUET_API_TOKEN: "secret-token", SLACK_SIGNING_SECRET: "shh" };
+
+describe("OAuth distribution config", () => {
+  it("runs for many workspaces with all three OAuth variables and no bot token", () => {
+    const c = loadConfig({ ...oauthBase, ...oauth });
+    expect(c.oauth).toEqual({ clientId: "1234.5678", clientSecret: "client-secret", stateSecret: "state-secret-0123456789" });
+    expect(c.botToken).toBeUndefined();
+    expect(c.mode).toBe("http");
+    // Single-workspace mode stays the default.
+    expect(loadConfig({ ...oauthBase, SLACK_BOT_TOKEN: "xoxb-1" }).oauth).toBeUndefined();
+  });
+
+  it("stops on one line naming what is missing when only some are set", () => {
+    expect(error({ ...oauthBase, SLACK_CLIENT_ID: "1234.5678" })).toBe(
+      "SLACK_CLIENT_SECRET, SLACK_STATE_SECRET must be set with SLACK_CLIENT_ID: OAuth distribution needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET (or none of them)",
+    );
+    expect(error({ ...oauthBase, ...oauth, SLACK_CLIENT_SECRET: "" })).toMatch(/^SLACK_CLIENT_SECRET must be set with SLACK_CLIENT_ID, SLACK_STATE_SECRET/);
+    expect(error({ ...oauthBase, ...oauth, SLACK_STATE_SECRET: "short" })).toMatch(/SLACK_STATE_SECRET must be at least 16 characters/);
+    expect(error({ ...oauthBase, ...oauth, SLACK_APP_TOKEN: "xapp-1-A-x" })).toMatch(/^SLACK_APP_TOKEN cannot be used with OAuth distribution/);
+    expect(error(oauthBase)).toMatch(/^SLACK_BOT_TOKEN is required .* or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET/);
+    for (const message of [error({ ...oauthBase, SLACK_CLIENT_ID: "x" }), error(oauthBase)]) expect(message).not.toContain("\n");
+  });
+});

@@ -1,5 +1,6 @@
 import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
+import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
 
 /**
  * The Slack bot's configuration, read once from the environment at start.
@@ -23,9 +24,11 @@ const schema = z
     SLACK_ALLOW_POLICY: accessList("SLACK_ALLOW_POLICY"),
     SLACK_ALLOW_RESET: accessList("SLACK_ALLOW_RESET"),
     SLACK_BOT_TOKEN: z
-      .string({ error: "SLACK_BOT_TOKEN is required (the xoxb- token from your Slack app's OAuth & Permissions page)" })
+      .string()
       .trim()
-      .refine((v) => v.startsWith("xoxb-"), "SLACK_BOT_TOKEN must be a bot token starting with xoxb-"),
+      .refine((v) => v.startsWith("xoxb-"), "SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+      .optional(),
+    ...oauthFields,
     SLACK_SIGNING_SECRET: z.string().trim().min(1).optional(),
     SLACK_APP_TOKEN: z
       .string()
@@ -47,6 +50,15 @@ const schema = z
     DUET_STREAMING: streamingVar,
   })
   .superRefine((env, ctx) => {
+    const oauth = oauthProblem(env);
+    if (oauth) return ctx.addIssue({ code: "custom", path: [oauth.name], message: oauth.message });
+    if (!env.SLACK_CLIENT_ID && !env.SLACK_BOT_TOKEN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SLACK_BOT_TOKEN"],
+        message: "SLACK_BOT_TOKEN is required (the xoxb- token from your Slack app's OAuth & Permissions page), or SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth distribution",
+      });
+    }
     // HTTP mode must verify Slack's signatures; Socket Mode needs no public endpoint and no secret.
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       ctx.addIssue({
@@ -62,7 +74,10 @@ export type AccessRule = { users: string[]; groups: string[] } | null;
 
 export interface SlackConfig {
   access: Record<GuardedAction, AccessRule>;
-  botToken: string;
+  /** One workspace's token; unset under OAuth distribution, where each workspace's comes from its installation. */
+  botToken?: string;
+  /** OAuth distribution (many workspaces); unset: the one workspace of `botToken`. */
+  oauth?: OAuthConfig;
   signingSecret?: string;
   appToken?: string;
   /** Web API base, ending in '/'; undefined means Slack's own. */
@@ -86,7 +101,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ids.length === 0 ? null : { users: ids.filter((id) => !id.startsWith("S")), groups: ids.filter((id) => id.startsWith("S")) };
   return {
     access: { run: rule(e.SLACK_ALLOW_RUN), approve: rule(e.SLACK_ALLOW_APPROVE), policy: rule(e.SLACK_ALLOW_POLICY), reset: rule(e.SLACK_ALLOW_RESET) },
-    botToken: e.SLACK_BOT_TOKEN,
+    botToken: e.SLACK_CLIENT_ID ? undefined : e.SLACK_BOT_TOKEN,
+    oauth: oauthConfig(e),
     signingSecret: e.SLACK_SIGNING_SECRET,
     appToken: e.SLACK_APP_TOKEN,
     apiUrl: e.SLACK_API_URL ? e.SLACK_API_URL.replace(/\/*$/, "/") : undefined,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CLEANUP_EVENTS } from "./cleanup.ts";
+import { BOT_SCOPES } from "./oauth/install-options.ts";
 
 /**
  * The manifest is what an admin installs: it must ask for exactly the events the
@@ -48,5 +49,17 @@ describe("manifest.yaml", () => {
     expect(manifest).toMatch(/- command: \/duet\n/);
     expect(manifest).toMatch(/socket_mode_enabled: true/);
     expect(manifest).toMatch(/interactivity:\n(?:\s+#.*\n)*\s+is_enabled: true/);
+  });
+
+  it("asks an OAuth install for the manifest's scopes, and the distributed manifest differs only in how it is reached", () => {
+    expect([...BOT_SCOPES].sort()).toEqual(listUnder("bot").sort());
+    const distributed = readFileSync(new URL("../manifest.distributed.yaml", import.meta.url), "utf8");
+    const body = (m: string) => m.slice(m.indexOf("display_information:"));
+    expect(distributed).toMatch(/redirect_urls:\n\s+- https:\/\/\S+\/slack\/oauth_redirect\n/);
+    expect(distributed).toMatch(/token_rotation_enabled: true/);
+    expect(distributed).toMatch(/org_deploy_enabled: true/);
+    expect(distributed).toMatch(/socket_mode_enabled: false/);
+    const same = (m: string) => body(m).split("\n").filter((l) => !/request_url|url:|redirect_urls|oauth_redirect|_enabled:|#/.test(l)).join("\n");
+    expect(same(distributed)).toBe(same(manifest));
   });
 });

@@ -1,4 +1,4 @@
-import { HTTPReceiver, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
+import { HTTPReceiver, type HTTPReceiverOptions, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
 import { answerHealth, HEALTH_PATH, type Health } from "@duet/shared/health";
 import type { SlackConfig } from "./config.ts";
 
@@ -13,7 +13,14 @@ import type { SlackConfig } from "./config.ts";
  * delivery that can only fail again, and count against the app's failure rate.
  */
 
-export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions: webApi.WebClientOptions, health: () => Health): HTTPReceiver | SocketModeReceiver {
+/** `oauth`: the OAuth distribution options (install and redirect routes), when configured. */
+export function buildReceiver(
+  config: SlackConfig,
+  logger: Logger,
+  clientOptions: webApi.WebClientOptions,
+  health: () => Health,
+  oauth: Partial<HTTPReceiverOptions> = {},
+): HTTPReceiver | SocketModeReceiver {
   if (config.mode === "socket") {
     return new SocketModeReceiver({
       appToken: config.appToken ?? "",
@@ -28,6 +35,7 @@ export function buildReceiver(config: SlackConfig, logger: Logger, clientOptions
     });
   }
   return new HTTPReceiver({
+    ...oauth,
     signingSecret: config.signingSecret ?? "",
     endpoints: "/slack/events",
     port: config.port,

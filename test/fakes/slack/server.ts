@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import { listen, sendJson, type Listening } from "../http.ts";
+import { FakeOAuth } from "./oauth.ts";
 import { FakeSocketMode } from "./socket-mode.ts";
 import { Workspace } from "./state.ts";
 import { isStreaming, STREAM_METHODS, type StreamSettings } from "./streaming.ts";
@@ -54,6 +55,13 @@ export interface FakeSlack extends Listening {
   /** Re-evaluates `probe` after every change until it returns a value other than undefined/false. */
   waitFor<T>(probe: () => T | undefined | false | null, what: string, timeoutMs?: number): Promise<T>;
   callsOf(method: string): ApiCall[];
+  /** OAuth distribution: the app's client id and secret, the authorize page, the tokens it grants. */
+  oauth: FakeOAuth;
+  /**
+   * Holds every call of `method` that arrives until `release()`: `arrived`
+   * settles when the first one is being held (a barrier for tests of races).
+   */
+  hold(method: string): { arrived: Promise<void>; release(): void };
 }
 
 const DEFAULT_IDENTITY: Identity = {
@@ -84,6 +92,8 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
   changes.setMaxListeners(0);
   const changed = () => changes.emit("change");
   const socket = new FakeSocketMode(id.appId, changed);
+  const oauth = new FakeOAuth();
+  const holds = new Map<string, { gate: Promise<void>; arrive: () => void }>();
   const streams: StreamSettings = { lifetimeMs: STREAM_LIFETIME_MS, refused: null, now: Date.now };
   let base = "";
   let responseSeq = 0;
@@ -97,12 +107,18 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     if (req.method === "POST" && upload) return handleUpload(upload[1], req, res, body);
     const resp = /^\/response\/(\w+)$/.exec(url.pathname);
     if (req.method === "POST" && resp) return handleResponseUrl(resp[1], res, body);
+    if (req.method === "GET" && url.pathname === "/oauth/v2/authorize") return oauth.authorize(url, res);
     sendJson(res, 404, { ok: false, error: "not_found" });
   });
   base = listening.url;
   socket.attach(listening.server);
 
-  function handleApi(method: string, req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+  async function handleApi(method: string, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+    const held = holds.get(method);
+    if (held) {
+      held.arrive();
+      await held.gate;
+    }
     const args = parseArgs(req, raw);
     const auth = req.headers.authorization;
     const token = auth?.startsWith("Bearer ") ? auth.slice(7) : typeof args.token === "string" ? args.token : undefined;
@@ -115,7 +131,9 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
       changed();
       return sendJson(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(limit.retryAfterSec) });
     }
-    const result = answer(method, { args, token, ws, id, baseUrl: base, socketUrl: () => socket.newUrl(base) });
+    const basic = auth?.startsWith("Basic ") ? auth.slice(6) : undefined;
+    const result =
+      method === "oauth.v2.access" ? oauth.access(args, basic) : answer(method, { args, token, ws, id, baseUrl: base, socketUrl: () => socket.newUrl(base), oauth });
     call.ok = result.ok === true;
     call.error = typeof result.error === "string" ? result.error : undefined;
     sendJson(res, 200, result);
@@ -219,6 +237,21 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     },
     waitFor,
     callsOf: (method) => calls.filter((c) => c.method === method),
+    oauth,
+    hold: (method) => {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((r) => (arrive = r));
+      const gate = new Promise<void>((r) => (release = r));
+      holds.set(method, { gate, arrive });
+      return {
+        arrived,
+        release: () => {
+          holds.delete(method);
+          release();
+        },
+      };
+    },
     close: async () => {
       await socket.close();
       await listening.close();

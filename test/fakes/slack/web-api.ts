@@ -1,3 +1,4 @@
+import type { FakeOAuth } from "./oauth.ts";
 import { type Block, type FakeFile, Workspace } from "./state.ts";
 
 /**
@@ -24,6 +25,7 @@ export interface MethodContext {
   id: Identity;
   baseUrl: string;
   socketUrl: () => string;
+  oauth: FakeOAuth;
 }
 
 type Result = Record<string, unknown>;
@@ -115,7 +117,8 @@ function isContent(r: Content | Result): r is Content {
 
 export function botAuth(ctx: MethodContext): Result | null {
   if (!ctx.token) return fail("not_authed");
-  if (ctx.token !== ctx.id.botToken) return fail("invalid_auth");
+  // The configured bot token (one workspace), or one an OAuth install granted and no refresh revoked.
+  if (ctx.token !== ctx.id.botToken && !ctx.oauth.grantOf(ctx.token)) return fail(ctx.oauth.isRevoked(ctx.token) ? "token_expired" : "invalid_auth");
   return null;
 }
 
@@ -126,8 +129,10 @@ function channelArg(ctx: MethodContext, key = "channel"): string | Result {
 }
 
 export const METHODS: Record<string, Method> = {
-  "auth.test": (ctx) =>
-    botAuth(ctx) ?? {
+  "auth.test": (ctx) => {
+    const grant = ctx.oauth.grantOf(ctx.token);
+    if (grant) return ctx.oauth.authTest(grant);
+    return botAuth(ctx) ?? {
       ok: true,
       url: `https://${ctx.id.teamName}.slack.com/`,
       team: ctx.id.teamName,
@@ -136,7 +141,8 @@ export const METHODS: Record<string, Method> = {
       user_id: ctx.id.botUserId,
       bot_id: ctx.id.botId,
       is_enterprise_install: false,
-    },
+    };
+  },
 
   "apps.connections.open": (ctx) => {
     if (!ctx.token) return fail("not_authed");

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
+import { installationRoutes } from "../installations/routes.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";
@@ -60,6 +61,7 @@ app.get("/api/rooms/:roomId/stats", async (c) => {
 app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
+app.route("/", installationRoutes);
 
 app.delete("/api/rooms/:roomId", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));

@@ -1,0 +1,80 @@
+import { Hono } from "hono";
+import { DuetError } from "@duet/shared";
+import {
+  INSTALLATION_KEY,
+  keyOfInstallation,
+  putInstallationSchema,
+  refreshClaimSchema,
+} from "@duet/shared/installations";
+import type { Vars } from "../vars.ts";
+import { readJson } from "../http/json-body.ts";
+import { methodNotAllowed } from "../http/rooms.ts";
+import { STORE_KEY_MIN_CHARS } from "./seal.ts";
+import type { InstallationStore } from "./store-object.ts";
+
+/**
+ * `/api/installations/:key`: the Slack installation store the bots share
+ * (bearer auth and the body limit come from the `/api/*` middleware).
+ * GET reads, PUT stores (with `ifVersion`: compare-and-swap), DELETE removes,
+ * POST `/refresh` claims the one refresh of a rotating token. Without
+ * DUET_STORE_KEY every one of them answers 503 and nothing is read or written.
+ */
+
+type StoreBindings = Vars & { INSTALLATIONS: DurableObjectNamespace<InstallationStore>; DUET_STORE_KEY?: string };
+
+const closed = (message: string) => Response.json({ error: message, code: "store_closed" }, { status: 503 });
+
+export const installationRoutes = new Hono<{ Bindings: StoreBindings }>();
+
+installationRoutes.use("/api/installations/*", async (c, next) => {
+  const secret = c.env.DUET_STORE_KEY?.trim();
+  if (!secret) return closed("the Worker has no DUET_STORE_KEY set, so it keeps no Slack installations (set it with `wrangler secret put DUET_STORE_KEY`)");
+  if (secret.length < STORE_KEY_MIN_CHARS) return closed(`DUET_STORE_KEY must be at least ${STORE_KEY_MIN_CHARS} characters (e.g. \`openssl rand -base64 32\`)`);
+  return next();
+});
+
+function keyOf(raw: string | undefined): string {
+  if (!raw || !INSTALLATION_KEY.test(raw)) {
+    throw new DuetError("invalid_request", "invalid request", {
+      details: { key: ["Installation key must be a Slack team id (T…) or, for an org-wide install, an enterprise id (E…)"] },
+    });
+  }
+  return raw;
+}
+
+const store = (env: StoreBindings, key: string) => env.INSTALLATIONS.getByName(key);
+
+installationRoutes.get("/api/installations/:key", async (c) => {
+  const key = keyOf(c.req.param("key"));
+  const record = await store(c.env, key).get(key);
+  if (!record) throw new DuetError("not_found", `no Slack installation for ${key}`);
+  return c.json(record);
+});
+
+installationRoutes.put("/api/installations/:key", async (c) => {
+  const key = keyOf(c.req.param("key"));
+  const body = await readJson(c, putInstallationSchema);
+  if (keyOfInstallation(body.installation) !== key) {
+    const what = body.installation.isEnterpriseInstall ? "installation.enterprise.id" : "installation.team.id";
+    throw new DuetError("invalid_request", "invalid request", { details: { installation: [`${what} must be the key in the path (${key})`] } });
+  }
+  const result = await store(c.env, key).put(key, body.installation, body.ifVersion);
+  if ("conflict" in result) {
+    return c.json({ error: "the installation changed since it was read; read it again", code: "version_conflict", version: result.version }, 409);
+  }
+  return c.json(result);
+});
+
+installationRoutes.delete("/api/installations/:key", async (c) => {
+  const key = keyOf(c.req.param("key"));
+  return c.json({ deleted: await store(c.env, key).remove(key) });
+});
+
+installationRoutes.all("/api/installations/:key", methodNotAllowed);
+
+installationRoutes.post("/api/installations/:key/refresh", async (c) => {
+  const key = keyOf(c.req.param("key"));
+  return c.json(await store(c.env, key).claimRefresh(key, await readJson(c, refreshClaimSchema)));
+});
+
+installationRoutes.all("/api/installations/:key/refresh", methodNotAllowed);
