@@ -10,11 +10,19 @@ type Row = Record<string, SqlStorageValue>;
 
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
-/** Every column but the slot, in the order `place` binds them. */
-const COLUMNS = ["seq", "kind", "status", "idem_key", "user_id", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at"] as const;
+/** The columns `place` binds, in order; the row's status is written into the statement (one of three words, not worth binding). */
+const COLUMNS = ["seq", "kind", "idem_key", "user_id", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at"] as const;
 type RowValues = Record<(typeof COLUMNS)[number], SqlStorageValue>;
-const INSERT_ROW = `INSERT INTO duet_ledger (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) RETURNING slot`;
-const UPDATE_ROW = `UPDATE duet_ledger SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE slot = ?`;
+/** A whole row into a new slot, or over a reused one, for each status a row is placed in. */
+const PLACE = Object.fromEntries(
+  (["pending", "done"] as const).map((status) => [
+    status,
+    {
+      insert: `INSERT INTO duet_ledger (status, ${COLUMNS.join(", ")}) VALUES ('${status}', ${COLUMNS.map(() => "?").join(", ")}) RETURNING slot`,
+      update: `UPDATE duet_ledger SET status = '${status}', ${COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE slot = ?`,
+    },
+  ]),
+) as Record<"pending" | "done", { insert: string; update: string }>;
 
 /** A row that is history: answered, with a reply (a message turn, a note, or a direct run that joined the history). */
 const SHOWN = `status = 'done' AND reply IS NOT NULL`;
@@ -63,11 +71,11 @@ export class TurnRows {
   }
 
   /** A whole row, into a reusable slot (an UPDATE) or a new one (an INSERT): one row written either way. */
-  private place(v: RowValues, now: number): number {
+  private place(status: "pending" | "done", v: RowValues, now: number): number {
     const slot = this.index.reusable(now);
     const values = COLUMNS.map((c) => v[c]);
-    if (slot === null) return Number(this.sql.exec<Row>(INSERT_ROW, ...values).one().slot);
-    this.write(UPDATE_ROW, ...values, slot);
+    if (slot === null) return Number(this.sql.exec<Row>(PLACE[status].insert, ...values).one().slot);
+    this.write(PLACE[status].update, ...values, slot);
     return slot;
   }
 
@@ -75,7 +83,8 @@ export class TurnRows {
   accept(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, now = Date.now()): LedgerTurn {
     const seq = this.nextSeq++;
     const slot = this.place(
-      { seq, kind: turn.kind, status: "pending", idem_key: turn.idemKey, user_id: turn.userId, question: turn.question, received_at: turn.receivedAt,
+      "pending",
+      { seq, kind: turn.kind, idem_key: turn.idemKey, user_id: turn.userId, question: turn.question, received_at: turn.receivedAt,
         progress: null, model_text: null, reply: null, answer: null, answered_at: null },
       now,
     );
@@ -92,7 +101,8 @@ export class TurnRows {
   note(note: HistoryNote, seq: number, now: number): AnsweredTurn {
     const { reply, runs } = note;
     const slot = this.place(
-      { seq, kind: "message", status: "done", idem_key: null, user_id: note.userId, question: note.question, received_at: note.at,
+      "done",
+      { seq, kind: "message", idem_key: null, user_id: note.userId, question: note.question, received_at: note.at,
         progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now },
       now,
     );
