@@ -110,8 +110,10 @@ describe("renderExec, renderHistory, renderReset", () => {
   });
 
   it("reports a reset, and a partial one", () => {
-    expect(renderReset("demo", [], plain)).toBe("Room demo reset: history wiped, sandbox destroyed.");
-    expect(renderReset("demo", ["sandbox: timeout"], plain)).toBe("Room demo reset, but part of it failed: sandbox: timeout");
+    expect(renderReset("demo", "cli:me", [], plain)).toBe("Room demo: cli:me reset Duet here: the conversation history is cleared and the sandbox is removed.");
+    expect(renderReset("demo", "cli:me", ["sandbox: timeout"], plain)).toBe(
+      "Room demo: cli:me reset Duet here: the conversation history is cleared and the sandbox is removed. Some parts could not be removed (sandbox: timeout); `duet reset` again retries them.",
+    );
   });
 });
 

@@ -11,6 +11,7 @@ import {
   helpEntries,
   notRunNote,
   redactSecrets,
+  resetText,
   STOPPED_NOTE,
   runOfExec,
   type DuetMessage,
@@ -110,9 +111,10 @@ export function renderHistory(room: string, messages: readonly DuetMessage[], st
     .join("\n");
 }
 
-export function renderReset(room: string, errors: readonly string[], style: Style): string {
-  if (!errors.length) return style.green(`Room ${room} reset: history wiped, sandbox destroyed.`);
-  return style.yellow(`Room ${room} reset, but part of it failed: ${errors.join("; ")}`);
+/** The shared reset sentence, after the room's name: a terminal can look at any room. */
+export function renderReset(room: string, user: string, errors: readonly string[], style: Style): string {
+  const text = `Room ${room}: ${resetText(user, errors, "`duet reset`")}`;
+  return errors.length ? style.yellow(text) : style.green(text);
 }
 
 /** How the commands are typed in `duet chat`. */
@@ -156,7 +158,7 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "history":
       return renderHistory(room, reply.messages, style, secrets);
     case "reset":
-      return renderReset(room, reply.errors, style);
+      return renderReset(room, reply.user, reply.errors, style);
     case "help":
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":

@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { keepRenewing } from "./renew.ts";
 
+/** On a fake clock: "nothing more happened" is the clock run well past more renewals, not a wait. */
 describe("keepRenewing", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
   it("shows at once, renews, and after stop() nothing more lands, the call in flight included", async () => {
     const shown: number[] = [];
     let release!: () => void;
@@ -12,17 +16,21 @@ describe("keepRenewing", () => {
       if (i === 2) await new Promise<void>((r) => (release = r));
       shown.push(i);
     }, 20);
-    await expect.poll(() => n, { timeout: 5_000, interval: 5 }).toBeGreaterThanOrEqual(3);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(n).toBe(1);
+    await vi.advanceTimersByTimeAsync(40);
+    expect(n).toBe(3);
     let stopped = false;
     const stopping = stop().then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(200);
     expect(stopped).toBe(false);
+    expect(n).toBe(3);
     release();
     await stopping;
-    const atStop = shown.length;
-    expect(shown.slice(0, 3)).toEqual([0, 1, 2]);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(shown).toHaveLength(atStop);
+    expect(shown).toEqual([0, 1, 2]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(n).toBe(3);
+    expect(shown).toEqual([0, 1, 2]);
   });
 
   it("keeps renewing after a call fails", async () => {
@@ -31,7 +39,8 @@ describe("keepRenewing", () => {
       calls++;
       throw new Error("refused");
     }, 10);
-    await expect.poll(() => calls, { timeout: 5_000, interval: 5 }).toBeGreaterThanOrEqual(2);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(calls).toBe(2);
     await stop();
   });
 });

@@ -36,13 +36,14 @@ describe("Discord mentions", () => {
     const typings = () => h.fake.calls.filter((c) => c.path === `/channels/${ch}/typing`).length;
     const [answer] = await mentionAnswer(h, h.fake.message(ch, "SLOW:2000 SAY: took a while", { mention: true }));
     expect(answer.content).toContain("took a while");
-    // A typing request sent just before the reply may land just after it.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Stopping the indicator waits for a typing request in flight, so none lands after the reply.
     const settled = typings();
     // One at once, then one per 300 ms for 2 s (about 7); at least one renewal even when a
     // loaded machine's timers drop most of them.
     expect(settled).toBeGreaterThanOrEqual(2);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Barrier: a later answer that takes longer than two renewals; a renewal left running would have landed by its end.
+    const [later] = await mentionAnswer(h, h.fake.message(h.fake.addChannel(h.guildId, "barrier"), "SLOW:700 SAY: barrier", { mention: true }));
+    expect(later.content).toContain("barrier");
     expect(typings()).toBe(settled);
   });
 

@@ -1,3 +1,4 @@
+import { roomId } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { buttonClick, postInteraction, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -276,8 +277,9 @@ describe("an approval that waited too long", () => {
     await s.slack.waitFor(() => s.slack.responses.some((r) => r.id === set.fields.response_url.split("/").pop()), "the policy set");
     const m = await mention(s.slack, b, { channel, user: "U0BOB", text: "SAY: Later. <run>echo too-late</run>" });
     const [proposal] = await answerTo(s.slack, m);
-    // The approval was made before its answer was posted, so it has expired 1 s (its TTL) from now.
-    await new Promise((r) => setTimeout(r, 1_200));
+    // The Worker's own word that the approval expired (its audit notices it when read), not a wait.
+    const room = roomId("slack", s.slack.id.teamId, channel);
+    await expect.poll(async () => (await s.stack.client.audit(room)).entries.some((e) => e.kind === "expired"), { timeout: 10_000, interval: 100 }).toBe(true);
     const value = proposal.blocks!.find((x) => x.type === "actions")!.elements[0].value;
     const before = s.slack.ws.ephemeral.length;
     await click(s.slack, b, { channel, messageTs: proposal.ts, actionId: "duet_approval_run", value, user: "U0OPS1" });

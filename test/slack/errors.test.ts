@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { LogLevel, type SlackBotOptions } from "@duet/slack";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature } from "../fakes/slack/index.ts";
 import { quietPort } from "../helpers/ports.ts";
@@ -64,8 +65,20 @@ describe("start-up", () => {
   });
 });
 
+/** A logger that keeps what the bot told the operator (warnings and errors), as bolt's Logger. */
+function recordingLogger() {
+  const lines: string[] = [];
+  let level = LogLevel.INFO;
+  const keep = (...m: unknown[]) => void lines.push(m.map(String).join(" "));
+  const logger: NonNullable<SlackBotOptions["logger"]> = { debug: () => {}, info: () => {}, warn: keep, error: keep, setLevel: (l) => void (level = l), getLevel: () => level, setName: () => {} };
+  return { logger, lines };
+}
+
 describe("malformed events", () => {
   it("are acknowledged and logged, and the bot keeps answering", async () => {
+    const { logger, lines } = recordingLogger();
+    const bot = await startBot(slack, stack, {}, { logger });
+    onTestFinished(() => bot.stop());
     const channel = newChannel();
     const noChannel = envelope(slack, { type: "app_mention", user: "U0ALICE", text: "<@U0DUETBOT> SAY: malformed-marker" });
     expect((await postEvent(bot.url, noChannel, { secret: SIGNING_SECRET })).status).toBe(200);
@@ -74,8 +87,15 @@ describe("malformed events", () => {
     // Not JSON at all: bolt answers 400 (the body cannot be read), and nothing breaks.
     const garbage = await postSigned(bot.url, "{not json", "application/json", { secret: SIGNING_SECRET });
     expect(garbage.status).toBe(400);
-    await answeredSentinel(channel, "malformed-sentinel");
+    const m = await mention(slack, bot, { channel, text: "SAY: malformed-sentinel" });
+    expect(readable((await answerTo(slack, m))[0])).toContain("malformed-sentinel");
     expect(modelCallsFor(stack, "malformed-marker")).toBe(0);
+    // The operator is told of each of the three, in order, and of nothing else.
+    expect(lines).toEqual([
+      expect.stringMatching(/^Ignored a malformed app_mention: /),
+      expect.stringMatching(/^Acknowledged an event bolt could not process: /),
+      expect.stringMatching(/^Malformed request body: /),
+    ]);
   });
 });
 

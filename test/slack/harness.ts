@@ -21,7 +21,7 @@ export async function startBot(
   slack: FakeSlack,
   worker: { workerUrl: string; token: string },
   env: Record<string, string> = {},
-  opts: { workerTimeoutMs?: number; statusRenewMs?: number; live?: SlackBotOptions["live"] } = {},
+  opts: { workerTimeoutMs?: number; statusRenewMs?: number; live?: SlackBotOptions["live"]; logger?: SlackBotOptions["logger"] } = {},
 ): Promise<BotHandle> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: slack.id.botToken,
@@ -39,6 +39,7 @@ export async function startBot(
     workerTimeoutMs: opts.workerTimeoutMs ?? 30_000,
     statusRenewMs: opts.statusRenewMs,
     live: opts.live,
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   await bot.start();
   return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };

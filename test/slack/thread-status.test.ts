@@ -45,7 +45,9 @@ describe("the thread status", () => {
     // The answer cleared it, and nothing set it again afterwards.
     expect(slack.ws.statusOf(channel, m.threadTs)).toBeUndefined();
     const settled = statusCalls(channel).length;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Barrier: a later answer that takes longer than two renewals; a renewal left running would have landed by its end.
+    const later = await mention(slack, bot, { channel: newChannel(), text: "SLOW:700 SAY: barrier" });
+    expect(readable((await answerTo(slack, later))[0])).toContain("barrier");
     expect(statusCalls(channel)).toHaveLength(settled);
   });
 

@@ -5,5 +5,5 @@ export { registerCommands } from "./register.ts";
 export type { Logger } from "./deps.ts";
 export { DiscordLiveMessage, LIVE_INTERVAL_MS, STOP_PREFIX, liveContent } from "./live/live-message.ts";
 export { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
-export { renderMessage } from "./render.ts";
+export { renderMessage, renderReply } from "./render.ts";
 export { REST, Routes } from "discord.js";

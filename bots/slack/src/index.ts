@@ -6,5 +6,5 @@ export { webApi } from "@slack/bolt";
 export { SlackLiveMessage, LIVE_INTERVAL_MS, STREAM_LIFETIME_MS, type LivePlace, type LiveOptions } from "./live/live-message.ts";
 export { STOP_ACTION_ID } from "./live/live-blocks.ts";
 export { SlackOut } from "./slack-api.ts";
-export { renderAnswer } from "./render.ts";
+export { renderAnswer, renderReply } from "./render.ts";
 export { createLogger } from "./logger.ts";

@@ -45,7 +45,13 @@ describe("a live answer", () => {
   });
 
   it("redacts secrets in commands, and the bot's own tokens", () => {
-    const a = replay([{ event: "run-start", data: { index: 0, cmd: "curl -H 'Authorization: Bearer xoxb-very-secret-bot-token'" } }]);
-    expect(liveRunViews(a, ["xoxb-very-secret-bot-token"])[0].command).not.toContain("very-secret");
+    const patterned = replay([{ event: "run-start", data: { index: 0, cmd: "curl -H 'Authorization: Bearer xoxb-very-secret-bot-token'" } }]);
+    expect(liveRunViews(patterned)[0].command).not.toContain("very-secret");
+    // A token no pattern knows: only the bot's own list can catch it, in the command and in the text.
+    const own = "duet4f9a2c7e1b";
+    const a = replay([{ event: "text", data: { delta: `Using ${own} now ` } }, { event: "run-start", data: { index: 0, cmd: `echo ${own}` } }]);
+    expect(liveRunViews(a)[0].command).toBe(`$ echo ${own}`);
+    expect(liveRunViews(a, [own])[0].command).not.toContain(own);
+    expect(liveText(a, [own])).not.toContain(own);
   });
 });
