@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { bwrapArgs, innerCommand, probeHostLayout, sandboxEnv, type HostLayout } from "./bwrap.ts";
 import type { ExecutorConfig } from "./config.ts";
+import { connectPrivateNet, findNetTools, privateNetArgv, type NetTools } from "./netns.ts";
 import { Gate } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -46,6 +47,8 @@ export class Executor {
   /** Host identity bwrap runs as; null when the executor is not root (bwrap then runs as us). */
   private readonly owner: Owner | null;
   private readonly running = new Map<string, Set<Running>>();
+  /** Set when SANDBOX_NETWORK=all: the programs that give each command a private network. */
+  private netTools: NetTools | null = null;
 
   constructor(readonly config: ExecutorConfig) {
     const root = process.getuid?.() === 0;
@@ -59,6 +62,11 @@ export class Executor {
   async start(): Promise<void> {
     const refused = this.config.isolation === "bwrap" ? unenforceableNetwork(this.config.network) : undefined;
     if (refused) throw new StartupError(refused);
+    if (this.config.isolation === "bwrap" && this.config.network.network === "all") {
+      const tools = findNetTools(process.getuid?.() === 0);
+      if (typeof tools === "string") throw new StartupError(tools);
+      this.netTools = tools;
+    }
     if (this.config.isolation === "bwrap") {
       try {
         accessSync(this.config.bwrapPath, constants.X_OK);
@@ -158,11 +166,21 @@ export class Executor {
     if (this.config.isolation === "none") {
       return runProcess({ ...base, argv: [this.layout.shell, "-c", command], cwd: workspace, env: sandboxEnv(workspace, this.layout.shell) });
     }
-    const shareNet = this.config.network.network === "all";
-    const argv = bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet }, this.layout);
+    const net = this.netTools;
+    const argv = [this.config.bwrapPath, ...bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet: !!net }, this.layout)];
+    if (net && this.owner) {
+      // Started as root to make the namespace; setpriv drops to the owner before bwrap runs.
+      return runProcess({
+        ...base,
+        argv: privateNetArgv(net, this.owner.uid, argv),
+        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+        cwd: "/",
+        prepare: (child) => connectPrivateNet(net, child),
+      });
+    }
     return runProcess({
       ...base,
-      argv: [this.config.bwrapPath, ...argv],
+      argv,
       // bwrap itself gets nothing from our environment either (it clears the sandbox's anyway).
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
       cwd: "/",

@@ -1,12 +1,13 @@
 import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SANDBOX_GID, SANDBOX_UID } from "./bwrap.ts";
+import { GENERATED_RESOLV_CONF, SANDBOX_GID, SANDBOX_UID } from "./bwrap.ts";
+import { SANDBOX_RESOLV_CONF } from "./netns.ts";
 
 /**
  * Workspace directories on the host, one per session (a room's sandbox):
  *
  *   <root>/sessions/<sessionId>/   the room's files, mounted at /workspace
- *   <root>/etc/                    generated passwd, group, hosts, hostname
+ *   <root>/etc/                    generated passwd, group, hosts, hostname, resolv.conf
  *   <root>/probe/                  scratch workspace for the start-up check
  *
  * Session ids are kept in their own folder so no id (".", "etc", ...) can name
@@ -53,6 +54,7 @@ export class Workspaces {
       group: `root:x:0:\nsandbox:x:${SANDBOX_GID}:\nnogroup:x:65534:\n`,
       hosts: "127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost ip6-loopback\n",
       hostname: "sandbox\n",
+      [GENERATED_RESOLV_CONF]: SANDBOX_RESOLV_CONF,
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(this.etcDir, name), text, { mode: 0o644 });
     this.ensureDir(this.probeDir);
