@@ -17,6 +17,8 @@ import { z } from "zod";
  * mounted.
  */
 export const DEFAULT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../.duet/sandboxes");
+/** Where `pnpm dev` keeps its tokens (DUET_HOME moves it, as for `pnpm dev`). */
+export const duetHome = (env: Record<string, string | undefined>) => resolve(env.DUET_HOME || join(DEFAULT_ROOT, ".."));
 export const DEFAULT_PORT = 8788;
 /** Four commands at once keeps a 2-core dev machine responsive; the rest wait in line. */
 export const DEFAULT_MAX_CONCURRENT = 4;

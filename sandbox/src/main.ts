@@ -1,4 +1,6 @@
+import { duetHome } from "./config.ts";
 import { ConfigError, StartupError, loadConfig, startExecutor } from "./index.ts";
+import { chooseToken } from "./token.ts";
 
 /** `pnpm dev:sandbox`: the local sandbox executor, configured from the environment. */
 async function main(): Promise<void> {
@@ -8,6 +10,12 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
+  }
+  const token = chooseToken(process.env, duetHome(process.env));
+  if (typeof token === "string") fail(token);
+  config = { ...config, token: token.token };
+  if (token.from === "open on purpose") {
+    console.warn("[sandbox] WARNING: no token (SANDBOX_TOKEN=none-i-know): anyone who can reach this port runs commands in any room's workspace.");
   }
   try {
     const running = await startExecutor(config);
