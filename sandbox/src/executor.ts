@@ -1,7 +1,9 @@
 import { accessSync, constants } from "node:fs";
 import { bwrapArgs, innerCommand, probeHostLayout, sandboxEnv, type HostLayout } from "./bwrap.ts";
 import type { ExecutorConfig } from "./config.ts";
-import { connectPrivateNet, findNetTools, privateNetArgv, type NetTools } from "./netns.ts";
+import { RoomCgroups } from "./cgroup.ts";
+import { findProgram, launchArgv } from "./launch.ts";
+import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { Gate } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -49,6 +51,10 @@ export class Executor {
   private readonly running = new Map<string, Set<Running>>();
   /** Set when SANDBOX_NETWORK=all: the programs that give each command a private network. */
   private netTools: NetTools | null = null;
+  /** Per-room cgroups when the executor is root and bubblewrap isolates; null otherwise. */
+  private cgroups: RoomCgroups | null = null;
+  /** setpriv, which drops a root launch to the owner uid (see launch.ts). */
+  private setpriv: string | undefined;
 
   constructor(readonly config: ExecutorConfig) {
     const root = process.getuid?.() === 0;
@@ -76,6 +82,12 @@ export class Executor {
         );
       }
     }
+    if (this.owner) {
+      this.setpriv = findProgram("setpriv");
+      if (!this.setpriv) throw new StartupError("setpriv is not installed: install the Debian package `util-linux`");
+      const { maxMemoryMb, maxProcs, maxCpus } = this.config;
+      this.cgroups = new RoomCgroups(this.config.root, { memoryBytes: maxMemoryMb * 1024 * 1024, maxProcs, cpus: maxCpus }, true);
+    }
     try {
       this.workspaces.init();
     } catch (err) {
@@ -87,7 +99,7 @@ export class Executor {
   private async probe(): Promise<void> {
     let result: RunResult;
     try {
-      result = await this.spawn(this.workspaces.probeDir, "true", PROBE_TIMEOUT_MS).result;
+      result = await this.spawn(null, this.workspaces.probeDir, "true", PROBE_TIMEOUT_MS).result;
     } catch (err) {
       throw new StartupError(`bubblewrap at ${this.config.bwrapPath} cannot be started: ${(err as Error).message}`);
     }
@@ -102,6 +114,18 @@ export class Executor {
     return this.config.isolation;
   }
 
+  /** What holds per room, for the start-up line. */
+  get limits(): string {
+    const held = this.cgroups?.enforced ?? [];
+    const { maxMemoryMb, maxProcs, maxCpus } = this.config;
+    const parts = [
+      held.includes("memory") ? `memory ${maxMemoryMb} MiB` : "memory NOT enforced",
+      held.includes("pids") ? `${maxProcs} processes` : "processes per command only",
+      held.includes("cpu") ? `${maxCpus} CPU` : "CPU NOT enforced",
+    ];
+    return `per room: ${parts.join(", ")}`;
+  }
+
   /** Limits the kernel cannot enforce in this set-up, for the start-up warning. */
   get warnings(): string[] {
     const w: string[] = [];
@@ -109,6 +133,10 @@ export class Executor {
       w.push("SANDBOX_ISOLATION=none: commands run as a plain shell on this machine, with its network and files. Use only for trusted development.");
     } else if (!this.layout.prlimit) {
       w.push("prlimit (util-linux) not found: commands run without process and memory limits.");
+    }
+    if (this.config.isolation === "bwrap" && !this.cgroups?.enforced.length) {
+      const why = this.cgroups?.problem ?? "the executor does not run as root";
+      w.push(`memory, processes and CPU are NOT capped per room on this host (${why}): only per process (RLIMIT_DATA, which shared memory gets round; RLIMIT_NPROC).`);
     }
     return w;
   }
@@ -123,14 +151,19 @@ export class Executor {
     try {
       signal?.throwIfAborted();
       const workspace = this.workspaces.ensure(sessionId);
-      const run = this.spawn(workspace, command, timeoutMs);
+      const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
+      const run = this.spawn(sessionId, workspace, command, timeoutMs);
       const set = this.running.get(sessionId) ?? new Set();
       set.add(run);
       this.running.set(sessionId, set);
       const onAbort = () => run.kill();
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        return await run.result;
+        const result = await run.result;
+        if ((this.cgroups?.oomKills(sessionId) ?? 0) > oomBefore) {
+          result.stderr += `\n[sandbox] a process was killed: the room's commands reached their memory limit (${this.config.maxMemoryMb} MiB, SANDBOX_MAX_MEMORY_MB)\n`;
+        }
+        return result;
       } finally {
         signal?.removeEventListener("abort", onAbort);
         set.delete(run);
@@ -151,6 +184,7 @@ export class Executor {
       await Promise.allSettled(runs.map((r) => r.result));
     }
     this.workspaces.remove(sessionId);
+    this.cgroups?.remove(sessionId);
   }
 
   /** Kills every running command (the executor is closing). */
@@ -158,9 +192,11 @@ export class Executor {
     const runs = [...this.running.values()].flatMap((s) => [...s]);
     for (const run of runs) run.kill();
     await Promise.allSettled(runs.map((r) => r.result));
+    this.cgroups?.close();
   }
 
-  private spawn(workspace: string, command: string, timeoutMs: number): Running {
+  /** `sessionId` null: the start-up probe, which joins no room's groups. */
+  private spawn(sessionId: string | null, workspace: string, command: string, timeoutMs: number): Running {
     const limits = { maxProcs: this.config.maxProcs, maxMemoryMb: this.config.maxMemoryMb };
     const base = { timeoutMs, maxOutputBytes: this.config.maxOutputBytes };
     if (this.config.isolation === "none") {
@@ -168,14 +204,14 @@ export class Executor {
     }
     const net = this.netTools;
     const argv = [this.config.bwrapPath, ...bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet: !!net }, this.layout)];
-    if (net && this.owner) {
-      // Started as root to make the namespace; setpriv drops to the owner before bwrap runs.
+    if (this.owner && this.setpriv) {
+      const cgroupProcs = sessionId && this.cgroups ? this.cgroups.ensure(sessionId) : [];
       return runProcess({
         ...base,
-        argv: privateNetArgv(net, this.owner.uid, argv),
+        argv: launchArgv({ uid: this.owner.uid, setpriv: this.setpriv, cgroupProcs, unshare: net?.unshare, inner: argv }),
         env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
         cwd: "/",
-        prepare: (child) => connectPrivateNet(net, child),
+        prepare: net ? (child) => connectPrivateNet(net, child) : undefined,
       });
     }
     return runProcess({

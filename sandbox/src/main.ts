@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   }
   try {
     const running = await startExecutor(config);
-    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root})`);
+    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root}; ${running.limits})`);
     const stop = () => {
       void running.close().then(() => process.exit(0));
     };

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import type { Readable } from "node:stream";
+import { findProgram } from "./launch.ts";
 
 /**
  * SANDBOX_NETWORK=all on this machine: each command gets a network namespace of its
@@ -43,8 +43,6 @@ export interface NetTools {
   ip: string;
 }
 
-const find = (names: string[]) => names.flatMap((n) => ["/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/"].map((d) => d + n)).find(existsSync);
-
 /**
  * The programs a private network needs, or the one line start-up refuses with.
  * Root is needed to open /dev/net/tun for slirp4netns and to make the namespace
@@ -57,25 +55,15 @@ export function findNetTools(isRoot: boolean): NetTools | string {
     }, or set SANDBOX_NETWORK=none`;
   if (!isRoot) return refuse("the executor to run as root");
   const tools = {
-    slirp4netns: find(["slirp4netns"]),
-    unshare: find(["unshare"]),
-    setpriv: find(["setpriv"]),
-    nsenter: find(["nsenter"]),
-    ip: find(["ip"]),
+    slirp4netns: findProgram("slirp4netns"),
+    unshare: findProgram("unshare"),
+    setpriv: findProgram("setpriv"),
+    nsenter: findProgram("nsenter"),
+    ip: findProgram("ip"),
   };
   const missing = Object.entries(tools).filter(([, p]) => !p).map(([n]) => n);
   if (missing.length) return refuse(`${missing.join(", ")} (Debian packages slirp4netns, util-linux, iproute2), which ${missing.length > 1 ? "are" : "is"} missing`);
   return tools as NetTools;
-}
-
-/**
- * The argv that starts `inner` (bwrap's argv) in a fresh network namespace, as
- * `uid`, once a line arrives on stdin. fd 3 is closed before bwrap starts, so the
- * sandbox inherits nothing of ours.
- */
-export function privateNetArgv(tools: NetTools, uid: number, inner: string[]): string[] {
-  const script = 'echo >&3 && exec 3>&- && read -r _ && exec "$@" </dev/null';
-  return [tools.unshare, "--net", "--", "/bin/sh", "-c", script, "sh", tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", ...inner];
 }
 
 /** The host's own IPv4 addresses as blackhole routes, plus the ranges never routed. Read per command: addresses change. */
@@ -118,7 +106,7 @@ function run(argv: string[], input: string): Promise<void> {
 }
 
 /**
- * Connects the namespace of `child` (started with `privateNetArgv`) to the outside
+ * Connects the namespace of `child` (started by launch.ts with `unshare`) to the outside
  * and blocks the host's addresses in it. Resolves with the function that stops
  * slirp4netns once the command is over.
  */
