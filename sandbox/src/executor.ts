@@ -2,6 +2,7 @@ import { accessSync, constants } from "node:fs";
 import { bwrapArgs, innerCommand, probeHostLayout, sandboxEnv, type HostLayout } from "./bwrap.ts";
 import type { ExecutorConfig } from "./config.ts";
 import { RoomCgroups } from "./cgroup.ts";
+import { findDiskTools, RoomDisks } from "./disk.ts";
 import { findProgram, launchArgv } from "./launch.ts";
 import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { Gate } from "./queue.ts";
@@ -55,12 +56,17 @@ export class Executor {
   private cgroups: RoomCgroups | null = null;
   /** setpriv, which drops a root launch to the owner uid (see launch.ts). */
   private setpriv: string | undefined;
+  /** Why rooms have no disk quota here; undefined when they do. */
+  private diskProblem: string | undefined;
 
   constructor(readonly config: ExecutorConfig) {
     const root = process.getuid?.() === 0;
     this.owner = config.isolation === "bwrap" && root ? { uid: config.hostUid, gid: config.hostUid } : null;
     this.layout = probeHostLayout();
-    this.workspaces = new Workspaces(config.root, this.owner);
+    const disk = config.isolation === "none" ? "SANDBOX_ISOLATION=none" : findDiskTools(root);
+    if (typeof disk === "string") this.diskProblem = disk;
+    const disks = typeof disk === "string" ? null : new RoomDisks(disk, config.workspaceMaxBytes, this.owner ?? { uid: 0, gid: 0 });
+    this.workspaces = new Workspaces(config.root, this.owner, disks);
     this.gate = new Gate(config.maxConcurrent, MAX_WAITING);
   }
 
@@ -93,7 +99,20 @@ export class Executor {
     } catch (err) {
       throw new StartupError(`cannot prepare SANDBOX_ROOT ${this.config.root}: ${(err as Error).message}`);
     }
-    if (this.config.isolation === "bwrap") await this.probe();
+    try {
+      await this.workspaces.ensureProbe();
+    } catch (err) {
+      // No loop devices (a container without them, say): plain folders, and start-up says so.
+      this.workspaces.disks = null;
+      this.diskProblem = `cannot loop-mount a filesystem here: ${(err as Error).message.trim().split("\n").pop()}`;
+    }
+    if (this.config.isolation === "bwrap") {
+      // Not started: nothing is left mounted behind the refusal.
+      await this.probe().catch(async (err) => {
+        await this.workspaces.unmountAll();
+        throw err;
+      });
+    }
   }
 
   private async probe(): Promise<void> {
@@ -122,6 +141,7 @@ export class Executor {
       held.includes("memory") ? `memory ${maxMemoryMb} MiB` : "memory NOT enforced",
       held.includes("pids") ? `${maxProcs} processes` : "processes per command only",
       held.includes("cpu") ? `${maxCpus} CPU` : "CPU NOT enforced",
+      this.workspaces.disks ? `disk ${mib(this.config.workspaceMaxBytes)}` : "disk NOT enforced",
     ];
     return `per room: ${parts.join(", ")}`;
   }
@@ -138,6 +158,9 @@ export class Executor {
       const why = this.cgroups?.problem ?? "the executor does not run as root";
       w.push(`memory, processes and CPU are NOT capped per room on this host (${why}): only per process (RLIMIT_DATA, which shared memory gets round; RLIMIT_NPROC).`);
     }
+    if (this.diskProblem && this.config.isolation === "bwrap") {
+      w.push(`SANDBOX_WORKSPACE_MAX_BYTES is NOT enforced on this host (${this.diskProblem}): a room can fill the disk its workspace is on.`);
+    }
     return w;
   }
 
@@ -150,7 +173,7 @@ export class Executor {
     const release = await this.gate.enter();
     try {
       signal?.throwIfAborted();
-      const workspace = this.workspaces.ensure(sessionId);
+      const workspace = await this.workspaces.ensure(sessionId);
       const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
       const run = this.spawn(sessionId, workspace, command, timeoutMs);
       const set = this.running.get(sessionId) ?? new Set();
@@ -162,6 +185,9 @@ export class Executor {
         const result = await run.result;
         if ((this.cgroups?.oomKills(sessionId) ?? 0) > oomBefore) {
           result.stderr += `\n[sandbox] a process was killed: the room's commands reached their memory limit (${this.config.maxMemoryMb} MiB, SANDBOX_MAX_MEMORY_MB)\n`;
+        }
+        if (this.workspaces.isFull(sessionId)) {
+          result.stderr += `\n[sandbox] this room's workspace is full (${mib(this.config.workspaceMaxBytes)}, SANDBOX_WORKSPACE_MAX_BYTES): delete files to make room\n`;
         }
         return result;
       } finally {
@@ -183,7 +209,7 @@ export class Executor {
       // Wait for them to be gone, so nothing writes into the folder as it is deleted.
       await Promise.allSettled(runs.map((r) => r.result));
     }
-    this.workspaces.remove(sessionId);
+    await this.workspaces.remove(sessionId);
     this.cgroups?.remove(sessionId);
   }
 
@@ -193,6 +219,7 @@ export class Executor {
     for (const run of runs) run.kill();
     await Promise.allSettled(runs.map((r) => r.result));
     this.cgroups?.close();
+    await this.workspaces.unmountAll();
   }
 
   /** `sessionId` null: the start-up probe, which joins no room's groups. */
@@ -225,3 +252,5 @@ export class Executor {
     });
   }
 }
+
+const mib = (bytes: number) => (bytes % (1024 * 1024 * 1024) === 0 ? `${bytes / (1024 * 1024 * 1024)} GiB` : `${Math.round(bytes / (1024 * 1024))} MiB`);

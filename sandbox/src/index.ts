@@ -32,7 +32,7 @@ export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log
 
   const server = createExecutorServer(executor, config.token);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err) => void executor.stopAll().finally(() => reject(err)));
     server.listen(config.port, config.host, () => {
       server.off("error", reject);
       resolve();
