@@ -20,7 +20,8 @@ afterAll(async () => {
   await plain?.stop();
 });
 
-const deepTree = "for i in $(seq 600); do mkdir aaaaaaaaaa && cd aaaaaaaaaa || exit 1; done; echo deep > leaf.txt; echo made";
+/** 600 nested folders of 10 characters (paths past PATH_MAX), made in one process: 600 mkdir processes take longer than a Worker exec may. */
+const DEEP_TREE = `python3 -c 'import os\nfor _ in range(600): os.mkdir("aaaaaaaaaa"); os.chdir("aaaaaaaaaa")\nopen("leaf.txt", "w").write("deep")' && echo made`;
 
 describe("the room's disk quota", () => {
   test("a room that fills its quota gets a clear error; another room keeps working; reset frees it", async () => {
@@ -54,7 +55,7 @@ describe("reset removes any tree a command can make", () => {
     ["without isolation (the folder is walked by rm -rf)", () => plain],
   ])("a 600-level deep directory: %s", async (_, which) => {
     const x = which();
-    expect((await x.exec("sandbox-deep", deepTree, 60_000)).stdout).toBe("made\n");
+    expect((await x.exec("sandbox-deep", DEEP_TREE, 60_000)).stdout).toBe("made\n");
     expect(await x.request("DELETE", "/api/sessions/sandbox-deep")).toEqual({ status: 200, body: { success: true } });
     expect((await x.exec("sandbox-deep", "ls -A | wc -l")).stdout).toBe("0\n");
   });
