@@ -79,16 +79,15 @@ class Capture {
 
 export function runProcess(opts: RunOptions): Running {
   const started = Date.now();
-  const child = spawn(opts.argv[0], opts.argv.slice(1), {
-    cwd: opts.cwd,
-    env: opts.env,
-    uid: opts.uid,
-    gid: opts.gid,
-    // Its own process group, so one kill(-pgid) reaches everything it started
-    // (all of it without isolation; bwrap and, through --die-with-parent, the sandbox with it).
-    detached: true,
-    stdio: opts.prepare ? ["pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
-  });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawnChild(opts);
+  } catch (e) {
+    // Node's message quotes the offending argument, which is the command: say only what failed.
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    return { result: Promise.reject(new Error(`cannot start ${opts.argv[0]}: ${code}`)), kill: () => {} };
+  }
+
   let cleanup: (() => void) | undefined;
   let setupError: Error | undefined;
   let closed = false;
@@ -190,6 +189,19 @@ export function runProcess(opts: RunOptions): Running {
   });
 
   return { result, kill: () => stop("killed") };
+}
+
+function spawnChild(opts: RunOptions) {
+  return spawn(opts.argv[0], opts.argv.slice(1), {
+    cwd: opts.cwd,
+    env: opts.env,
+    uid: opts.uid,
+    gid: opts.gid,
+    // Its own process group, so one kill(-pgid) reaches everything it started
+    // (all of it without isolation; bwrap and, through --die-with-parent, the sandbox with it).
+    detached: true,
+    stdio: opts.prepare ? ["pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+  });
 }
 
 function note(text: string): string {
