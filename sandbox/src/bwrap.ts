@@ -43,6 +43,8 @@ export const ETC_PIECES = [
 
 /** Generated files in `<root>/etc` that replace the host's (which list the host's users). */
 export const GENERATED_ETC = ["passwd", "group", "hosts", "hostname"];
+/** Generated too, bound only under SANDBOX_NETWORK=all. */
+export const GENERATED_RESOLV_CONF = "resolv.conf";
 
 /** Top-level entries that are directories on older layouts and symlinks into /usr on merged-/usr ones. */
 const TOP_LEVEL = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -111,19 +113,20 @@ export interface SandboxSpec {
   etcDir: string;
   /** What to run inside (see `innerCommand`). */
   argv: string[];
-  /** Share the host's network (SANDBOX_NETWORK=all); otherwise the sandbox has none. */
+  /** Keep the network namespace bwrap starts in (SANDBOX_NETWORK=all: a private one); otherwise the sandbox has none. */
   shareNet?: boolean;
 }
 
 export function bwrapArgs(spec: SandboxSpec, layout: HostLayout): string[] {
   const args: string[] = [
     // Every namespace: no network at all (not even the host's loopback) unless
-    // SANDBOX_NETWORK=all shares the host's, private
+    // SANDBOX_NETWORK=all shares the private one it was started in, private
     // PID/IPC/UTS/cgroup views, and a user namespace in which we are uid 1000 with
     // no capabilities and may not create further user namespaces.
     "--unshare-all",
-    // SANDBOX_NETWORK=all: the host's network namespace, and its resolver so names resolve.
-    ...(spec.shareNet ? ["--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"] : []),
+    // SANDBOX_NETWORK=all: the private network namespace bwrap was started in (see
+    // netns.ts; never the host's), and a resolver that points at its DNS forwarder.
+    ...(spec.shareNet ? ["--share-net", "--ro-bind", `${spec.etcDir}/resolv.conf`, "/etc/resolv.conf"] : []),
     "--unshare-user",
     "--disable-userns",
     "--uid", String(SANDBOX_UID),

@@ -17,6 +17,8 @@ import { z } from "zod";
  * mounted.
  */
 export const DEFAULT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../.duet/sandboxes");
+/** Where `pnpm dev` keeps its tokens (DUET_HOME moves it, as for `pnpm dev`). */
+export const duetHome = (env: Record<string, string | undefined>) => resolve(env.DUET_HOME || join(DEFAULT_ROOT, ".."));
 export const DEFAULT_PORT = 8788;
 /** Four commands at once keeps a 2-core dev machine responsive; the rest wait in line. */
 export const DEFAULT_MAX_CONCURRENT = 4;
@@ -33,6 +35,12 @@ export const DEFAULT_MAX_MEMORY_MB = 1024;
  * usually is someone), so no host user owns the rooms' files or their processes.
  */
 export const DEFAULT_HOST_UID = 61_000;
+/** CPUs' worth of time a room's commands get together (a cgroup's CPU quota), where cgroups are enforced. */
+export const DEFAULT_MAX_CPUS = 1;
+/** A room's workspace, everything its commands write (DESIGN: 1 GiB). */
+export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024;
+/** Smallest workspace quota: an ext4 filesystem needs a few MiB for itself. */
+export const MIN_WORKSPACE_MAX_BYTES = 8 * 1024 * 1024;
 
 const schema = z.object({
   SANDBOX_PORT: intVar("SANDBOX_PORT", DEFAULT_PORT, 0, 65_535),
@@ -47,6 +55,8 @@ const schema = z.object({
   SANDBOX_MAX_OUTPUT_BYTES: intVar("SANDBOX_MAX_OUTPUT_BYTES", DEFAULT_MAX_OUTPUT_BYTES, 1024, 64 * 1024 * 1024),
   SANDBOX_MAX_PROCS: intVar("SANDBOX_MAX_PROCS", DEFAULT_MAX_PROCS, 8, 65_536),
   SANDBOX_MAX_MEMORY_MB: intVar("SANDBOX_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB, 64, 1024 * 1024),
+  SANDBOX_MAX_CPUS: intVar("SANDBOX_MAX_CPUS", DEFAULT_MAX_CPUS, 1, 1024),
+  SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, MIN_WORKSPACE_MAX_BYTES, 2 ** 50),
   SANDBOX_HOST_UID: intVar("SANDBOX_HOST_UID", DEFAULT_HOST_UID, 1, 2 ** 31 - 2),
   SANDBOX_BWRAP: optionalText,
   ...sandboxNetworkFields,
@@ -61,7 +71,12 @@ export interface ExecutorConfig {
   maxConcurrent: number;
   maxOutputBytes: number;
   maxProcs: number;
+  /** Memory per room where cgroups hold (else per process, RLIMIT_DATA). */
   maxMemoryMb: number;
+  /** CPUs per room, where cgroups hold. */
+  maxCpus: number;
+  /** A room's workspace size, where it can be given a filesystem of its own. */
+  workspaceMaxBytes: number;
   /** Host uid/gid bubblewrap drops to when the executor runs as root. */
   hostUid: number;
   /** Path of the bwrap binary (found on PATH by default). */
@@ -92,6 +107,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxOutputBytes: c.SANDBOX_MAX_OUTPUT_BYTES,
     maxProcs: c.SANDBOX_MAX_PROCS,
     maxMemoryMb: c.SANDBOX_MAX_MEMORY_MB,
+    maxCpus: c.SANDBOX_MAX_CPUS,
+    workspaceMaxBytes: c.SANDBOX_WORKSPACE_MAX_BYTES,
     hostUid: c.SANDBOX_HOST_UID,
     bwrapPath: c.SANDBOX_BWRAP ?? findBwrap(),
     network: networkPolicyOf(c),

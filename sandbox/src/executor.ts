@@ -1,6 +1,10 @@
 import { accessSync, constants } from "node:fs";
 import { bwrapArgs, innerCommand, probeHostLayout, sandboxEnv, type HostLayout } from "./bwrap.ts";
 import type { ExecutorConfig } from "./config.ts";
+import { RoomCgroups } from "./cgroup.ts";
+import { findDiskTools, RoomDisks } from "./disk.ts";
+import { findProgram, launchArgv } from "./launch.ts";
+import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { Gate } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -46,12 +50,23 @@ export class Executor {
   /** Host identity bwrap runs as; null when the executor is not root (bwrap then runs as us). */
   private readonly owner: Owner | null;
   private readonly running = new Map<string, Set<Running>>();
+  /** Set when SANDBOX_NETWORK=all: the programs that give each command a private network. */
+  private netTools: NetTools | null = null;
+  /** Per-room cgroups when the executor is root and bubblewrap isolates; null otherwise. */
+  private cgroups: RoomCgroups | null = null;
+  /** setpriv, which drops a root launch to the owner uid (see launch.ts). */
+  private setpriv: string | undefined;
+  /** Why rooms have no disk quota here; undefined when they do. */
+  private diskProblem: string | undefined;
 
   constructor(readonly config: ExecutorConfig) {
     const root = process.getuid?.() === 0;
     this.owner = config.isolation === "bwrap" && root ? { uid: config.hostUid, gid: config.hostUid } : null;
     this.layout = probeHostLayout();
-    this.workspaces = new Workspaces(config.root, this.owner);
+    const disk = config.isolation === "none" ? "SANDBOX_ISOLATION=none" : findDiskTools(root);
+    if (typeof disk === "string") this.diskProblem = disk;
+    const disks = typeof disk === "string" ? null : new RoomDisks(disk, config.workspaceMaxBytes, this.owner ?? { uid: 0, gid: 0 });
+    this.workspaces = new Workspaces(config.root, this.owner, disks);
     this.gate = new Gate(config.maxConcurrent, MAX_WAITING);
   }
 
@@ -59,6 +74,11 @@ export class Executor {
   async start(): Promise<void> {
     const refused = this.config.isolation === "bwrap" ? unenforceableNetwork(this.config.network) : undefined;
     if (refused) throw new StartupError(refused);
+    if (this.config.isolation === "bwrap" && this.config.network.network === "all") {
+      const tools = findNetTools(process.getuid?.() === 0);
+      if (typeof tools === "string") throw new StartupError(tools);
+      this.netTools = tools;
+    }
     if (this.config.isolation === "bwrap") {
       try {
         accessSync(this.config.bwrapPath, constants.X_OK);
@@ -68,18 +88,37 @@ export class Executor {
         );
       }
     }
+    if (this.owner) {
+      this.setpriv = findProgram("setpriv");
+      if (!this.setpriv) throw new StartupError("setpriv is not installed: install the Debian package `util-linux`");
+      const { maxMemoryMb, maxProcs, maxCpus } = this.config;
+      this.cgroups = new RoomCgroups(this.config.root, { memoryBytes: maxMemoryMb * 1024 * 1024, maxProcs, cpus: maxCpus }, true);
+    }
     try {
       this.workspaces.init();
     } catch (err) {
       throw new StartupError(`cannot prepare SANDBOX_ROOT ${this.config.root}: ${(err as Error).message}`);
     }
-    if (this.config.isolation === "bwrap") await this.probe();
+    try {
+      await this.workspaces.ensureProbe();
+    } catch (err) {
+      // No loop devices (a container without them, say): plain folders, and start-up says so.
+      this.workspaces.disks = null;
+      this.diskProblem = `cannot loop-mount a filesystem here: ${(err as Error).message.trim().split("\n").pop()}`;
+    }
+    if (this.config.isolation === "bwrap") {
+      // Not started: nothing is left mounted behind the refusal.
+      await this.probe().catch(async (err) => {
+        await this.workspaces.unmountAll();
+        throw err;
+      });
+    }
   }
 
   private async probe(): Promise<void> {
     let result: RunResult;
     try {
-      result = await this.spawn(this.workspaces.probeDir, "true", PROBE_TIMEOUT_MS).result;
+      result = await this.spawn(null, this.workspaces.probeDir, "true", PROBE_TIMEOUT_MS).result;
     } catch (err) {
       throw new StartupError(`bubblewrap at ${this.config.bwrapPath} cannot be started: ${(err as Error).message}`);
     }
@@ -94,6 +133,19 @@ export class Executor {
     return this.config.isolation;
   }
 
+  /** What holds per room, for the start-up line. */
+  get limits(): string {
+    const held = this.cgroups?.enforced ?? [];
+    const { maxMemoryMb, maxProcs, maxCpus } = this.config;
+    const parts = [
+      held.includes("memory") ? `memory ${maxMemoryMb} MiB` : "memory NOT enforced",
+      held.includes("pids") ? `${maxProcs} processes` : "processes per command only",
+      held.includes("cpu") ? `${maxCpus} CPU` : "CPU NOT enforced",
+      this.workspaces.disks ? `disk ${mib(this.config.workspaceMaxBytes)}` : "disk NOT enforced",
+    ];
+    return `per room: ${parts.join(", ")}`;
+  }
+
   /** Limits the kernel cannot enforce in this set-up, for the start-up warning. */
   get warnings(): string[] {
     const w: string[] = [];
@@ -101,6 +153,13 @@ export class Executor {
       w.push("SANDBOX_ISOLATION=none: commands run as a plain shell on this machine, with its network and files. Use only for trusted development.");
     } else if (!this.layout.prlimit) {
       w.push("prlimit (util-linux) not found: commands run without process and memory limits.");
+    }
+    if (this.config.isolation === "bwrap" && !this.cgroups?.enforced.length) {
+      const why = this.cgroups?.problem ?? "the executor does not run as root";
+      w.push(`memory, processes and CPU are NOT capped per room on this host (${why}): only per process (RLIMIT_DATA, which shared memory gets round; RLIMIT_NPROC).`);
+    }
+    if (this.diskProblem && this.config.isolation === "bwrap") {
+      w.push(`SANDBOX_WORKSPACE_MAX_BYTES is NOT enforced on this host (${this.diskProblem}): a room can fill the disk its workspace is on.`);
     }
     return w;
   }
@@ -114,15 +173,23 @@ export class Executor {
     const release = await this.gate.enter();
     try {
       signal?.throwIfAborted();
-      const workspace = this.workspaces.ensure(sessionId);
-      const run = this.spawn(workspace, command, timeoutMs);
+      const workspace = await this.workspaces.ensure(sessionId);
+      const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
+      const run = this.spawn(sessionId, workspace, command, timeoutMs);
       const set = this.running.get(sessionId) ?? new Set();
       set.add(run);
       this.running.set(sessionId, set);
       const onAbort = () => run.kill();
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        return await run.result;
+        const result = await run.result;
+        if ((this.cgroups?.oomKills(sessionId) ?? 0) > oomBefore) {
+          result.stderr += `\n[sandbox] a process was killed: the room's commands reached their memory limit (${this.config.maxMemoryMb} MiB, SANDBOX_MAX_MEMORY_MB)\n`;
+        }
+        if (this.workspaces.isFull(sessionId)) {
+          result.stderr += `\n[sandbox] this room's workspace is full (${mib(this.config.workspaceMaxBytes)}, SANDBOX_WORKSPACE_MAX_BYTES): delete files to make room\n`;
+        }
+        return result;
       } finally {
         signal?.removeEventListener("abort", onAbort);
         set.delete(run);
@@ -142,7 +209,8 @@ export class Executor {
       // Wait for them to be gone, so nothing writes into the folder as it is deleted.
       await Promise.allSettled(runs.map((r) => r.result));
     }
-    this.workspaces.remove(sessionId);
+    await this.workspaces.remove(sessionId);
+    this.cgroups?.remove(sessionId);
   }
 
   /** Kills every running command (the executor is closing). */
@@ -150,19 +218,32 @@ export class Executor {
     const runs = [...this.running.values()].flatMap((s) => [...s]);
     for (const run of runs) run.kill();
     await Promise.allSettled(runs.map((r) => r.result));
+    this.cgroups?.close();
+    await this.workspaces.unmountAll();
   }
 
-  private spawn(workspace: string, command: string, timeoutMs: number): Running {
+  /** `sessionId` null: the start-up probe, which joins no room's groups. */
+  private spawn(sessionId: string | null, workspace: string, command: string, timeoutMs: number): Running {
     const limits = { maxProcs: this.config.maxProcs, maxMemoryMb: this.config.maxMemoryMb };
     const base = { timeoutMs, maxOutputBytes: this.config.maxOutputBytes };
     if (this.config.isolation === "none") {
       return runProcess({ ...base, argv: [this.layout.shell, "-c", command], cwd: workspace, env: sandboxEnv(workspace, this.layout.shell) });
     }
-    const shareNet = this.config.network.network === "all";
-    const argv = bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet }, this.layout);
+    const net = this.netTools;
+    const argv = [this.config.bwrapPath, ...bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet: !!net }, this.layout)];
+    if (this.owner && this.setpriv) {
+      const cgroupProcs = sessionId && this.cgroups ? this.cgroups.ensure(sessionId) : [];
+      return runProcess({
+        ...base,
+        argv: launchArgv({ uid: this.owner.uid, setpriv: this.setpriv, cgroupProcs, unshare: net?.unshare, inner: argv }),
+        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+        cwd: "/",
+        prepare: net ? (child) => connectPrivateNet(net, child) : undefined,
+      });
+    }
     return runProcess({
       ...base,
-      argv: [this.config.bwrapPath, ...argv],
+      argv,
       // bwrap itself gets nothing from our environment either (it clears the sandbox's anyway).
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
       cwd: "/",
@@ -171,3 +252,5 @@ export class Executor {
     });
   }
 }
+
+const mib = (bytes: number) => (bytes % (1024 * 1024 * 1024) === 0 ? `${bytes / (1024 * 1024 * 1024)} GiB` : `${Math.round(bytes / (1024 * 1024))} MiB`);

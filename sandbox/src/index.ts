@@ -13,6 +13,8 @@ export interface RunningExecutor {
   isolation: "bwrap" | "none";
   /** SANDBOX_NETWORK as the executor applies it. */
   network: ExecutorConfig["network"]["network"];
+  /** What is capped per room, as the start-up line says it. */
+  limits: string;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log
 
   const server = createExecutorServer(executor, config.token);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err) => void executor.stopAll().finally(() => reject(err)));
     server.listen(config.port, config.host, () => {
       server.off("error", reject);
       resolve();
@@ -46,6 +48,7 @@ export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log
     root: config.root,
     isolation: config.isolation,
     network: config.network.network,
+    limits: executor.limits,
     close: () =>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,6 @@
+import { duetHome } from "./config.ts";
 import { ConfigError, StartupError, loadConfig, startExecutor } from "./index.ts";
+import { chooseToken } from "./token.ts";
 
 /** `pnpm dev:sandbox`: the local sandbox executor, configured from the environment. */
 async function main(): Promise<void> {
@@ -9,9 +11,15 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
+  const token = chooseToken(process.env, duetHome(process.env));
+  if (typeof token === "string") fail(token);
+  config = { ...config, token: token.token };
+  if (token.from === "open on purpose") {
+    console.warn("[sandbox] WARNING: no token (SANDBOX_TOKEN=none-i-know): anyone who can reach this port runs commands in any room's workspace.");
+  }
   try {
     const running = await startExecutor(config);
-    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root})`);
+    console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root}; ${running.limits})`);
     const stop = () => {
       void running.close().then(() => process.exit(0));
     };

@@ -1,19 +1,66 @@
-import { createServer, type Server } from "node:net";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createServer, connect, type Server } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig, StartupError, startExecutor } from "./index.ts";
+import { findNetTools } from "./netns.ts";
 import { startTestExecutor, type TestExecutor } from "./test-support.ts";
 
-// SANDBOX_NETWORK in the local executor: bubblewrap can give a sandbox no network
-// (none) or the host's (all); anything that needs a host list is refused at start.
+// SANDBOX_NETWORK in the local executor: none gives a sandbox no network at all; all
+// gives it a network namespace of its own with NAT to the outside (slirp4netns), in
+// which the host's loopback and the host's own addresses are unreachable. Anything
+// that needs a host list is refused at start.
 
 let server: Server;
 let port: number;
 let connections = 0;
 let none: TestExecutor;
 let all: TestExecutor;
+
+/** A host listener on every address (0.0.0.0 and ::): reachable through loopback and each of the host's addresses. */
+let wide: Server;
+let widePort: number;
+let wideConnections = 0;
+
+/**
+ * "The outside": a server in a network namespace of its own, joined to the host by a
+ * veth pair, as a machine on another network would be. 198.18.0.0/15 is the range set
+ * aside for such tests; the third byte from our pid keeps parallel runs apart.
+ */
+const NETNS = `duet-test-out-${process.pid}`;
+const OUTSIDE_NET = `198.18.${process.pid % 250}`;
+const OUTSIDE_IP = `${OUTSIDE_NET}.2`;
+const OUTSIDE_PORT = 18_080;
+let outside: ChildProcess | undefined;
+
+const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+
+async function startOutside(): Promise<void> {
+  ip("netns", "add", NETNS);
+  ip("link", "add", `dto${process.pid % 100000}`, "type", "veth", "peer", "name", "eth0", "netns", NETNS);
+  ip("addr", "add", `${OUTSIDE_NET}.1/30`, "dev", `dto${process.pid % 100000}`);
+  ip("link", "set", `dto${process.pid % 100000}`, "up");
+  ip("-n", NETNS, "addr", "add", `${OUTSIDE_IP}/30`, "dev", "eth0");
+  ip("-n", NETNS, "link", "set", "eth0", "up");
+  ip("-n", NETNS, "link", "set", "lo", "up");
+  const code = `require("net").createServer((s) => s.end("hello from outside\\n")).listen(${OUTSIDE_PORT}, "${OUTSIDE_IP}", () => console.log("up"))`;
+  outside = spawn("ip", ["netns", "exec", NETNS, process.execPath, "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    outside!.stdout!.once("data", () => resolve());
+    outside!.once("exit", (c) => reject(new Error(`outside server exited ${c}`)));
+  });
+}
+
+function stopOutside(): void {
+  outside?.kill("SIGKILL");
+  try {
+    ip("netns", "delete", NETNS); // takes the veth pair with it
+  } catch {
+    // Never made.
+  }
+}
 
 beforeAll(async () => {
   server = createServer((socket) => {
@@ -22,6 +69,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as { port: number }).port;
+  wide = createServer({}, (socket) => {
+    wideConnections++;
+    socket.on("error", () => {}); // the test's own client hangs up at once
+    socket.end("hello from the host\n");
+  });
+  await new Promise<void>((resolve) => wide.listen({ port: 0, host: "::", ipv6Only: false }, resolve));
+  widePort = (wide.address() as { port: number }).port;
+  await startOutside();
   none = await startTestExecutor({ network: loadConfig({}).network });
   all = await startTestExecutor({ network: loadConfig({ SANDBOX_NETWORK: "all" }).network });
 });
@@ -29,10 +84,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await none?.stop();
   await all?.stop();
+  stopOutside();
   await new Promise((resolve) => server?.close(resolve));
+  await new Promise((resolve) => wide?.close(resolve));
 });
 
 const probe = () => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected && cat <&3`;
+/** One line per address: `<addr> connected` or `<addr> failed`, with a 3 s cap per try. */
+const tryEach = (targets: Array<[string, number]>) =>
+  targets.map(([a, p]) => `timeout 3 bash -c 'exec 3<>/dev/tcp/${a}/${p}' 2>/dev/null && echo "${a}:${p} connected" || echo "${a}:${p} failed"`).join("; ");
+/** The host's own addresses besides loopback (its interfaces', the test's veth end among them). */
+const hostAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === "IPv4")
+    .map((a) => a!.address);
 
 describe("SANDBOX_NETWORK", () => {
   test("none (the default): a connection to a server on the host's 127.0.0.1 fails", async () => {
@@ -43,11 +109,37 @@ describe("SANDBOX_NETWORK", () => {
     expect(connections).toBe(before);
   });
 
-  test("all: the same connection reaches the server", async () => {
-    const before = connections;
-    const r = await all.exec("sandbox-net-all", probe(), 10_000);
-    expect(r).toMatchObject({ exitCode: 0, stdout: "connected\nhello from the host\n" });
-    expect(connections).toBe(before + 1);
+  test("all: a command cannot connect to the host's 127.0.0.1 or ::1, nor to the executor's own port", async () => {
+    const before = { connections, wideConnections };
+    const targets: Array<[string, number]> = [["127.0.0.1", port], ["127.0.0.1", widePort], ["::1", widePort], ["127.0.0.1", all.port], ["localhost", all.port], ["10.0.2.2", port], ["10.0.2.2", widePort]];
+    const r = await all.exec("sandbox-net-all", tryEach(targets), 60_000);
+    expect(r.stdout.trim().split("\n")).toEqual(targets.map(([a, p]) => `${a}:${p} failed`));
+    expect({ connections, wideConnections }).toEqual(before);
+    // The same listeners do answer a client on the host, so the probe can succeed.
+    await new Promise<void>((resolve, reject) => {
+      const client = connect(widePort, "::1", () => resolve(void client.destroy())).once("error", reject);
+    });
+  });
+
+  test("all: nor to any of the host's other addresses", async () => {
+    const before = wideConnections;
+    const targets = hostAddresses().map((a): [string, number] => [a, widePort]);
+    expect(targets.length).toBeGreaterThan(0);
+    const r = await all.exec("sandbox-net-all", tryEach(targets), 60_000);
+    expect(r.stdout.trim().split("\n")).toEqual(targets.map(([a, p]) => `${a}:${p} failed`));
+    expect(wideConnections).toBe(before);
+  });
+
+  test("all: an address outside this machine is reached (a server in a network namespace of its own)", async () => {
+    const r = await all.exec("sandbox-net-all", `exec 3<>/dev/tcp/${OUTSIDE_IP}/${OUTSIDE_PORT} && cat <&3`, 20_000);
+    expect(r).toMatchObject({ exitCode: 0, stdout: "hello from outside\n" });
+  });
+
+  test("all: the sandbox cannot take its blocks away (no capability over its network)", async () => {
+    const r = await all.exec("sandbox-net-all", `ip route del blackhole ${hostAddresses()[0]}/32 2>&1; ip route flush table main 2>&1; echo exit=$?`);
+    expect(r.stdout).toContain("Operation not permitted");
+    const again = await all.exec("sandbox-net-all", tryEach([[hostAddresses()[0], widePort]]), 20_000);
+    expect(again.stdout.trim()).toBe(`${hostAddresses()[0]}:${widePort} failed`);
   });
 
   test("all: the sandbox still cannot see the host's files or environment", async () => {
@@ -71,6 +163,12 @@ describe("SANDBOX_NETWORK", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  test("all without what a private network needs (here: root) is refused with one line", () => {
+    const line = findNetTools(false) as string;
+    expect(line).toMatch(/^SANDBOX_NETWORK=all needs the executor to run as root to give each sandbox a network of its own .*or set SANDBOX_NETWORK=none$/);
+    expect(line).not.toContain("\n");
   });
 
   test("a malformed value stops start-up with one line naming the variable", () => {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
 
@@ -32,6 +32,12 @@ export interface RunOptions {
   gid?: number;
   timeoutMs: number;
   maxOutputBytes: number;
+  /**
+   * Set-up to finish before the command may start (its private network): the child
+   * gets fd 3 and stdin as pipes and waits for a line on stdin; what `prepare`
+   * resolves with is called once the command is over.
+   */
+  prepare?: (child: ChildProcess) => Promise<() => void>;
 }
 
 export interface RunResult {
@@ -73,16 +79,18 @@ class Capture {
 
 export function runProcess(opts: RunOptions): Running {
   const started = Date.now();
-  const child = spawn(opts.argv[0], opts.argv.slice(1), {
-    cwd: opts.cwd,
-    env: opts.env,
-    uid: opts.uid,
-    gid: opts.gid,
-    // Its own process group, so one kill(-pgid) reaches everything it started
-    // (all of it without isolation; bwrap and, through --die-with-parent, the sandbox with it).
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawnChild(opts);
+  } catch (e) {
+    // Node's message quotes the offending argument, which is the command: say only what failed.
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    return { result: Promise.reject(new Error(`cannot start ${opts.argv[0]}: ${code}`)), kill: () => {} };
+  }
+
+  let cleanup: (() => void) | undefined;
+  let setupError: Error | undefined;
+  let closed = false;
 
   const out = new Capture(opts.maxOutputBytes);
   const err = new Capture(opts.maxOutputBytes);
@@ -121,6 +129,18 @@ export function runProcess(opts: RunOptions): Running {
   drain(child.stderr, err);
 
   const deadline = setTimeout(() => stop("timeout"), opts.timeoutMs);
+  opts.prepare?.(child).then(
+    (done) => {
+      cleanup = done;
+      if (stopReason || closed) return done();
+      child.stdin?.end("\n");
+    },
+    (e: Error) => {
+      setupError = e;
+      stop("killed");
+    },
+  );
+  child.stdin?.on("error", () => {});
 
   const result = new Promise<RunResult>((resolve, reject) => {
     let settled = false;
@@ -138,6 +158,9 @@ export function runProcess(opts: RunOptions): Running {
       settled = true;
       clearTimeout(deadline);
       clearTimeout(graceTimer);
+      closed = true;
+      cleanup?.();
+      if (setupError) return reject(setupError);
       const truncated = out.dropped > 0 || err.dropped > 0;
       let stderr = err.text();
       let exitCode = code ?? KILLED_EXIT_CODE;
@@ -166,6 +189,19 @@ export function runProcess(opts: RunOptions): Running {
   });
 
   return { result, kill: () => stop("killed") };
+}
+
+function spawnChild(opts: RunOptions) {
+  return spawn(opts.argv[0], opts.argv.slice(1), {
+    cwd: opts.cwd,
+    env: opts.env,
+    uid: opts.uid,
+    gid: opts.gid,
+    // Its own process group, so one kill(-pgid) reaches everything it started
+    // (all of it without isolation; bwrap and, through --die-with-parent, the sandbox with it).
+    detached: true,
+    stdio: opts.prepare ? ["pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+  });
 }
 
 function note(text: string): string {

@@ -25,6 +25,13 @@ describe("POST /api/execute validation", () => {
     expect(r.body.error).toBe("command must be a non-empty string");
   });
 
+  test("a command holding a NUL character → 400, and the answer does not quote the command", async () => {
+    const r = await execute({ command: "echo xoxb-1234567890-abcdefghijkl\u0000", sessionId: "sandbox-a" });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("command must not contain NUL characters (\\u0000)");
+    expect(JSON.stringify(r.body)).not.toContain("xoxb");
+  });
+
   test.each([
     ["missing", undefined],
     ["path traversal", "../etc"],

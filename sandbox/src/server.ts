@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { redactSecrets } from "@duet/shared";
 import { outlastPooledClients } from "@duet/shared/keep-alive";
 import type { Executor } from "./executor.ts";
 import { HttpError, isAuthorized, readJson, sendJson } from "./http.ts";
@@ -104,9 +105,10 @@ export function createExecutorServer(executor: Executor, token: string | undefin
         return sendJson(res, err.status, body);
       }
       if (err instanceof BusyError) return sendJson(res, 503, { error: err.message }, { "retry-after": "1" });
-      // Our own failure (cannot spawn, disk full): say what, never a stack trace.
-      const message = err instanceof Error ? err.message : String(err);
-      console.error(`[sandbox] ${req.method} ${req.url}: ${message}`);
+      // Our own failure (cannot spawn, disk full): say what, never a stack trace, and
+      // log it redacted (our own token included): a message may quote what it was given.
+      const message = redactSecrets(err instanceof Error ? err.message : String(err), token ? [token] : []);
+      console.error(`[sandbox] ${req.method} ${new URL(req.url ?? "/", "http://executor").pathname}: ${message}`);
       sendJson(res, 500, { error: `executor failed: ${message}` });
     });
   });

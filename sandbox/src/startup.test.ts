@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,7 +80,8 @@ describe("the CLI (pnpm dev:sandbox)", () => {
   function runCli(env: Record<string, string>, until?: RegExp) {
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: SANDBOX_DIR,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SANDBOX_PORT: "0", SANDBOX_ROOT: tmpRoot(), ...env },
+      // DUET_HOME: an empty one, so a developer's own .duet/tokens.env is never read.
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SANDBOX_PORT: "0", SANDBOX_ROOT: tmpRoot(), DUET_HOME: tmpRoot(), ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -100,7 +101,7 @@ describe("the CLI (pnpm dev:sandbox)", () => {
   }
 
   test("exits 1 with ONE line naming `bubblewrap` when bwrap is missing", async () => {
-    const cli = runCli({ SANDBOX_BWRAP: "/nonexistent/bwrap" });
+    const cli = runCli({ SANDBOX_BWRAP: "/nonexistent/bwrap", SANDBOX_TOKEN: "t0ken-for-test" });
     expect(await cli.exited).toBe(1);
     const lines = cli.out().stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -108,7 +109,7 @@ describe("the CLI (pnpm dev:sandbox)", () => {
   });
 
   test("exits 1 with one line naming a malformed variable", async () => {
-    const cli = runCli({ SANDBOX_MAX_CONCURRENT: "lots" });
+    const cli = runCli({ SANDBOX_MAX_CONCURRENT: "lots", SANDBOX_TOKEN: "t0ken-for-test" });
     expect(await cli.exited).toBe(1);
     expect(cli.out().stderr.trim()).toBe("sandbox executor misconfigured: SANDBOX_MAX_CONCURRENT must be an integer from 1 to 64");
   });
@@ -122,6 +123,41 @@ describe("the CLI (pnpm dev:sandbox)", () => {
       body: JSON.stringify({ command: "echo from-cli", sessionId: "sandbox-cli" }),
     }).then((r) => r.json());
     expect(r).toMatchObject({ exitCode: 0, stdout: "from-cli\n" });
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+  });
+
+  const execute = (url: string, token?: string) =>
+    fetch(`${url}/api/execute`, {
+      method: "POST",
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      body: JSON.stringify({ command: "echo ran", sessionId: "sandbox-cli" }),
+    });
+
+  test("without SANDBOX_TOKEN and no .duet/tokens.env it refuses to start, in one line", async () => {
+    const cli = runCli({});
+    expect(await cli.exited).toBe(1);
+    const lines = cli.out().stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^SANDBOX_TOKEN is not set and .*tokens\.env has none: .*or set SANDBOX_TOKEN=none-i-know to start an open executor on purpose$/);
+  });
+
+  test("reads SANDBOX_TOKEN from DUET_HOME/tokens.env, as pnpm dev does, and asks for it", async () => {
+    const home = tmpRoot();
+    writeFileSync(join(home, "tokens.env"), "DUET_API_TOKEN=other\nSANDBOX_TOKEN=from-the-file-123\n", { mode: 0o600 });
+    const cli = runCli({ DUET_HOME: home }, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, url] = await cli.ready;
+    expect((await execute(url)).status).toBe(401);
+    expect(await (await execute(url, "from-the-file-123")).json()).toMatchObject({ exitCode: 0, stdout: "ran\n" });
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+  });
+
+  test("SANDBOX_TOKEN=none-i-know starts an open executor, with a warning", async () => {
+    const cli = runCli({ SANDBOX_TOKEN: "none-i-know" }, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, url] = await cli.ready;
+    expect(cli.out().stderr).toMatch(/WARNING: no token \(SANDBOX_TOKEN=none-i-know\)/);
+    expect(await (await execute(url)).json()).toMatchObject({ exitCode: 0, stdout: "ran\n" });
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
   });

@@ -61,22 +61,20 @@ export async function startTestExecutor(overrides: Partial<ExecutorConfig> = {})
   };
 }
 
-/** Resolves once `name` exists in `dir` (a command's marker that it has started). */
+/**
+ * Resolves once `name` exists in `dir` (a command's marker that it has started).
+ * Checked every 20 ms rather than watched: the room's filesystem may be mounted on
+ * `dir` after a watch began, and a watch on the folder underneath never fires.
+ */
 export async function waitForFile(dir: string, name: string): Promise<void> {
-  const { existsSync, mkdirSync, watch } = await import("node:fs");
+  const { existsSync } = await import("node:fs");
   const { join } = await import("node:path");
-  mkdirSync(dir, { recursive: true });
   await new Promise<void>((resolve) => {
-    const watcher = watch(dir, () => {
+    const timer = setInterval(() => {
       if (existsSync(join(dir, name))) {
-        watcher.close();
+        clearInterval(timer);
         resolve();
       }
-    });
-    // It may have appeared before the watch began.
-    if (existsSync(join(dir, name))) {
-      watcher.close();
-      resolve();
-    }
+    }, 20);
   });
 }

@@ -19,7 +19,9 @@ export const sessionIdSchema = z
 export const executeRequestSchema = z.object({
   command: z
     .string({ error: "command must be a non-empty string" })
-    .refine((c) => c.trim().length > 0, { message: "command must be a non-empty string" }),
+    .refine((c) => c.trim().length > 0, { message: "command must be a non-empty string" })
+    // A shell argument cannot hold one; refused here, not as a spawn failure.
+    .refine((c) => !c.includes("\0"), { message: "command must not contain NUL characters (\\u0000)" }),
   sessionId: sessionIdSchema,
   timeoutMs: z
     .number({ error: `timeoutMs must be an integer number of milliseconds from 1 to ${TIMEOUT_MAX_MS}` })

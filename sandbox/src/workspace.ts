@@ -1,13 +1,20 @@
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SANDBOX_GID, SANDBOX_UID } from "./bwrap.ts";
+import { promisify } from "node:util";
+import { GENERATED_RESOLV_CONF, SANDBOX_GID, SANDBOX_UID } from "./bwrap.ts";
+import type { RoomDisks } from "./disk.ts";
+import { SANDBOX_RESOLV_CONF } from "./netns.ts";
+
+const run = promisify(execFile);
 
 /**
  * Workspace directories on the host, one per session (a room's sandbox):
  *
  *   <root>/sessions/<sessionId>/   the room's files, mounted at /workspace
- *   <root>/etc/                    generated passwd, group, hosts, hostname
+ *   <root>/etc/                    generated passwd, group, hosts, hostname, resolv.conf
  *   <root>/probe/                  scratch workspace for the start-up check
+ *   <root>/disks/<sessionId>.ext4  the room's own filesystem, mounted on its workspace (disk.ts), where the host allows
  *
  * Session ids are kept in their own folder so no id (".", "etc", ...) can name
  * anything but a workspace.
@@ -30,20 +37,27 @@ export class Workspaces {
   readonly sessionsDir: string;
   readonly etcDir: string;
   readonly probeDir: string;
+  readonly disksDir: string;
+  private readonly mounting = new Map<string, Promise<void>>();
 
-  /** `owner`: host uid/gid the sandbox runs as when the executor is root; null to keep our own. */
+  /**
+   * `owner`: host uid/gid the sandbox runs as when the executor is root; null to keep our own.
+   * `disks`: a filesystem per room (the disk quota); null where the host allows none.
+   */
   constructor(
     readonly root: string,
     private readonly owner: Owner | null,
+    public disks: RoomDisks | null = null,
   ) {
     this.sessionsDir = join(root, "sessions");
     this.etcDir = join(root, "etc");
     this.probeDir = join(root, "probe");
+    this.disksDir = join(root, "disks");
   }
 
   /** Creates the folders and the generated /etc files. Safe to call on an existing root. */
   init(): void {
-    for (const dir of [this.root, this.sessionsDir, this.etcDir]) {
+    for (const dir of [this.root, this.sessionsDir, this.etcDir, ...(this.disks ? [this.disksDir] : [])]) {
       mkdirSync(dir, { recursive: true });
       // mkdtemp-made roots are 0700, which bwrap (running as the owner uid) cannot enter.
       if (this.owner) chmodSync(dir, 0o755);
@@ -53,9 +67,11 @@ export class Workspaces {
       group: `root:x:0:\nsandbox:x:${SANDBOX_GID}:\nnogroup:x:65534:\n`,
       hosts: "127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost ip6-loopback\n",
       hostname: "sandbox\n",
+      [GENERATED_RESOLV_CONF]: SANDBOX_RESOLV_CONF,
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(this.etcDir, name), text, { mode: 0o644 });
     this.ensureDir(this.probeDir);
+    if (this.disks) chmodSync(this.disksDir, 0o700); // images hold rooms' files: not for other users
   }
 
   pathOf(sessionId: string): string {
@@ -64,43 +80,65 @@ export class Workspaces {
     return join(this.sessionsDir, sessionId);
   }
 
-  /** The session's workspace, created on first use. */
-  ensure(sessionId: string): string {
+  private imageOf(sessionId: string): string {
+    return join(this.disksDir, `${sessionId}.ext4`);
+  }
+
+  /** The session's workspace, created (with its own filesystem, where there are disks) on first use. */
+  async ensure(sessionId: string): Promise<string> {
     const dir = this.pathOf(sessionId);
     this.ensureDir(dir);
+    if (!this.disks) return dir;
+    // One mount per room even when its first commands arrive together.
+    let mounting = this.mounting.get(sessionId);
+    if (!mounting) {
+      mounting = this.disks.ensure(dir, this.imageOf(sessionId)).finally(() => this.mounting.delete(sessionId));
+      this.mounting.set(sessionId, mounting);
+    }
+    await mounting;
     return dir;
   }
 
-  /** Deletes the session's workspace; a missing one is not an error. */
-  remove(sessionId: string): void {
+  /** The probe's workspace on a filesystem of its own too, so start-up proves loop mounts work here. */
+  async ensureProbe(): Promise<void> {
+    if (this.disks) await this.disks.ensure(this.probeDir, join(this.disksDir, "probe.ext4"));
+  }
+
+  /** Whether the session's own filesystem is full (false without disks). */
+  isFull(sessionId: string): boolean {
+    return this.disks?.isFull(this.pathOf(sessionId)) ?? false;
+  }
+
+  /**
+   * Deletes the session's workspace; a missing one is not an error. With disks the
+   * image goes whole. The folder goes by `rm -rf`, which walks by directory handle:
+   * Node's rmSync builds full paths and fails (ENAMETOOLONG) on a tree a command
+   * made 600 levels deep.
+   */
+  async remove(sessionId: string): Promise<void> {
     const dir = this.pathOf(sessionId);
+    if (this.disks) await this.disks.destroy(dir, this.imageOf(sessionId));
+    if (!existsSync(dir)) return;
     try {
-      rmSync(dir, { recursive: true, force: true });
-    } catch (err) {
+      await run("rm", ["-rf", "--one-file-system", "--", dir]);
+    } catch {
       // A command may have left read-only folders (chmod -w); without root we
-      // cannot delete inside them until they are writable again.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "EACCES" && code !== "EPERM") throw err;
-      makeWritable(dir);
-      rmSync(dir, { recursive: true, force: true });
+      // cannot delete inside them until they are writable again. -P: never follow
+      // a symlink a command planted, it may point at a host path.
+      await run("chmod", ["-R", "-P", "u+rwx", "--", dir]).catch(() => {});
+      await run("rm", ["-rf", "--one-file-system", "--", dir]);
     }
+  }
+
+  /** Unmounts every room's filesystem (the executor is closing); images stay for the next start. */
+  async unmountAll(): Promise<void> {
+    if (!this.disks) return;
+    const dirs = [this.probeDir, ...(existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).map((n) => join(this.sessionsDir, n)) : [])];
+    for (const dir of dirs) await this.disks.unmount(dir).catch(() => {});
   }
 
   private ensureDir(dir: string): void {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     if (this.owner) chownSync(dir, this.owner.uid, this.owner.gid);
   }
-}
-
-function makeWritable(dir: string): void {
-  let st;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    return;
-  }
-  // lstat: never follow a symlink a command planted, it may point at a host path.
-  if (!st.isDirectory()) return;
-  chmodSync(dir, 0o700);
-  for (const name of readdirSync(dir)) makeWritable(join(dir, name));
 }

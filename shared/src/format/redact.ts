@@ -10,6 +10,8 @@
  * of the text once per unterminated BEGIN line.
  */
 
+import { redactSecretVariants } from "./secret-variants.ts";
+
 export const REDACTED = "[redacted]";
 
 /** Literal secrets shorter than this are ignored: redacting "abc" would shred normal text. */
@@ -219,7 +221,8 @@ function redactLiterals(text: string, extraSecrets: readonly string[]): string {
   for (const secret of secrets) {
     if (text.includes(secret)) text = text.split(secret).join(REDACTED);
   }
-  return text;
+  // Known exactly, so also caught split over lines and base64-encoded.
+  return redactSecretVariants(text, secrets, REDACTED);
 }
 
 /**
