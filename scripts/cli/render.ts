@@ -14,6 +14,7 @@ import {
   type DuetMessage,
   type ExecResult,
   type MessageResponse,
+  type PendingApproval,
   type Reply,
   type RunResult,
 } from "@duet/shared";
@@ -76,13 +77,16 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
     const list = res.skipped.map((c) => inert(redactSecrets(c, secrets))).join(", ");
     parts.push(style.yellow(`Not run (over the limit of ${res.runs.length} commands per reply): ${list}`));
   }
-  if (res.pending?.length) {
-    const lines = res.pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
-    const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
-    parts.push(style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n")));
-  }
+  if (res.pending?.length) parts.push(renderPending(res.pending, style, secrets));
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
+}
+
+/** The commands an answer left waiting under `approve`, numbered as `/approve N` counts them, with the ids `duet approve` takes. */
+export function renderPending(pending: readonly PendingApproval[], style: Style, secrets: readonly string[] = []): string {
+  const lines = pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
+  const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
+  return style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n"));
 }
 
 export function renderExec(cmd: string, result: ExecResult, style: Style, secrets: readonly string[] = []): string {

@@ -168,12 +168,13 @@ export class RoomTurns {
       try {
         await this.room.tree.ensureRegistered();
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
-        const run = await runCommand(deps, req.cmd);
+        // The room's stop kills a direct run as it kills a turn's command.
+        const { result: run, stopped } = await this.live.runStoppable(`exec:${key ?? "unkeyed"}`, (stop) => runCommand(deps, req.cmd, stop));
         // The executor failed to answer: nothing is stored, so a retry may run it.
-        if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
+        if (run.error !== undefined && !stopped) throw new DuetError("sandbox_error", run.error);
         const outcome = execOutcome(roomId, run);
         if (turn) ledger.finishRun(turn, outcome);
-        this.room.control.recordRuns("direct", [run], req.userId || null);
+        this.room.control.recordRuns("direct", [run], req.userId || null, stopped ? { index: 0, ...(stopped.by ? { by: stopped.by } : {}) } : undefined);
         return outcome;
       } catch (err) {
         if (turn) ledger.drop(turn);
