@@ -7,7 +7,7 @@ import {
   type Naming,
   describeRun,
   explanationOf,
-  headTail,
+  headTailLines,
   helpEntries,
   redactSecrets,
   runOfExec,
@@ -25,8 +25,14 @@ import {
  * the Worker's answer, so the layout is tested without a terminal.
  */
 
-/** A terminal scrolls, but 64 KiB of output per command buries the answer: keep the start and the end. */
-export const TERMINAL_OUTPUT_CHARS = 8_000;
+/**
+ * A terminal scrolls, but 64 KiB of output per command buries the answer: about a
+ * screenful is kept, the start and the end, in lines and (for long lines) characters.
+ */
+export const TERMINAL_OUTPUT_LINES = 40;
+export const TERMINAL_OUTPUT_CHARS = 6_000;
+/** Ends the marker line where output was cut, so the reader knows it was the CLI's screenful and not the command. */
+const CUT_NOTE = `the CLI shows about ${TERMINAL_OUTPUT_LINES} lines of a command's output`;
 
 export interface Style {
   bold(s: string): string;
@@ -62,7 +68,7 @@ export function renderRun(run: RunResult, style: Style, secrets: readonly string
   if (output.trim() === "") {
     lines.push(`  ${style.dim("(no output)")}`);
   } else {
-    const shown = headTail(output, TERMINAL_OUTPUT_CHARS, "").text;
+    const shown = headTailLines(output, TERMINAL_OUTPUT_LINES, TERMINAL_OUTPUT_CHARS, CUT_NOTE).text;
     for (const line of shown.split("\n")) lines.push(`  ${style.dim("│")} ${line}`);
   }
   return lines.join("\n");

@@ -107,3 +107,16 @@ describe("Ctrl-C during a direct run", () => {
     await expectStoppedInAudit("cli-chat-stop", "sleep 28");
   });
 });
+
+describe("long output", () => {
+  it("is cut to about a screenful, start and end, with one line saying what was cut and by which limit", async () => {
+    const t = terminal();
+    expect(await runCli(["run", "cli-long-output", "seq 1 200000"], t.io)).toBe(0);
+    const lines = t.printed().trimEnd().split("\n");
+    expect(lines.length).toBeLessThanOrEqual(45);
+    expect(lines).toContain("  │ 1");
+    expect(lines.filter((l) => l.includes("omitted"))).toEqual([expect.stringMatching(/^ {2}│ … [\d,]+ lines \([\d,]+ characters\) omitted; the CLI shows about 40 lines of a command's output …$/)]);
+    // The Worker keeps the first 64 KiB of a stream: the end shown is the end of what it kept, and the status says so.
+    expect(t.printed()).toContain("output truncated");
+  });
+});
