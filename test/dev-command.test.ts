@@ -241,7 +241,7 @@ describe("pnpm dev when something is wrong", () => {
       expect(await dev.exited).toBe(1);
       expect(dev.output()).toContain("Discord  started (pid");
       expect(dev.output()).toContain("[dev] discord exited unexpectedly (exit code 1); stopping everything");
-      expect(dev.output()).toContain("[discord] configuration error: DISCORD_APPLICATION_ID must be a Discord id");
+      expect(dev.output()).toContain("[discord] could not start: DISCORD_APPLICATION_ID must be a Discord id");
       expect(await stillRunning([], home)).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });
