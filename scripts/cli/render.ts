@@ -147,9 +147,9 @@ export interface ErrorContext {
 
 /** The shared words for a failure speak to chat users; at a terminal the reader is the admin, so say where to look. */
 function errorLine(reply: Extract<Reply, { kind: "error" }>, ctx: ErrorContext): string {
-  if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`pnpm dev\` running?)`;
+  if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`npm run dev\` running?)`;
   if (reply.code === "unauthorized") return `${reply.text} (the CLI used the token from ${ctx.tokenSource})`;
-  if (reply.code === "model_not_configured") return `${reply.text} (\`pnpm dev\` prints how to set one)`;
+  if (reply.code === "model_not_configured") return `${reply.text} (\`npm run dev\` prints how to set one)`;
   return reply.text;
 }
 
