@@ -88,14 +88,18 @@ async function expectAllStopped(dev: Dev, started: Proc[]): Promise<void> {
   for (const port of dev.ports) expect(await portOpen(port)).toBe(false);
 }
 
-/** `npm run -s duet -- args`, with npm alone on the PATH. */
-function duet(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+type Ran = { code: number; stdout: string; stderr: string };
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile("npm", ["run", "-s", "duet", "--", ...args], { cwd: REPO_ROOT, env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+    execFile(file, args, { cwd: REPO_ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
+
+/** `npm run -s duet -- args`, with npm alone on the PATH. */
+const duet = (args: string[], env: NodeJS.ProcessEnv) => run("npm", ["run", "-s", "duet", "--", ...args], env);
+/** A line as a shell runs it. */
+const shell = (line: string, env: NodeJS.ProcessEnv) => run("sh", ["-c", line], env);
 
 let model: FakeModel;
 beforeAll(async () => {
@@ -133,6 +137,15 @@ describe("npm run dev, as a newcomer and a service manager run it", () => {
   });
 
   it("runs the README's commands with npm alone, and failures are one clean line", async () => {
+    // The README's CLI lines as a newcomer pastes them into a shell (those that need no id or input).
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8").split("\n");
+    const lines = readme.filter((l) => /^npm run -s duet -- (run|ask|history|audit|reset) /.test(l)).map((l) => l.replace(/\s+#.*$/, ""));
+    expect(lines).toHaveLength(5);
+    for (const line of lines) {
+      const res = await shell(line, cliEnv);
+      expect(res, line).toMatchObject({ code: 0, stderr: "" });
+      expect(res.stdout, line).not.toBe("");
+    }
     expect(dev.output()).toContain("Try: npm run -s duet -- run demo 'uname -a'   or   npm run -s duet -- chat demo");
     const ran = await duet(["run", "demo", "uname -a"], cliEnv);
     expect(ran).toMatchObject({ code: 0, stderr: "" });
