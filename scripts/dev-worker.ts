@@ -6,10 +6,9 @@ import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 /**
  * `pnpm dev:worker`: the Worker under `wrangler dev` on 127.0.0.1:8787 with its
  * Durable Object state persisted under .duet/. Extra arguments go to wrangler,
- * e.g. `pnpm dev:worker --port 9000 --var MODEL:llama3.1`; the tokens and model settings reach it
- * through a 0600 file (`$DUET_HOME/worker.env`), never its command line;
- * an `--ip`, `--port` or `--persist-to` among them replaces this script's own value
- * (wrangler refuses a flag given twice).
+ * e.g. `pnpm dev:worker --port 9000`; an `--ip`, `--port` or `--persist-to` among
+ * them replaces this script's own value (wrangler refuses a flag given twice).
+ * Tokens and model settings reach wrangler through a 0600 file, never its command line.
  */
 
 /** Whether `args` sets `flag`, as `--flag value` or `--flag=value`. */
