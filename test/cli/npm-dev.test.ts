@@ -160,7 +160,8 @@ describe("npm run dev, as a newcomer and a service manager run it", () => {
     const usage = await duet(["run", "bad room"], cliEnv);
     expect(usage.code).toBe(2);
     expect(usage.stderr).not.toMatch(/ELIFECYCLE|npm error|\$ tsx/);
-  });
+    // Nine CLI processes, each starting npm and tsx.
+  }, 240_000);
 
   it("stops everything, leaving no process and no open port, on a SIGTERM to npm", async () => {
     const started = descendants(await processes(), dev.child.pid!);
