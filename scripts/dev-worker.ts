@@ -1,13 +1,14 @@
 import { spawn, type SpawnOptions } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
 /**
  * `pnpm dev:worker`: the Worker under `wrangler dev` on 127.0.0.1:8787 with its
  * Durable Object state persisted under .duet/. Extra arguments go to wrangler,
- * e.g. `pnpm dev:worker --port 9000 --var OPENAI_BASE_URL:http://127.0.0.1:11434/v1`;
- * an `--ip`, `--port` or `--persist-to` among them replaces this script's own value
- * (wrangler refuses a flag given twice).
+ * e.g. `pnpm dev:worker --port 9000`; an `--ip`, `--port` or `--persist-to` among
+ * them replaces this script's own value (wrangler refuses a flag given twice).
+ * Tokens and model settings reach wrangler through a 0600 file, never its command line.
  */
 
 /** Whether `args` sets `flag`, as `--flag value` or `--flag=value`. */
@@ -30,7 +31,7 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
     SANDBOX_ALLOWED_HOSTS: env.SANDBOX_ALLOWED_HOSTS,
     SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
   };
-  const varArgs = Object.entries(vars).flatMap(([k, v]) => (v ? ["--var", `${k}:${v}`] : []));
+  const envFiles = [existsSync(join(REPO_ROOT, ".dev.vars")) ? [join(REPO_ROOT, ".dev.vars")] : [], writeWorkerEnvFile(vars)].flat();
   const defaults: [string, string][] = [
     ["--ip", "127.0.0.1"],
     ["--port", env.DUET_WORKER_PORT ?? "8787"],
@@ -41,9 +42,28 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
     "--config", join(REPO_ROOT, "wrangler.toml"),
     ...defaults.flatMap(([flag, value]) => (sets(forwarded, flag) ? [] : [flag, value])),
     "--show-interactive-dev-session=false",
-    ...varArgs,
+    // Later files win: the developer's own .dev.vars (which --env-file would otherwise skip), then ours.
+    ...envFiles.flatMap((f) => ["--env-file", f]),
     ...forwarded,
   ];
+}
+
+/**
+ * The Worker's settings as a dotenv file only its owner can read: on wrangler's
+ * command line (`--var`) every local user could read the tokens in `ps`. Values are
+ * single-quoted (taken literally) with `$` escaped, since wrangler expands `$NAME`.
+ */
+export function writeWorkerEnvFile(vars: Record<string, string | undefined>, file = join(DUET_DIR, "worker.env")): string {
+  const lines = Object.entries(vars).flatMap(([key, value]) => {
+    if (!value) return [];
+    if (/['\n\r]/.test(value)) throw new Error(`${key} cannot contain a quote (') or a line break`);
+    return [`${key}='${value.replace(/\$/g, "\\$")}'`];
+  });
+  mkdirSync(DUET_DIR, { recursive: true });
+  // Written anew each start, so the mode is 0600 even where an older file was not.
+  rmSync(file, { force: true });
+  writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
+  return file;
 }
 
 /** `options` lets `pnpm dev` pipe the output and give wrangler its own process group. */

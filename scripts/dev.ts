@@ -4,6 +4,7 @@ import { ConfigError, StartupError, startExecutor, type RunningExecutor } from "
 import { DUET_DIR, REPO_ROOT, TOKENS_FILE, devTokens, forwardedArgs } from "./dev-env.ts";
 import { spawnWorker } from "./dev-worker.ts";
 import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./dev/config.ts";
+import { watchLaunchers } from "./dev/launchers.ts";
 import { stopGroup, supervise, type Supervised } from "./dev/processes.ts";
 import { portFree, waitUntilAnswering } from "./dev/ready.ts";
 
@@ -61,7 +62,7 @@ async function startSandbox(config: DevConfig, token: string): Promise<RunningEx
     return await startExecutor({ port: config.sandboxPort, token, root: process.env.SANDBOX_ROOT || join(DUET_DIR, "sandboxes") }, say);
   } catch (err) {
     if (err instanceof StartupError || err instanceof ConfigError) fail(err.message);
-    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") fail(`SANDBOX_PORT ${config.sandboxPort} is already in use on 127.0.0.1 (another pnpm dev?)`);
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") fail(`SANDBOX_PORT ${config.sandboxPort} is already in use on 127.0.0.1 (another npm run dev?)`);
     fail(`sandbox executor failed to start: ${(err as Error).message}`);
   }
 }
@@ -88,8 +89,8 @@ function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandb
   }
   const [first, ...rest] = describeModel(config.model);
   lines.push(`  model    ${first}`, ...rest.map((l) => `           ${l}`));
-  lines.push(`  tokens   ${shown(TOKENS_FILE)} (DUET_API_TOKEN for the bots and \`pnpm duet\`)`);
-  lines.push(`Try: pnpm duet run demo 'uname -a'   or   pnpm duet chat demo`);
+  lines.push(`  tokens   ${shown(TOKENS_FILE)} (DUET_API_TOKEN for the bots and \`npm run -s duet\`)`);
+  lines.push(`Try: npm run -s duet -- run demo 'uname -a'   or   npm run -s duet -- chat demo`);
   return lines;
 }
 
@@ -103,10 +104,12 @@ async function main(): Promise<void> {
   }
   process.on("SIGINT", () => void shutdown("SIGINT received, stopping everything", 0));
   process.on("SIGTERM", () => void shutdown("SIGTERM received, stopping everything", 0));
+  // A SIGTERM to npm or pnpm, or their parent dying, reaches no one down here: watch for it.
+  watchLaunchers((why) => void (stopping || shutdown(`${why}; stopping everything`, 0)));
 
   const tokens = devTokens();
   await portFree(config.workerPort).catch((err: NodeJS.ErrnoException) =>
-    fail(`DUET_WORKER_PORT ${config.workerPort} is not free on 127.0.0.1 (${err.code}; another pnpm dev?)`),
+    fail(`DUET_WORKER_PORT ${config.workerPort} is not free on 127.0.0.1 (${err.code}; another npm run dev?)`),
   );
   executor = await startSandbox(config, tokens.SANDBOX_TOKEN);
   if (stopping) return;

@@ -7,7 +7,7 @@ import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
 
 /**
- * `pnpm duet ...`: talk to a Duet Worker from a terminal (see USAGE). Exit codes:
+ * `npm run -s duet -- ...` (or `pnpm duet ...`): talk to a Duet Worker from a terminal (see USAGE). Exit codes:
  * 0 done, 1 the request or the command failed (one line says why), 2 usage error.
  */
 

@@ -1,9 +1,10 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel } from "./fakes/model.ts";
+import { cleanEnv, descendants, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
 import { quietPort } from "./helpers/ports.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
@@ -13,25 +14,6 @@ import { REPO_ROOT } from "./helpers/worker.ts";
  */
 
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
-
-/**
- * A temporary DUET_HOME. Readable by others (mkdtemp makes it 0700) because, as root,
- * the executor runs bubblewrap as an unprivileged uid that must reach the workspaces.
- */
-function tempHome(): string {
-  const dir = mkdtempSync(join(tmpdir(), "duet-dev-home-"));
-  chmodSync(dir, 0o755);
-  return dir;
-}
-
-/** The environment without anything that would start a bot or pin a token from the caller's shell. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (/^(SLACK_|DISCORD_|DUET_|SANDBOX_|MODEL|OPENAI_)/.test(key) || key === "NO_COLOR") delete env[key];
-  }
-  return { ...env, ...extra };
-}
 
 interface DevRun {
   child: ChildProcess;
@@ -71,44 +53,6 @@ function cli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ 
     });
     child.stdin!.end(stdin ?? "");
   });
-}
-
-interface Proc {
-  pid: number;
-  ppid: number;
-  stat: string;
-  args: string;
-}
-
-/** Every process as `ps` sees it: an independent view of what `pnpm dev` left behind. */
-function processes(): Promise<Proc[]> {
-  return new Promise((resolve, reject) =>
-    execFile("ps", ["-eo", "pid=,ppid=,stat=,args="], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => {
-      if (err) return reject(err);
-      resolve(
-        out
-          .split("\n")
-          .map((l) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(l))
-          .filter((m): m is RegExpExecArray => m !== null)
-          .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), stat: m[3], args: m[4] })),
-      );
-    }),
-  );
-}
-
-function descendants(all: Proc[], root: number): Proc[] {
-  const found: Proc[] = [];
-  const queue = [root];
-  while (queue.length) {
-    const parent = queue.shift()!;
-    for (const p of all) if (p.ppid === parent && !found.includes(p)) (found.push(p), queue.push(p.pid));
-  }
-  return found;
-}
-
-/** Running (not zombie) processes among `pids`, or whose command line mentions `marker`. */
-async function stillRunning(pids: number[], marker: string): Promise<Proc[]> {
-  return (await processes()).filter((p) => !p.stat.startsWith("Z") && (pids.includes(p.pid) || p.args.includes(marker)));
 }
 
 describe("pnpm dev + duet CLI", () => {
@@ -242,7 +186,7 @@ describe("pnpm dev when something is wrong", () => {
       expect(await dev.exited).toBe(1);
       expect(dev.output()).toContain("Discord  started (pid");
       expect(dev.output()).toContain("[dev] discord exited unexpectedly (exit code 1); stopping everything");
-      expect(dev.output()).toContain("[discord] configuration error: DISCORD_APPLICATION_ID must be a Discord id");
+      expect(dev.output()).toContain("[discord] could not start: DISCORD_APPLICATION_ID must be a Discord id");
       expect(await stillRunning([], home)).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -17,7 +17,7 @@ export const BOT_ENTRIES: Record<string, string> = {
   "slack/main": "bots/slack/src/main.ts",
   "discord/main": "bots/discord/src/main.ts",
   "discord/shards": "bots/discord/src/shards.ts",
-  "discord/register": "bots/discord/src/register.ts",
+  "discord/register": "bots/discord/src/register-main.ts",
 };
 
 /**

@@ -34,7 +34,7 @@ export const USAGE = `Usage: duet <command> ROOM [...]
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
-DUET_API_TOKEN, else the one \`pnpm dev\` saved in .duet/tokens.env.`;
+DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
 const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat"] as const;
 

@@ -52,16 +52,22 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
   const interactive = Boolean((input as { isTTY?: boolean }).isTTY);
   const rl = createInterface({ input, output: interactive ? output : undefined, terminal: interactive });
   rl.setPrompt(ctx.style.bold(`${room}> `));
-  // Ctrl-C at the prompt leaves the chat, as in a shell's REPL; while an answer runs, it stops the answer.
+  // Ctrl-C at the prompt leaves the chat, as in a shell's REPL; while an answer or a command runs, it stops it.
+  // A terminal's Ctrl-C reaches readline as a key; from a pipe it is the process's signal, which the CLI's own handler takes.
   let interrupt: (() => void) | null = null;
   rl.on("SIGINT", () => (interrupt ? interrupt() : rl.close()));
+  const outer = interactive ? undefined : ctx.onInterrupt;
   // The commands the last answer left waiting, numbered as it listed them, for /approve N and /skip N.
   let pending: readonly PendingApproval[] = [];
   ctx = {
     ...ctx,
     onInterrupt: (handler) => {
       interrupt = handler;
-      return () => void (interrupt = null);
+      const off = outer?.(handler);
+      return () => {
+        interrupt = null;
+        off?.();
+      };
     },
     onPending: (list) => void (pending = list),
   };

@@ -54,13 +54,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
 /** A live answer at the terminal; Ctrl-C while it runs stops the room's turn. */
 function liveView(room: string, ctx: CliContext, write: (text: string) => void, print: (reply: Reply) => Promise<{ id: string }>): LiveView {
   const printer = new LivePrinter(write, ctx.style, ctx.secrets);
-  let stopping = false;
-  const off = ctx.onInterrupt?.(() => {
-    if (stopping) return;
-    stopping = true;
-    printer.notice((line) => ctx.err(line), ctx.style.yellow(STOP_WORDS.stopping));
-    ctx.client.stop(room, ctx.userId).catch((err: unknown) => ctx.err(ctx.style.red(`Could not stop the answer: ${err instanceof Error ? err.message : String(err)}`)));
-  });
+  const off = stopOnInterrupt(room, ctx, STOP_WORDS.stopping, (line) => printer.notice((l) => ctx.err(l), line));
   return {
     update: (answer) => printer.update(answer),
     async finish(reply) {
@@ -73,6 +67,18 @@ function liveView(room: string, ctx: CliContext, write: (text: string) => void, 
   };
 }
 
+/** Until the returned function is called, Ctrl-C stops what runs in the room (through the room's stop, as Slack's and Discord's Stop do). */
+/** Ctrl-C while a turn or a direct run is going: asks the room to stop it, once; `say` prints the notice. */
+function stopOnInterrupt(room: string, ctx: CliContext, notice: string, say: (line: string) => void): (() => void) | undefined {
+  let stopping = false;
+  return ctx.onInterrupt?.(() => {
+    if (stopping) return;
+    stopping = true;
+    say(ctx.style.yellow(notice));
+    ctx.client.stop(room, ctx.userId).catch((err: unknown) => ctx.err(ctx.style.red(STOP_WORDS.failed(err instanceof Error ? err.message : String(err)))));
+  });
+}
+
 function notePending(reply: Reply, ctx: CliContext): void {
   if (reply.kind === "answer") ctx.onPending?.(reply.answer.pending ?? []);
 }
@@ -81,8 +87,14 @@ function notePending(reply: Reply, ctx: CliContext): void {
 export async function runAction(room: string, action: RoomAction, ctx: CliContext): Promise<number> {
   const surface = terminalSurface(room, ctx);
   const flow = { worker: ctx.client, log: () => {}, streaming: Boolean(ctx.write) };
-  // A fresh key per action lets the client retry a lost request without running its commands twice.
-  await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
+  // A live answer stops on Ctrl-C by itself; a direct run has no live view, so it is watched here.
+  const off = action.kind === "run" ? stopOnInterrupt(room, ctx, STOP_WORDS.stoppingCommand, (line) => ctx.err(line)) : undefined;
+  try {
+    // A fresh key per action lets the client retry a lost request without running its commands twice.
+    await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
+  } finally {
+    off?.();
+  }
   return surface.exitCode();
 }
 

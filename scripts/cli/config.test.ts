@@ -36,7 +36,7 @@ describe("loadCliConfig", () => {
   it("never creates a token: without one it says how to get one", () => {
     const home = tempHome();
     expect(() => loadCliConfig({ DUET_HOME: home })).toThrow(CliConfigError);
-    expect(() => loadCliConfig({ DUET_HOME: home })).toThrow(/set DUET_API_TOKEN, or start `pnpm dev` once/);
+    expect(() => loadCliConfig({ DUET_HOME: home })).toThrow(/set DUET_API_TOKEN, or start `npm run dev` once/);
     expect(existsSync(join(home, "tokens.env"))).toBe(false);
   });
 

@@ -22,6 +22,6 @@ export function loadCliConfig(env: Record<string, string | undefined>): CliConfi
   // up here would never match the Worker's.
   const file = join(resolve(env.DUET_HOME || join(REPO_ROOT, ".duet")), "tokens.env");
   const token = readStoredTokens(file).DUET_API_TOKEN;
-  if (!token) throw new CliConfigError(`no API token: set DUET_API_TOKEN, or start \`pnpm dev\` once so it creates ${file}`);
+  if (!token) throw new CliConfigError(`no API token: set DUET_API_TOKEN, or start \`npm run dev\` once so it creates ${file}`);
   return { baseUrl, token, tokenSource: file };
 }

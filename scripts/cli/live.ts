@@ -1,5 +1,5 @@
 import { type LiveAnswer, liveText, type MessageResponse, notRunNote, redactSecrets, STOPPED_NOTE } from "@duet/shared";
-import { inert, renderRun, type Style } from "./render.ts";
+import { inert, renderPending, renderRun, type Style } from "./render.ts";
 
 /**
  * `duet ask` as the answer happens: the model's text is printed as it arrives,
@@ -62,6 +62,7 @@ export class LivePrinter {
     if (this.last) this.printText(this.last, true);
     if (res.skipped?.length) this.line(this.style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, this.secrets))))));
     if (res.stopped) this.line(this.style.yellow(STOPPED_NOTE));
+    if (res.pending?.length) this.line(`\n${renderPending(res.pending, this.style, this.secrets)}`);
     if (!this.atLineStart) this.write("\n");
   }
 

@@ -1,7 +1,7 @@
 import type { MessageResponse, RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { explanationOf } from "@duet/shared";
-import { chatHelp, makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, useColor } from "./render.ts";
+import { chatHelp, makeStyle, renderAnswer, renderExec, renderHistory, renderReset, renderRun, TERMINAL_OUTPUT_CHARS, TERMINAL_OUTPUT_LINES, useColor } from "./render.ts";
 
 const ESC = "\x1b[";
 const plain = makeStyle(false);
@@ -45,13 +45,20 @@ describe("renderRun", () => {
     expect(renderRun(run({ stdout: "out\n", stderr: "warn\n" }), plain)).toContain("  │ out\n  │ --- stderr ---\n  │ warn");
   });
 
-  it("keeps the start and the end of long output", () => {
+  it("keeps about a screenful of long output, the start and the end, and says what it cut and why", () => {
     const lines = Array.from({ length: 5_000 }, (_, i) => `line ${i}`).join("\n");
     const text = renderRun(run({ stdout: lines }), plain);
-    expect(text.length).toBeLessThan(TERMINAL_OUTPUT_CHARS + 5_000);
+    // The command's line, its status, then the output's lines.
+    expect(text.split("\n").length).toBe(2 + TERMINAL_OUTPUT_LINES);
     expect(text).toContain("│ line 0\n");
     expect(text).toContain("│ line 4999");
-    expect(text).toMatch(/lines \([\d,]+ characters\) omitted/);
+    expect(text).toMatch(/│ … 4,961 lines \([\d,]+ characters\) omitted; the CLI shows about 40 lines of a command's output …\n/);
+  });
+
+  it("cuts one very long line by characters", () => {
+    const text = renderRun(run({ stdout: "y".repeat(60_000) }), plain);
+    expect(text.length).toBeLessThan(TERMINAL_OUTPUT_CHARS + 200);
+    expect(text).toContain("omitted; the CLI shows about 40 lines");
   });
 
   it("makes terminal escape sequences in output inert and redacts secrets", () => {

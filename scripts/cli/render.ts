@@ -7,7 +7,7 @@ import {
   type Naming,
   describeRun,
   explanationOf,
-  headTail,
+  headTailLines,
   helpEntries,
   notRunNote,
   redactSecrets,
@@ -17,6 +17,7 @@ import {
   type DuetMessage,
   type ExecResult,
   type MessageResponse,
+  type PendingApproval,
   type Reply,
   type RunResult,
 } from "@duet/shared";
@@ -27,8 +28,14 @@ import {
  * the Worker's answer, so the layout is tested without a terminal.
  */
 
-/** A terminal scrolls, but 64 KiB of output per command buries the answer: keep the start and the end. */
-export const TERMINAL_OUTPUT_CHARS = 8_000;
+/**
+ * A terminal scrolls, but 64 KiB of output per command buries the answer: about a
+ * screenful is kept, the start and the end, in lines and (for long lines) characters.
+ */
+export const TERMINAL_OUTPUT_LINES = 40;
+export const TERMINAL_OUTPUT_CHARS = 6_000;
+/** Ends the marker line where output was cut, so the reader knows it was the CLI's screenful and not the command. */
+const CUT_NOTE = `the CLI shows about ${TERMINAL_OUTPUT_LINES} lines of a command's output`;
 
 export interface Style {
   bold(s: string): string;
@@ -64,7 +71,7 @@ export function renderRun(run: RunResult, style: Style, secrets: readonly string
   if (output.trim() === "") {
     lines.push(`  ${style.dim("(no output)")}`);
   } else {
-    const shown = headTail(output, TERMINAL_OUTPUT_CHARS, "").text;
+    const shown = headTailLines(output, TERMINAL_OUTPUT_LINES, TERMINAL_OUTPUT_CHARS, CUT_NOTE).text;
     for (const line of shown.split("\n")) lines.push(`  ${style.dim("│")} ${line}`);
   }
   return lines.join("\n");
@@ -79,13 +86,16 @@ export function renderAnswer(res: MessageResponse, style: Style, secrets: readon
     parts.push(style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, secrets))))));
   }
   if (res.stopped) parts.push(style.yellow(STOPPED_NOTE));
-  if (res.pending?.length) {
-    const lines = res.pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
-    const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
-    parts.push(style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n")));
-  }
+  if (res.pending?.length) parts.push(renderPending(res.pending, style, secrets));
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
+}
+
+/** The commands an answer left waiting under `approve`, numbered as `/approve N` counts them, with the ids `duet approve` takes. */
+export function renderPending(pending: readonly PendingApproval[], style: Style, secrets: readonly string[] = []): string {
+  const lines = pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
+  const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
+  return style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n"));
 }
 
 export function renderExec(cmd: string, result: ExecResult, style: Style, secrets: readonly string[] = []): string {
@@ -141,9 +151,9 @@ export interface ErrorContext {
 
 /** The shared words for a failure speak to chat users; at a terminal the reader is the admin, so say where to look. */
 function errorLine(reply: Extract<Reply, { kind: "error" }>, ctx: ErrorContext): string {
-  if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`pnpm dev\` running?)`;
+  if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`npm run dev\` running?)`;
   if (reply.code === "unauthorized") return `${reply.text} (the CLI used the token from ${ctx.tokenSource})`;
-  if (reply.code === "model_not_configured") return `${reply.text} (\`pnpm dev\` prints how to set one)`;
+  if (reply.code === "model_not_configured") return `${reply.text} (\`npm run dev\` prints how to set one)`;
   return reply.text;
 }
 

@@ -52,8 +52,8 @@ describe("describeModel", () => {
   it("without a model, says direct runs work and how to set one", () => {
     const text = describeModel({ provider: "openai" }).join("\n");
     expect(text).toContain("none configured (MODEL_PROVIDER=openai needs OPENAI_BASE_URL)");
-    expect(text).toContain("`pnpm duet run ROOM CMD` works without a model");
-    expect(text).toContain("MODEL_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=llama3.1 pnpm dev");
+    expect(text).toContain("`npm run -s duet -- run ROOM CMD` works without a model");
+    expect(text).toContain("MODEL_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=llama3.1 npm run dev");
     expect(text).toContain("npx wrangler deploy --env production");
     expect(describeModel({ provider: "workers-ai" })[0]).toMatch(/Workers AI .* only runs when deployed/);
   });

@@ -89,8 +89,8 @@ export function describeModel(model: DevConfig["model"]): string[] {
       : "none configured (MODEL_PROVIDER=openai needs OPENAI_BASE_URL)";
   return [
     why,
-    "asks answer \"No AI model is configured\"; `pnpm duet run ROOM CMD` works without a model. To set one:",
-    "  local Ollama: MODEL_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=llama3.1 pnpm dev",
+    "asks answer \"No AI model is configured\"; `npm run -s duet -- run ROOM CMD` works without a model. To set one:",
+    "  local Ollama: MODEL_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=llama3.1 npm run dev",
     "  Workers AI:   deploy with `npx wrangler deploy --env production` (see README, Deploying to Cloudflare)",
   ];
 }

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { readStat } from "./launchers.ts";
 
 /**
  * The children `pnpm dev` runs (wrangler, the bots), each in its own process group
@@ -39,22 +40,9 @@ export function supervise(name: string, child: ChildProcess, write: (line: strin
  * when nothing reaps it (a container's pid 1 often does not), yet it runs nothing.
  */
 export function liveGroupMembers(pgid: number): number[] {
-  const live: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // exited while we looked
-    }
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const state = fields[0];
-    const group = Number(fields[2]);
-    if (group === pgid && state !== "Z" && state !== "X") live.push(Number(entry));
-  }
-  return live;
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry) && readStat(Number(entry))?.pgid === pgid)
+    .map(Number);
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -1,4 +1,8 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quietPort } from "../../test/helpers/ports.ts";
+import { REPO_ROOT } from "../dev-env.ts";
 import { startFakeModel, type FakeModel } from "../../test/fakes/model.ts";
 import { runEval } from "./main.ts";
 
@@ -42,5 +46,21 @@ describe("pnpm eval against the fake model", () => {
   it("refuses a provider the local Worker cannot use, and a missing endpoint, in one line", async () => {
     await expect(runEval({ MODEL_PROVIDER: "workers-ai" }, () => {})).rejects.toThrow(/only MODEL_PROVIDER=openai works/);
     await expect(runEval({ MODEL_PROVIDER: "openai" }, () => {})).rejects.toThrow(/set OPENAI_BASE_URL/);
+  });
+
+  it("stops before any scenario, in one line naming the URL, when the model cannot be reached", async () => {
+    // A port nothing listens on.
+    const unreachable = `http://127.0.0.1:${await quietPort()}/v1`;
+    const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "tsx"), ["scripts/eval/main.ts"], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MODEL_PROVIDER: "openai", OPENAI_BASE_URL: unreachable },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(2);
+    expect(out.trim().split("\n")).toEqual([`pnpm eval: the model at ${unreachable} cannot be reached (ECONNREFUSED): is it running, and is OPENAI_BASE_URL right?`]);
   });
 });

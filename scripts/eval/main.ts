@@ -27,6 +27,7 @@ export async function runEval(env: NodeJS.ProcessEnv, print: (line: string) => v
     throw new EvalSetupError("pnpm eval runs the Worker locally, where only MODEL_PROVIDER=openai works (Workers AI needs a deployment)");
   }
   if (!env.OPENAI_BASE_URL) throw new EvalSetupError("set OPENAI_BASE_URL to the model's endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama");
+  await checkModelReachable(env.OPENAI_BASE_URL, env.OPENAI_API_KEY);
 
   // Two directories: the executor makes its root reachable by the sandbox's user, the Worker's state stays private.
   const sandboxRoot = mkdtempSync(join(tmpdir(), "duet-eval-sandbox-"));
@@ -71,6 +72,33 @@ export async function runEval(env: NodeJS.ProcessEnv, print: (line: string) => v
     await executor.close();
     removeDirs(sandboxRoot, workerDir);
   }
+}
+
+/** How long the one look at the model may take before it counts as unreachable. */
+const MODEL_CHECK_TIMEOUT_MS = 5_000;
+
+/**
+ * One request to the endpoint's model list before anything starts: an endpoint that
+ * cannot be reached, or that refuses the key, would fail every scenario the same way.
+ * Any other answer (even 404, from servers without the list) means it is there.
+ */
+async function checkModelReachable(baseUrl: string, apiKey: string | undefined): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(`${baseUrl.replace(/\/+$/, "")}/models`);
+  } catch {
+    throw new EvalSetupError(`OPENAI_BASE_URL is not a URL (got "${baseUrl.slice(0, 60)}")`);
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS) });
+    await res.body?.cancel();
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    const why = cause === "TimeoutError" ? `no answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : cause;
+    throw new EvalSetupError(`the model at ${baseUrl} cannot be reached (${why}): is it running, and is OPENAI_BASE_URL right?`);
+  }
+  if (res.status === 401 || res.status === 403) throw new EvalSetupError(`the model at ${baseUrl} refused OPENAI_API_KEY (HTTP ${res.status})`);
 }
 
 function removeDirs(...dirs: string[]): void {

@@ -6,7 +6,7 @@ export * from "./client.ts";
 export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
-export { headTail } from "./format/output.ts";
+export { headTail, headTailLines } from "./format/output.ts";
 export { describeRun } from "./format/run-view.ts";
 export { parseDuetCommand, readRunPolicy, sanitizeChatText, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";

@@ -96,12 +96,14 @@ export const execResultSchema = z.object({
   success: z.boolean(),
   truncated: z.boolean(),
   durationMs: z.number(),
+  /** Why the command did not finish (someone stopped it). */
+  error: z.string().optional(),
 });
 export type ExecResult = z.infer<typeof execResultSchema>;
 
 /** A direct run's result as the command outcome every renderer shows (`success` is derivable). */
-export function runOfExec(cmd: string, { stdout, stderr, exitCode, truncated, durationMs }: ExecResult): RunResult {
-  return { cmd, exitCode, stdout, stderr, truncated, durationMs };
+export function runOfExec(cmd: string, { stdout, stderr, exitCode, truncated, durationMs, error }: ExecResult): RunResult {
+  return { cmd, exitCode, stdout, stderr, truncated, durationMs, ...(error !== undefined ? { error } : {}) };
 }
 
 export const execResponseSchema = z.object({

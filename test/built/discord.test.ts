@@ -79,9 +79,35 @@ describe("the built Discord bot", () => {
     }
   }, 120_000);
 
+  it("discord-register registers /duet with Discord, and without a token exits 1 in one line", async () => {
+    const register = runBuilt(built, "discord-register", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_GUILD_ID: guildId });
+    expect(await register.exited).toBe(0);
+    expect(register.output()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
+    expect((fake.commands.guild.get(guildId) as { name: string }[]).map((c) => c.name)).toEqual(["duet"]);
+
+    const tokenless = runBuilt(built, "discord-register", { DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId });
+    expect(await tokenless.exited).toBe(1);
+    expect(tokenless.output().trim().split("\n")).toEqual([expect.stringMatching(/^\[discord\] could not register commands: .*DISCORD_TOKEN/)]);
+  });
+
+  it("discord-sharded with a token Discord refuses fails in one line, as the plain bot does, with no stack trace", async () => {
+    // No HEALTH_PORT: the output is the start-up failure alone.
+    const { HEALTH_PORT: _none, ...refused } = env({ DISCORD_TOKEN: "not-the-bots-token" });
+    const plain = runBuilt(built, "discord", refused);
+    const sharded = runBuilt(built, "discord-sharded", refused);
+    expect(await plain.exited).toBe(1);
+    expect(await sharded.exited).toBe(1);
+    const oneLine = [expect.stringMatching(/^\[discord\] could not start: could not connect to Discord: /)];
+    expect(plain.output().trim().split("\n")).toEqual(oneLine);
+    expect(sharded.output().trim().split("\n")).toEqual(oneLine);
+  });
+
   it("exits non-zero with one line when the Worker refuses DUET_API_TOKEN", async () => {
     const bot = runBuilt(built, "discord", env({ DUET_API_TOKEN: "not-the-workers-token" }));
     expect(await bot.exited).toBe(1);
-    expect(bot.output().trim().split("\n")).toEqual([expect.stringContaining("refused DUET_API_TOKEN")]);
+    expect(bot.output().trim().split("\n")).toEqual([expect.stringMatching(/^\[discord\] could not start: .*refused DUET_API_TOKEN/)]);
+    const sharded = runBuilt(built, "discord-sharded", env({ DUET_API_TOKEN: "not-the-workers-token" }));
+    expect(await sharded.exited).toBe(1);
+    expect(sharded.output().trim().split("\n")).toEqual([expect.stringMatching(/^\[discord\] could not start: .*refused DUET_API_TOKEN/)]);
   });
 });

@@ -35,7 +35,7 @@ export interface BotProc {
   stop(): Promise<number | null>;
 }
 
-export function runBuilt(built: Built, command: "slack" | "discord" | "discord-sharded", env: Record<string, string>): BotProc {
+export function runBuilt(built: Built, command: "slack" | "discord" | "discord-sharded" | "discord-register", env: Record<string, string>): BotProc {
   // Only what the bot needs: a developer's own SLACK_* or DISCORD_* must not leak in.
   const child = spawn(process.execPath, [...BUILT_NODE_FLAGS, join(built.dir, "duet-bot.js"), command], {
     cwd: built.dir,

@@ -115,7 +115,7 @@ describe("the Discord bot's processes", () => {
   });
 
   it("register puts /duet in one server when DISCORD_GUILD_ID is set", async () => {
-    const p = run("register.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_GUILD_ID: guildId });
+    const p = run("register-main.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_GUILD_ID: guildId });
     expect(await p.exited).toBe(0);
     expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
     const [cmd] = fake.commands.guild.get(guildId) as { name: string; options: { name: string; options?: { name: string; required?: boolean }[] }[] }[];
@@ -126,7 +126,7 @@ describe("the Discord bot's processes", () => {
   });
 
   it("register without a guild registers globally, asking Discord for the application id", async () => {
-    const p = run("register.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api });
+    const p = run("register-main.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api });
     expect(await p.exited).toBe(0);
     expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} globally`);
     expect((fake.commands.global as { name: string }[]).map((c) => c.name)).toEqual(["duet"]);
@@ -134,7 +134,7 @@ describe("the Discord bot's processes", () => {
   });
 
   it("register with a wrong token fails with one line", async () => {
-    const p = run("register.ts", { DISCORD_TOKEN: "wrong-token", DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId });
+    const p = run("register-main.ts", { DISCORD_TOKEN: "wrong-token", DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId });
     expect(await p.exited).toBe(1);
     expect(p.err().trim().split("\n")).toEqual([expect.stringContaining("could not register commands")]);
   });

@@ -1,7 +1,9 @@
-import { checkWorkerToken, DRAIN_MS } from "@duet/shared";
+import { DRAIN_MS } from "@duet/shared";
 import { startHealthServer, type HealthServer } from "@duet/shared/health";
+import { failStartup } from "@duet/shared/startup";
 import { createDiscordBot } from "./bot.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { checkWorkerOrFail } from "./worker-check.ts";
 
 /**
  * `pnpm dev:discord` / `pnpm start:discord`: read the config once, check the
@@ -13,21 +15,11 @@ let config;
 try {
   config = loadConfig();
 } catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(`[discord] configuration error: ${err.message}`);
-    process.exit(1);
-  }
-  throw err;
+  if (!(err instanceof ConfigError)) throw err;
+  failStartup("discord", err);
 }
 
-// A wrong DUET_API_TOKEN would fail every turn: better not to start. An unreachable
-// Worker is different: it may come up later, and the bot says so in chat meanwhile.
-const token = await checkWorkerToken(config.workerUrl, config.apiToken);
-if (token.status === "refused") {
-  console.error(`[discord] ${token.reason}`);
-  process.exit(1);
-}
-if (token.status === "unknown") console.warn(`[discord] could not check DUET_API_TOKEN: ${token.reason}`);
+await checkWorkerOrFail(config);
 
 // A structurally broken gateway packet can make discord.js throw inside its own
 // async handlers; log it and keep serving everyone else instead of exiting.
@@ -50,14 +42,12 @@ if (config.healthPort !== undefined && !process.env.SHARDING_MANAGER) {
     health = await startHealthServer(config.healthPort, () => bot.health());
     console.log(`[discord] /healthz on port ${health.port}`);
   } catch (err) {
-    console.error(`[discord] ${(err as Error).message}`);
-    process.exit(1);
+    failStartup("discord", err);
   }
 }
 
 try {
   await bot.start();
 } catch (err) {
-  console.error(`[discord] could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+  failStartup("discord", `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`);
 }

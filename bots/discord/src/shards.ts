@@ -2,10 +2,12 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { DRAIN_MS } from "@duet/shared";
 import { startHealthServer } from "@duet/shared/health";
+import { failStartup } from "@duet/shared/startup";
 import { REST, Routes, ShardingManager } from "discord.js";
 import { restOptions } from "./bot.ts";
 import { ConfigError, loadConfig, type DiscordConfig } from "./config.ts";
 import { shardsHealth } from "./health.ts";
+import { checkWorkerOrFail } from "./worker-check.ts";
 
 /**
  * `pnpm --filter @duet/discord start:sharded`: one process per shard, each
@@ -20,8 +22,7 @@ try {
   config = loadConfig();
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  console.error(`[discord] configuration error: ${err.message}`);
-  process.exit(1);
+  failStartup("discord", err);
 }
 
 /** Discord's recommendation, asked through DISCORD_API_URL (discord.js's own "auto" always asks discord.com). */
@@ -31,7 +32,11 @@ async function recommendedShards(c: DiscordConfig): Promise<number> {
   return shards;
 }
 
-const totalShards = config.shardCount === "auto" ? await recommendedShards(config) : config.shardCount;
+// Asked whatever the shard count: a refused token or an unreachable Discord stops start-up here, in one line,
+// rather than in every shard and then in the manager.
+const recommended = await recommendedShards(config).catch((err: unknown) => failStartup("discord", `could not connect to Discord: ${err instanceof Error ? err.message : String(err)}`));
+await checkWorkerOrFail(config);
+const totalShards = config.shardCount === "auto" ? recommended : config.shardCount;
 // From source, shards run TypeScript through tsx as `pnpm dev:discord` does; built, they run main.js.
 const fromSource = import.meta.url.endsWith(".ts");
 const manager = new ShardingManager(fileURLToPath(new URL(fromSource ? "./main.ts" : "./main.js", import.meta.url)), {
@@ -47,8 +52,7 @@ if (config.healthPort !== undefined) {
     const health = await startHealthServer(config.healthPort, () => shardsHealth(manager, totalShards, stopping));
     console.log(`[discord] /healthz on port ${health.port}`);
   } catch (err) {
-    console.error(`[discord] ${(err as Error).message}`);
-    process.exit(1);
+    failStartup("discord", err);
   }
 }
 /** How long past a shard's own drain the manager waits before it gives up on it. */
@@ -60,7 +64,7 @@ const DRAIN_MARGIN_MS = 2_000;
  * answers in progress, up to DRAIN_MS) without being respawned, and the
  * manager exits once all have, or gives up after the drain and a margin.
  */
-async function shutdown(): Promise<void> {
+async function shutdown(done: () => never = stopped): Promise<void> {
   if (stopping) return;
   stopping = true;
   const children = [...manager.shards.values()].map((shard) => shard.process).filter((c): c is ChildProcess => c !== null);
@@ -73,9 +77,18 @@ async function shutdown(): Promise<void> {
   }, DRAIN_MS + DRAIN_MARGIN_MS);
   await Promise.all(exited);
   clearTimeout(late);
+  done();
+}
+
+function stopped(): never {
   console.log("[discord] all shards stopped");
   process.exit(0);
 }
 process.once("SIGINT", () => void shutdown());
 process.once("SIGTERM", () => void shutdown());
-await manager.spawn();
+try {
+  await manager.spawn();
+} catch (err) {
+  // A shard that died before it was ready has printed its own reason; discord.js's error names only the shard.
+  await shutdown(() => failStartup("discord", `a shard stopped before it was ready (${err instanceof Error ? err.message : String(err)})`));
+}

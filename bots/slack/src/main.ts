@@ -1,5 +1,6 @@
 import { checkWorkerToken } from "@duet/shared";
 import { startHealthServer, type HealthServer } from "@duet/shared/health";
+import { failStartup } from "@duet/shared/startup";
 import { createSlackBot } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -15,19 +16,13 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`duet-slack: ${err.message}`);
-      process.exit(1);
-    }
-    throw err;
+    if (!(err instanceof ConfigError)) throw err;
+    failStartup("slack", err);
   }
   // A wrong DUET_API_TOKEN would fail every turn: better not to start. An unreachable
   // Worker is different: it may come up later, and the bot says so in chat meanwhile.
   const token = await checkWorkerToken(config.workerUrl, config.apiToken);
-  if (token.status === "refused") {
-    console.error(`duet-slack: ${token.reason}`);
-    process.exit(1);
-  }
+  if (token.status === "refused") failStartup("slack", token.reason);
   if (token.status === "unknown") console.warn(`duet-slack: could not check DUET_API_TOKEN: ${token.reason}`);
 
   const bot = createSlackBot(config);
@@ -40,8 +35,7 @@ async function main(): Promise<void> {
     }
     await bot.start();
   } catch (err) {
-    console.error(`duet-slack: ${(err as Error).message}`);
-    process.exit(1);
+    failStartup("slack", err);
   }
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { combineOutput, formatCount, headTail } from "./output.ts";
+import { combineOutput, formatCount, headTail, headTailLines } from "./output.ts";
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 
@@ -53,6 +53,28 @@ describe("headTail", () => {
       expect(out.omittedChars).toBeGreaterThan(0);
     }
     expect(headTail(text, 10).text).toBe("lin…e 300\n");
+  });
+});
+
+describe("headTailLines", () => {
+  const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
+
+  it("keeps at most maxLines lines, the start and the end, around one marker that says what was cut", () => {
+    const { text, omittedLines } = headTailLines(numbered(5_000), 40, 10_000, "shown: 40 lines");
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(40);
+    expect(lines[0]).toBe("line 1");
+    expect(lines.at(-1)).toBe("line 5000");
+    expect(omittedLines).toBe(4_961);
+    expect(lines.filter((l) => l.startsWith("…"))).toEqual([expect.stringMatching(/^… 4,961 lines \([\d,]+ characters\) omitted; shown: 40 lines …$/)]);
+  });
+
+  it("leaves text within both limits alone, and cuts long lines by characters with one marker", () => {
+    expect(headTailLines(numbered(40), 40, 10_000).text).toBe(numbered(40));
+    const long = Array.from({ length: 50 }, () => "x".repeat(500)).join("\n");
+    const { text } = headTailLines(long, 40, 2_000, "");
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text.match(/omitted/g)).toHaveLength(1);
   });
 });
 

@@ -66,6 +66,26 @@ export function headTail(text: string, maxChars: number, note = "full output att
   };
 }
 
+/**
+ * `headTail` for a screen: also at most `maxLines` lines (the marker is one of them),
+ * since thousands of short lines bury an answer as surely as a few long ones. Lines are
+ * kept about 40% from the start and 60% from the end, around the same marker.
+ */
+export function headTailLines(text: string, maxLines: number, maxChars: number, note = "full output attached"): HeadTail {
+  const trailing = text.endsWith("\n");
+  const lines = (trailing ? text.slice(0, -1) : text).split("\n");
+  if (lines.length <= maxLines || maxLines < 3) return headTail(text, maxChars, note);
+  const keep = maxLines - 1;
+  const head = Math.floor(keep * HEAD_SHARE);
+  const tail = keep - head;
+  const omitted = lines.slice(head, lines.length - tail);
+  const omittedChars = omitted.reduce((n, line) => n + line.length + 1, 0);
+  const cut = [...lines.slice(0, head), omittedMarker(omitted.length, omittedChars, note), ...lines.slice(lines.length - tail)].join("\n") + (trailing ? "\n" : "");
+  // Long lines among those kept: cut the whole text by characters instead, so there is one marker.
+  if (cut.length > maxChars) return headTail(text, maxChars, note);
+  return { text: cut, omittedChars, omittedLines: omitted.length };
+}
+
 /** Without a regex: /\n+$/ rescans a long run of newlines from every position in it. */
 function trimTrailingNewlines(s: string): string {
   let end = s.length;

@@ -9,6 +9,8 @@ export type StopTurn = (room: string, userId: string) => Promise<{ stopped: bool
 
 export const STOP_WORDS = {
   stopping: "Stopping Duet's answer.",
+  /** Ctrl-C during a direct run (`duet run`, `!cmd`). */
+  stoppingCommand: "Stopping the command.",
   nothingToStop: "Nothing to stop: Duet is not answering in this room right now.",
   /** A button whose room is not the conversation it was clicked in (forged, or moved). */
   notThisRoom: "That Stop button belongs to another conversation.",

@@ -19,6 +19,7 @@ export function execOutcome(roomId: string, run: RunResult): Outcome {
         success: run.exitCode === 0,
         truncated: run.truncated,
         durationMs: run.durationMs,
+        ...(run.error !== undefined ? { error: run.error } : {}),
       },
       sandboxName: sandboxName(roomId),
     },

@@ -201,16 +201,17 @@ export class RoomTurns {
       try {
         await this.room.ensureRegistered();
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
-        const run = await runCommand(deps, req.cmd);
+        // The room's stop kills a direct run as it kills a turn's command.
+        const { result: run, stopped } = await this.live.runStoppable(`exec:${key ?? "unkeyed"}`, (stop) => runCommand(deps, req.cmd, stop));
         // The executor failed to answer: nothing is stored, so a retry may run it.
-        if (run.error !== undefined) throw new DuetError("sandbox_error", run.error);
+        if (run.error !== undefined && !stopped) throw new DuetError("sandbox_error", run.error);
         // A room deleted while the command ran starts its new history clean.
         if (epoch === this.epoch) {
           const note = runNote(userId, run, receivedAt);
           if (t) ledger.finishRun(t, note);
           else ledger.note(note);
         }
-        this.room.control.recordRuns("direct", [run], userId);
+        this.room.control.recordRuns("direct", [run], userId, stopped ? { index: 0, ...(stopped.by ? { by: stopped.by } : {}) } : undefined);
         return execOutcome(roomId, run);
       } catch (err) {
         if (t && epoch === this.epoch) ledger.drop(t);
