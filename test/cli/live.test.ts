@@ -43,7 +43,7 @@ describe("duet ask, live", () => {
     t.ctrlC();
     expect(await aborted("cli-stop")).toBe(true);
     expect(await done).toBe(0);
-    expect(t.printed()).toContain("Stopping Duet's answer…");
+    expect(t.printed()).toContain("Stopping Duet's answer.");
     expect(t.printed()).toContain("(stopped)");
   });
 });
@@ -84,7 +84,7 @@ describe("Ctrl-C during a direct run", () => {
     await started("sleep 29");
     t.ctrlC();
     expect(await done).toBe(1);
-    expect(t.printed()).toContain("Stopping the command…");
+    expect(t.printed()).toContain("Stopping the command.");
     expect(t.printed()).toMatch(/\$ sleep 29\n {2}failed: stopped by cli:/);
     await expectStoppedInAudit("cli-run-stop", "sleep 29");
     // The room is free again: the next command runs at once.
@@ -102,7 +102,7 @@ describe("Ctrl-C during a direct run", () => {
     await t.until("failed: stopped by");
     input.end("!echo chat-goes-on\n");
     expect(await done).toBe(0);
-    expect(t.printed()).toContain("Stopping the command…");
+    expect(t.printed()).toContain("Stopping the command.");
     expect(t.printed()).toContain("chat-goes-on");
     await expectStoppedInAudit("cli-chat-stop", "sleep 28");
   });
