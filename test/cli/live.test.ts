@@ -44,7 +44,7 @@ describe("duet ask, live", () => {
     expect(await aborted("cli-stop")).toBe(true);
     expect(await done).toBe(0);
     expect(t.printed()).toContain("Stopping Duet's answer.");
-    expect(t.printed()).toContain("(stopped)");
+    expect(t.printed()).toContain("Stopped before it finished.");
   });
 });
 
