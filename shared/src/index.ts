@@ -28,3 +28,7 @@ export { checkWorkerToken, type TokenCheck } from "./worker-token.ts";
 export { SseDecoder, SseFrames, encodeSseEvent, SSE_HEARTBEAT, type SseFrame } from "./sse.ts";
 export { auditTitle, describeAuditEntry, describeDecision, describePolicy, proposalHint, shortCommand, type Naming } from "./format/control.ts";
 export * from "./live/index.ts";
+export { checkWorkspacePath, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type CheckedPath } from "./files/workspace-path.ts";
+export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./files/upload-name.ts";
+export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
+export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";
