@@ -2,6 +2,8 @@ import { DEFAULT_CLIENT_TIMEOUT_MS } from "./limits.ts";
 import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
 import { errorBodySchema, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
 import { streamMessage } from "./client-stream.ts";
+import { getFile, listFiles, putFile, type FilesTransport } from "./files-client.ts";
+import type { FileList, FileWritten } from "./schemas.ts";
 import {
   auditResponseSchema,
   decisionResponseSchema,
@@ -133,6 +135,28 @@ export class WorkerClient {
   /** The room's audit trail, oldest first (the last AUDIT_KEEP events). */
   audit(roomId: string): Promise<AuditResponse> {
     return this.call("GET", `${roomPath(roomId)}/audit`, auditResponseSchema, undefined, true);
+  }
+
+  /**
+   * Streams a file into the room's workspace (`uploads/<name>` for a person's
+   * upload: a taken name gets a number, and the next turn tells the model).
+   * Never retried: a stream cannot be sent twice.
+   */
+  putFile(roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number } = {}): Promise<FileWritten> {
+    return putFile(this.files(), roomId, path, body, opts);
+  }
+
+  /** A workspace file as a stream, with its length and type. */
+  getFile(roomId: string, path: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number; type: string }> {
+    return getFile(this.files(), roomId, path);
+  }
+
+  listFiles(roomId: string, dir = ""): Promise<FileList> {
+    return listFiles(this.files(), roomId, dir);
+  }
+
+  private files(): FilesTransport {
+    return { base: this.base, token: this.token, fetch: this.fetchImpl, timeoutMs: this.timeoutMs, errorOf: errorFromStatus };
   }
 
   /** How the Worker is set up (the sandbox's provider and network), for help texts. */

@@ -159,7 +159,8 @@ export function listDir(root: string, dir: string): Entry[] {
   }
   try {
     const entries: Entry[] = [];
-    for (const name of readdirSync(`/proc/self/fd/${dirFd}`).sort()) {
+    // An upload still arriving (or being dropped) is not a file yet.
+    for (const name of readdirSync(`/proc/self/fd/${dirFd}`).sort().filter((n) => !n.startsWith(TEMP_PREFIX))) {
       let st;
       try {
         st = lstatSync(at(dirFd, name));

@@ -1,6 +1,7 @@
 import { Agent } from "agents";
 import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
 import type { Env } from "../env.ts";
+import type { Upload } from "../files/upload-log.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "./outcome.ts";
 import { Room } from "./room.ts";
@@ -93,6 +94,14 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => {
       await this.__unsafe_ensureInitialized();
       return fn();
+    });
+  }
+
+  /** A person shared a file into the workspace: the room's next turn tells the model. */
+  async recordUpload(upload: Upload): Promise<Outcome> {
+    return guard(async () => {
+      this.room.uploads.record(upload);
+      return ok({ recorded: true });
     });
   }
 

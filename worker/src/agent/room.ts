@@ -2,6 +2,9 @@ import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } f
 import { loadConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import type { Env } from "../env.ts";
+import { findAttachment } from "../files/attach.ts";
+import { describeUpload, UploadLog } from "../files/upload-log.ts";
+import { workspaceFiles } from "../files/workspace-files.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
@@ -29,6 +32,7 @@ export class Room {
   readonly tree: RoomTree;
   readonly control: RoomControl;
   readonly turns: RoomTurns;
+  readonly uploads: UploadLog;
   private executorSlot?: ExecutorSlot;
 
   constructor(
@@ -37,6 +41,7 @@ export class Room {
     readonly roomId: string,
   ) {
     this.ledger = new TurnLedger(storage);
+    this.uploads = new UploadLog(storage);
     this.tree = new RoomTree(storage, roomId, (parent) => env.DUET_AGENT.getByName(parent));
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
@@ -59,6 +64,7 @@ export class Room {
   async clean(resetBy?: string): Promise<Outcome> {
     this.turns.reset();
     this.control.reset(resetBy);
+    this.uploads.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.env.DUET_AGENT.getByName(child).cleanup();
       return ((out as Outcome).body as { errors?: string[] }).errors ?? [];
@@ -144,6 +150,8 @@ export class Room {
       executorProblem: problem,
       redact: redactor(config),
       warmSandbox: () => void executor?.warm(roomId),
+      attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
+      sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, MODEL_CONTEXT_MESSAGES, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
+import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS, MODEL_CONTEXT_MESSAGES, type Attachment, type DuetMessage, type PendingApproval, type RunResult } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
@@ -30,6 +30,8 @@ export interface StoredAnswer {
   stopped?: boolean;
   /** Under `approve`: the commands proposed instead of run. */
   pending?: PendingApproval[];
+  /** Workspace files the model attached (`<attach>`), found after the commands ran. */
+  attachments?: Attachment[];
 }
 
 /** An answered message turn as the model's context is built from it. */

@@ -1,4 +1,4 @@
-import { DuetError, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, type Attachment, REPLY_SUMMARY_CHARS, RUN_OUTPUT_MAX_BYTES, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
@@ -24,6 +24,10 @@ export interface CommandDeps {
 export interface TurnDeps extends CommandDeps {
   ledger: TurnLedger;
   model: () => ChatModel;
+  /** Lines about the files people shared between two questions (received after `after`, up to `until`). */
+  sharedFiles?: (after: number, until: number) => string[];
+  /** A workspace file the model attached, as the answer lists it, or the note that says why it is not there. */
+  attach?: (path: string) => Promise<Attachment | string>;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
   warmSandbox?: () => void;
   /** False once the room was deleted during this turn: nothing more may run or be written. */
@@ -87,7 +91,8 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
       runs: t.runs,
       ...(t.skipped ? { skipped: t.skipped } : {}),
     }));
-    const prompt = buildContext(recent, turn.question, MODEL_CONTEXT_MESSAGES);
+    const previousAt = ledger.recentTurns(1)[0]?.receivedAt ?? 0;
+    const prompt = buildContext(recent, turn.question, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, turn.receivedAt) ?? []);
     const pieces = streamModelText(deps.model(), prompt, {
       signal: stop,
       timeoutMs: config.MODEL_TIMEOUT_MS,
@@ -147,7 +152,18 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
   }
 
   const skipped = stopped ? [] : parsed.skipped.map(deps.redact);
-  const reply = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
+  // Attached after the commands ran (they may have made the file); nothing when stopped or waiting for approval.
+  const attachments: Attachment[] = [];
+  const attachNotes: string[] = [];
+  if (!stopped && !pending.length && deps.attach) {
+    for (const path of parsed.attachments) {
+      const found = await deps.attach(path);
+      if (typeof found === "string") attachNotes.push(found);
+      else attachments.push(found);
+    }
+  }
+  const built = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
+  const reply = attachNotes.length ? `${built}\n\n${attachNotes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
     reply: deps.redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
     explanation: deps.redact(parsed.explanation),
@@ -155,6 +171,7 @@ export async function runTurn(deps: TurnDeps, turn: LedgerTurn): Promise<TurnRes
     ...(skipped.length ? { skipped } : {}),
     ...(stopped ? { stopped: true } : {}),
     ...(pending.length ? { pending } : {}),
+    ...(attachments.length ? { attachments } : {}),
   };
   return { answer, modelText: deps.redact(progress.modelText) };
 }
