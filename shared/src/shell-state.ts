@@ -22,13 +22,17 @@ export function shellQuote(text: string): string {
  * are what the exit trap saves; a syntax error in it is eval's error, after
  * which the state is still saved. The saved file is written beside and renamed,
  * so a command killed mid-save leaves the previous state whole. The exit trap
- * keeps the command's exit status.
+ * keeps the command's exit status. Nothing is written when the command changed
+ * neither: no write per command, and a wrapper around a wrapper (a command that
+ * itself runs a wrapped command in a child shell) leaves the inner one's state.
  */
 export function withShellState(cmd: string): string {
   return [
     `duet_ws=$PWD; duet_state="$duet_ws/${SHELL_STATE_FILE}"`,
     `[ -f "$duet_state" ] && . "$duet_state" 2>/dev/null`,
-    `duet_save() { mkdir -p "$duet_ws/.duet" 2>/dev/null && { printf 'cd -- %q 2>/dev/null\\n' "$PWD"; export -p; } > "$duet_state.tmp" 2>/dev/null && mv -f "$duet_state.tmp" "$duet_state" 2>/dev/null; }`,
+    `duet_now() { printf 'cd -- %q 2>/dev/null\\n' "$PWD"; export -p; }`,
+    `duet_before=$(duet_now)`,
+    `duet_save() { duet_after=$(duet_now); [ "$duet_after" = "$duet_before" ] && return; mkdir -p "$duet_ws/.duet" 2>/dev/null && printf '%s\\n' "$duet_after" > "$duet_state.tmp" 2>/dev/null && mv -f "$duet_state.tmp" "$duet_state" 2>/dev/null; }`,
     `trap duet_save EXIT`,
     `eval ${shellQuote(cmd)}`,
   ].join("\n");
