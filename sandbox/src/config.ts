@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, intVar, networkPolicyOf, optionalText, parseEnv, sandboxNetworkFields, type NetworkPolicy } from "@duet/shared";
+import { ConfigError, DEFAULT_FILE_MAX_BYTES, DEFAULT_WORKSPACE_MAX_BYTES, intVar, networkPolicyOf, optionalText, parseEnv, sandboxNetworkFields, type NetworkPolicy } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -49,6 +49,8 @@ const schema = z.object({
   SANDBOX_MAX_MEMORY_MB: intVar("SANDBOX_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB, 64, 1024 * 1024),
   SANDBOX_HOST_UID: intVar("SANDBOX_HOST_UID", DEFAULT_HOST_UID, 1, 2 ** 31 - 2),
   SANDBOX_BWRAP: optionalText,
+  DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
+  SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   ...sandboxNetworkFields,
 });
 
@@ -66,6 +68,10 @@ export interface ExecutorConfig {
   hostUid: number;
   /** Path of the bwrap binary (found on PATH by default). */
   bwrapPath: string;
+  /** One file in or out through the files API (DUET_FILE_MAX_BYTES). */
+  fileMaxBytes: number;
+  /** A room's workspace, as far as the files API writes (SANDBOX_WORKSPACE_MAX_BYTES). */
+  workspaceMaxBytes: number;
   /** Where commands may connect (SANDBOX_NETWORK and its host lists); bubblewrap honours none and all only. */
   network: NetworkPolicy;
 }
@@ -95,5 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hostUid: c.SANDBOX_HOST_UID,
     bwrapPath: c.SANDBOX_BWRAP ?? findBwrap(),
     network: networkPolicyOf(c),
+    fileMaxBytes: c.DUET_FILE_MAX_BYTES,
+    workspaceMaxBytes: c.SANDBOX_WORKSPACE_MAX_BYTES,
   };
 }

@@ -1,6 +1,8 @@
 import { accessSync, constants } from "node:fs";
 import { bwrapArgs, innerCommand, probeHostLayout, sandboxEnv, type HostLayout } from "./bwrap.ts";
 import type { ExecutorConfig } from "./config.ts";
+import { withShellState } from "@duet/shared";
+import type { FileLimits } from "./files/file-store.ts";
 import { Gate } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -90,6 +92,16 @@ export class Executor {
     }
   }
 
+  /** The limits of the files API (DUET_FILE_MAX_BYTES, SANDBOX_WORKSPACE_MAX_BYTES). */
+  get fileLimits(): FileLimits {
+    return { fileMaxBytes: this.config.fileMaxBytes, workspaceMaxBytes: this.config.workspaceMaxBytes };
+  }
+
+  /** Who files written through the files API belong to on the host: the sandbox's identity, so its commands can change them. */
+  get fileOwner(): Owner | null {
+    return this.owner;
+  }
+
   get isolation(): "bwrap" | "none" {
     return this.config.isolation;
   }
@@ -115,7 +127,8 @@ export class Executor {
     try {
       signal?.throwIfAborted();
       const workspace = this.workspaces.ensure(sessionId);
-      const run = this.spawn(workspace, command, timeoutMs);
+      // The working directory and exports the room's last command left (see withShellState).
+      const run = this.spawn(workspace, withShellState(command), timeoutMs);
       const set = this.running.get(sessionId) ?? new Set();
       set.add(run);
       this.running.set(sessionId, set);

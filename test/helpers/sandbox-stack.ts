@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { startExecutor, type ExecutorConfig, type RunningExecutor } from "@duet/sandbox";
 import { startStack, type Stack } from "./stack.ts";
 
 export interface SandboxStack {
@@ -10,6 +10,8 @@ export interface SandboxStack {
   executor: RunningExecutor;
   /** The executor's root: workspaces are under sessions/<sessionId>. */
   root: string;
+  /** The executor's SANDBOX_TOKEN, for calls straight to it. */
+  executorToken: string;
   stop(): Promise<void>;
 }
 
@@ -19,17 +21,18 @@ export interface SandboxStack {
  * the local provider's SANDBOX_URL and SANDBOX_TOKEN).
  */
 export async function startSandboxStack(
-  opts: { wire?: (executor: { url: string; token: string }) => Record<string, string>; config?: string } = {},
+  opts: { wire?: (executor: { url: string; token: string }) => Record<string, string>; config?: string; executor?: Partial<ExecutorConfig> } = {},
 ): Promise<SandboxStack> {
   const root = mkdtempSync(join(tmpdir(), "duet-sandbox-stack-"));
   const token = randomBytes(16).toString("hex");
-  const executor = await startExecutor({ port: 0, root, token }, () => {});
+  const executor = await startExecutor({ port: 0, root, token, ...opts.executor }, () => {});
   const wire = opts.wire ?? (({ url }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token }));
   const stack = await startStack({ executor: "real", config: opts.config, vars: wire({ url: executor.url, token }) });
   return {
     stack,
     executor,
     root,
+    executorToken: token,
     async stop() {
       await stack.stop();
       await executor.close();
