@@ -8,6 +8,7 @@ import type { Result } from "./stats.ts";
 import type { BotBenchOptions } from "./suites/bot-common.ts";
 import { bundleSize } from "./suites/bundle.ts";
 import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
+import { filesSuite } from "./suites/files.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
@@ -40,7 +41,7 @@ const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 400, turnGapMs: 50
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction", "files"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
+  if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
   const notes = readFileSync(new URL("./NOTES.md", import.meta.url), "utf8");
   const partial = groups.length < GROUPS.length ? { groups, previous: previousRun() } : undefined;
   report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes, partial);

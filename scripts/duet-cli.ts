@@ -4,6 +4,7 @@ import { parseArgs, UsageError, USAGE } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
 import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
+import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
 
 /**
@@ -80,6 +81,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   };
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
   if (command.kind === "decide") return runDecision(command.room, command, ctx);
+  if (command.kind === "get") return getFile(command, ctx);
+  if (command.kind === "put") return putFile(command, ctx);
   const { room, ...action } = command;
   return runAction(room, action, ctx);
 }

@@ -100,6 +100,11 @@ describe("the cloudflare sandbox provider through the @cloudflare/sandbox SDK", 
     expect((await standIn("requests", room)).slice(before)).toEqual(["POST /api/execute/stream", "POST /api/execute/stream"]);
   });
 
+  it("cd and export carry from one command to the next in the container", async () => {
+    await stack.client.exec("cf-sdk-shell", { cmd: "mkdir -p app/src && cd app/src && export STAGE=beta" });
+    expect((await stack.client.exec("cf-sdk-shell", { cmd: 'pwd; echo "$STAGE"' })).result.stdout).toBe("/workspace/app/src\nbeta\n");
+  });
+
   it("DELETE destroys the room's sandbox: its files are gone", async () => {
     await stack.client.exec("cf-sdk-gone", { cmd: "echo old > old.txt" });
     const workspace = join(root, "sessions", "sandbox-sandbox-cf-sdk-gone");

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, intVar, networkPolicyOf, optionalText, parseEnv, sandboxNetworkFields, type NetworkPolicy } from "@duet/shared";
+import { ConfigError, DEFAULT_FILE_MAX_BYTES, DEFAULT_WORKSPACE_MAX_BYTES, intVar, networkPolicyOf, optionalText, parseEnv, sandboxNetworkFields, type NetworkPolicy } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -37,8 +37,6 @@ export const DEFAULT_MAX_MEMORY_MB = 1024;
 export const DEFAULT_HOST_UID = 61_000;
 /** CPUs' worth of time a room's commands get together (a cgroup's CPU quota), where cgroups are enforced. */
 export const DEFAULT_MAX_CPUS = 1;
-/** A room's workspace, everything its commands write (DESIGN: 1 GiB). */
-export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024;
 /** Smallest workspace quota: an ext4 filesystem needs a few MiB for itself. */
 export const MIN_WORKSPACE_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -59,6 +57,7 @@ const schema = z.object({
   SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, MIN_WORKSPACE_MAX_BYTES, 2 ** 50),
   SANDBOX_HOST_UID: intVar("SANDBOX_HOST_UID", DEFAULT_HOST_UID, 1, 2 ** 31 - 2),
   SANDBOX_BWRAP: optionalText,
+  DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
   ...sandboxNetworkFields,
 });
 
@@ -75,12 +74,14 @@ export interface ExecutorConfig {
   maxMemoryMb: number;
   /** CPUs per room, where cgroups hold. */
   maxCpus: number;
-  /** A room's workspace size, where it can be given a filesystem of its own. */
+  /** A room's workspace size (SANDBOX_WORKSPACE_MAX_BYTES): its own filesystem where the host allows, and the files API's limit. */
   workspaceMaxBytes: number;
   /** Host uid/gid bubblewrap drops to when the executor runs as root. */
   hostUid: number;
   /** Path of the bwrap binary (found on PATH by default). */
   bwrapPath: string;
+  /** One file in or out through the files API (DUET_FILE_MAX_BYTES). */
+  fileMaxBytes: number;
   /** Where commands may connect (SANDBOX_NETWORK and its host lists); bubblewrap honours none and all only. */
   network: NetworkPolicy;
 }
@@ -112,5 +113,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hostUid: c.SANDBOX_HOST_UID,
     bwrapPath: c.SANDBOX_BWRAP ?? findBwrap(),
     network: networkPolicyOf(c),
+    fileMaxBytes: c.DUET_FILE_MAX_BYTES,
   };
 }

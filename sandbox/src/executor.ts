@@ -5,6 +5,8 @@ import { RoomCgroups } from "./cgroup.ts";
 import { findDiskTools, RoomDisks } from "./disk.ts";
 import { findProgram, launchArgv } from "./launch.ts";
 import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
+import { withShellState } from "@duet/shared";
+import type { FileLimits } from "./files/file-store.ts";
 import { Gate } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -129,6 +131,16 @@ export class Executor {
     }
   }
 
+  /** The limits of the files API (DUET_FILE_MAX_BYTES, SANDBOX_WORKSPACE_MAX_BYTES). */
+  get fileLimits(): FileLimits {
+    return { fileMaxBytes: this.config.fileMaxBytes, workspaceMaxBytes: this.config.workspaceMaxBytes };
+  }
+
+  /** Who files written through the files API belong to on the host: the sandbox's identity, so its commands can change them. */
+  get fileOwner(): Owner | null {
+    return this.owner;
+  }
+
   get isolation(): "bwrap" | "none" {
     return this.config.isolation;
   }
@@ -175,7 +187,8 @@ export class Executor {
       signal?.throwIfAborted();
       const workspace = await this.workspaces.ensure(sessionId);
       const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
-      const run = this.spawn(sessionId, workspace, command, timeoutMs);
+      // The working directory and exports the room's last command left (see withShellState).
+      const run = this.spawn(sessionId, workspace, withShellState(command), timeoutMs);
       const set = this.running.get(sessionId) ?? new Set();
       set.add(run);
       this.running.set(sessionId, set);

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 
 /** HTTP plumbing for the executor's server: bounded bodies, JSON answers, the bearer check. */
 
@@ -45,12 +45,6 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
   } catch {
     throw new HttpError(400, "request body must be JSON");
   }
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
 }
 
 /**

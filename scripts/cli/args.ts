@@ -10,7 +10,9 @@ export type CliCommand =
   | { kind: "policy"; room: string; runPolicy?: RunPolicy }
   | { kind: "audit"; room: string }
   | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
-  | { kind: "chat"; room: string };
+  | { kind: "chat"; room: string }
+  | { kind: "get"; room: string; path: string; out?: string }
+  | { kind: "put"; room: string; file: string; path?: string };
 
 /** A mistake in the command line: the CLI prints it above USAGE and exits 2. */
 export class UsageError extends Error {}
@@ -27,6 +29,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
   duet skip ROOM ID         skip it instead
+  duet get ROOM PATH [OUT]  download a file from ROOM's workspace (to OUT, default
+                            its name in the current folder)
+  duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
                             /history, /reset, /policy, /audit, /approve N,
                             /skip N, /help, /quit
@@ -36,7 +41,7 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat", "get", "put"] as const;
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -90,6 +95,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
         throw new UsageError(`duet ${kind} takes a ROOM and the ID of a waiting command, as \`duet ask\` lists it${got}`);
       }
       return { kind: "decide", room: checked, approvalId: rest[0].toLowerCase(), decision: kind === "approve" ? "run" : "skip" };
+    }
+    case "get":
+    case "put": {
+      const what = kind === "get" ? "PATH [OUT]" : "FILE [PATH]";
+      if (rest.length < 1 || rest.length > 2 || !rest[0]) throw new UsageError(`duet ${kind} takes a ROOM and ${what}, e.g. duet ${kind} demo ${kind === "get" ? "chart.png" : "data.csv"}`);
+      return kind === "get" ? { kind, room: checked, path: rest[0], out: rest[1] } : { kind, room: checked, file: rest[0], path: rest[1] };
     }
     default:
       if (rest.length > 0) throw new UsageError(`duet ${kind} takes only a ROOM (got "${rest.join(" ").slice(0, 40)}")`);

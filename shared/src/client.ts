@@ -1,6 +1,8 @@
 import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
 import { streamMessage } from "./client-stream.ts";
-import { type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
+import { isTransient, type TransportOptions, WorkerTransport } from "./transport.ts";
+import { getFile, listFiles, putFile } from "./files-client.ts";
+import type { FileList, FileWritten } from "./schemas.ts";
 import {
   auditResponseSchema,
   decisionResponseSchema,
@@ -104,6 +106,24 @@ export class WorkerClient {
     return this.call("GET", `${roomPath(roomId)}/audit`, auditResponseSchema, undefined, true);
   }
 
+  /**
+   * Streams a file into the room's workspace (`uploads/<name>` for a person's
+   * upload: a taken name gets a number, and the next turn tells the model).
+   * Never retried: a stream cannot be sent twice.
+   */
+  putFile(roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number } = {}): Promise<FileWritten> {
+    return putFile(this.t, roomId, path, body, opts);
+  }
+
+  /** A workspace file as a stream, with its length and type. */
+  getFile(roomId: string, path: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number; type: string }> {
+    return getFile(this.t, roomId, path);
+  }
+
+  listFiles(roomId: string, dir = ""): Promise<FileList> {
+    return listFiles(this.t, roomId, dir);
+  }
+
   /** How the Worker is set up (the sandbox's provider and network), for help texts. */
   info(): Promise<InfoResponse> {
     return this.call("GET", "/api/info", infoResponseSchema, undefined, true);
@@ -125,10 +145,9 @@ export class WorkerClient {
    * any request that never reached the Worker.
    */
   private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number): Promise<z.infer<S>> {
-    const transient = (e: TransportError) => e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
     return this.t.retrying(
       async () => this.t.read(await this.t.send(method, path, { body, timeoutMs }), schema),
-      (e) => transient(e) && (repeatable || Boolean(e.refused)),
+      (e) => isTransient(e) && (repeatable || Boolean(e.refused)),
     );
   }
 }

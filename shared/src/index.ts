@@ -30,3 +30,7 @@ export { auditTitle, describeAuditEntry, describeDecision, describePolicy, propo
 export * from "./live/index.ts";
 export * from "./words/index.ts";
 export { LatestShown, LATEST_SHOWN_KEPT } from "./latest-shown.ts";
+export { checkWorkspacePath, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type CheckedPath } from "./files/workspace-path.ts";
+export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./files/upload-name.ts";
+export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
+export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";

@@ -63,3 +63,8 @@ export const APPROVAL_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
  * event, or every automatic command of one turn.
  */
 export const AUDIT_KEEP = 500;
+
+/** One file into or out of a workspace, unless DUET_FILE_MAX_BYTES says otherwise: above a chat file, below a container's memory. */
+export const DEFAULT_FILE_MAX_BYTES = 25 * 1024 * 1024;
+/** A room's whole workspace, unless SANDBOX_WORKSPACE_MAX_BYTES says otherwise. */
+export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024;

@@ -71,6 +71,20 @@ export type RunResult = z.infer<typeof runResultSchema>;
 export const pendingApprovalSchema = z.object({ id: z.string(), cmd: z.string(), expiresAt: z.number() });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
+/** A workspace file the model attached to its answer (`<attach>path</attach>`): the bots upload it to the thread. */
+export const attachmentSchema = z.object({ path: z.string(), bytes: z.number().int(), type: z.string() });
+export type Attachment = z.infer<typeof attachmentSchema>;
+
+/** `PUT /api/rooms/:roomId/files/<path>`: where the file landed (an upload's taken name gets a number). */
+export const fileWrittenSchema = z.object({ path: z.string(), bytes: z.number().int(), sha256: z.string() });
+export type FileWritten = z.infer<typeof fileWrittenSchema>;
+
+/** `GET /api/rooms/:roomId/files?dir=`: a folder's entries; links are listed, never followed. */
+export const fileListSchema = z.object({
+  entries: z.array(z.object({ path: z.string(), bytes: z.number(), kind: z.enum(["file", "dir", "link", "other"]), modifiedAt: z.string() })),
+});
+export type FileList = z.infer<typeof fileListSchema>;
+
 export const messageResponseSchema = z.object({
   /** The plain-text answer: explanation plus `Output (cmd):` sections, for clients that show text only. */
   reply: z.string(),
@@ -86,6 +100,8 @@ export const messageResponseSchema = z.object({
   stopped: z.boolean().optional(),
   /** Under the `approve` run policy: the commands waiting for a person to run or skip them (`runs` is then empty). */
   pending: z.array(pendingApprovalSchema).optional(),
+  /** Workspace files the model attached, after its commands ran (a missing one is a note in the reply instead). */
+  attachments: z.array(attachmentSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
 

@@ -37,8 +37,18 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Raw bytes sent as a request's body: a stream can be sent once only, so such a request is never repeated. */
+export interface Upload {
+  body: ReadableStream<Uint8Array> | Uint8Array;
+  /** Sent as Content-Length when known, so the Worker can refuse a file past its limit before reading it. */
+  bytes?: number;
+}
+
 /** A failure that never reached the Worker (connection refused): safe to repeat even a request that runs a command. */
 export type TransportError = DuetError & { refused?: boolean };
+
+/** A lost connection or a 500: a request that is safe to repeat may be sent again. */
+export const isTransient = (e: TransportError) => e.code === "worker_unreachable" || (e.code === "internal" && e.status === 500);
 
 export class WorkerTransport {
   readonly base: string;
@@ -58,23 +68,29 @@ export class WorkerTransport {
   }
 
   /**
-   * One request with the token. A request that never got an answer throws
-   * `worker_timeout` (past `timeoutMs`, when no `signal` is given) or
-   * `worker_unreachable`, marked `refused` when nothing was sent.
+   * One request with the token: `body` is sent as JSON, `upload` as raw bytes
+   * (streamed; `bytes`, when known, as Content-Length). A request that never
+   * got an answer throws `worker_timeout` (past `timeoutMs`, when no `signal`
+   * is given) or `worker_unreachable`, marked `refused` when nothing was sent.
    */
-  async send(method: string, path: string, init: { body?: unknown; accept?: string; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Response> {
+  async send(method: string, path: string, init: { body?: unknown; upload?: Upload; accept?: string; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Response> {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
+    const { upload } = init;
     try {
       return await this.fetchImpl(`${this.base}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
           ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(upload ? { "content-type": "application/octet-stream" } : {}),
+          ...(upload?.bytes !== undefined ? { "content-length": String(upload.bytes) } : {}),
           ...(init.accept ? { accept: init.accept } : {}),
         },
-        body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+        body: upload ? upload.body : init.body !== undefined ? JSON.stringify(init.body) : undefined,
+        // A streamed request body must say so (fetch sends it while the answer may already come back).
+        ...(upload ? { duplex: "half" } : {}),
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
-      });
+      } as RequestInit);
     } catch (err) {
       const name = (err as Error)?.name;
       if (!init.signal && (name === "TimeoutError" || name === "AbortError")) {
@@ -83,6 +99,12 @@ export class WorkerTransport {
       const cause = (err as { cause?: { code?: string } }).cause;
       throw Object.assign(new DuetError("worker_unreachable", `cannot reach the Worker at ${this.base}`), { refused: cause?.code === "ECONNREFUSED" });
     }
+  }
+
+  /** The answer itself when it is 2xx (a body of bytes, not JSON); a refusal becomes its DuetError. */
+  async accepted(res: Response): Promise<Response> {
+    if (res.ok) return res;
+    throw errorFromStatus(res.status, res.headers, await res.json().catch(() => undefined));
   }
 
   /** The answer's JSON, read once and checked against `schema`; a refusal (not 2xx) becomes its DuetError. */

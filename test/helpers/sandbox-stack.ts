@@ -10,6 +10,8 @@ export interface SandboxStack {
   executor: RunningExecutor;
   /** The executor's root: workspaces are under sessions/<sessionId>. */
   root: string;
+  /** The executor's SANDBOX_TOKEN, for calls straight to it. */
+  executorToken: string;
   stop(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startSandboxStack(
     stack,
     executor,
     root,
+    executorToken: token,
     async stop() {
       await stack.stop();
       await executor.close();

@@ -3,6 +3,7 @@ import {
   ConfigError,
   DEFAULT_APPROVAL_TTL_MS,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_FILE_MAX_BYTES,
   DEFAULT_MAX_RUNS_PER_REPLY,
   DEFAULT_MODEL_MAX_TOKENS,
   DEFAULT_MODEL_TEMPERATURE,
@@ -45,6 +46,8 @@ const schema = z.object({
   DUET_RUN_POLICY: z.enum(["auto", "approve"], { error: "DUET_RUN_POLICY must be auto or approve" }).default("auto"),
   /** How long a proposed command waits for Run or Skip: at least a second, at most a week. */
   DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
+  /** One file into or out of a workspace. */
+  DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
 });
 
 export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[]; network: NetworkPolicy };

@@ -8,6 +8,7 @@ import type { LiveOutcome } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
+import { fileRoutes } from "./file-routes.ts";
 import { info } from "./info.ts";
 import { limitBody, readJson } from "./json-body.ts";
 import { methodNotAllowed, room, send } from "./rooms.ts";
@@ -23,7 +24,9 @@ export const app = new Hono<App>();
 
 app.get("/health", (c) => c.text("ok"));
 
-app.use("/api/*", requireToken, limitBody);
+app.use("/api/*", requireToken);
+// A file upload streams through to the sandbox; every other body is small JSON.
+app.use("/api/*", (c, next) => (c.req.method === "PUT" && /^\/api\/rooms\/[^/]+\/files\//.test(c.req.path) ? next() : limitBody(c, next)));
 
 app.get("/api/info", info);
 app.all("/api/info", methodNotAllowed);
@@ -62,6 +65,7 @@ app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
 app.route("/", installationRoutes);
+app.route("/", fileRoutes);
 
 app.delete("/api/rooms/:roomId", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));

@@ -95,7 +95,7 @@ describe("ModelTextReader as a stream", () => {
       { type: "command", index: 0, cmd: "ls" },
       { type: "text", delta: " `ls` done" },
     ]);
-    expect(reader.finish().reply).toEqual({ explanation: "Listing now: `ls` done", commands: ["ls"], skipped: [], notes: [] });
+    expect(reader.finish().reply).toEqual({ explanation: "Listing now: `ls` done", commands: ["ls"], skipped: [], notes: [], attachments: [] });
   });
 
   it("streams prose before its line ends, but waits on a line that may open a code block", () => {
@@ -109,5 +109,25 @@ describe("ModelTextReader as a stream", () => {
     const r = readModelText("Try <run>cmd</run> and <run>ls", 5);
     expect(r.notes).toEqual(["`cmd` was not run: it is a placeholder, not a command.", "The answer was cut off inside a command (`ls`), so it was not run."]);
     expect(r.commands).toEqual([]);
+  });
+});
+
+describe("<attach> tags", () => {
+  it("lists the attached paths once each, shows no tag, and never runs them", () => {
+    const r = readModelText("Here is the chart. <attach>out/chart.png</attach>\n<run>ls</run> <attach> out/chart.png </attach><attach>report.csv</attach>", 5);
+    expect(r.attachments).toEqual(["out/chart.png", "report.csv"]);
+    expect(r.commands).toEqual(["ls"]);
+    expect(r.explanation).not.toContain("attach");
+    expect(r.explanation).not.toContain("chart.png");
+  });
+
+  it("is read as it streams, a tag split across pieces included", () => {
+    const reader = new ModelTextReader(5);
+    const text: string[] = [];
+    for (const piece of ["Done <att", "ach>a.p", "ng</atta", "ch> now"]) for (const e of reader.push(piece)) if (e.type === "text") text.push(e.delta);
+    const end = reader.finish();
+    for (const e of end.events) if (e.type === "text") text.push(e.delta);
+    expect(end.reply.attachments).toEqual(["a.png"]);
+    expect(text.join("")).not.toMatch(/<|att/);
   });
 });

@@ -21,6 +21,8 @@ export interface ReadReply {
   skipped: string[];
   /** What Duet did not run and why (a placeholder, a command cut off); also at the end of `explanation`. */
   notes: string[];
+  /** Workspace paths the model attached with `<attach>`, in order, each once. */
+  attachments: string[];
 }
 
 /** The notes' words live in shared, where `pnpm eval` reads them too. */
@@ -61,6 +63,7 @@ export class ModelTextReader {
   private readonly commands: string[] = [];
   private readonly skipped: string[] = [];
   private readonly notes: string[] = [];
+  private readonly attachments: string[] = [];
 
   constructor(private readonly maxCommands: number) {}
 
@@ -80,11 +83,15 @@ export class ModelTextReader {
     this.writeLabel();
     for (const note of this.notes) this.out.write(`\n\n_${note}_`);
     const events = this.drain();
-    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes] } };
+    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments] } };
   }
 
   private take(item: ScanItem): void {
-    if (item.kind === "tag") {
+    if (item.kind === "tag" && item.tag === "attach") {
+      // The file goes with the answer; the tag itself shows nothing.
+      const path = item.body.trim();
+      if (path && !this.attachments.includes(path)) this.attachments.push(path);
+    } else if (item.kind === "tag") {
       this.takeCommand(commandOf(item.body));
     } else {
       const parts = item.text.split("\n");

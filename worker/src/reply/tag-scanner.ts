@@ -1,17 +1,30 @@
 /**
  * Splits model text, fed in pieces as it streams, into plain text and complete
- * `<run>` tag bodies. Text that may be the start of a tag (`<`, `<ru`, `</ru`) is
- * held back until the next piece settles it, so no text handed out ever holds a
- * tag or part of one. A stray closing tag is dropped for the same reason.
+ * `<run>` and `<attach>` tag bodies. Text that may be the start of a tag (`<`,
+ * `<ru`, `</att`) is held back until the next piece settles it, so no text handed
+ * out ever holds a tag or part of one. A stray closing tag is dropped for the
+ * same reason.
  */
-export type ScanItem = { kind: "text"; text: string } | { kind: "tag"; body: string };
+export type TagName = "run" | "attach";
+export type ScanItem = { kind: "text"; text: string } | { kind: "tag"; body: string; tag: TagName };
 
-const OPEN = "<run>";
-const CLOSE = "</run>";
+const TAGS: TagName[] = ["run", "attach"];
+const MARKS = TAGS.flatMap((t) => [`<${t}>`, `</${t}>`]);
+
+/** The earliest of `marks` in `lower` at or after 0: its index and which. */
+function earliest(lower: string, marks: string[]): { at: number; mark: string } | null {
+  let best: { at: number; mark: string } | null = null;
+  for (const mark of marks) {
+    const at = lower.indexOf(mark);
+    if (at >= 0 && (!best || at < best.at)) best = { at, mark };
+  }
+  return best;
+}
 
 export class TagScanner {
   private buffer = "";
-  private inTag = false;
+  /** The tag whose body is being read, if any. */
+  private inTag: TagName | null = null;
 
   push(chunk: string): ScanItem[] {
     this.buffer += chunk;
@@ -19,24 +32,20 @@ export class TagScanner {
     for (;;) {
       const lower = this.buffer.toLowerCase();
       if (this.inTag) {
-        const end = lower.indexOf(CLOSE);
+        const close = `</${this.inTag}>`;
+        const end = lower.indexOf(close);
         if (end < 0) break;
-        items.push({ kind: "tag", body: this.buffer.slice(0, end) });
-        this.buffer = this.buffer.slice(end + CLOSE.length);
-        this.inTag = false;
+        items.push({ kind: "tag", body: this.buffer.slice(0, end), tag: this.inTag });
+        this.buffer = this.buffer.slice(end + close.length);
+        this.inTag = null;
         continue;
       }
-      const open = lower.indexOf(OPEN);
-      const stray = lower.indexOf(CLOSE);
-      if (stray >= 0 && (open < 0 || stray < open)) {
-        if (stray > 0) items.push({ kind: "text", text: this.buffer.slice(0, stray) });
-        this.buffer = this.buffer.slice(stray + CLOSE.length);
-        continue;
-      }
-      if (open < 0) break;
-      if (open > 0) items.push({ kind: "text", text: this.buffer.slice(0, open) });
-      this.buffer = this.buffer.slice(open + OPEN.length);
-      this.inTag = true;
+      const found = earliest(lower, MARKS);
+      if (!found) break;
+      if (found.at > 0) items.push({ kind: "text", text: this.buffer.slice(0, found.at) });
+      this.buffer = this.buffer.slice(found.at + found.mark.length);
+      // An opening tag starts a body; a stray closing one is dropped.
+      if (!found.mark.startsWith("</")) this.inTag = found.mark.slice(1, -1) as TagName;
     }
     if (!this.inTag) {
       const keep = partialTagLength(this.buffer);
@@ -50,18 +59,23 @@ export class TagScanner {
   /** The end of the text: held-back text is plain text after all; an open tag's body was cut off. */
   finish(): { items: ScanItem[]; unclosedBody: string | null } {
     const rest = this.buffer;
+    const open = this.inTag;
     this.buffer = "";
-    if (this.inTag) return { items: [], unclosedBody: rest };
+    this.inTag = null;
+    // An <attach> cut off names no file: nothing to say about it.
+    if (open) return { items: [], unclosedBody: open === "run" ? rest : null };
     return { items: rest ? [{ kind: "text", text: rest }] : [], unclosedBody: null };
   }
 }
 
-/** Length of the longest end of `text` that could still grow into `<run>` or `</run>`. */
+const LONGEST_MARK = Math.max(...MARKS.map((m) => m.length));
+
+/** Length of the longest end of `text` that could still grow into a tag (`<run>`, `</attach>`, ...). */
 function partialTagLength(text: string): number {
-  const tail = text.slice(-CLOSE.length).toLowerCase();
-  for (let n = Math.min(tail.length, CLOSE.length - 1); n > 0; n--) {
+  const tail = text.slice(-LONGEST_MARK).toLowerCase();
+  for (let n = Math.min(tail.length, LONGEST_MARK - 1); n > 0; n--) {
     const end = tail.slice(-n);
-    if (OPEN.startsWith(end) || CLOSE.startsWith(end)) return n;
+    if (MARKS.some((m) => m.startsWith(end))) return n;
   }
   return 0;
 }

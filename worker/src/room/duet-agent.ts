@@ -1,5 +1,6 @@
 import { Agent } from "agents";
 import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
+import type { Upload } from "../files/upload-log.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
 import { meterSql } from "../storage/sql-meter.ts";
@@ -95,6 +96,14 @@ export class DuetAgent extends Agent<Env> {
   /** Read after the room's recovery, so an approved run cut off by a restart is listed. */
   async audit(): Promise<Outcome> {
     return guard(async () => ok(this.room.control.auditEntries()));
+  }
+
+  /** A person shared a file into the workspace: the room's next turn tells the model. */
+  async recordUpload(upload: Upload): Promise<Outcome> {
+    return guard(async () => {
+      this.room.uploads.record(upload);
+      return ok({ recorded: true });
+    });
   }
 
   async messages(): Promise<WireOutcome> {

@@ -1,6 +1,9 @@
 import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
+import { findAttachment } from "../files/attach.ts";
+import { describeUpload, UploadLog } from "../files/upload-log.ts";
+import { workspaceFiles } from "../files/workspace-files.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
@@ -22,14 +25,16 @@ interface ExecutorSlot {
 
 /**
  * The parts of one room, wired together: its ledger, its place in the room
- * tree, its run policy and audit, its turns and its sandbox, and the one
- * redactor they all use. Built once per Durable Object instance, on first use.
+ * tree, its run policy and audit, its turns, its sandbox, the files people
+ * shared into it, and the one redactor they all use. Built once per Durable
+ * Object instance, on first use.
  */
 export class Room {
   readonly ledger: TurnLedger;
   readonly tree: RoomTree;
   readonly control: RoomControl;
   readonly turns: RoomTurns;
+  readonly uploads: UploadLog;
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
@@ -44,6 +49,7 @@ export class Room {
     this.config = loadConfig(env);
     this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage);
+    this.uploads = new UploadLog(storage);
     this.tree = new RoomTree(storage, roomId, peer);
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
@@ -67,6 +73,7 @@ export class Room {
   async clean(resetBy?: string): Promise<Outcome> {
     this.turns.reset();
     this.control.reset(resetBy);
+    this.uploads.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.peer(child).cleanup();
       return (out.body as { errors?: string[] }).errors ?? [];
@@ -150,6 +157,8 @@ export class Room {
       executorProblem: problem,
       redact: this.redact,
       warmSandbox: () => void executor?.warm(roomId),
+      attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
+      sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
     };
   }
 }

@@ -1,5 +1,5 @@
 import { getSandbox, parseSSEStream, type ExecEvent } from "@cloudflare/sandbox";
-import { RUN_OUTPUT_MAX_BYTES } from "@duet/shared";
+import { RUN_OUTPUT_MAX_BYTES, withShellState } from "@duet/shared";
 import { containerId } from "./container-id.ts";
 import { inProcessGroup } from "./process-group.ts";
 import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
@@ -55,7 +55,8 @@ export class CloudflareExecutor implements SandboxExecutor {
     const deadline = setTimeout(() => ended.abort(DEADLINE), timeoutMs);
     const out = new Kept();
     const err = new Kept();
-    const command = inProcessGroup(cmd, crypto.randomUUID());
+    // The working directory and exports the room's last command left travel with the workspace (withShellState).
+    const command = inProcessGroup(withShellState(cmd), crypto.randomUUID());
     let opened: Promise<ReadableStream<Uint8Array>> | undefined;
     let sandbox: RoomSandbox | undefined;
     try {

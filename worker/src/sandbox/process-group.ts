@@ -1,3 +1,5 @@
+import { shellQuote } from "@duet/shared";
+
 /**
  * A command as Duet hands it to the container, so that killing it ends it.
  *
@@ -25,9 +27,4 @@ export function inProcessGroup(cmd: string, runId: string): string {
     `[ -z "$duet_stop" ] || kill -s KILL -- "-$duet_pg" 2>/dev/null`,
     `wait "$duet_pg"`,
   ].join("\n");
-}
-
-/** One shell word for any text: single quotes, each `'` written as `'\''`. */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }

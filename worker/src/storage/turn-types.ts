@@ -1,4 +1,4 @@
-import type { PendingApproval, RunResult } from "@duet/shared";
+import type { Attachment, PendingApproval, RunResult } from "@duet/shared";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -29,6 +29,8 @@ export interface StoredAnswer {
   stopped?: boolean;
   /** Under `approve`: the commands proposed instead of run. */
   pending?: PendingApproval[];
+  /** Workspace files the model attached (`<attach>`), found after the commands ran. */
+  attachments?: Attachment[];
 }
 
 /** An answered turn as the model's context is built from it. */

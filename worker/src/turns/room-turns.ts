@@ -157,7 +157,7 @@ export class RoomTurns {
         const deps = this.room.deps();
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live },
-          { question: turn.question, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
+          { question: turn.question, receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
         );
         let step = await steps.next();
         // Each step is the turn's progress before its next command: stored, so a restart knows where it was.

@@ -1,4 +1,4 @@
-import { DuetError, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, type Attachment, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
@@ -12,6 +12,10 @@ import { runCommand, unknownRun, type CommandDeps } from "./run-command.ts";
 /** What a turn needs beyond a command's needs: the model, and how it is followed. */
 export interface TurnDeps extends CommandDeps {
   model: () => ChatModel;
+  /** Lines about the files people shared between two questions (received after `after`, up to `until`). */
+  sharedFiles?: (after: number, until: number) => string[];
+  /** A workspace file the model attached, as the answer lists it, or the note that says why it is not there. */
+  attach?: (path: string) => Promise<Attachment | string>;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
   warmSandbox?: () => void;
   /** False once the room was deleted during this turn: nothing more may run. */
@@ -33,6 +37,8 @@ export interface TurnDeps extends CommandDeps {
 export interface TurnInput {
   /** The person's text, redacted. */
   question: string;
+  /** When the question arrived (ms): files shared since the previous question are told with it. */
+  receivedAt: number;
   /** The progress stored before a restart, as JSON, or null for a new turn. */
   progress: string | null;
   /** The newest answered turns, oldest first. */
@@ -134,7 +140,18 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
 
   const skipped = stopped ? [] : parsed.skipped.map(redact);
-  const reply = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
+  // Attached after the commands ran (they may have made the file); nothing when stopped or waiting for approval.
+  const attachments: Attachment[] = [];
+  const attachNotes: string[] = [];
+  if (!stopped && !pending.length && deps.attach) {
+    for (const path of parsed.attachments) {
+      const found = await deps.attach(path);
+      if (typeof found === "string") attachNotes.push(found);
+      else attachments.push(found);
+    }
+  }
+  const built = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
+  const reply = attachNotes.length ? `${built}\n\n${attachNotes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
     reply: redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
     explanation: redact(parsed.explanation),
@@ -142,6 +159,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...(skipped.length ? { skipped } : {}),
     ...(stopped ? { stopped: true } : {}),
     ...(pending.length ? { pending } : {}),
+    ...(attachments.length ? { attachments } : {}),
   };
   // Progress stored before it was kept redacted may hold the model's raw text.
   return { answer, modelText: resumed ? redact(progress.modelText) : progress.modelText };
@@ -158,7 +176,8 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
     runs: t.runs,
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
-  const prompt = buildContext(recent, input.question, MODEL_CONTEXT_MESSAGES);
+  const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
+  const prompt = buildContext(recent, input.question, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
   const pieces = streamModelText(deps.model(), prompt, {
     signal: stop,
     timeoutMs: config.MODEL_TIMEOUT_MS,

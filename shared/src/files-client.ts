@@ -1,0 +1,29 @@
+import { fileListSchema, fileWrittenSchema, type FileList, type FileWritten } from "./schemas.ts";
+import { isTransient, type WorkerTransport } from "./transport.ts";
+
+/**
+ * The workspace files routes over the client's one transport (used through
+ * WorkerClient). A body here is bytes streamed both ways: an upload cannot be
+ * sent twice, so it is never repeated; a read or a listing is repeated as any
+ * read is.
+ */
+
+const filesPath = (roomId: string, path: string) => `/api/rooms/${encodeURIComponent(roomId)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
+
+/** Streams `body` into the room's workspace at `path`; `bytes`, when known, is sent as Content-Length. */
+export async function putFile(t: WorkerTransport, roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number } = {}): Promise<FileWritten> {
+  const query = opts.userId ? `?userId=${encodeURIComponent(opts.userId)}` : "";
+  return t.read(await t.send("PUT", `${filesPath(roomId, path)}${query}`, { upload: { body, bytes: opts.bytes } }), fileWrittenSchema);
+}
+
+/** The file's bytes as a stream, with its length and type. */
+export function getFile(t: WorkerTransport, roomId: string, path: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number; type: string }> {
+  return t.retrying(async () => {
+    const res = await t.accepted(await t.send("GET", filesPath(roomId, path)));
+    return { body: res.body!, bytes: Number(res.headers.get("content-length")), type: res.headers.get("content-type") ?? "application/octet-stream" };
+  }, isTransient);
+}
+
+export function listFiles(t: WorkerTransport, roomId: string, dir = ""): Promise<FileList> {
+  return t.retrying(async () => t.read(await t.send("GET", `/api/rooms/${encodeURIComponent(roomId)}/files?dir=${encodeURIComponent(dir)}`), fileListSchema), isTransient);
+}

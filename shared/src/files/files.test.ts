@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { contentTypeOf } from "./content-type.ts";
+import { numberedName, safeFileName } from "./upload-name.ts";
+import { checkWorkspacePath } from "./workspace-path.ts";
+
+describe("checkWorkspacePath", () => {
+  it("refuses absolute paths, '..' and control characters", () => {
+    for (const bad of ["/etc/passwd", "../x", "a/../../x", "a/..", "a\u0000b", "a\nb", "tab\there", "del\u007f", "\\server\\x"]) {
+      expect(checkWorkspacePath(bad).ok, JSON.stringify(bad)).toBe(false);
+    }
+  });
+  it("cleans what it accepts", () => {
+    expect(checkWorkspacePath("./a//b/./c.txt/")).toEqual({ ok: true, path: "a/b/c.txt" });
+    expect(checkWorkspacePath("")).toEqual({ ok: true, path: "" });
+    expect(checkWorkspacePath("..a/b..")).toEqual({ ok: true, path: "..a/b.." });
+  });
+});
+
+describe("safeFileName", () => {
+  it("makes separators, dots-only names and control characters safe", () => {
+    expect(safeFileName("../../etc/passwd")).toBe(".._.._etc_passwd");
+    expect(safeFileName("..")).toBe("file");
+    expect(safeFileName("")).toBe("file");
+    expect(safeFileName("a\\b\u0007c.txt")).toBe("a_bc.txt");
+    expect(safeFileName("report\n.csv")).toBe("report.csv");
+  });
+  it("cuts a long name to 255 bytes, keeping the extension and whole characters", () => {
+    const cut = safeFileName(`${"é".repeat(200)}.csv`);
+    expect(new TextEncoder().encode(cut).byteLength).toBeLessThanOrEqual(255);
+    expect(cut.endsWith("é.csv")).toBe(true);
+  });
+  it("numbers a taken name before its extension", () => {
+    expect(numberedName("data.csv", 1)).toBe("data-1.csv");
+    expect(numberedName("Makefile", 2)).toBe("Makefile-2");
+    expect(new TextEncoder().encode(numberedName("x".repeat(255), 12)).byteLength).toBe(255);
+  });
+});
+
+describe("contentTypeOf", () => {
+  it("knows images and text by name, anything else is bytes", () => {
+    expect(contentTypeOf("out/chart.PNG")).toBe("image/png");
+    expect(contentTypeOf("data.csv")).toBe("text/csv; charset=utf-8");
+    expect(contentTypeOf("blob")).toBe("application/octet-stream");
+  });
+});

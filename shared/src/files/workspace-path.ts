@@ -1,0 +1,38 @@
+/**
+ * Paths in the workspace files API: always relative to the room's workspace.
+ * The Worker, both executors and the bots check them with this one function,
+ * so a path refused at one end is refused at every end.
+ */
+
+/** Longest path accepted (Linux's PATH_MAX). */
+export const WORKSPACE_PATH_MAX_BYTES = 4096;
+
+/** NUL, C0 controls and DEL: never in a path (they hide in logs and break shells). */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export type CheckedPath = { ok: true; path: string } | { ok: false; error: string };
+
+/**
+ * `raw` as a clean relative path (`a/b.txt`; "" is the workspace itself), or why
+ * not: absolute paths, `..`, NUL and control characters are refused. `.` parts,
+ * repeated and trailing slashes are dropped.
+ */
+export function checkWorkspacePath(raw: string): CheckedPath {
+  if (CONTROL.test(raw)) return { ok: false, error: "path must not contain NUL or control characters" };
+  if (raw.startsWith("/") || raw.startsWith("\\")) return { ok: false, error: "path must be relative to the workspace, not absolute" };
+  if (new TextEncoder().encode(raw).byteLength > WORKSPACE_PATH_MAX_BYTES) return { ok: false, error: `path must be at most ${WORKSPACE_PATH_MAX_BYTES} bytes` };
+  const parts = raw.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) return { ok: false, error: "path must not contain '..'" };
+  return { ok: true, path: parts.join("/") };
+}
+
+/** The parent folder of a checked path ("" for a top-level name). */
+export function parentOf(path: string): string {
+  const at = path.lastIndexOf("/");
+  return at < 0 ? "" : path.slice(0, at);
+}
+
+/** The last part of a checked path. */
+export function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}

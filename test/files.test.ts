@@ -1,0 +1,138 @@
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { setTimeout as wait } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { DuetError } from "@duet/shared";
+import { runCli } from "../scripts/duet-cli.ts";
+import { startedForTests } from "./helpers/lifecycle.ts";
+import { startSandboxStack } from "./helpers/sandbox-stack.ts";
+import type { Stack } from "./helpers/stack.ts";
+
+/**
+ * Workspace files through the real Worker (wrangler) and the real bubblewrap
+ * executor: the files routes, uploads in the model's context, <attach>, the
+ * shell that remembers, and `duet get` / `duet put`.
+ */
+const FILE_MAX = 2 * 1024 * 1024;
+
+describe("workspace files through the Worker", () => {
+  let stack: Stack;
+  let root: string;
+  let local: string;
+  const HOST_SECRET = `host-only-${randomBytes(8).toString("hex")}`;
+  startedForTests(
+    async () => {
+      const started = await startSandboxStack({
+        executor: { fileMaxBytes: FILE_MAX },
+        wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, DUET_FILE_MAX_BYTES: String(FILE_MAX) }),
+      });
+      local = mkdtempSync(join(tmpdir(), "duet-files-e2e-"));
+      writeFileSync(join(local, "secret.txt"), HOST_SECRET);
+      return { ...started, stop: async () => (rmSync(local, { recursive: true, force: true }), started.stop()) };
+    },
+    (started) => ({ stack, root } = started),
+  );
+
+  const raw = (room: string, path: string, init: RequestInit = {}) =>
+    fetch(`${stack.workerUrl}/api/rooms/${room}/files/${path}`, { ...init, headers: { authorization: `Bearer ${stack.token}`, ...init.headers } });
+
+  it("a file put streams in and comes back byte for byte; the folder lists it", async () => {
+    const bytes = randomBytes(700_000);
+    const parts = [bytes.subarray(0, 300_000), bytes.subarray(300_000)];
+    const body = new ReadableStream<Uint8Array>({ pull: (c) => void (parts.length ? c.enqueue(parts.shift()!) : c.close()) });
+    const written = await stack.client.putFile("files-a", "out/blob.bin", body);
+    expect(written).toEqual({ path: "out/blob.bin", bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    const file = await stack.client.getFile("files-a", "out/blob.bin");
+    expect(file).toMatchObject({ bytes: bytes.length, type: "application/octet-stream" });
+    expect(Buffer.from(await new Response(file.body).arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await stack.client.listFiles("files-a", "out")).entries).toMatchObject([{ path: "out/blob.bin", bytes: bytes.length, kind: "file" }]);
+  });
+
+  it("an upload lands in uploads/, a taken name gets a number, and the next turn's model is told who shared what", async () => {
+    const csv = "a,b\n1,2\n3,4\n";
+    await stack.client.putFile("files-b", "uploads/data.csv", new TextEncoder().encode(csv), { userId: "U1" });
+    const second = await stack.client.putFile("files-b", "uploads/data.csv", new TextEncoder().encode(csv), { userId: "U2" });
+    expect(second.path).toBe("uploads/data-1.csv");
+    const res = await stack.client.message("files-b", { text: "SAY: Counting. <run>wc -l uploads/data.csv</run>", userId: "U1" });
+    expect(res.runs[0]).toMatchObject({ exitCode: 0, stdout: "3 uploads/data.csv\n" });
+    const told = stack.model.calls.at(-1)!.messages.map((m) => m.content).join("\n");
+    expect(told).toContain(`U1 shared data.csv (${csv.length} bytes, text/csv) at uploads/data.csv`);
+    expect(told).toContain(`U2 shared data-1.csv (${csv.length} bytes, text/csv) at uploads/data-1.csv`);
+    // Told once: the turn after does not repeat them.
+    await stack.client.message("files-b", { text: "SAY: ok" });
+    expect(stack.model.calls.at(-1)!.messages.at(-2)!.content).not.toContain("shared data.csv");
+  });
+
+  it("<attach> lists a file the commands made after they ran; a missing one is a note, not an attachment", async () => {
+    const res = await stack.client.message("files-c", { text: "SAY: Drawing. <run>printf 'PNG-BYTES' > chart.png</run> <attach>chart.png</attach> <attach>nope.png</attach>" });
+    expect(res.attachments).toEqual([{ path: "chart.png", bytes: 9, type: "image/png" }]);
+    expect(res.reply).toContain("nope.png was not attached: there is no such file in the workspace.");
+    expect(await (await raw("files-c", "chart.png")).text()).toBe("PNG-BYTES");
+  });
+
+  it("cd and export carry to the next command, and a reset starts clean", async () => {
+    await stack.client.exec("files-d", { cmd: "mkdir -p proj && cd proj && export MODE=fast" });
+    expect((await stack.client.exec("files-d", { cmd: 'pwd; echo "$MODE"' })).result.stdout).toBe("/workspace/proj\nfast\n");
+    await stack.client.cleanup("files-d");
+    expect((await stack.client.exec("files-d", { cmd: 'pwd; echo "[$MODE]"' })).result.stdout).toBe("/workspace\n[]\n");
+  });
+
+  it("refuses '..', absolute and control-character paths with 400, and writes nothing", async () => {
+    for (const path of ["..%2F..%2Fescape.txt", "%2Fetc%2Fpasswd", "bad%0Aname.txt", "nul%00.txt"]) {
+      const res = await raw("files-e", path, { method: "PUT", body: "x" });
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { details: { path: string[] } }).details.path[0]).toMatch(/path/);
+    }
+    expect((await stack.client.listFiles("files-e")).entries).toEqual([]);
+  });
+
+  it("a symlink the sandbox made to a host file never brings the host's bytes back", async () => {
+    await stack.client.exec("files-f", { cmd: `ln -s ${join(local, "secret.txt")} notes.txt && ln -s ${local} host` });
+    for (const path of ["notes.txt", "host/secret.txt"]) {
+      const res = await raw("files-f", path);
+      expect(res.status, path).toBe(400);
+      expect(await res.text()).not.toContain(HOST_SECRET);
+    }
+  });
+
+  it("a file over DUET_FILE_MAX_BYTES is 413 and nothing is written (declared or streamed)", async () => {
+    const big = randomBytes(FILE_MAX + 1);
+    await expect(stack.client.putFile("files-g", "big.bin", big, { bytes: big.length })).rejects.toMatchObject({ code: "payload_too_large", status: 413 });
+    const parts = [big.subarray(0, 1_000_000), big.subarray(1_000_000)];
+    const streamed = new ReadableStream<Uint8Array>({ pull: (c) => void (parts.length ? c.enqueue(parts.shift()!) : c.close()) });
+    const err = await stack.client.putFile("files-g", "big.bin", streamed).catch((e: DuetError) => e);
+    expect(err).toMatchObject({ status: 413 });
+    expect((await stack.client.listFiles("files-g")).entries).toEqual([]);
+    // The executor drops the torn-down upload's temporary file once it sees the request end.
+    const workspace = join(root, "sessions", "sandbox-files-g");
+    while (existsSync(workspace) && readdirSync(workspace).length > 0) await wait(20);
+  });
+
+  it("duet put and duet get move a file both ways", async () => {
+    const source = join(local, "report.txt");
+    writeFileSync(source, "line one\nline two\n");
+    const put = await cli("put", "files-h", source);
+    expect(put).toMatchObject({ code: 0 });
+    expect(put.out).toContain("→ uploads/report.txt (18 bytes");
+    const target = join(local, "back.txt");
+    const got = await cli("get", "files-h", "uploads/report.txt", target);
+    expect(got).toMatchObject({ code: 0 });
+    expect(readFileSync(target, "utf8")).toBe("line one\nline two\n");
+    const missing = await cli("get", "files-h", "nope.txt", join(local, "nope.txt"));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("no such file");
+  });
+
+  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    const chunks = { out: "", err: "" };
+    out.on("data", (d) => (chunks.out += d));
+    err.on("data", (d) => (chunks.err += d));
+    const code = await runCli(argv, { env: { DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, NO_COLOR: "1" }, stdin: new PassThrough(), stdout: out, stderr: err });
+    return { code, ...chunks };
+  }
+});

@@ -1,0 +1,95 @@
+import { Hono, type Context } from "hono";
+import { baseOf, checkWorkspacePath, DuetError, UPLOADS_DIR } from "@duet/shared";
+import { loadConfig } from "../config.ts";
+import type { Env } from "../room/duet-agent.ts";
+import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
+import { workspaceFiles } from "../files/workspace-files.ts";
+import { resetBy } from "./control-routes.ts";
+import { methodNotAllowed, room } from "./rooms.ts";
+
+/**
+ * A room's workspace files (mounted under the token check in app.ts; the body
+ * limit does not apply: uploads stream through):
+ *
+ *   PUT /api/rooms/:roomId/files/<path>?userId=  raw body → {path, bytes, sha256}
+ *   GET /api/rooms/:roomId/files/<path>          the bytes
+ *   GET /api/rooms/:roomId/files?dir=<path>      {entries}
+ *
+ * A file under `uploads/` is a person's upload: it never replaces another (a
+ * taken name gets a number) and the room's next turn tells the model about it.
+ */
+export const fileRoutes = new Hono<{ Bindings: Env }>();
+
+type Ctx = Context<{ Bindings: Env }>;
+
+// Before the file routes: hono's `/files/*` matches `/files` too.
+fileRoutes.get("/api/rooms/:roomId/files", async (c) => {
+  const roomId = roomOf(c);
+  const dir = checked(c.req.query("dir") ?? "");
+  return Response.json({ entries: await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir) });
+});
+
+fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
+  const config = loadConfig(c.env);
+  const roomId = roomOf(c);
+  const path = filePathOf(c);
+  // The person's id, checked as the other routes check it.
+  const userId = resetBy(c.req.query("userId"));
+  const declared = c.req.header("content-length");
+  const bytes = declared === undefined ? undefined : Number(declared);
+  const body = c.req.raw.body;
+  if (bytes !== undefined && bytes > config.DUET_FILE_MAX_BYTES) {
+    if (body) await drainUpload(body);
+    throw fileTooLarge(config.DUET_FILE_MAX_BYTES);
+  }
+  const upload = path.startsWith(`${UPLOADS_DIR}/`);
+  const source = body ?? new ReadableStream<Uint8Array>({ start: (s) => s.close() });
+  const written = await workspaceFiles(config, c.env)
+    .write(roomId, path, source, { keepExisting: upload, maxBytes: config.DUET_FILE_MAX_BYTES })
+    .catch(async (err: unknown) => {
+      await drainUpload(source);
+      throw err;
+    });
+  if (upload) await room(c.env, roomId).recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
+  return Response.json(written);
+});
+
+fileRoutes.get("/api/rooms/:roomId/files/*", async (c) => {
+  const config = loadConfig(c.env);
+  const file = await workspaceFiles(config, c.env).read(roomOf(c), filePathOf(c));
+  if (file.bytes > config.DUET_FILE_MAX_BYTES) {
+    await file.body.cancel().catch(() => undefined);
+    throw new DuetError("payload_too_large", `the file is ${file.bytes} bytes, over the ${config.DUET_FILE_MAX_BYTES}-byte limit (DUET_FILE_MAX_BYTES)`);
+  }
+  return new Response(file.body, { headers: { "content-type": file.type, "content-length": String(file.bytes) } });
+});
+
+fileRoutes.all("/api/rooms/:roomId/files/*", methodNotAllowed);
+
+/** The room id, checked (room() refuses a bad one before any room is woken). */
+function roomOf(c: Ctx): string {
+  room(c.env, c.req.param("roomId"));
+  return c.req.param("roomId")!;
+}
+
+/** The path after `/files/`, decoded and checked; it must name a file. */
+function filePathOf(c: Ctx): string {
+  const raw = new URL(c.req.url).pathname.replace(/^\/api\/rooms\/[^/]+\/files\/?/, "");
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    throw invalidPath("the path is not valid URL encoding");
+  }
+  const path = checked(decoded);
+  if (!path) throw invalidPath("name a file after /files/");
+  return path;
+}
+
+function checked(raw: string): string {
+  const result = checkWorkspacePath(raw);
+  if (!result.ok) throw invalidPath(result.error);
+  return result.path;
+}
+
+const invalidPath = (why: string) => new DuetError("invalid_request", "invalid request", { details: { path: [why] } });
