@@ -82,7 +82,9 @@ export async function writeFile(
       await pipeline(body, counter, createWriteStream("", { fd }));
     } catch (err) {
       unlinkQuietly(at(dirFd, temp));
-      throw err;
+      // The room's own filesystem filled before the byte count did (a filesystem keeps room for itself).
+      const code = (err as NodeJS.ErrnoException).code;
+      throw code === "ENOSPC" || code === "EDQUOT" ? workspaceFull(limits.workspaceMaxBytes) : err;
     }
     const name = placeFile(dirFd, temp, baseOf(path), opts.keepExisting, path);
     return { path: dir ? `${dir}/${name}` : name, bytes: counter.bytes, sha256: counter.hash.digest("hex") };
