@@ -5,6 +5,8 @@
 export const ERROR_CODES = {
   invalid_request: 400,
   unauthorized: 401,
+  /** A person deciding a command proposed for their own question where DUET_APPROVE_OWN=no. */
+  own_proposal: 403,
   not_found: 404,
   method_not_allowed: 405,
   /** An approval that was already run or skipped. */

@@ -67,8 +67,8 @@ export const runResultSchema = z.object({
 });
 export type RunResult = z.infer<typeof runResultSchema>;
 
-/** A command the model proposed, waiting for a person until `expiresAt` (ms since the epoch). */
-export const pendingApprovalSchema = z.object({ id: z.string(), cmd: z.string(), expiresAt: z.number() });
+/** A command the model proposed, waiting for a person until `expiresAt` (ms since the epoch); `requestedBy`: who asked the turn that proposed it. */
+export const pendingApprovalSchema = z.object({ id: z.string(), cmd: z.string(), expiresAt: z.number(), requestedBy: z.string().optional() });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
 /** A workspace file the model attached to its answer (`<attach>path</attach>`): the bots upload it to the thread. */
@@ -212,6 +212,8 @@ export const approvalIdSchema = z.string().regex(APPROVAL_ID_PATTERN, "Approval 
 export const decisionRequestSchema = z.object({
   decision: z.enum(["run", "skip"], { error: "Decision must be run or skip" }),
   userId: actorField,
+  /** False: refuse (403 own_proposal) when `userId` asked the turn that proposed the command (DUET_APPROVE_OWN=no). Absent: allowed. */
+  approveOwn: z.boolean({ error: "approveOwn must be true or false" }).optional(),
 });
 export type DecisionRequest = z.input<typeof decisionRequestSchema>;
 
@@ -219,7 +221,6 @@ export const decidedApprovalSchema = pendingApprovalSchema.extend({
   decision: z.enum(["run", "skip"]),
   decidedBy: z.string(),
   decidedAt: z.number(),
-  requestedBy: z.string().optional(),
 });
 export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 

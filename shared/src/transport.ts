@@ -168,6 +168,7 @@ function codeForStatus(status: number): ErrorCode {
   switch (status) {
     case 400: return "invalid_request";
     case 401: return "unauthorized";
+    case 403: return "own_proposal";
     case 404: return "not_found";
     case 405: return "method_not_allowed";
     case 409: return "already_decided";

@@ -23,7 +23,7 @@ describe("approvals", () => {
   it("under approve a turn runs nothing and answers what waits; run executes it once and answers the result", async () => {
     const room = freshRoom();
     const [p] = await propose(room, ["echo approved-run"]);
-    expect(p).toEqual({ id: expect.any(String), cmd: "echo approved-run", expiresAt: expect.any(Number) });
+    expect(p).toEqual({ id: expect.any(String), cmd: "echo approved-run", expiresAt: expect.any(Number), requestedBy: "U-asker" });
     expect((await history(room))[1].text).toBe("proposing\n\nWaiting for approval: echo approved-run");
     expect(await execCalls(`sandbox-${room}`)).toEqual([]);
     const res = await decide(room, p.id, "run", "U-approver");

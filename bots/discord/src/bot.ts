@@ -57,7 +57,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
-  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming };
+  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn };
   const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access };
 
   const client = new Client({

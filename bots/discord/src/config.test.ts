@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       workerUrl: "http://127.0.0.1:8787",
       apiToken: "secret",
       streaming: true,
+      approveOwn: true,
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
   });

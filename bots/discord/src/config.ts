@@ -1,4 +1,4 @@
-import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { approveList, approveOwnVar, ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -46,6 +46,7 @@ const schema = z.object({
     .trim()
     .min(1, "DUET_API_TOKEN cannot be empty"),
   DUET_STREAMING: streamingVar,
+  DUET_APPROVE_OWN: approveOwnVar,
 });
 
 /** Who may do a guarded action: null is everyone; else members with one of these roles, or with Manage Channels when `manageChannels`. */
@@ -53,6 +54,8 @@ export type AccessRule = { roles: string[]; manageChannels: boolean } | null;
 
 export interface DiscordConfig {
   access: Record<GuardedAction, AccessRule>;
+  /** Whether a person may run or skip a command proposed for their own question (DUET_APPROVE_OWN). */
+  approveOwn: boolean;
   token: string;
   /** Needed to register commands; the bot itself learns it from READY. */
   applicationId?: string;
@@ -80,7 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rule = (ids: string[]): AccessRule =>
     ids.length === 0 ? null : { roles: ids.filter((id) => /^\d+$/.test(id)), manageChannels: ids.some((id) => id.toLowerCase() === MANAGE_CHANNELS) };
   return {
-    access: { run: rule(e.DISCORD_ALLOW_RUN), approve: rule(e.DISCORD_ALLOW_APPROVE), policy: rule(e.DISCORD_ALLOW_POLICY), reset: rule(e.DISCORD_ALLOW_RESET) },
+    access: { run: rule(e.DISCORD_ALLOW_RUN), approve: rule(approveList(e.DISCORD_ALLOW_APPROVE, e.DISCORD_ALLOW_RUN)), policy: rule(e.DISCORD_ALLOW_POLICY), reset: rule(e.DISCORD_ALLOW_RESET) },
     token: e.DISCORD_TOKEN,
     applicationId: e.DISCORD_APPLICATION_ID,
     guildId: e.DISCORD_GUILD_ID,
@@ -90,5 +93,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
     apiToken: e.DUET_API_TOKEN ?? "",
     streaming: e.DUET_STREAMING === "on",
+    approveOwn: e.DUET_APPROVE_OWN === "yes",
   };
 }

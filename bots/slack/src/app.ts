@@ -128,7 +128,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming };
+    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn };
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
     const messageDeps = {
       flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live,

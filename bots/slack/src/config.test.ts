@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       roomScope: "channel",
       mode: "http",
       streaming: true,
+      approveOwn: true,
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
     expect(() => loadConfig({ ...base, DUET_STREAMING: "maybe" })).toThrow(/DUET_STREAMING must be on or off/);
@@ -52,7 +53,8 @@ describe("loadConfig", () => {
     const c = loadConfig({ ...base, SLACK_ALLOW_RUN: "U01ALICE, S0OPS W02BOB,U01ALICE", SLACK_ALLOW_POLICY: "S0ADMINS", SLACK_ALLOW_RESET: " " });
     expect(c.access).toEqual({
       run: { users: ["U01ALICE", "W02BOB"], groups: ["S0OPS"] },
-      approve: null,
+      // Unset, approving follows the run list.
+      approve: { users: ["U01ALICE", "W02BOB"], groups: ["S0OPS"] },
       policy: { users: [], groups: ["S0ADMINS"] },
       reset: null,
     });

@@ -1,4 +1,4 @@
-import { ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { approveList, approveOwnVar, ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
 
@@ -48,6 +48,7 @@ const schema = z
     DUET_API_TOKEN: z.string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" }).trim().min(1, "DUET_API_TOKEN cannot be empty"),
     DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
     DUET_STREAMING: streamingVar,
+    DUET_APPROVE_OWN: approveOwnVar,
   })
   .superRefine((env, ctx) => {
     const oauth = oauthProblem(env);
@@ -74,6 +75,8 @@ export type AccessRule = { users: string[]; groups: string[] } | null;
 
 export interface SlackConfig {
   access: Record<GuardedAction, AccessRule>;
+  /** Whether a person may run or skip a command proposed for their own question (DUET_APPROVE_OWN). */
+  approveOwn: boolean;
   /** One workspace's token; unset under OAuth distribution, where each workspace's comes from its installation. */
   botToken?: string;
   /** OAuth distribution (many workspaces); unset: the one workspace of `botToken`. */
@@ -100,7 +103,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rule = (ids: string[]): AccessRule =>
     ids.length === 0 ? null : { users: ids.filter((id) => !id.startsWith("S")), groups: ids.filter((id) => id.startsWith("S")) };
   return {
-    access: { run: rule(e.SLACK_ALLOW_RUN), approve: rule(e.SLACK_ALLOW_APPROVE), policy: rule(e.SLACK_ALLOW_POLICY), reset: rule(e.SLACK_ALLOW_RESET) },
+    access: { run: rule(e.SLACK_ALLOW_RUN), approve: rule(approveList(e.SLACK_ALLOW_APPROVE, e.SLACK_ALLOW_RUN)), policy: rule(e.SLACK_ALLOW_POLICY), reset: rule(e.SLACK_ALLOW_RESET) },
     botToken: e.SLACK_CLIENT_ID ? undefined : e.SLACK_BOT_TOKEN,
     oauth: oauthConfig(e),
     signingSecret: e.SLACK_SIGNING_SECRET,
@@ -113,5 +116,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roomScope: e.DUET_SLACK_ROOM_SCOPE,
     mode: e.SLACK_APP_TOKEN ? "socket" : "http",
     streaming: e.DUET_STREAMING === "on",
+    approveOwn: e.DUET_APPROVE_OWN === "yes",
   };
 }

@@ -1,6 +1,8 @@
 import type { DuetCommand } from "../commands.ts";
 import { describeNetwork } from "../format/network.ts";
+import { DuetError } from "../errors.ts";
 import type { RunPolicy, RunResult, ExecResult } from "../schemas.ts";
+import { OWN_PROPOSAL } from "../words/notes.ts";
 import { attempt, failure, outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, PostedRef } from "./surface.ts";
@@ -105,8 +107,13 @@ export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker,
   return guarded(surface, asker, "approve", async () => {
     let decided;
     try {
-      decided = await deps.worker.decide(asker.room, click.approvalId, { decision: click.decision, userId: asker.user });
+      const own = deps.approveOwn === false ? { approveOwn: false } : {};
+      decided = await deps.worker.decide(asker.room, click.approvalId, { decision: click.decision, userId: asker.user, ...own });
     } catch (err) {
+      if (err instanceof DuetError && err.code === "own_proposal") {
+        await surface.postPrivate({ kind: "refused", text: OWN_PROPOSAL });
+        return "failed";
+      }
       // Expired (410), already decided (409), unknown (404) or any failure: nothing changed, so only the clicker hears.
       await surface.postPrivate(failure(deps, "decision", asker.room, err));
       return "failed";

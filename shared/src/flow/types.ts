@@ -22,6 +22,8 @@ export interface FlowDeps {
   log(line: string): void;
   /** Told after a turn used a room, for a front end that remembers rooms it cleaned (Discord's cleaner). */
   roomUsed?(room: string): void;
+  /** False: nobody runs or skips a command proposed for their own question (DUET_APPROVE_OWN=no); else they may. */
+  approveOwn?: boolean;
   /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
   streaming?: boolean;
 }

@@ -10,6 +10,7 @@ export {
   NOTHING_TO_SAY,
   notRunNote,
   notRunText,
+  OWN_PROPOSAL,
   resetText,
   STOPPED_NOTE,
 } from "./notes.ts";

@@ -55,5 +55,8 @@ export function decidedText(person: string, decision: "run" | "skip"): string {
   return `${person} ${decision === "run" ? "ran" : "skipped"} a proposed command.`;
 }
 
+/** A Run or Skip click by the person whose question the command answers, where DUET_APPROVE_OWN=no. */
+export const OWN_PROPOSAL = "You asked the question this command answers, so someone else must run or skip it; nothing was run.";
+
 /** A Run or Skip click on a button this bot did not make (forged, or from another app). */
 export const NOT_A_PROPOSAL = "That button is not one of Duet's proposals.";

@@ -10,7 +10,7 @@ export const APPROVALS_KEEP = 100;
 export type Decision = "run" | "skip";
 
 /** A proposed command as stored. `cmd` is the command to run while it waits, its redacted form once decided. */
-export interface Approval extends PendingApproval {
+export interface Approval extends Omit<PendingApproval, "requestedBy"> {
   requestedBy: string | null;
   decision: Decision | null;
   decidedBy: string | null;
@@ -46,7 +46,7 @@ export class ApprovalStore {
   /** Records each command as waiting until now + ttlMs: one row written per command. */
   propose(cmds: string[], requestedBy: string | null, now: number, ttlMs: number): PendingApproval[] {
     return cmds.map((cmd) => {
-      const approval = { id: crypto.randomUUID(), cmd, expiresAt: now + ttlMs };
+      const approval = { id: crypto.randomUUID(), cmd, expiresAt: now + ttlMs, ...(requestedBy ? { requestedBy } : {}) };
       if (this.nextExpiry !== undefined) this.nextExpiry = Math.min(this.nextExpiry, approval.expiresAt);
       const values = [approval.id, cmd, requestedBy, now, approval.expiresAt];
       const slot = this.reusableSlot(now);
@@ -82,8 +82,12 @@ export class ApprovalStore {
     return row ? toApproval(row) : null;
   }
 
-  /** The approval if a person may still decide it, else what a click on it gets: not_found, already_decided, approval_expired. */
-  check(id: string, now: number): Approval {
+  /**
+   * The approval if a person may still decide it, else what a click on it gets:
+   * not_found, already_decided, approval_expired, or own_proposal when `notBy`
+   * (the clicker, where nobody may decide their own proposal) asked for it.
+   */
+  check(id: string, now: number, notBy?: string): Approval {
     const found = this.get(id);
     if (!found) throw new DuetError("not_found", "no such approval in this room");
     if (found.decision) {
@@ -91,6 +95,7 @@ export class ApprovalStore {
       throw new DuetError("already_decided", `already ${what} by ${found.decidedBy}`);
     }
     if (now >= found.expiresAt) throw new DuetError("approval_expired", "this approval expired before anyone decided");
+    if (notBy !== undefined && found.requestedBy === notBy) throw new DuetError("own_proposal", "proposed for this person's own question; someone else must decide it");
     return found;
   }
 
@@ -100,8 +105,8 @@ export class ApprovalStore {
    * approval with the command to run; the row keeps only `shownCmd` (redacted).
    * A skip is finished at once; a run when finish() says so.
    */
-  decide(id: string, decision: Decision, by: string, now: number, shownCmd: (cmd: string) => string): Approval {
-    const found = this.check(id, now);
+  decide(id: string, decision: Decision, by: string, now: number, shownCmd: (cmd: string) => string, notOwn = false): Approval {
+    const found = this.check(id, now, notOwn ? by : undefined);
     const finished = decision === "skip" ? now : null;
     this.sql
       .exec(

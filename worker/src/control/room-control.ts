@@ -115,10 +115,10 @@ export class RoomControl {
     return pending.map((p) => ({ ...p, cmd: this.redact(p.cmd) }));
   }
 
-  /** Refuses a click nobody may act on (not_found, approval_expired, already_decided) before anything is queued for it. */
-  check(id: string): void {
+  /** Refuses a click nobody may act on (not_found, approval_expired, already_decided, own_proposal) before anything is queued for it. */
+  check(id: string, req: DecisionRequest): void {
     this.noticeExpired();
-    this.approvals.check(id, this.now());
+    this.approvals.check(id, this.now(), req.approveOwn === false ? req.userId : undefined);
   }
 
   /**
@@ -133,7 +133,7 @@ export class RoomControl {
     const at = this.now();
     let approval!: Approval;
     this.storage.transactionSync(() => {
-      approval = approvals.decide(id, req.decision, req.userId, at, redact);
+      approval = approvals.decide(id, req.decision, req.userId, at, redact, req.approveOwn === false);
       if (req.decision === "skip") this.audit.record([entryOf("skipped", approval, at, { cmd: redact(approval.cmd) })]);
     });
     const cmd = redact(approval.cmd);

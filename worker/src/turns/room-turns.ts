@@ -233,7 +233,7 @@ export class RoomTurns {
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     const { control, ledger } = this.room;
     const deps = this.room.deps();
-    control.check(approvalId);
+    control.check(approvalId, req);
     const place = this.admit();
     const decided = this.accept(place, () => control.decide(approvalId, req));
     const seq = ledger.reserveSeq();

@@ -1,0 +1,81 @@
+import { OWN_PROPOSAL } from "@duet/shared";
+import { describe, expect, it } from "vitest";
+import { snowflake, user, type FakeMessage, type InteractionRecord } from "../fakes/discord/index.ts";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+
+/**
+ * Who may approve when the operator set less than everything, through the real
+ * discord.js bot, the fake Discord and a real Worker whose rooms default to
+ * `approve`: only DISCORD_ALLOW_RUN is set (the ops role), with DUET_APPROVE_OWN=no.
+ */
+
+const EPHEMERAL = 64;
+const VIEW_AND_SEND = String((1 << 10) | (1 << 11));
+const OPS_ROLE = snowflake();
+
+let stack: Stack;
+let h: DiscordHarness;
+const ops = user(snowflake(), "ops");
+const ops2 = user(snowflake(), "ops2");
+const mallory = user(snowflake(), "mallory");
+
+startedForTests(
+  () => startDiscordSetup({ env: () => ({ DISCORD_ALLOW_RUN: OPS_ROLE, DUET_APPROVE_OWN: "no" }), stack: { vars: { DUET_RUN_POLICY: "approve" } } }),
+  (s) => ({ stack, h } = s),
+);
+
+const ran = (cmd: string) => stack.executor!.calls.filter((c) => c.command === cmd).length;
+const privately = (rec: InteractionRecord) => rec.followups.filter((m) => Number(m.flags ?? 0) & EPHEMERAL).map((m) => m.content).join("\n");
+const runButton = (m: FakeMessage) => ((m.components ?? []) as { components: { custom_id: string; label: string }[] }[]).flatMap((r) => r.components).find((b) => b.label === "Run 1")!.custom_id;
+const current = (m: FakeMessage) => h.fake.world.messages.get(m.id)!;
+
+async function ready(): Promise<void> {
+  const guild = h.bot.client.guilds.cache.get(h.guildId)!;
+  if (guild.roles.cache.has(OPS_ROLE)) return;
+  h.fake.addRole(h.guildId, "ops", OPS_ROLE);
+  for (const member of [ops, ops2]) h.fake.setMember(member, { roles: [OPS_ROLE], permissions: VIEW_AND_SEND });
+  h.fake.setMember(mallory, { roles: [], permissions: VIEW_AND_SEND });
+  await new Promise<void>((resolve) => {
+    const check = () => (guild.roles.cache.has(OPS_ROLE) ? resolve() : setTimeout(check, 10));
+    check();
+  });
+}
+
+/** `from` asks in a new channel; the answer proposes `cmd` (the room's default policy is approve). */
+async function proposeFor(from: typeof ops, cmd: string): Promise<FakeMessage> {
+  await ready();
+  const ch = h.fake.addChannel(h.guildId, `perm-${snowflake()}`);
+  const msg = h.fake.message(ch, `SAY: Proposing. <run>${cmd}</run>`, { mention: true, from });
+  const replies = await mentionAnswer(h, msg);
+  return replies.find((m) => ((m.components ?? []) as unknown[]).length > 0)!;
+}
+
+async function press(message: FakeMessage, from: typeof ops): Promise<InteractionRecord> {
+  const rec = h.fake.click(message, runButton(message), from);
+  await h.waitForLog(`click ${rec.id} `);
+  return rec;
+}
+
+describe("Discord: with only DISCORD_ALLOW_RUN set", () => {
+  it("refuses Run to someone outside it, on their own proposal too, and runs it for a member of it", async () => {
+    const proposal = await proposeFor(mallory, "echo d-run-list-approves");
+    expect(privately(await press(proposal, mallory))).toMatch(/Only members with the <@&\d+> role may run or skip the commands Duet proposes here; nothing was run\./);
+    expect(ran("echo d-run-list-approves")).toBe(0);
+    await press(proposal, ops);
+    expect(current(proposal).content).toContain(`<@${ops.id}> ran \`echo d-run-list-approves\``);
+    expect(ran("echo d-run-list-approves")).toBe(1);
+  });
+});
+
+describe("Discord: with DUET_APPROVE_OWN=no", () => {
+  it("tells the asker privately that someone else must decide, runs nothing, and runs it for another member", async () => {
+    const proposal = await proposeFor(ops, "echo d-not-my-own");
+    expect(privately(await press(proposal, ops))).toContain(OWN_PROPOSAL);
+    expect(ran("echo d-not-my-own")).toBe(0);
+    await press(proposal, ops2);
+    expect(current(proposal).content).toContain(`<@${ops2.id}> ran \`echo d-not-my-own\``);
+    expect(ran("echo d-not-my-own")).toBe(1);
+  });
+});
