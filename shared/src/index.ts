@@ -1,5 +1,6 @@
 export * from "./limits.ts";
 export * from "./schemas.ts";
+export * from "./delivery.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";

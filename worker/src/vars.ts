@@ -23,4 +23,5 @@ export interface Vars {
   SANDBOX_PREWARM?: string;
   DUET_RUN_POLICY?: string;
   DUET_APPROVAL_TTL_MS?: string;
+  DUET_DELIVERY_GRACE_MS?: string;
 }
