@@ -39,7 +39,11 @@ export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });
 export type DeliveryFeedResponse = z.infer<typeof deliveryFeedResponseSchema>;
 
-/** How long a claimed item is a bot's alone: long enough to post a long answer (Slack paces posts at ~1/s). */
-export const DELIVERY_LEASE_MS = 60_000;
+/**
+ * How long a claimed item is a bot's alone: long enough to post a long answer
+ * (Slack paces posts at ~1/s), short because a read left open by a bot that
+ * died still claims what it is woken for, and that answer waits out the lease.
+ */
+export const DELIVERY_LEASE_MS = 15_000;
 /** How long a bot's read of the feed waits for an item before answering empty (the bot then reads again). */
 export const DELIVERY_WAIT_MAX_MS = 25_000;

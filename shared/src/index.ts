@@ -31,3 +31,4 @@ export { auditTitle, describeAuditEntry, describeDecision, describePolicy, propo
 export * from "./live/index.ts";
 export * from "./words/index.ts";
 export { LatestShown, LATEST_SHOWN_KEPT } from "./latest-shown.ts";
+export { DeliveryLoop, FEED_WAIT_MS, type DeliveryLoopOptions } from "./delivery-loop.ts";
