@@ -25,6 +25,8 @@ export default defineConfig({
           SANDBOX_URL: inject("fakeExecutorUrl"),
           MODEL_TIMEOUT_MS: "1500",
           COMMAND_TIMEOUT_MS: "5000",
+          // Answers unconfirmed this long are offered in the feed; short so tests see it at once.
+          DUET_DELIVERY_GRACE_MS: "300",
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
         },

@@ -1,8 +1,9 @@
 import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
 import { streamMessage } from "./client-stream.ts";
-import { isTransient, type TransportOptions, WorkerTransport } from "./transport.ts";
+import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
+import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import {
   auditResponseSchema,
   decisionResponseSchema,
@@ -124,6 +125,16 @@ export class WorkerClient {
     return listFiles(this.t, roomId, dir);
   }
 
+  /** Answers waiting for a bot of `platform`, leased to this call; waits up to `waitMs` for one when there are none. */
+  deliveries(platform: DeliveryPlatform, waitMs: number): Promise<DeliveryFeedResponse> {
+    return this.call("GET", `/api/deliveries/${platform}?waitMs=${waitMs}`, deliveryFeedResponseSchema, undefined, true, waitMs + DELIVERY_READ_MARGIN_MS);
+  }
+
+  /** Tells the room what was posted for the turn under `body.key` (repeatable: a second confirm changes nothing). */
+  confirmDelivery(roomId: string, body: DeliveryConfirm): Promise<{ confirmed: boolean }> {
+    return this.call("POST", `${roomPath(roomId)}/deliveries`, deliveryConfirmResponseSchema, body, true);
+  }
+
   /** How the Worker is set up (the sandbox's provider and network), for help texts. */
   info(): Promise<InfoResponse> {
     return this.call("GET", "/api/info", infoResponseSchema, undefined, true);
@@ -154,5 +165,7 @@ export class WorkerClient {
 
 /** `/health` answers at once or not at all: a start-up check must not wait the turn deadline. */
 const HEALTH_TIMEOUT_MS = 5_000;
+/** A feed read answers by its wait plus the rooms' claims. */
+const DELIVERY_READ_MARGIN_MS = 15_000;
 
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;

@@ -1,5 +1,6 @@
 export * from "./limits.ts";
 export * from "./schemas.ts";
+export * from "./delivery.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
@@ -34,3 +35,4 @@ export { checkWorkspacePath, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type Ch
 export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./files/upload-name.ts";
 export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
 export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";
+export { DeliveryLoop, FEED_WAIT_MS, type DeliveryLoopOptions } from "./delivery-loop.ts";

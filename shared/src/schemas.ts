@@ -8,6 +8,7 @@ import {
   USER_ID_MAX_CHARS,
 } from "./limits.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
+import { deliveryTargetSchema } from "./delivery-target.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
 
@@ -30,6 +31,8 @@ export const messageRequestSchema = z.object({
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
   userId: userIdField,
   idempotencyKey: idempotencyKeyField,
+  /** Where the answer goes: the room keeps it until a bot confirms it was posted there (needs an idempotency key). */
+  deliver: deliveryTargetSchema.optional(),
 });
 export type MessageRequest = z.input<typeof messageRequestSchema>;
 

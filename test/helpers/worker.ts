@@ -39,7 +39,7 @@ export async function startWorker(
       inspector: false,
       persist: dir,
       watch: false,
-      logLevel: "error",
+      logLevel: process.env.DUET_TEST_WORKER_LOG ? "log" : "error",
     },
   });
   await worker.ready;

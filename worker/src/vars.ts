@@ -24,4 +24,5 @@ export interface Vars {
   DUET_RUN_POLICY?: string;
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
+  DUET_DELIVERY_GRACE_MS?: string;
 }

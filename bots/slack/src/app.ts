@@ -1,4 +1,5 @@
-import { DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { DeliveryLoop, DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
@@ -72,6 +73,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
   let httpServer: Server | undefined;
   let botUserId: string | undefined;
   const health = new SlackHealth();
+  let deliveries: DeliveryLoop | undefined;
 
   const track = (p: Promise<void>): Promise<void> => inflight.track(p);
 
@@ -168,6 +170,12 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       }
     }
     app = built;
+    // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
+    // workspace's token comes with its events, so there the feed is not read yet.
+    if (auth) {
+      deliveries = new DeliveryLoop({ platform: "slack", worker, log: (line) => logger.warn(line), deliver: (item) => deliverToSlack(out, status, secrets, item) });
+      deliveries.start();
+    }
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);
   }
@@ -177,6 +185,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     app = undefined;
     if (!running) return;
     health.stop();
+    deliveries?.stop();
+    deliveries = undefined;
     if (socketReceiver) {
       // The receiver's own stop() does not wait for the socket to close; this does.
       await socketReceiver.client.disconnect();

@@ -7,6 +7,7 @@ import type { MessagePlace, RoomScope } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 import type { LiveMessages } from "./live/live-message.ts";
 import { conversationSurface } from "./surfaces.ts";
+import { slackTarget } from "./outbox-delivery.ts";
 
 /**
  * A Slack message Duet answers, however it arrived (a mention, a direct message):
@@ -121,7 +122,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const teamId = parsed.place.teamId;
   const live = () => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live }, deps.secrets);
-  const asker = { room, user: e.user, key: parsed.eventId };
+  const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }

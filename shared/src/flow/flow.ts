@@ -5,7 +5,8 @@ import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
-import type { ChatSurface, LiveView } from "./surface.ts";
+import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
+import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 
 /**
@@ -21,15 +22,27 @@ const DEFAULT_EMPTY_HINT = "Ask Duet something: the question was empty.";
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
-  const request = { text: question, userId: asker.user, idempotencyKey: asker.key };
+  const request = { text: question, userId: asker.user, idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}) };
   const view = deps.streaming !== false ? surface.live?.() : undefined;
-  if (view) return askLive(deps, surface, asker, question, view);
+  if (view) return askLive(deps, surface, asker, question, view, request);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
-  return outcome(ok, await surface.post(reply));
+  const posted = await surface.post(reply);
+  if (ok) await confirmPosted(deps, asker, posted);
+  return outcome(ok, posted);
+}
+
+/** The answer is in the chat: the room stops keeping it for delivery. A failed confirm only means a later edit of the same message. */
+async function confirmPosted(deps: FlowDeps, asker: Asker, posted: PostedRef | null): Promise<void> {
+  if (!asker.deliver || !posted) return;
+  try {
+    await deps.worker.confirmDelivery(asker.room, { key: asker.key, messageId: posted.id });
+  } catch (err) {
+    deps.log(`The answer in ${asker.room} was posted but could not be confirmed: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -37,14 +50,14 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
  * answer (or the failure) replaces it. Progress shows until the first event;
  * from then on the growing answer is the progress.
  */
-async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView): Promise<Outcome> {
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest): Promise<Outcome> {
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
   let reply: Reply;
   let ok = true;
   try {
-    const answer = await deps.worker.messageStream(asker.room, { text: question, userId: asker.user, idempotencyKey: asker.key }, (e) => {
+    const answer = await deps.worker.messageStream(asker.room, request, (e) => {
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
@@ -57,7 +70,9 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   } finally {
     await (progressStopped ?? stopProgress());
   }
-  return outcome(ok, await view.finish(reply));
+  const posted = await view.finish(reply);
+  if (ok) await confirmPosted(deps, asker, posted);
+  return outcome(ok, posted);
 }
 
 /** Stops the room's running turn, whoever started it; its live answer ends as stopped. */

@@ -1,4 +1,5 @@
 import type { WorkerClient } from "../client.ts";
+import type { DeliveryTarget } from "../delivery-target.ts";
 
 /**
  * What every flow takes and gives back: the front end's dependencies, who
@@ -37,6 +38,8 @@ export interface Asker {
   key: string;
   /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */
   permit?: Permit;
+  /** Where the room keeps the answer for until it is confirmed posted (the outbox); absent, nothing is kept. */
+  deliver?: DeliveryTarget;
 }
 
 /** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */

@@ -9,6 +9,7 @@ import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
+import { deliveryRoutes } from "./delivery-routes.ts";
 import { info } from "./info.ts";
 import { limitBody, readJson } from "./json-body.ts";
 import { methodNotAllowed, room, send } from "./rooms.ts";
@@ -64,6 +65,7 @@ app.get("/api/rooms/:roomId/stats", async (c) => {
 app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
+app.route("/", deliveryRoutes);
 app.route("/", installationRoutes);
 app.route("/", fileRoutes);
 

@@ -1,6 +1,7 @@
 import { Agent } from "agents";
-import type { DecisionRequest, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
+import type { DecisionRequest, DeliveryConfirm, DeliveryPlatform, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
 import type { Upload } from "../files/upload-log.ts";
+import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
 import { meterSql } from "../storage/sql-meter.ts";
@@ -11,6 +12,7 @@ import type { Inherited, RoomPeer } from "./room-tree.ts";
 /** The Worker's bindings and variables as wrangler provides them (validated in config.ts). */
 export interface Env extends Vars {
   DUET_AGENT: DurableObjectNamespace<DuetAgent>;
+  DELIVERY_FEED: DurableObjectNamespace<DeliveryFeed>;
 }
 
 /**
@@ -32,7 +34,13 @@ export class DuetAgent extends Agent<Env> {
   private parts?: Room;
 
   private get room(): Room {
-    this.parts ??= new Room(this.ctx.storage, this.env, this.name, (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer);
+    this.parts ??= new Room(
+      this.ctx.storage,
+      this.env,
+      this.name,
+      (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
+      (platform) => this.env.DELIVERY_FEED.getByName(platform),
+    );
     return this.parts;
   }
 
@@ -56,6 +64,17 @@ export class DuetAgent extends Agent<Env> {
   async alarm(): Promise<void> {
     await super.alarm();
     this.room.turns.afterAlarm();
+    await this.room.outbox.afterAlarm().catch((err) => console.error("the room could not announce its undelivered answers", err));
+  }
+
+  /** The answers waiting for a bot of `platform`, leased to the caller. */
+  async claimDeliveries(platform: DeliveryPlatform): Promise<Outcome> {
+    return guard(async () => ok({ items: this.room.outbox.claim(platform) }));
+  }
+
+  /** A bot posted (or finished posting) a turn's answer. */
+  async confirmDelivery(req: DeliveryConfirm): Promise<Outcome> {
+    return guard(async () => ok(this.room.outbox.confirm(req, (key) => this.room.turns.running(key))));
   }
 
   async message(req: MessageRequest): Promise<WireOutcome> {

@@ -13,6 +13,8 @@ import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import type { WriteMeter } from "../storage/sql-meter.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "../turns/room-turns.ts";
+import { Outbox, type FeedPeer } from "../outbox/outbox.ts";
+import type { DeliveryPlatform } from "@duet/shared";
 import type { TurnDeps } from "../turns/run-turn.ts";
 import type { Vars } from "../vars.ts";
 import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
@@ -35,6 +37,7 @@ export class Room {
   readonly control: RoomControl;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
+  readonly outbox: Outbox;
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
@@ -45,6 +48,8 @@ export class Room {
     readonly roomId: string,
     /** Another room's stub, by id (its parent, its children). */
     private readonly peer: (roomId: string) => RoomPeer,
+    /** A platform's delivery feed (outbox/feed-object.ts). */
+    feed: (platform: DeliveryPlatform) => FeedPeer,
   ) {
     this.config = loadConfig(env);
     this.redact = redactor(this.config);
@@ -54,9 +59,11 @@ export class Room {
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
     this.control = new RoomControl(storage, this.config, this.redact, inherited);
+    this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
+      outbox: this.outbox,
       ensureRegistered: () => this.tree.ensureRegistered(),
       control: this.control,
       deps: () => this.turnDeps(),
@@ -74,6 +81,7 @@ export class Room {
     this.turns.reset();
     this.control.reset(resetBy);
     this.uploads.wipe();
+    await this.outbox.forget();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.peer(child).cleanup();
       return (out.body as { errors?: string[] }).errors ?? [];

@@ -41,8 +41,8 @@ export class TurnLedger {
   }
 
   /** A message turn's answer: one row written; the turn joins the history. */
-  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now()): void {
-    this.view.add(this.rows.answer(turn, answer, modelText, now));
+  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now(), posted: string | null = null): void {
+    this.view.add(this.rows.answer(turn, answer, modelText, now, posted));
   }
 
   /** A keyed direct run's outcome, as the note the history shows: one row written. */

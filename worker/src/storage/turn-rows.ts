@@ -1,6 +1,7 @@
 import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 import { migrateMessageRows } from "./ledger-migration.ts";
+import { addOutboxColumns } from "../outbox/outbox-columns.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 
 /** Answered turns shown as history: each is a user message and an agent message. */
@@ -11,7 +12,7 @@ type Row = Record<string, SqlStorageValue>;
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
 /** The columns `place` binds, in order; the row's status is written into the statement (one of three words, not worth binding). */
-const COLUMNS = ["seq", "kind", "idem_key", "user_id", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at"] as const;
+const COLUMNS = ["seq", "kind", "idem_key", "user_id", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver"] as const;
 type RowValues = Record<(typeof COLUMNS)[number], SqlStorageValue>;
 /** A whole row into a new slot, or over a reused one, for each status a row is placed in. */
 const PLACE = Object.fromEntries(
@@ -48,6 +49,7 @@ export class TurnRows {
       idem_key TEXT, user_id TEXT, question TEXT NOT NULL, received_at INTEGER NOT NULL,
       progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER)`);
     storage.transactionSync(() => migrateMessageRows(sql));
+    addOutboxColumns(sql);
     for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown FROM duet_ledger`)) {
       this.index.set(Number(r.slot), {
         seq: Number(r.seq),
@@ -85,7 +87,7 @@ export class TurnRows {
     const slot = this.place(
       "pending",
       { seq, kind: turn.kind, idem_key: turn.idemKey, user_id: turn.userId, question: turn.question, received_at: turn.receivedAt,
-        progress: null, model_text: null, reply: null, answer: null, answered_at: null },
+        progress: null, model_text: null, reply: null, answer: null, answered_at: null, deliver: turn.deliver ?? null },
       now,
     );
     this.index.set(slot, { seq, kind: turn.kind, status: "pending", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false });
@@ -103,7 +105,7 @@ export class TurnRows {
     const slot = this.place(
       "done",
       { seq, kind: "message", idem_key: null, user_id: note.userId, question: note.question, received_at: note.at,
-        progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now },
+        progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now, deliver: null },
       now,
     );
     this.index.set(slot, { seq, kind: "message", status: "done", idemKey: null, receivedAt: note.at, shown: true });
@@ -116,13 +118,17 @@ export class TurnRows {
     this.write(`UPDATE duet_ledger SET progress = ? WHERE slot = ? AND seq = ?`, progress, turn.slot, turn.seq);
   }
 
-  /** Stores a message turn's answer; the row joins the history. The in-flight progress is dropped. */
-  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string | null, now: number): AnsweredTurn {
+  /**
+   * Stores a message turn's answer; the row joins the history. The in-flight
+   * progress is dropped. `posted`: the message a bot posted for it while it
+   * ran (kept with the answer, so it costs no row of its own).
+   */
+  answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string | null, now: number, posted: string | null = null): AnsweredTurn {
     const { reply, ...rest } = answer;
     this.write(
-      `UPDATE duet_ledger SET status = 'done', progress = NULL, model_text = ?, reply = ?, answer = ?, answered_at = ?
+      `UPDATE duet_ledger SET status = 'done', progress = NULL, model_text = ?, reply = ?, answer = ?, answered_at = ?, posted = COALESCE(?, posted)
        WHERE slot = ? AND seq = ?`,
-      modelText, reply, JSON.stringify(rest), now, turn.slot, turn.seq,
+      modelText, reply, JSON.stringify(rest), now, posted, turn.slot, turn.seq,
     );
     this.index.update(turn.slot, turn.seq, { status: "done", shown: true });
     const { seq, userId, question, receivedAt } = turn;
@@ -230,5 +236,6 @@ function toTurn(r: Row): LedgerTurn {
     question: String(r.question),
     receivedAt: Number(r.received_at),
     progress: str(r.progress),
+    deliver: str(r.deliver),
   };
 }

@@ -17,6 +17,8 @@ export interface LedgerTurn {
   receivedAt: number;
   /** Set while commands run: the turn's progress as JSON (redacted; see turns/run-turn.ts). */
   progress: string | null;
+  /** Where its answer goes (a DeliveryTarget as JSON), kept until a bot confirms it posted it; null when nobody waits for it there. */
+  deliver?: string | null;
 }
 
 /** What an answered turn stores for replay and history. */

@@ -6,6 +6,7 @@ import type { ChatModel } from "../model/types.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "./room-turns.ts";
+import { Outbox } from "../outbox/outbox.ts";
 import type { TurnDeps } from "./run-turn.ts";
 
 let n = 0;
@@ -44,6 +45,7 @@ function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
   const turns = new RoomTurns({
     roomId: "cli-turns-room",
     ledger,
+    outbox: new Outbox(storage, "cli-turns-room", () => ({ announce: async () => undefined, settle: async () => undefined }), config.DUET_DELIVERY_GRACE_MS),
     ensureRegistered: async () => undefined,
     control,
     deps,

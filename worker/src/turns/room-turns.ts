@@ -1,5 +1,6 @@
 import { DuetError, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
+import type { Outbox } from "../outbox/outbox.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
 import { TurnStopped } from "../live/stop.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
@@ -25,6 +26,8 @@ export const KEEP_AWAKE_MS = 30_000;
 export interface RoomParts {
   roomId: string;
   ledger: TurnLedger;
+  /** Answers kept until a bot confirms it posted them. */
+  outbox: Outbox;
   /** Registers the room with its parent once (a thread with its channel) before its first turn. */
   ensureRegistered: () => Promise<void>;
   /** The run policy (read per turn), the approvals and the audit trail. */
@@ -107,6 +110,11 @@ export class RoomTurns {
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
   }
 
+  /** Whether the message turn under `key` is running here now. */
+  running(key: string): boolean {
+    return this.live.find(replayKey("message", key)) !== undefined;
+  }
+
   /** Stops the room's running turn, or the approved command running in its place (by `userId`); false when none runs. */
   stop(userId?: string): boolean {
     return this.live.stop(userId);
@@ -133,7 +141,11 @@ export class RoomTurns {
     const redact = this.room.deps().redact;
     const place = this.admit();
     const turn = this.accept(place, () =>
-      ledger.accept({ kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now() }),
+      ledger.accept({
+        kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now(),
+        // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
+        deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
+      }),
     );
     const epoch = this.epoch;
     const channel = new TurnChannel();
@@ -164,7 +176,8 @@ export class RoomTurns {
         for (; !step.done; step = await steps.next()) ledger.markStarted(turn, step.value);
         const { answer, modelText } = step.value;
         if (!current()) throw new DuetError("not_found", DELETED);
-        ledger.answer(turn, answer, modelText);
+        ledger.answer(turn, answer, modelText, Date.now(), this.room.outbox.takePosted(turn.idemKey));
+        if (turn.deliver) this.room.outbox.answered().catch((err) => console.error("the room's delivery check could not be armed", err));
         // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
         control.recordRuns("auto", answer.runs, turn.userId, killedBy(stop, answer.runs, deps.redact));
         return withHistory(answer, ledger);

@@ -1,0 +1,77 @@
+import type { WorkerClient } from "./client.ts";
+import type { DeliveryItem, DeliveryPlatform } from "./delivery.ts";
+
+/** How long a read of the feed waits for an answer before the bot reads again. */
+export const FEED_WAIT_MS = 20_000;
+/** After a failed read (Worker down), or a read that returned items all leased elsewhere: a pause before the next. */
+const PAUSE_MS = 1_000;
+
+export interface DeliveryLoopOptions {
+  platform: DeliveryPlatform;
+  worker: WorkerClient;
+  /** Posts the item (or edits `item.messageId`); the posted message's id, or null when the platform refused it. */
+  deliver(item: DeliveryItem): Promise<string | null>;
+  log(line: string): void;
+  waitMs?: number;
+}
+
+/**
+ * A bot's side of the outbox: read the platform's feed at start-up and keep a
+ * read open while the bot runs; post each answer handed out (leased to this
+ * bot) and confirm it with the posted message's id. Whatever dies on the way
+ * (this process, the Worker) leaves the answer in the room for the next read.
+ */
+export class DeliveryLoop {
+  private running = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: DeliveryLoopOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.run();
+  }
+
+  /** Stops reading. A read still open is left to end on its own: what it claims stays leased, and is delivered after the lease. */
+  stop(): void {
+    this.running = false;
+    this.abort.abort();
+  }
+
+  private async run(): Promise<void> {
+    // The first read does not wait: answers left by a bot that died are delivered at start-up.
+    let waitMs = 0;
+    while (this.running) {
+      let items: DeliveryItem[] = [];
+      try {
+        items = (await this.opts.worker.deliveries(this.opts.platform, waitMs)).items;
+      } catch (err) {
+        if (!this.running) return;
+        this.opts.log(`Could not read the ${this.opts.platform} delivery feed: ${(err as Error).message}`);
+        await this.pause();
+        continue;
+      }
+      for (const item of items) if (this.running) await this.deliverOne(item);
+      // A room listed with its answers leased to another bot answers at once and empty: not a reason to spin.
+      if (!items.length && waitMs > 0) await this.pause();
+      waitMs = this.opts.waitMs ?? FEED_WAIT_MS;
+    }
+  }
+
+  private async deliverOne(item: DeliveryItem): Promise<void> {
+    try {
+      const messageId = await this.opts.deliver(item);
+      if (messageId) await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
+    } catch (err) {
+      this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);
+    }
+  }
+
+  private pause(): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, PAUSE_MS);
+      this.abort.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}

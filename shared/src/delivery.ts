@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { IDEMPOTENCY_KEY_MAX_CHARS } from "./limits.ts";
+import { deliveryTargetSchema } from "./delivery-target.ts";
+import { messageResponseSchema } from "./schemas.ts";
+
+export { DELIVERY_PLATFORMS, deliveryTargetSchema, type DeliveryPlatform, type DeliveryTarget } from "./delivery-target.ts";
+
+/** A platform message id (a Slack ts, a Discord snowflake). */
+const messageIdField = z.string().min(1, "Message id cannot be empty").max(200, "Message id must be at most 200 characters");
+
+/**
+ * A bot tells the room what it posted for a turn (named by the turn's
+ * idempotency key). `final: false`: a message that will become the answer (a
+ * live answer's first post), so a delivery cut off later edits it; `final:
+ * true` (the default): the answer is posted and the room stops offering it.
+ */
+export const deliveryConfirmSchema = z.object({
+  key: z.string().min(1, "Key cannot be empty").max(IDEMPOTENCY_KEY_MAX_CHARS),
+  messageId: messageIdField,
+  final: z.boolean().default(true),
+});
+export type DeliveryConfirm = z.input<typeof deliveryConfirmSchema>;
+export const deliveryConfirmResponseSchema = z.object({ confirmed: z.boolean() });
+
+/** One answer waiting for a bot: claimed (leased) for the bot that read it. */
+export const deliveryItemSchema = z.object({
+  roomId: z.string(),
+  key: z.string(),
+  deliver: deliveryTargetSchema,
+  /** What an earlier delivery posted and never confirmed: edit this instead of posting again. */
+  messageId: z.string().nullable(),
+  question: z.string(),
+  userId: z.string().nullable(),
+  answer: messageResponseSchema,
+  /** The lease ends here: confirm before, or another bot may deliver it. */
+  leaseUntil: z.number(),
+});
+export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
+export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });
+export type DeliveryFeedResponse = z.infer<typeof deliveryFeedResponseSchema>;
+
+/**
+ * How long a claimed item is a bot's alone: long enough to post a long answer
+ * (Slack paces posts at ~1/s), short because a read left open by a bot that
+ * died still claims what it is woken for, and that answer waits out the lease.
+ */
+export const DELIVERY_LEASE_MS = 15_000;
+/** How long a bot's read of the feed waits for an item before answering empty (the bot then reads again). */
+export const DELIVERY_WAIT_MAX_MS = 25_000;

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { api, freshRoom, modelCallsWith, send } from "./helpers.ts";
+import { release, stream, unique } from "./live-helpers.ts";
+
+/** Rows the room has written since it woke (its stats). */
+async function rowsWritten(room: string): Promise<number> {
+  return ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+}
+
+const slackThread = (channel: string) => ({ platform: "slack", place: { channel, threadTs: "1700000000.000100" } });
+
+/** One read of a platform's feed; only this room's items (other tests' rooms share the feed). */
+async function readFeed(platform: string, room: string, waitMs = 0) {
+  const res = await api(`/api/deliveries/${platform}?waitMs=${waitMs}`);
+  const body = (await res.json()) as { items: { roomId: string; key: string; messageId: string | null; answer: { reply: string }; question: string }[] };
+  return { status: res.status, items: body.items.filter((i) => i.roomId === room) };
+}
+
+/** Reads the feed (each read waits for a room to be listed) until this room's items show up. */
+async function feedUntilItems(platform: string, room: string) {
+  for (let i = 0; i < 20; i++) {
+    const { items } = await readFeed(platform, room, 2_000);
+    if (items.length) return items;
+  }
+  throw new Error(`no item of ${room} reached the ${platform} feed`);
+}
+
+function confirm(room: string, key: string, messageId: string, final = true) {
+  return api(`/api/rooms/${room}/deliveries`, { method: "POST", json: { key, messageId, final } });
+}
+
+describe("the outbox: answers kept until a bot confirms them", () => {
+  it("a turn delivered live writes 3 rows: accepted, answered, confirmed", async () => {
+    const room = freshRoom("cli-outbox");
+    await send(room, "SAY: warm up", { idempotencyKey: unique("warm") });
+    const before = await rowsWritten(room);
+    const key = unique("turn");
+    const { status } = await send(room, "SAY: hello there", { idempotencyKey: key, deliver: slackThread("C1") });
+    expect(status).toBe(200);
+    expect(await (await confirm(room, key, "1700000000.000200")).json()).toEqual({ confirmed: true });
+    expect((await rowsWritten(room)) - before).toBe(3);
+  });
+
+  it("an answer nobody confirmed is offered once in its platform's feed, and gone once confirmed", async () => {
+    const room = freshRoom("cli-outbox");
+    const key = unique("lost");
+    await send(room, "SAY: the lost answer <run>echo out-1</run>", { idempotencyKey: key, deliver: slackThread("C2") });
+    const items = await feedUntilItems("slack", room);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ key, messageId: null, question: "SAY: the lost answer <run>echo out-1</run>" });
+    expect(items[0].answer.reply).toContain("Output (echo out-1):\nout-1");
+    // Leased to the first reader: a second read gets nothing of it.
+    expect((await readFeed("slack", room)).items).toEqual([]);
+    expect(await (await confirm(room, key, "1700000000.000300")).json()).toEqual({ confirmed: true });
+    // A confirmed answer is never offered again, and the room has left the feed.
+    expect((await readFeed("slack", room)).items).toEqual([]);
+    expect((await readFeed("discord", room)).items).toEqual([]);
+  });
+
+  it("two bots reading the feed at once get each answer once", async () => {
+    const room = freshRoom("cli-outbox");
+    const keys = [unique("a"), unique("b"), unique("c")];
+    for (const key of keys) await send(room, `SAY: answer ${key}`, { idempotencyKey: key, deliver: slackThread("C3") });
+    const [first, second] = await Promise.all([readFeed("slack", room, 2_000), readFeed("slack", room, 2_000)]);
+    let seen = [...first.items, ...second.items].map((i) => i.key);
+    for (let i = 0; seen.length < keys.length && i < 20; i++) seen = [...seen, ...(await readFeed("slack", room, 2_000)).items.map((x) => x.key)];
+    expect(seen.sort()).toEqual([...keys].sort());
+  });
+
+  it("a message posted while the turn ran is handed back, to be edited instead of posted again", async () => {
+    const room = freshRoom("cli-outbox");
+    const key = unique("early");
+    const hold = unique("hold");
+    const live = stream(room, `HOLD:${hold} CHUNK:10 SAY: the early answer, written in several pieces`, { idempotencyKey: key, deliver: { platform: "discord", place: { channel: "D1" } } });
+    const s = await live;
+    await s.until("text");
+    // The bot's live message exists before the answer does; then the bot dies (it hangs up).
+    expect(await (await confirm(room, key, "900000000000000001", false)).json()).toEqual({ confirmed: false });
+    await s.hangUp();
+    await release(hold);
+    const items = await feedUntilItems("discord", room);
+    expect(items).toMatchObject([{ key, messageId: "900000000000000001" }]);
+    expect(await modelCallsWith("the early answer")).toHaveLength(1);
+    expect(await (await confirm(room, key, "900000000000000001")).json()).toEqual({ confirmed: true });
+  });
+
+  it("refuses bad input with a clear message", async () => {
+    const room = freshRoom("cli-outbox");
+    const unknown = await confirm(room, "no-such-key", "1.2");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: "No answer in this room waits for delivery under that key." });
+    const platform = await api(`/api/deliveries/irc`);
+    expect(platform.status).toBe(400);
+    expect(await platform.json()).toMatchObject({ details: { platform: ["Platform must be slack or discord"] } });
+    const wait = await api(`/api/deliveries/slack?waitMs=99999999`);
+    expect(wait.status).toBe(400);
+    const target = await send(room, "hi", { idempotencyKey: unique("t"), deliver: { platform: "irc", place: {} } });
+    expect(target.status).toBe(400);
+    expect(JSON.stringify(target.body.details)).toContain("Platform must be slack or discord");
+  });
+});
