@@ -65,6 +65,12 @@ describe("Discord events delivered again", () => {
     expect(modelCallsFor(rig.stack, marker)).toBe(1);
     expect(rig.workspaceFile(room, "runs.txt")).toBe(`${marker}\n`);
     const { messages: history } = await rig.stack.client.history(room);
-    expect(history.map((m) => m.role)).toEqual(["user", "agent"]);
+    // The question and its answer once, then the later direct run (`/duet run`), which joins the history too.
+    expect(history.map((m) => `${m.role}:${m.text.split("\n")[0]}`)).toEqual([
+      `user:SAY: ${marker} <run>echo ${marker} >> runs.txt</run>`,
+      `agent:${marker}`,
+      "user:Run: cat runs.txt",
+      "agent:Output (cat runs.txt):",
+    ]);
   });
 });

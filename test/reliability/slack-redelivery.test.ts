@@ -70,6 +70,9 @@ describe("one Slack event, delivered four times", () => {
         `agent:${marker}`,
         `user:SAY: later-${channel}`,
         `agent:later-${channel}`,
+        // The direct run above joins the history as people see it.
+        "user:Run: cat runs.txt",
+        "agent:Output (cat runs.txt):",
       ]);
     } finally {
       await bot.stop();
