@@ -3,7 +3,7 @@ import worker from "../../src/index.ts";
 import { containerId } from "../../src/sandbox/container-id.ts";
 import type { ContainerlessSandbox } from "./container-stand-in.ts";
 
-export { DuetAgent, ContainerProxy } from "../../src/index.ts";
+export { DuetAgent, ContainerProxy, DeliveryFeed } from "../../src/index.ts";
 export { ContainerlessSandbox } from "./container-stand-in.ts";
 
 type StandInBindings = { Sandbox: DurableObjectNamespace<ContainerlessSandbox> };
