@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
@@ -20,24 +20,39 @@ describe("durable turns across a restart", () => {
   });
 
   it("a turn cut off with nobody left to retry is finished by the room's own alarm", async () => {
-    const room = freshRoom();
-    const marker = `alarm-${room}`;
-    const text = `SLOW:800 SAY: ${marker}`;
-    const first = send(room, text, { idempotencyKey: "EvAlarm" }).catch((e) => e);
-    await until(async () => (await modelCallsWith(marker)).length === 1, "the model call");
-    await killRoom(room);
-    await first;
+    const { room, text, marker } = await cutOffTurn("EvAlarm");
     // No request reaches the room from here on. The turn held a keep-alive alarm; firing
     // it (as the runtime does on its own) wakes a fresh instance that resumes the turn.
     expect(await runDurableObjectAlarm(roomStub(room))).toBe(true);
-    await until(async () => (await modelCallsWith(marker)).length === 2, "the resumed model call");
-    await until(async () => (await history(room)).length === 2, "the resumed turn in the history");
-    expect((await history(room)).map((m) => `${m.role}:${m.text}`)).toEqual([`user:${text}`, `agent:${marker}`]);
+    await expectResumed(room, text, marker);
     // The bot's retry, however late, gets that answer: no third model call, no second turn.
     const late = await send(room, text, { idempotencyKey: "EvAlarm" });
     expect(late.body).toMatchObject({ reply: marker, replayed: true });
     expect(await modelCallsWith(marker)).toHaveLength(2);
     expect(await history(room)).toHaveLength(2);
+  });
+
+  it("an alarm that wakes the room by an id without its name (local workerd after a restart) still finishes its turn", async () => {
+    const { room, text, marker } = await cutOffTurn("EvNameless");
+    expect(await runDurableObjectAlarm(namelessStub(room))).toBe(true);
+    // The history is read by name, from the instance the alarm woke.
+    await expectResumed(room, text, marker);
+  });
+
+  it("an alarm on an instance that cannot tell which room it is is dropped, and the room answers its next request", async () => {
+    const room = freshRoom();
+    await send(room, "SAY: before the restart");
+    // A room from before rooms stored their name: an alarm armed, no name kept.
+    await runInDurableObject(roomStub(room), async (_instance, state) => {
+      await state.storage.delete("__ps_name");
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    await killRoom(room);
+    // The runtime sees the instance reset (it cannot serve the alarm); the alarm is not retried.
+    await runDurableObjectAlarm(namelessStub(room)).catch(() => undefined);
+    expect(await runInDurableObject(roomStub(room), (_instance, state) => state.storage.getAlarm())).toBeNull();
+    expect((await send(room, "SAY: after the restart")).body.reply).toBe("after the restart");
+    expect((await history(room)).map((m) => m.text)).toEqual(["SAY: before the restart", "before the restart", "SAY: after the restart", "after the restart"]);
   });
 
   it("a command that was running when the room died is not run again; its outcome is reported unknown", async () => {
@@ -74,3 +89,31 @@ describe("durable turns across a restart", () => {
     expect(await execCalls(`sandbox-${room}`)).toHaveLength(1);
   });
 });
+
+function agents(): DurableObjectNamespace {
+  return (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
+}
+
+/** The room's object by its bare id, as a persisted alarm names it after a local restart. */
+function namelessStub(room: string): DurableObjectStub {
+  return agents().get(agents().idFromString(agents().idFromName(room).toString()));
+}
+
+/** A turn whose room died while the model was answering; nobody retries it. */
+async function cutOffTurn(key: string): Promise<{ room: string; text: string; marker: string }> {
+  const room = freshRoom();
+  const marker = `alarm-${room}`;
+  const text = `SLOW:800 SAY: ${marker}`;
+  const first = send(room, text, { idempotencyKey: key }).catch((e) => e);
+  await until(async () => (await modelCallsWith(marker)).length === 1, "the model call");
+  await killRoom(room);
+  await first;
+  return { room, text, marker };
+}
+
+/** The cut-off turn was asked again and answered once, into the room's history. */
+async function expectResumed(room: string, text: string, marker: string): Promise<void> {
+  await until(async () => (await modelCallsWith(marker)).length === 2, "the resumed model call");
+  await until(async () => (await history(room)).length === 2, "the resumed turn in the history");
+  expect((await history(room)).map((m) => `${m.role}:${m.text}`)).toEqual([`user:${text}`, `agent:${marker}`]);
+}

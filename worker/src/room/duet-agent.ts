@@ -8,6 +8,7 @@ import { meterSql } from "../storage/sql-meter.ts";
 import type { Vars } from "../vars.ts";
 import { Room } from "./room.ts";
 import type { Inherited, RoomPeer } from "./room-tree.ts";
+import { dropNamelessAlarm, knowsName, rememberName } from "./room-name.ts";
 
 /** The Worker's bindings and variables as wrangler provides them (validated in config.ts). */
 export interface Env extends Vars {
@@ -48,8 +49,11 @@ export class DuetAgent extends Agent<Env> {
    * Every wake, whatever woke it: turns a previous instance accepted and never
    * answered are resumed here, ahead of the request that woke the room. When
    * nobody sends one, the room's alarm (armed while turns run) is what wakes it.
+   * The room's name is stored, so an alarm that wakes it without one after a
+   * restart still finds it (see room-name.ts).
    */
   async onStart(): Promise<void> {
+    await rememberName(this.ctx.storage, this.ctx.id.name).catch((err) => console.error("DuetAgent could not store its room's name", err));
     try {
       this.room.turns.recover();
     } catch (err) {
@@ -60,8 +64,14 @@ export class DuetAgent extends Agent<Env> {
   /**
    * The SDK's alarm work first (its own jobs; it then clears the alarm when it
    * has none), then ours: a room with turns still running arms the next alarm.
+   * An alarm that lands on an instance which cannot tell its room (the id
+   * has no name and none is stored) is dropped (see room-name.ts).
    */
   async alarm(): Promise<void> {
+    if (!(await knowsName(this.ctx.storage, this.ctx.id.name))) {
+      await dropNamelessAlarm(this.ctx);
+      return;
+    }
     await super.alarm();
     this.room.turns.afterAlarm();
     await this.room.outbox.afterAlarm().catch((err) => console.error("the room could not announce its undelivered answers", err));
