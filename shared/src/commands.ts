@@ -1,14 +1,15 @@
 import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
-import { formatCount } from "./format/output.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
+import { askNeedsQuestion, runNeedsCommand, tooLong, unknownCommand, unknownPolicy } from "./words/usage.ts";
 
 export { sanitizeChatText };
 
 /**
  * The commands every front end offers (the chat flow's input), and the text
- * language of Slack's `/duet <subcommand> …`. Discord reads its commands from
- * slash-command options and the CLI from its arguments, into the same DuetCommand.
+ * language of a chat's `/duet <subcommand> …` (Slack's slash command). Discord
+ * reads its commands from slash-command options and the CLI from its
+ * arguments, into the same DuetCommand.
  */
 
 export type DuetCommand =
@@ -22,9 +23,8 @@ export type DuetCommand =
   | { kind: "stop" }
   | { kind: "help"; problem?: string };
 
-const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
-const RUN_EXAMPLE = "`/duet run` needs a command, e.g. `/duet run ls -la`";
-const POLICY_USAGE = "`/duet policy` takes `auto` (commands run at once) or `approve` (each waits for Run or Skip), or nothing to show the current one.";
+/** How the text commands are typed: usage sentences quote it. */
+const TYPED = "/duet";
 
 /** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
 export function readRunPolicy(text: string): RunPolicy | null {
@@ -37,9 +37,6 @@ function quoteWord(word: string): string {
   const clean = sanitizeChatText(word).replace(/`/g, "'");
   return clean.length > 30 ? `${clean.slice(0, 30)}…` : clean;
 }
-
-const tooLong = (what: string, length: number, max: number) =>
-  `That ${what} is ${formatCount(length)} characters long; Duet accepts at most ${formatCount(max)}. Please shorten it.`;
 
 /**
  * Parses the text after `/duet`. The subcommand is case-insensitive; a `run` command is
@@ -71,24 +68,24 @@ export function parseDuetCommand(text: string): DuetCommand {
     case "policy": {
       if (!sanitizeChatText(rest)) return { kind: "policy" };
       const runPolicy = readRunPolicy(rest);
-      return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: `Unknown run policy \`${quoteWord(rest)}\`. ${POLICY_USAGE}` };
+      return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: unknownPolicy(TYPED, quoteWord(rest)) };
     }
     case "stop":
       return { kind: "stop" };
     case "ask": {
       const question = sanitizeChatText(rest);
-      if (!question) return { kind: "help", problem: ASK_EXAMPLE };
+      if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };
       if (question.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("question", question.length, TEXT_MAX_CHARS) };
       return { kind: "ask", text: question };
     }
     case "run": {
-      if (!rest.trim()) return { kind: "help", problem: RUN_EXAMPLE };
+      if (!rest.trim()) return { kind: "help", problem: runNeedsCommand(TYPED) };
       // Measured as the Worker measures it (trimmed), so the two never disagree.
       const length = rest.trim().length;
       if (length > CMD_MAX_CHARS) return { kind: "help", problem: tooLong("command", length, CMD_MAX_CHARS) };
       return { kind: "run", cmd: rest };
     }
     default:
-      return { kind: "help", problem: `Unknown command \`${quoteWord(word)}\`.` };
+      return { kind: "help", problem: unknownCommand(quoteWord(word)) };
   }
 }

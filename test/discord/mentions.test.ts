@@ -1,3 +1,4 @@
+import { EMPTY_MENTION_HINT } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { user, snowflake } from "../fakes/discord/index.ts";
@@ -107,7 +108,7 @@ describe("Discord mentions", () => {
     const before = h.workerRequests.length;
     const msg = h.fake.message(ch, "  ", { mention: true });
     const [answer] = await mentionAnswer(h, msg);
-    expect(answer.content).toContain("Ask me something after the mention");
+    expect(answer.content).toContain(EMPTY_MENTION_HINT);
     expect(h.workerRequests.length).toBe(before);
   });
 

@@ -1,3 +1,4 @@
+import { EMPTY_DM_HINT } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { directMessageEvent, type FakeSlack, postEvent } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -74,7 +75,7 @@ describe("a direct message", () => {
   it("that is empty after cleaning gets a hint, not a turn", async () => {
     const channel = newChannel("D");
     const { answers } = await dm(bot, { channel, text: "  \u200b " });
-    expect(readable(answers[0])).toContain("Ask me something");
+    expect(readable(answers[0])).toContain(EMPTY_DM_HINT);
     expect((await stack.client.history(dmRoom(channel))).messages).toEqual([]);
   });
 

@@ -1,3 +1,4 @@
+import { EMPTY_MENTION_HINT } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { envelope, type FakeSlack, postEvent, userMessage } from "../fakes/slack/index.ts";
@@ -136,7 +137,7 @@ describe("what a mention never does", () => {
     const channel = newChannel();
     const m = await mention(slack, bot, { channel, text: "" });
     const [reply] = await answerTo(slack, m);
-    expect(readable(reply)).toContain("Ask me something after the mention");
+    expect(readable(reply)).toContain(EMPTY_MENTION_HINT);
     const room = await stack.client.history(`slack-${slack.id.teamId}-${channel}`);
     expect(room.messages).toEqual([]);
   });

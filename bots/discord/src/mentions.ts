@@ -1,5 +1,5 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask } from "@duet/shared";
+import { ask, EMPTY_MENTION_HINT } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
@@ -13,8 +13,6 @@ import { messageSurface } from "./surfaces.ts";
 
 /** What people type: a plain message, or a reply to one. Joins, pins, boosts and other notices are Discord's. */
 const PERSON_MESSAGE_TYPES: ReadonlySet<MessageType> = new Set([MessageType.Default, MessageType.Reply]);
-
-const EMPTY_MENTION_HINT = "Ask me something after the mention, e.g. `@Duet list the files here`. `/duet help` shows everything I can do.";
 
 /**
  * Only a person's own message starts a turn: never a bot (Duet itself included:

@@ -1,4 +1,4 @@
-import { roomId } from "@duet/shared";
+import { EMPTY_DM_HINT, roomId } from "@duet/shared";
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { answerMessage, messageEventFields, type MessageDeps } from "./turn.ts";
@@ -25,7 +25,7 @@ export const DIRECT_MESSAGE = {
   label: "direct message",
   roomFor: directMessageRoom,
   replyIn: (place: MessagePlace) => place.threadTs,
-  emptyHint: "Hi! Ask me something, e.g. `what's in this repo?`, or use `/duet help` for the commands.",
+  emptyHint: EMPTY_DM_HINT,
 };
 
 export function registerDirectMessages(app: App, deps: MessageDeps, track: (p: Promise<void>) => Promise<void>): void {

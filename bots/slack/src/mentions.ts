@@ -1,3 +1,4 @@
+import { EMPTY_MENTION_HINT } from "@duet/shared";
 import type { App } from "@slack/bolt";
 import { z } from "zod";
 import { mentionRoom, replyThread } from "./rooms.ts";
@@ -10,7 +11,7 @@ export const MENTION = {
   label: "app_mention",
   roomFor: mentionRoom,
   replyIn: replyThread,
-  emptyHint: "Hi! Ask me something after the mention, e.g. `@Duet what's in this repo?`, or use `/duet help` for the commands.",
+  emptyHint: EMPTY_MENTION_HINT,
 };
 
 /** `track` lets stop() wait for turns in flight and logs what they throw. */

@@ -1,4 +1,4 @@
-import { type DuetCommand, type FlowDeps, guardOf, parseDuetCommand, type Permit, runCommand, sanitizeChatText } from "@duet/shared";
+import { type DuetCommand, type FlowDeps, guardOf, parseDuetCommand, type Permit, runCommand, sanitizeChatText, WORKING_TEXT } from "@duet/shared";
 import type { App, Logger, SlashCommand } from "@slack/bolt";
 import type { SlackAccess } from "./control/access.ts";
 import type { LiveMessages } from "./live/live-message.ts";
@@ -42,8 +42,8 @@ export interface SlashDeps {
 }
 
 const WORKING = {
-  ask: ":hourglass_flowing_sand: Duet is thinking…",
-  run: ":hourglass_flowing_sand: Running in this channel's sandbox…",
+  ask: `:hourglass_flowing_sand: ${WORKING_TEXT.ask}`,
+  run: `:hourglass_flowing_sand: ${WORKING_TEXT.run}`,
 } as const;
 
 /** How long the ack waits to learn whether a guarded command is refused (a user group may need Slack): well inside Slack's 3 s. */

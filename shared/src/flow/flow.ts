@@ -3,6 +3,7 @@ import { sanitizeChatText } from "../format/sanitize.ts";
 import { attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
+import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
@@ -16,10 +17,8 @@ import type { Asker, FlowDeps, Outcome } from "./types.ts";
  * calls the Worker itself.
  */
 
-const DEFAULT_EMPTY_HINT = "Ask Duet something: the question was empty.";
-
 /** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
-export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
+export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
   const request = { text: question, userId: asker.user, idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}) };

@@ -15,3 +15,4 @@ export {
   STOPPED_NOTE,
 } from "./notes.ts";
 export { STOP_WORDS, type StopTurn } from "./stop.ts";
+export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, WORKING_TEXT } from "./hints.ts";
