@@ -11,6 +11,13 @@ import { findCycles, importsInto, specifiersOf } from "./check-imports.ts";
 
 const repo = join(dirname(new URL(import.meta.url).pathname), "..");
 const CHECKED = ["worker/src", "shared/src", "bots/slack/src", "bots/discord/src", "scripts"];
+/** [a Worker folder, a folder above it in ARCHITECTURE.md's picture]: no import may point up. */
+const WORKER_BELOW = [
+  ["installations", "http"],
+  ["installations", "reply"],
+  ["model", "http"],
+  ["model", "reply"],
+] as const;
 
 describe("the import graph", () => {
   for (const root of CHECKED) {
@@ -22,6 +29,13 @@ describe("the import graph", () => {
   it("lets scripts/ import nothing from worker/src", () => {
     expect(importsInto(join(repo, "scripts"), join(repo, "worker/src"), ["@duet/worker"])).toEqual([]);
   });
+
+  // Parts of the Worker below http/ and reply/ that once reached up into them for a helper.
+  for (const [part, above] of WORKER_BELOW) {
+    it(`lets worker/src/${part} import nothing from worker/src/${above}`, () => {
+      expect(importsInto(join(repo, "worker/src", part), join(repo, "worker/src", above))).toEqual([]);
+    });
+  }
 });
 
 describe("the import checker", () => {

@@ -11,8 +11,9 @@ import { controlRoutes, resetBy } from "./control-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { info } from "./info.ts";
-import { limitBody, readJson } from "./json-body.ts";
-import { methodNotAllowed, room, send } from "./rooms.ts";
+import { limitBody } from "./json-body.ts";
+import { room, send } from "./rooms.ts";
+import { methodNotAllowed, readJson } from "../request.ts";
 
 type App = { Bindings: Env };
 

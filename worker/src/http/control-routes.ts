@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, policyRequestSchema } from "@duet/shared";
 import type { Env } from "../room/duet-agent.ts";
-import { readJson } from "./json-body.ts";
-import { methodNotAllowed, room, send } from "./rooms.ts";
+import { room, send } from "./rooms.ts";
+import { methodNotAllowed, readJson } from "../request.ts";
 
 /** The run policy, approvals and audit of a room (mounted under the token check in app.ts). */
 export const controlRoutes = new Hono<{ Bindings: Env }>();

@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { DELIVERY_PLATFORMS, DELIVERY_WAIT_MAX_MS, DuetError, deliveryConfirmSchema, type DeliveryItem, type DeliveryPlatform } from "@duet/shared";
 import type { Outcome } from "../outcome.ts";
 import type { Env } from "../room/duet-agent.ts";
-import { readJson } from "./json-body.ts";
-import { methodNotAllowed, room, send } from "./rooms.ts";
+import { room, send } from "./rooms.ts";
+import { methodNotAllowed, readJson } from "../request.ts";
 
 /** Rooms asked per feed read: a bot reads again for the rest. */
 const ROOMS_PER_READ = 20;

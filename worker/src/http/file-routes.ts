@@ -5,7 +5,8 @@ import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { resetBy } from "./control-routes.ts";
-import { methodNotAllowed, room } from "./rooms.ts";
+import { room } from "./rooms.ts";
+import { methodNotAllowed } from "../request.ts";
 
 /**
  * A room's workspace files (mounted under the token check in app.ts; the body

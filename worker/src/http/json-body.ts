@@ -1,6 +1,5 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { BODY_MAX_BYTES, DuetError } from "@duet/shared";
-import { z } from "zod";
 
 /** How much of an oversized chunked upload is read and dropped so the connection stays usable. */
 const DISCARD_MAX_BYTES = 1024 * 1024;
@@ -55,25 +54,3 @@ export const limitBody: MiddlewareHandler = async (c, next) => {
   c.req.raw = new Request(c.req.raw, { body: whole });
   return next();
 };
-
-const invalid = (details: Record<string, string[]>) => new DuetError("invalid_request", "invalid request", { details });
-
-/** Reads and validates a JSON object body: malformed JSON and schema failures are 400 with zod's flattened field errors. */
-export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await c.req.arrayBuffer()));
-  } catch {
-    throw invalid({ body: ["Body must be valid JSON (UTF-8)"] });
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw invalid({ body: ["Body must be a JSON object"] });
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const flat = z.flattenError(parsed.error) as { formErrors: string[]; fieldErrors: Record<string, string[] | undefined> };
-    const details: Record<string, string[]> = {};
-    for (const [k, v] of Object.entries(flat.fieldErrors)) if (v?.length) details[k] = v;
-    if (flat.formErrors.length) details.body = flat.formErrors;
-    throw invalid(details);
-  }
-  return parsed.data;
-}

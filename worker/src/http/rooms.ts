@@ -31,7 +31,3 @@ export function send(outcome: Outcome | WireOutcome): Response {
   if (outcome.status === 429 && retryAfterMs) headers["retry-after"] = String(Math.ceil(retryAfterMs / 1000));
   return new Response("json" in outcome ? outcome.json : JSON.stringify(outcome.body), { status: outcome.status, headers });
 }
-
-export const methodNotAllowed = () => {
-  throw new DuetError("method_not_allowed", "method not allowed");
-};

@@ -7,8 +7,7 @@ import {
   refreshClaimSchema,
 } from "@duet/shared/installations";
 import type { Vars } from "../vars.ts";
-import { readJson } from "../http/json-body.ts";
-import { methodNotAllowed } from "../http/rooms.ts";
+import { methodNotAllowed, readJson } from "../request.ts";
 import { STORE_KEY_MIN_CHARS } from "./seal.ts";
 import type { InstallationStore } from "./store-object.ts";
 

@@ -1,6 +1,6 @@
 import type { RunResult } from "@duet/shared";
 import { MODEL_CONTEXT_MESSAGES } from "@duet/shared";
-import { capBytes } from "../reply/reply-text.ts";
+import { capBytes } from "../text-bytes.ts";
 import type { ChatMessage } from "./types.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { RUN_OUTPUT_MAX_BYTES, type RunResult } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
-import { capBytes } from "../reply/reply-text.ts";
+import { capBytes } from "../text-bytes.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
 
 /** What a command needs: the room's sandbox and the redaction for what comes back. */
