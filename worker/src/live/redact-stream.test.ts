@@ -100,4 +100,27 @@ describe("redacting text as it streams", () => {
     expect(out.join("")).toBe(redactSecrets(text, [twoLines]));
     expect(out.join("")).not.toContain("first-line-of-it");
   });
+
+  it("never lets out the first part of a known secret copied over two lines, or of its base64, wherever the line breaks", () => {
+    const b64 = btoa(`token=${secret}`);
+    for (const copy of [secret, b64]) {
+      for (let k = 1; k < copy.length; k++) {
+        const text = `Here it is:\n${copy.slice(0, k)}\n  ${copy.slice(k)}\nDone.`;
+        const whole = redact(text);
+        // The whole text redacted hides the copy (of the base64, the part only the secret's bytes make).
+        if (copy === secret) expect(whole, text).not.toContain(copy.slice(0, k) + "\n");
+        else expect(whole, text).toContain("[redacted]");
+        for (let i = 1; i < text.length; i += 3) {
+          const r = new StreamRedactor(redact, secrets);
+          let sent = "";
+          for (const piece of [text.slice(0, i), text.slice(i)]) {
+            sent += r.push(piece);
+            // What went out at any moment is the start of the whole text redacted: nothing to take back.
+            expect(whole.startsWith(sent), JSON.stringify({ k, i, sent })).toBe(true);
+          }
+          expect(sent + r.finish()).toBe(whole);
+        }
+      }
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { openPrivateKeyAt } from "@duet/shared";
+import { openPrivateKeyAt, openVariantAt } from "@duet/shared";
 
 /** A quoted value after `=` or `:` (`"password": "two words"`): redaction hides it whole, blanks included. */
 const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
@@ -8,8 +8,9 @@ const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
  * must never go out, so only whole words leave: the text up to the last
  * whitespace is redacted and what that adds to what already went out is handed
  * on. Held longer: a private key block until its END line (its redaction starts
- * at BEGIN), a quoted value after `=` or `:` until it closes, and the start of a
- * literal secret that has a blank in it.
+ * at BEGIN), a quoted value after `=` or `:` until it closes, the start of a
+ * literal secret that has a blank in it, and a line that ends in what may be the
+ * first part of a literal secret (or its base64) broken over lines.
  *
  * Every rule of redactSecrets stays within a line except private key blocks, so
  * once a line is complete and out, and no key block before it is open, the text
@@ -33,6 +34,8 @@ export class StreamRedactor {
   private readonly settles: boolean;
   /** Literal secrets a word boundary could split. */
   private readonly spacedSecrets: string[];
+  /** Literal secrets a line break could split (a copy broken over lines). */
+  private readonly secrets: string[];
 
   /**
    * `redact` is redactSecrets with `literalSecrets` (the Worker's own values).
@@ -47,6 +50,7 @@ export class StreamRedactor {
     const secrets = literalSecrets.map((s) => s.trim()).filter(Boolean);
     this.settles = !secrets.some((s) => s.includes("\n"));
     this.spacedSecrets = secrets.filter((s) => /\s/.test(s));
+    this.secrets = secrets.filter((s) => !/\s/.test(s));
   }
 
   push(piece: string): string {
@@ -81,6 +85,7 @@ export class StreamRedactor {
       if (key >= 0) at = key;
       at = openQuoteAt(this.raw, at);
       at = partialSecretAt(this.raw, at, this.spacedSecrets);
+      at = openVariantAt(this.raw, at, this.secrets);
       if (at === end) return end;
       end = wordStart(this.raw, at);
     }
