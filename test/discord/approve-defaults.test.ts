@@ -4,6 +4,7 @@ import { snowflake, user, type FakeMessage, type InteractionRecord } from "../fa
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { privately, withRole } from "./roles.ts";
 
 /**
  * Who may approve when the operator set less than everything, through the real
@@ -11,8 +12,6 @@ import { mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness
  * `approve`: only DISCORD_ALLOW_RUN is set (the ops role), with DUET_APPROVE_OWN=no.
  */
 
-const EPHEMERAL = 64;
-const VIEW_AND_SEND = String((1 << 10) | (1 << 11));
 const OPS_ROLE = snowflake();
 
 let stack: Stack;
@@ -27,21 +26,10 @@ startedForTests(
 );
 
 const ran = (cmd: string) => stack.executor!.calls.filter((c) => c.command === cmd).length;
-const privately = (rec: InteractionRecord) => rec.followups.filter((m) => Number(m.flags ?? 0) & EPHEMERAL).map((m) => m.content).join("\n");
 const runButton = (m: FakeMessage) => ((m.components ?? []) as { components: { custom_id: string; label: string }[] }[]).flatMap((r) => r.components).find((b) => b.label === "Run 1")!.custom_id;
 const current = (m: FakeMessage) => h.fake.world.messages.get(m.id)!;
 
-async function ready(): Promise<void> {
-  const guild = h.bot.client.guilds.cache.get(h.guildId)!;
-  if (guild.roles.cache.has(OPS_ROLE)) return;
-  h.fake.addRole(h.guildId, "ops", OPS_ROLE);
-  for (const member of [ops, ops2]) h.fake.setMember(member, { roles: [OPS_ROLE], permissions: VIEW_AND_SEND });
-  h.fake.setMember(mallory, { roles: [], permissions: VIEW_AND_SEND });
-  await new Promise<void>((resolve) => {
-    const check = () => (guild.roles.cache.has(OPS_ROLE) ? resolve() : setTimeout(check, 10));
-    check();
-  });
-}
+const ready = () => withRole(h, OPS_ROLE, [ops, ops2], [mallory]);
 
 /** `from` asks in a new channel; the answer proposes `cmd` (the room's default policy is approve). */
 async function proposeFor(from: typeof ops, cmd: string): Promise<FakeMessage> {

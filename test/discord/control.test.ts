@@ -3,6 +3,7 @@ import { snowflake, user, type FakeMessage, type InteractionRecord } from "../fa
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { EPHEMERAL, privately, withRole } from "./roles.ts";
 
 /**
  * Control end to end through the real discord.js bot, the fake Discord and a
@@ -12,8 +13,6 @@ import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetu
  * and send; mallory has neither.
  */
 
-const EPHEMERAL = 64;
-const VIEW_AND_SEND = String((1 << 10) | (1 << 11));
 const OPS_ROLE = snowflake();
 
 let stack: Stack;
@@ -32,17 +31,7 @@ startedForTests(
 const ran = (cmd: string) => stack.executor!.calls.filter((c) => c.command === cmd).length;
 const room = (channel: string) => `discord-${h.guildId}-${channel}`;
 
-async function ready(): Promise<void> {
-  const guild = h.bot.client.guilds.cache.get(h.guildId)!;
-  if (guild.roles.cache.has(OPS_ROLE)) return;
-  h.fake.addRole(h.guildId, "ops", OPS_ROLE);
-  h.fake.setMember(ops, { roles: [OPS_ROLE], permissions: VIEW_AND_SEND });
-  h.fake.setMember(mallory, { roles: [], permissions: VIEW_AND_SEND });
-  await new Promise<void>((resolve) => {
-    const check = () => (guild.roles.cache.has(OPS_ROLE) ? resolve() : setTimeout(check, 10));
-    check();
-  });
-}
+const ready = () => withRole(h, OPS_ROLE, [ops], [mallory]);
 
 /** A slash command, answered: what the person sees and whether only they see it. */
 async function command(channel: string, subcommand: string, options: Record<string, string> = {}, from = h.fake.alice) {
@@ -58,7 +47,6 @@ async function press(message: FakeMessage, customId: string, from = h.fake.alice
   await h.waitForLog(`click ${rec.id} `);
   return rec;
 }
-const privately = (rec: InteractionRecord) => rec.followups.filter((m) => Number(m.flags ?? 0) & EPHEMERAL).map((m) => m.content).join("\n");
 const publicly = (rec: InteractionRecord) => rec.followups.filter((m) => !(Number(m.flags ?? 0) & EPHEMERAL)).map((m) => m.content).join("\n");
 const buttons = (m: FakeMessage) => ((m.components ?? []) as { components: { custom_id: string; label: string }[] }[]).flatMap((r) => r.components);
 const current = (m: FakeMessage) => h.fake.world.messages.get(m.id)!;
