@@ -20,6 +20,8 @@ export type DuetCommand =
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
   | { kind: "stop" }
+  /** Posts a workspace file in the place; `path` as typed (the flow checks it). */
+  | { kind: "get"; path: string }
   | { kind: "help"; problem?: string };
 
 const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
@@ -75,6 +77,8 @@ export function parseDuetCommand(text: string): DuetCommand {
     }
     case "stop":
       return { kind: "stop" };
+    case "get":
+      return { kind: "get", path: rest.trim() };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: ASK_EXAMPLE };
