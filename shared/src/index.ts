@@ -39,3 +39,4 @@ export { FILE_WORDS, formatBytes } from "./words/files.ts";
 export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
 export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";
 export { DeliveryLoop, FEED_WAIT_MS, type DeliveryLoopOptions } from "./delivery-loop.ts";
+export { fileMaxBytesVar, fileOriginsVar } from "./files/file-config.ts";

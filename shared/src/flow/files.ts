@@ -55,11 +55,20 @@ async function shareOne(deps: FlowDeps, asker: Asker, file: IncomingFile, platfo
       abort.abort();
       return FILE_WORDS.uploadTooBig(file.name, max, source.bytes);
     }
-    const body = limitBytes(source.body, max, () => (over = true));
-    await deps.worker.putFile(asker.room, `${UPLOADS_DIR}/${safeFileName(file.name)}`, body, { userId: asker.user, bytes: source.bytes });
+    // The length the Worker is told: a body that ends short of it (cut off below) is never kept.
+    const expected = source.bytes ?? file.bytes;
+    const cap = Math.min(max, expected ?? max);
+    const put = new AbortController();
+    const body = limitBytes(source.body, cap, () => {
+      over = true;
+      put.abort();
+    });
+    await deps.worker.putFile(asker.room, `${UPLOADS_DIR}/${safeFileName(file.name)}`, body, { userId: asker.user, bytes: expected, signal: put.signal });
     return null;
   } catch (err) {
     abort.abort();
+    const declared = file.bytes;
+    if (over && declared !== undefined && declared < max) return FILE_WORDS.sizeChanged(file.name, declared, platform);
     if (over || (err instanceof DuetError && err.code === "payload_too_large")) return FILE_WORDS.uploadTooBig(file.name, max);
     if (err instanceof SourceError) {
       deps.log(`A file shared in ${asker.room} was not fetched: ${err.message}`);
@@ -95,7 +104,12 @@ export async function sendAttachments(deps: FlowDeps, surface: ChatSurface, aske
   if (fit.length && !(await files.send(fit.map((a) => outgoing(deps, asker.room, a))))) {
     deps.log(`${files.platform} refused the attachments of an answer in ${asker.room}`);
   }
-  if (tooBig.length) await surface.post({ kind: "hint", text: tooBig.map((a) => FILE_WORDS.tooBigToPost(a.path, a.bytes, limit, files.platform)).join("\n") });
+  if (tooBig.length) await surface.post({ kind: "hint", text: tooBig.map((a) => tooBigWords(deps, a.path, a.bytes, files.maxBytes, files.platform)).join("\n") });
+}
+
+/** Why a file is not posted: over the Worker's limit (nobody may take it out), or only over the platform's. */
+function tooBigWords(deps: FlowDeps, path: string, bytes: number, platformMax: number, platform: string): string {
+  return bytes > maxOf(deps) ? FILE_WORDS.overFileLimit(path, maxOf(deps), bytes) : FILE_WORDS.tooBigToPost(path, bytes, platformMax, platform);
 }
 
 /** `get <path>`: the workspace file posted in the place, or why not (to the asker only). */
@@ -113,13 +127,14 @@ export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker
     file = await deps.worker.getFile(asker.room, path);
   } catch (err) {
     if (err instanceof DuetError && err.code === "not_found") return privately(FILE_WORDS.notFound(path));
+    if (err instanceof DuetError && err.code === "payload_too_large") return privately(FILE_WORDS.overFileLimit(path, maxOf(deps)));
     deps.log(`get ${path} in ${asker.room} failed: ${(err as Error).message}`);
     return outcome(false, await surface.postPrivate({ kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) }));
   }
   const limit = Math.min(files.maxBytes, maxOf(deps));
   if (file.bytes > limit) {
     await file.body.cancel().catch(() => undefined);
-    return privately(FILE_WORDS.tooBigToPost(path, file.bytes, limit, files.platform));
+    return privately(tooBigWords(deps, path, file.bytes, files.maxBytes, files.platform));
   }
   const body = file.body;
   const sent = await files.send([{ path, name: baseOf(path), bytes: file.bytes, type: file.type, open: async () => body }], FILE_WORDS.fetched(path, file.bytes));
