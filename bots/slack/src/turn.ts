@@ -130,7 +130,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };
-  if (e.files?.length) await shareFiles(deps.flow, surface, asker, deps.files.incoming(e.files), "Slack");
+  if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }

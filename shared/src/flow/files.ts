@@ -7,6 +7,7 @@ import { DEFAULT_FILE_MAX_BYTES } from "../limits.ts";
 import type { MessageResponse } from "../schemas.ts";
 import { FILE_WORDS } from "../words/files.ts";
 import { outcome } from "./attempt.ts";
+import type { Reply } from "./reply.ts";
 import type { ChatSurface, OutgoingFile } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 
@@ -34,12 +35,12 @@ const maxOf = (deps: FlowDeps) => deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
 /**
  * Streams each shared file into the room's `uploads/` (the Worker numbers a
  * taken name), one at a time; a file that cannot go in gets one message in the
- * place, and the others still go. Resolves once every file is written or refused.
+ * place (`say`), and the others still go. Resolves once every file is written or refused.
  */
-export async function shareFiles(deps: FlowDeps, surface: ChatSurface, asker: Asker, files: readonly IncomingFile[], platform: string): Promise<void> {
+export async function shareFiles(deps: FlowDeps, say: (reply: Reply) => Promise<unknown>, asker: Asker, files: readonly IncomingFile[], platform: string): Promise<void> {
   for (const file of files) {
     const problem = await shareOne(deps, asker, file, platform);
-    if (problem) await surface.post({ kind: "error", text: problem });
+    if (problem) await say({ kind: "error", text: problem });
   }
 }
 
