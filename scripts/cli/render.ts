@@ -128,7 +128,7 @@ export function renderReset(room: string, user: string, errors: readonly string[
 }
 
 /** How the commands are typed in `duet chat`. */
-const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
+const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", get: "duet get ROOM PATH [OUT]", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {

@@ -112,7 +112,7 @@ export class WorkerClient {
    * upload: a taken name gets a number, and the next turn tells the model).
    * Never retried: a stream cannot be sent twice.
    */
-  putFile(roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number } = {}): Promise<FileWritten> {
+  putFile(roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number; signal?: AbortSignal } = {}): Promise<FileWritten> {
     return putFile(this.t, roomId, path, body, opts);
   }
 

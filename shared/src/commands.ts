@@ -21,6 +21,8 @@ export type DuetCommand =
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
   | { kind: "stop" }
+  /** Posts a workspace file in the place; `path` as typed (the flow checks it). */
+  | { kind: "get"; path: string }
   | { kind: "help"; problem?: string };
 
 /** How the text commands are typed: usage sentences quote it. */
@@ -72,6 +74,8 @@ export function parseDuetCommand(text: string): DuetCommand {
     }
     case "stop":
       return { kind: "stop" };
+    case "get":
+      return { kind: "get", path: rest.trim() };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };

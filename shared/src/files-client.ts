@@ -11,15 +11,16 @@ import { isTransient, type WorkerTransport } from "./transport.ts";
 const filesPath = (roomId: string, path: string) => `/api/rooms/${encodeURIComponent(roomId)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
 
 /** Streams `body` into the room's workspace at `path`; `bytes`, when known, is sent as Content-Length. */
-export async function putFile(t: WorkerTransport, roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number } = {}): Promise<FileWritten> {
+export async function putFile(t: WorkerTransport, roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number; signal?: AbortSignal } = {}): Promise<FileWritten> {
   const query = opts.userId ? `?userId=${encodeURIComponent(opts.userId)}` : "";
-  return t.read(await t.send("PUT", `${filesPath(roomId, path)}${query}`, { upload: { body, bytes: opts.bytes } }), fileWrittenSchema);
+  return t.read(await t.send("PUT", `${filesPath(roomId, path)}${query}`, { upload: { body, bytes: opts.bytes }, ...(opts.signal ? { signal: opts.signal } : {}) }), fileWrittenSchema);
 }
 
 /** The file's bytes as a stream, with its length and type. */
 export function getFile(t: WorkerTransport, roomId: string, path: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number; type: string }> {
   return t.retrying(async () => {
-    const res = await t.accepted(await t.send("GET", filesPath(roomId, path)));
+    // Unencoded, so the length is known before the first byte: a chat platform's upload asks for it.
+    const res = await t.accepted(await t.send("GET", filesPath(roomId, path), { headers: { "accept-encoding": "identity" } }));
     return { body: res.body!, bytes: Number(res.headers.get("content-length")), type: res.headers.get("content-type") ?? "application/octet-stream" };
   }, isTransient);
 }

@@ -73,7 +73,7 @@ export class WorkerTransport {
    * got an answer throws `worker_timeout` (past `timeoutMs`, when no `signal`
    * is given) or `worker_unreachable`, marked `refused` when nothing was sent.
    */
-  async send(method: string, path: string, init: { body?: unknown; upload?: Upload; accept?: string; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Response> {
+  async send(method: string, path: string, init: { body?: unknown; upload?: Upload; accept?: string; headers?: Record<string, string>; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Response> {
     const timeoutMs = init.timeoutMs ?? this.timeoutMs;
     const { upload } = init;
     try {
@@ -85,6 +85,7 @@ export class WorkerTransport {
           ...(upload ? { "content-type": "application/octet-stream" } : {}),
           ...(upload?.bytes !== undefined ? { "content-length": String(upload.bytes) } : {}),
           ...(init.accept ? { accept: init.accept } : {}),
+          ...init.headers,
         },
         body: upload ? upload.body : init.body !== undefined ? JSON.stringify(init.body) : undefined,
         // A streamed request body must say so (fetch sends it while the answer may already come back).

@@ -1,4 +1,5 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
+import { discordSources } from "./files/incoming.ts";
 import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
@@ -57,8 +58,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
-  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn };
-  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access };
+  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
+  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.

@@ -9,7 +9,8 @@ import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder
 export const COMMAND_NAME = "duet";
 
 export const SUBCOMMANDS = {
-  ask: { name: "ask", option: "prompt" },
+  ask: { name: "ask", option: "prompt", file: "file" },
+  get: { name: "get", option: "path" },
   run: { name: "run", option: "command" },
   history: { name: "history" },
   reset: { name: "reset" },
@@ -38,7 +39,14 @@ export function duetCommand() {
           .setDescription("Ask Duet; it may run commands in this channel's sandbox")
           .addStringOption((o) =>
             o.setName(SUBCOMMANDS.ask.option).setDescription("What should Duet do or explain?").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
-          ),
+          )
+          .addAttachmentOption((o) => o.setName(SUBCOMMANDS.ask.file).setDescription("A file for the sandbox (lands in uploads/)").setRequired(false)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.get.name)
+          .setDescription("Post a file from this channel's sandbox workspace")
+          .addStringOption((o) => o.setName(SUBCOMMANDS.get.option).setDescription("Its path in the workspace, e.g. uploads/data.csv").setRequired(true).setMaxLength(4096)),
       )
       .addSubcommand((s) =>
         s

@@ -16,6 +16,8 @@ describe("loadConfig", () => {
       apiToken: "secret",
       streaming: true,
       approveOwn: true,
+      fileMaxBytes: 25 * 1024 * 1024,
+      cdnOrigins: [],
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
   });

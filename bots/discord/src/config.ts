@@ -1,4 +1,4 @@
-import { approveList, approveOwnVar, ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { approveList, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -47,6 +47,8 @@ const schema = z.object({
     .min(1, "DUET_API_TOKEN cannot be empty"),
   DUET_STREAMING: streamingVar,
   DUET_APPROVE_OWN: approveOwnVar,
+  DUET_FILE_MAX_BYTES: fileMaxBytesVar,
+  DISCORD_CDN_ORIGINS: fileOriginsVar("DISCORD_CDN_ORIGINS"),
 });
 
 /** Who may do a guarded action: null is everyone; else members with one of these roles, or with Manage Channels when `manageChannels`. */
@@ -71,6 +73,10 @@ export interface DiscordConfig {
   apiToken: string;
   /** Answers are edited in as they happen (DUET_STREAMING). */
   streaming: boolean;
+  /** The largest file shared into or posted from a workspace (DUET_FILE_MAX_BYTES, as the Worker's). */
+  fileMaxBytes: number;
+  /** Origins attachments may come from besides Discord's CDN (DISCORD_CDN_ORIGINS: tests, development). */
+  cdnOrigins: string[];
 }
 
 export { ConfigError };
@@ -94,5 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiToken: e.DUET_API_TOKEN ?? "",
     streaming: e.DUET_STREAMING === "on",
     approveOwn: e.DUET_APPROVE_OWN === "yes",
+    fileMaxBytes: e.DUET_FILE_MAX_BYTES,
+    cdnOrigins: e.DISCORD_CDN_ORIGINS,
   };
 }

@@ -1,4 +1,4 @@
-import type { FlowDeps, GuardedAction, RecentIds } from "@duet/shared";
+import type { FlowDeps, GuardedAction, RecentIds, SourceHosts } from "@duet/shared";
 import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps, secrets to redact and a logger. */
@@ -26,6 +26,10 @@ export interface BotDeps {
   typingRenewMs: number;
   /** Who may run, approve, change the policy and reset (DISCORD_ALLOW_*). */
   access: Record<GuardedAction, AccessRule>;
+  /** The largest file shared or posted (DUET_FILE_MAX_BYTES). */
+  fileMaxBytes: number;
+  /** Where attachments may be fetched from: Discord's CDN (and DISCORD_CDN_ORIGINS). */
+  cdn: SourceHosts;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

@@ -1,5 +1,6 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, shareFiles, type DuetCommand } from "@duet/shared";
+import { incomingFiles } from "./files/incoming.ts";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
@@ -38,7 +39,15 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const room = roomHere(interaction);
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
-  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
+  const asker = { room, user: interaction.user.id, key: interaction.id, permit };
+  const file = command.kind === "ask" ? interaction.options.getAttachment(SUBCOMMANDS.ask.file, false) : null;
+  if (file) {
+    // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.
+    const channel = interaction.channel;
+    const say = async (r: { kind: string; text?: string }) => channel?.isSendable() && channel.send({ content: `<@${interaction.user.id}> ${r.text ?? ""}`, allowedMentions: { parse: [] } });
+    await shareFiles(deps.flow, say, asker, incomingFiles([file], deps.cdn), "Discord");
+  }
+  await runCommand(deps.flow, surface, asker, command);
 }
 
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */
@@ -60,6 +69,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       const cmd = text(SUBCOMMANDS.run.option);
       return cmd ? { kind: "run", cmd } : usage("Give a shell command: `/duet run command:ls -la`.");
     }
+    case SUBCOMMANDS.get.name:
+      return { kind: "get", path: text(SUBCOMMANDS.get.option) };
     case SUBCOMMANDS.history.name:
       return { kind: "history" };
     case SUBCOMMANDS.reset.name:

@@ -1,9 +1,10 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask, EMPTY_MENTION_HINT } from "@duet/shared";
+import { ask, EMPTY_MENTION_HINT, shareFiles } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
 import { messageSurface } from "./surfaces.ts";
+import { incomingFiles } from "./files/incoming.ts";
 
 /**
  * `@Duet ...` in a text channel or thread: the shared ask flow, answered as a
@@ -37,6 +38,9 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
+  const asker = { room, user: message.author.id, key: message.id };
+  // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
+  if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
-  await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
+  await ask(deps.flow, surface, asker, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
 }

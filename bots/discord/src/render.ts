@@ -129,6 +129,7 @@ const DISCORD_SYNTAX = {
   history: "`/duet history`",
   reset: "`/duet reset`",
   stop: "`/duet stop`",
+  get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   audit: "`/duet audit`",
   help: "`/duet help`",

@@ -4,6 +4,7 @@ import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
 import { renderReply, type Outgoing } from "./render.ts";
+import { discordFileSurface, DISCORD_FILE_MAX_BYTES, type FilesMessage } from "./files/outgoing.ts";
 
 /**
  * Where Discord shows the chat flow's replies: as replies to a person's
@@ -20,6 +21,8 @@ export interface SurfaceDeps {
   secrets: readonly string[];
   /** How often the typing indicator is renewed while Duet works. */
   typingRenewMs: number;
+  /** The largest file posted (DUET_FILE_MAX_BYTES; Discord's own limit applies below it). */
+  fileMaxBytes: number;
 }
 
 /**
@@ -44,9 +47,14 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
       return null;
     }
   };
+  const channel = message.channel;
   return {
     post,
     postPrivate: post,
+    files: discordFileSurface(async (msg) => {
+      if (!channel.isSendable()) throw new Error("the channel takes no messages from Duet");
+      return channel.send(msg);
+    }, Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
     ...(room ? { live: () => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps) } : {}),
     showProgress() {
@@ -63,14 +71,27 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
  * follow-ups with the same visibility. The deferral already shows "thinking…".
  */
 export function interactionSurface(interaction: ChatInputCommandInteraction, ephemeral: boolean, room: string | null, deps: SurfaceDeps): ChatSurface {
-  const post = (reply: Reply) => send(interaction, renderReply(reply, deps.secrets), ephemeral, deps);
+  // Files after an answer follow it; files that are the answer (`get`) take the deferred reply's place.
+  let replied = false;
+  const post = (reply: Reply) => {
+    replied = true;
+    return send(interaction, renderReply(reply, deps.secrets), ephemeral, deps);
+  };
+  const sendFiles = async (msg: FilesMessage) => {
+    const first = !replied;
+    replied = true;
+    return first ? interaction.editReply(msg) : interaction.followUp({ ...msg, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+  };
+  // Discord says how big a file this interaction may carry (boosted servers take more).
+  const limit = Math.min(interaction.attachmentSizeLimit ?? DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes);
   return {
     post,
     postPrivate: post,
+    files: discordFileSurface(sendFiles, limit, deps.log),
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
     // Private answers (history, help) are short and final: only public ones grow.
-    ...(ephemeral || !room ? {} : { live: () => liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post) }),
+    ...(ephemeral || !room ? {} : { live: () => ((replied = true), liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post)) }),
   };
 }
 

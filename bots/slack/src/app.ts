@@ -23,6 +23,7 @@ import { bindWorkspace, currentWorkspace, WorkspaceClient } from "./oauth/worksp
 import { registerSlashCommand } from "./slash-command.ts";
 import { registerWelcome } from "./welcome.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
+import { slackFiles } from "./files/slack-files.ts";
 
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
@@ -130,10 +131,11 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn };
+    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
+    const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
     const messageDeps = {
-      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live,
+      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live, files,
       get botUserId() {
         return botUser();
       },
@@ -148,7 +150,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     };
     registerWelcome(built, welcome, track);
     const access = new SlackAccess(config.access, client, logger);
-    registerSlashCommand(built, { flow, out, logger, secrets, access, live }, track);
+    registerSlashCommand(built, { flow, out, logger, secrets, access, live, files }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, logger }, track);

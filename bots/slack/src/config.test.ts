@@ -28,6 +28,8 @@ describe("loadConfig", () => {
       mode: "http",
       streaming: true,
       approveOwn: true,
+      fileMaxBytes: 25 * 1024 * 1024,
+      fileOrigins: [],
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
     expect(() => loadConfig({ ...base, DUET_STREAMING: "maybe" })).toThrow(/DUET_STREAMING must be on or off/);

@@ -1,4 +1,4 @@
-import { approveList, approveOwnVar, ConfigError, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { approveList, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
 
@@ -49,6 +49,8 @@ const schema = z
     DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
     DUET_STREAMING: streamingVar,
     DUET_APPROVE_OWN: approveOwnVar,
+    DUET_FILE_MAX_BYTES: fileMaxBytesVar,
+    SLACK_FILE_ORIGINS: fileOriginsVar("SLACK_FILE_ORIGINS"),
   })
   .superRefine((env, ctx) => {
     const oauth = oauthProblem(env);
@@ -94,6 +96,10 @@ export interface SlackConfig {
   mode: "socket" | "http";
   /** Answers grow in the thread as they happen (DUET_STREAMING). */
   streaming: boolean;
+  /** The largest file shared into or posted from a workspace (DUET_FILE_MAX_BYTES, as the Worker's). */
+  fileMaxBytes: number;
+  /** Origins shared files may come from besides Slack's own https hosts (SLACK_FILE_ORIGINS: tests, development). */
+  fileOrigins: string[];
 }
 
 export { ConfigError };
@@ -117,5 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mode: e.SLACK_APP_TOKEN ? "socket" : "http",
     streaming: e.DUET_STREAMING === "on",
     approveOwn: e.DUET_APPROVE_OWN === "yes",
+    fileMaxBytes: e.DUET_FILE_MAX_BYTES,
+    fileOrigins: e.SLACK_FILE_ORIGINS,
   };
 }

@@ -36,6 +36,7 @@ describe("manifest.yaml", () => {
         "channels:read", // channel_archive, channel_deleted
         "chat:write", // chat.postMessage, assistant.threads.setStatus
         "commands", // /duet
+        "files:read", // url_private_download of files shared with Duet
         "files:write", // files.getUploadURLExternal, files.completeUploadExternal
         "groups:read", // group_archive, group_deleted
         "im:history", // message.im

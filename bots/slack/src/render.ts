@@ -125,6 +125,7 @@ const SLACK_SYNTAX = {
   history: "`/duet history`",
   reset: "`/duet reset`",
   stop: "`/duet stop`",
+  get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
   audit: "`/duet audit`",
   help: "`/duet help`",

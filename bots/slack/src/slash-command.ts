@@ -7,9 +7,10 @@ import { askedLine } from "./render.ts";
 import { channelRoom } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
+import type { SlackFiles } from "./files/slack-files.ts";
 
 /**
- * `/duet ask|run|history|reset|policy|audit|help`. Slack wants the ack within 3 s, so the
+ * `/duet ask|run|get|history|reset|policy|audit|help`. Slack wants the ack within 3 s, so the
  * command is acked at once (with a "working" line the caller sees), and the
  * shared flow answers through the command's response_url. Slash commands carry
  * no thread, so they always use the channel's room.
@@ -39,6 +40,8 @@ export interface SlashDeps {
   access: SlackAccess;
   /** Live answers for `/duet ask`. */
   live: LiveMessages;
+  /** Where `/duet get` and an answer's attachments post files: the channel. */
+  files: SlackFiles;
 }
 
 const WORKING = {
@@ -70,7 +73,7 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     else await ack();
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
-    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, ...(live ? { live } : {}) }, deps.logger, deps.secrets);
+    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger, deps.secrets);
     const asker = { room, user: command.user_id, key: command.trigger_id, permit };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });

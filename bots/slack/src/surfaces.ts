@@ -1,4 +1,4 @@
-import type { ChatSurface, LiveView, PostedRef, Reply } from "@duet/shared";
+import type { ChatSurface, FileSurface, LiveView, PostedRef, Reply } from "@duet/shared";
 import type { Logger, RespondArguments } from "@slack/bolt";
 import type { ThreadStatus } from "./feedback.ts";
 import type { SlackLiveMessage } from "./live/live-message.ts";
@@ -22,6 +22,8 @@ export interface ConversationPlace {
   room?: string;
   /** A live answer here, its Stop button naming the room; absent, answers are posted whole. */
   live?: () => SlackLiveMessage;
+  /** Where workspace files are posted (the same conversation and thread). */
+  files?: FileSurface;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
@@ -54,6 +56,7 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
       return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
     },
     showProgress: () => status.show(channel, threadTs),
+    ...(place.files ? { files: place.files } : {}),
     ...(live ? { live: () => liveView(live(), rendered, post, () => status.clear(channel, threadTs)) } : {}),
   };
 }
@@ -87,6 +90,8 @@ export interface SlashPlace {
   room?: string;
   /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
   live?: () => SlackLiveMessage;
+  /** Where workspace files are posted: the channel, since a response_url cannot carry them. */
+  files?: FileSurface;
 }
 
 /**
@@ -116,6 +121,7 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
+    ...(place.files ? { files: place.files } : {}),
     ...(live ? { live: () => liveView(live(), rendered, post) } : {}),
   };
 }

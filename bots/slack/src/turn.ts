@@ -1,4 +1,4 @@
-import { ask, type FlowDeps, type RecentIds } from "@duet/shared";
+import { ask, type FlowDeps, type RecentIds, shareFiles } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -8,6 +8,8 @@ import type { SlackOut } from "./slack-api.ts";
 import type { LiveMessages } from "./live/live-message.ts";
 import { conversationSurface } from "./surfaces.ts";
 import { slackTarget } from "./outbox-delivery.ts";
+import { slackFileSchema } from "./files/incoming.ts";
+import type { SlackFiles } from "./files/slack-files.ts";
 
 /**
  * A Slack message Duet answers, however it arrived (a mention, a direct message):
@@ -28,6 +30,8 @@ export interface MessageDeps {
   status: ThreadStatus;
   /** Live answers (chat streaming, or updates where a workspace has none). */
   live: LiveMessages;
+  /** Shared files in, workspace files out. */
+  files: SlackFiles;
 }
 
 /** The fields every message-like event carries (app_mention, message). */
@@ -41,6 +45,8 @@ export const messageEventFields = {
   app_id: z.string().optional(),
   subtype: z.string().optional(),
   team: z.string().optional(),
+  /** Files shared with the message; they go to the room's uploads/ before the turn starts. */
+  files: z.array(slackFileSchema).optional(),
 };
 
 /** The shape every message-like event shares (app_mention, message). */
@@ -121,8 +127,10 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const threadTs = kind.replyIn(parsed.place);
   const teamId = parsed.place.teamId;
   const live = () => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room });
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live }, deps.secrets);
+  const files = deps.files.surface({ channel: msg.channel, threadTs });
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };
+  if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }

@@ -9,6 +9,7 @@ import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import { getFile, sendAttachments } from "./files.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -30,8 +31,14 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
     return { kind: "answer", answer, question, user: asker.user };
   });
   const posted = await surface.post(reply);
-  if (ok) await confirmPosted(deps, asker, posted);
+  if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
+}
+
+/** After an answer is posted: the room stops keeping it, and the files the model attached follow it. */
+async function answered(deps: FlowDeps, surface: ChatSurface, asker: Asker, posted: PostedRef | null, reply: Reply): Promise<void> {
+  await confirmPosted(deps, asker, posted);
+  if (posted && reply.kind === "answer") await sendAttachments(deps, surface, asker, reply.answer);
 }
 
 /** The answer is in the chat: the room stops keeping it for delivery. A failed confirm only means a later edit of the same message. */
@@ -70,7 +77,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     await (progressStopped ?? stopProgress());
   }
   const posted = await view.finish(reply);
-  if (ok) await confirmPosted(deps, asker, posted);
+  if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
 
@@ -133,6 +140,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return audit(deps, surface, asker);
     case "stop":
       return stop(deps, surface, asker);
+    case "get":
+      return getFile(deps, surface, asker, command.path);
     case "help":
       return helpWithSettings(deps, surface, asker, command.problem);
   }

@@ -16,11 +16,12 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
   policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
   audit: "show who ran or skipped which commands here, and policy changes and resets (only you see it)",
   stop: "stop Duet's answer in progress (anyone here can)",
+  get: "post a file from the sandbox's workspace here, e.g. `uploads/data.csv`",
   help: "show this help",
 };
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "history", "reset", "policy", "audit", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "audit", "help"];
 
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
 export function helpEntries(syntax: Record<CommandKind, string>): [string, string][] {

@@ -35,6 +35,27 @@ export interface ChatSurface {
    * the flow then posts the whole answer at the end.
    */
   live?(): LiveView;
+  /** Where workspace files can be posted here (answers' attachments, `get`); absent where they cannot. */
+  files?: FileSurface;
+}
+
+/** A workspace file on its way to the chat: streamed from the Worker only when sent. */
+export interface OutgoingFile {
+  path: string;
+  /** The name it shows with (the path's last part). */
+  name: string;
+  bytes: number;
+  type: string;
+  open(): Promise<ReadableStream<Uint8Array>>;
+}
+
+export interface FileSurface {
+  /** The platform's name, for messages ("Slack"). */
+  platform: string;
+  /** The largest file the platform takes here. */
+  maxBytes: number;
+  /** Posts the files in the place, `comment` with them; false when the platform refused (already logged). */
+  send(files: OutgoingFile[], comment?: string): Promise<boolean>;
 }
 
 /** One answer as it happens: shown (at the place's own pace) as it changes, then replaced by the final reply. */

@@ -27,6 +27,8 @@ export interface FlowDeps {
   approveOwn?: boolean;
   /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
   streaming?: boolean;
+  /** The largest file taken into or out of a workspace (DUET_FILE_MAX_BYTES, default DEFAULT_FILE_MAX_BYTES). */
+  fileMaxBytes?: number;
 }
 
 /** Who asked, where, and the delivery's id. */

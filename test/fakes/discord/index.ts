@@ -1,3 +1,4 @@
+import { FakeCdn } from "./cdn.ts";
 import { randomBytes } from "node:crypto";
 import { listen } from "../http.ts";
 import { FakeGateway } from "./gateway.ts";
@@ -53,7 +54,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   });
   const gateway = new FakeGateway(world, opts.heartbeatIntervalMs ?? 41_250);
   const ctx = { world, gatewayUrl: () => gateway.url, shardCount: opts.shardCount ?? 1, dispatch: (t: string, d: Record<string, unknown>) => gateway.dispatch(t, d) };
-  const listening = await listen((req, res) => handleRest(ctx, req, res));
+  let base = "";
+  const cdn = new FakeCdn(() => base);
+  const listening = await listen((req, res) => (cdn.handle(req, res) ? undefined : handleRest(ctx, req, res)));
+  base = listening.url;
   gateway.attach(listening.server, listening.url);
 
   /** Roles and channel permissions per user id, as setMember gave them; everyone else has no role and every permission. */
@@ -83,6 +87,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     calls: world.calls,
     interactions: world.interactions,
     typing: world.typing,
+    /** Files people attach: `cdn.attach(name, bytes)` gives the attachment a message or interaction carries. */
+    cdn,
     commands: world.commands,
 
     /** Guilds must exist before the bot connects to be in READY; channels may come later. */
@@ -151,11 +157,19 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
     },
 
     /** A slash command as a user runs it; returns the interaction record (filled in as the bot answers). */
-    interaction(channelId: string, cmd: CommandInput, from: DiscordUser = alice): InteractionRecord {
+    interaction(channelId: string, cmd: CommandInput, from: DiscordUser = alice, o: { attachment?: { option: string; file: Record<string, unknown> }; attachmentSizeLimit?: number } = {}): InteractionRecord {
       const ch = channel(channelId);
+      const data = commandData(cmd, snowflake());
+      if (o.attachment) {
+        // An attachment option (type 11) holds the attachment's id; the attachment itself is in `resolved`.
+        const sub = (data.options as { options?: unknown[] }[])[0];
+        (sub.options ??= []).push({ type: 11, name: o.attachment.option, value: o.attachment.file.id });
+        data.resolved = { attachments: { [String(o.attachment.file.id)]: o.attachment.file } };
+      }
       return this.rawInteraction({
         type: 2,
-        data: commandData(cmd, snowflake()),
+        data,
+        ...(o.attachmentSizeLimit ? { attachment_size_limit: o.attachmentSizeLimit } : {}),
         guild_id: ch.guild_id,
         channel_id: ch.id,
         channel: channelPayload(ch),
@@ -207,7 +221,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
      * A user's message; `mention: true` puts `<@bot>` in front, as the Discord client does.
      * `fields` overrides what Discord would send (a message `type`, a `webhook_id`, a system author).
      */
-    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean; fields?: Record<string, unknown> } = {}): FakeMessage {
+    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean; fields?: Record<string, unknown>; attachments?: Record<string, unknown>[] } = {}): FakeMessage {
       const ch = channel(channelId);
       const mentionsBot = o.mention ?? false;
       const msg = messagePayload({
@@ -216,6 +230,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         author: o.from ?? alice,
         content: mentionsBot ? `<@${botUser.id}> ${content}` : content,
         mentions: mentionsBot ? [botUser] : [],
+        attachments: o.attachments,
       });
       Object.assign(msg, o.fields);
       world.messages.set(msg.id, msg);

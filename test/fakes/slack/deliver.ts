@@ -53,6 +53,8 @@ export interface MentionInput {
   threadTs?: string;
   /** Mark as posted by another bot (bot_id set). */
   botId?: string;
+  /** Files shared with the message (`slack.sharedFiles.share(...)`), as the event's `files[]`. */
+  files?: Record<string, unknown>[];
 }
 
 /** Records the user's message in the workspace and builds the `event_callback` Slack would send. */
@@ -85,6 +87,7 @@ function personEvent(slack: FakeSlack, input: MentionInput, text: string, kind: 
     event_ts: msg.ts,
     team: slack.id.teamId,
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    ...(input.files ? { files: input.files } : {}),
     ...extra,
   });
 }

@@ -4,3 +4,4 @@ export * from "./state.ts";
 export { validateBlocks, type Identity } from "./web-api.ts";
 export type { SocketAck, EnvelopeOptions } from "./socket-mode.ts";
 export { FakeOAuth, type Grant, type Installer, type OAuthApp } from "./oauth.ts";
+export { SharedFiles, type SharedFileInput, type SharedFileMode, type ElsewhereRequest } from "./shared-files.ts";

@@ -5,6 +5,7 @@ import { listen, sendJson, type Listening } from "../http.ts";
 import { FakeOAuth } from "./oauth.ts";
 import { FakeSocketMode } from "./socket-mode.ts";
 import { Workspace } from "./state.ts";
+import { SharedFiles } from "./shared-files.ts";
 import { isStreaming, STREAM_METHODS, type StreamSettings } from "./streaming.ts";
 import { botAuth, type Content, type Identity, METHODS, type MethodContext, messageContent } from "./web-api.ts";
 
@@ -62,6 +63,8 @@ export interface FakeSlack extends Listening {
    * settles when the first one is being held (a barrier for tests of races).
    */
   hold(method: string): { arrived: Promise<void>; release(): void };
+  /** Files people share (served at their `url_private_download`), and what reached the host a file redirects to. */
+  sharedFiles: SharedFiles;
 }
 
 const DEFAULT_IDENTITY: Identity = {
@@ -97,9 +100,11 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
   const streams: StreamSettings = { lifetimeMs: STREAM_LIFETIME_MS, refused: null, now: Date.now };
   let base = "";
   let responseSeq = 0;
+  const sharedFiles = new SharedFiles(id.teamId, () => base, (token) => token === id.botToken || Boolean(token && oauth.grantOf(token)));
 
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    if (sharedFiles.handle(req, res, url)) return changed();
     const body = await readRaw(req);
     const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
     if (req.method === "POST" && api) return handleApi(api[1], req, res, body);
@@ -238,6 +243,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
     waitFor,
     callsOf: (method) => calls.filter((c) => c.method === method),
     oauth,
+    sharedFiles,
     hold: (method) => {
       let arrive = () => {};
       let release = () => {};

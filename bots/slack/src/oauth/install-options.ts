@@ -16,6 +16,7 @@ export const BOT_SCOPES = [
   "channels:read",
   "chat:write",
   "commands",
+  "files:read",
   "files:write",
   "groups:read",
   "im:history",

@@ -1,0 +1,85 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limitBytes, TooManyBytes } from "./byte-limit.ts";
+import { fetchFromSource, isAllowedSource, SourceError, type SourceHosts } from "./source.ts";
+
+/** Two servers on 127.0.0.1: the platform's (allowed by origin) and another (never allowed). */
+function serve(handle: (url: string, res: import("node:http").ServerResponse) => void, seen: { url: string; headers: IncomingHttpHeaders }[]) {
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? "", headers: req.headers });
+    handle(req.url ?? "", res);
+  });
+  return new Promise<{ server: Server; origin: string }>((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+let platform: { server: Server; origin: string };
+let elsewhere: { server: Server; origin: string };
+const platformSeen: { url: string; headers: IncomingHttpHeaders }[] = [];
+const elsewhereSeen: { url: string; headers: IncomingHttpHeaders }[] = [];
+let src: SourceHosts;
+
+beforeAll(async () => {
+  elsewhere = await serve((_url, res) => res.end("elsewhere"), elsewhereSeen);
+  platform = await serve((url, res) => {
+    if (url === "/away") return res.writeHead(302, { location: `${elsewhere.origin}/stolen` }).end();
+    if (url === "/hop") return res.writeHead(302, { location: "/file" }).end();
+    if (url === "/gone") return res.writeHead(404).end();
+    res.end("the-bytes");
+  }, platformSeen);
+  src = { platform: "Test", hosts: [".slack.com", "cdn.discordapp.com"], origins: [platform.origin] };
+});
+afterAll(() => {
+  platform.server.close();
+  elsewhere.server.close();
+});
+
+const auth = { authorization: "Bearer xoxb-secret" };
+
+describe("fetchFromSource", () => {
+  it("fetches from an allowed origin and follows a redirect that stays there, token and all", async () => {
+    const res = await fetchFromSource(`${platform.origin}/hop`, src, auth);
+    expect(await res.text()).toBe("the-bytes");
+    expect(platformSeen.at(-1)).toMatchObject({ url: "/file", headers: { authorization: "Bearer xoxb-secret" } });
+  });
+
+  it("refuses a redirect off the platform's hosts without sending anything there", async () => {
+    const err = await fetchFromSource(`${platform.origin}/away`, src, auth).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SourceError);
+    expect((err as SourceError).problem).toBe("off_host");
+    expect(elsewhereSeen).toEqual([]);
+  });
+
+  it("never requests a URL that starts off the platform's hosts", async () => {
+    await expect(fetchFromSource(`${elsewhere.origin}/x`, src, auth)).rejects.toMatchObject({ problem: "off_host" });
+    expect(elsewhereSeen).toEqual([]);
+  });
+
+  it("calls a refused or missing file unavailable", async () => {
+    await expect(fetchFromSource(`${platform.origin}/gone`, src)).rejects.toMatchObject({ problem: "unavailable" });
+  });
+});
+
+describe("isAllowedSource", () => {
+  it("takes the platform's https hosts only, never http, another port or a look-alike", () => {
+    const ok = (u: string) => isAllowedSource(new URL(u), src);
+    expect(ok("https://files.slack.com/files-pri/T1-F1/download/a.csv")).toBe(true);
+    expect(ok("https://cdn.discordapp.com/attachments/1/2/a.csv")).toBe(true);
+    expect(ok("http://files.slack.com/a")).toBe(false);
+    expect(ok("https://files.slack.com:8443/a")).toBe(false);
+    expect(ok("https://files.slack.com.evil.example/a")).toBe(false);
+    expect(ok("https://evilslack.com/a")).toBe(false);
+    expect(ok("https://user:pw@files.slack.com/a")).toBe(false);
+    expect(ok("https://media.cdn.discordapp.com.evil/a")).toBe(false);
+  });
+});
+
+describe("limitBytes", () => {
+  it("passes a stream within the limit and fails one past it", async () => {
+    const chunks = (n: number) => new Response(new Uint8Array(n)).body!;
+    expect((await new Response(limitBytes(chunks(10), 10)).arrayBuffer()).byteLength).toBe(10);
+    let told = false;
+    await expect(new Response(limitBytes(chunks(11), 10, () => (told = true))).arrayBuffer()).rejects.toBeInstanceOf(TooManyBytes);
+    expect(told).toBe(true);
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { startSandboxStack } from "../helpers/sandbox-stack.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { type DiscordHarness, interactionAnswer, mentionAnswer, startDiscordHarness } from "./harness.ts";
+
+/**
+ * Files between Discord and the room's workspace, end to end: the real
+ * discord.js bot against the fake Discord (whose CDN serves attachments and
+ * whose REST API records uploads), the real Worker and the bubblewrap executor.
+ */
+
+const FILE_MAX = 64 * 1024;
+
+let stack: Stack;
+let h: DiscordHarness;
+
+startedForTests(
+  async () => {
+    const sandbox = await startSandboxStack({
+      executor: { fileMaxBytes: FILE_MAX },
+      wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, DUET_FILE_MAX_BYTES: String(FILE_MAX) }),
+    });
+    const harness = await startDiscordHarness(sandbox.stack, { env: (fake) => ({ DISCORD_CDN_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX) }) });
+    return {
+      stack: sandbox.stack,
+      h: harness,
+      async stop() {
+        await harness.stop();
+        await sandbox.stop();
+      },
+    };
+  },
+  (s) => ({ stack, h } = s),
+);
+
+let seq = 0;
+const newChannel = () => h.fake.addChannel(h.guildId, `files-${++seq}`);
+const roomOf = (channel: string) => `discord-${h.guildId}-${channel}`;
+const uploads = async (channel: string) => (await stack.client.listFiles(roomOf(channel), "uploads").catch(() => ({ entries: [] }))).entries.map((e) => e.path);
+const said = (messages: { content: string }[]) => messages.map((m) => m.content).join("\n");
+/** REST calls that carried files into `channel` (channel messages) or for an interaction (its webhook). */
+const fileCalls = (where: string) => h.fake.calls.filter((c) => c.files.length > 0 && c.path.includes(where));
+
+describe("files shared with Duet", () => {
+  it("a CSV attached to a mention is in uploads/ before the turn, and its command's output is in the reply", async () => {
+    const channel = newChannel();
+    const file = h.fake.cdn.attach("data.csv", "name,qty\napples,3\npears,5\n");
+    const msg = h.fake.message(channel, "SAY: Reading. <run>cat uploads/data.csv</run>", { mention: true, attachments: [file] });
+    expect(said(await mentionAnswer(h, msg))).toContain("apples,3\npears,5");
+    expect(await uploads(channel)).toEqual(["uploads/data.csv"]);
+  });
+
+  it("a file given to /duet ask's attachment option reaches the sandbox before the answer", async () => {
+    const channel = newChannel();
+    const file = h.fake.cdn.attach("log.txt", "line-one\nline-two\n", { contentType: "text/plain" });
+    const rec = h.fake.interaction(channel, { subcommand: "ask", options: { prompt: "SAY: Counting. <run>wc -l uploads/log.txt</run>" } }, undefined, { attachment: { option: "file", file } });
+    expect((await interactionAnswer(h, rec)).text).toContain("2 uploads/log.txt");
+  });
+
+  it("hostile names become safe names in uploads/", async () => {
+    const channel = newChannel();
+    const files = [h.fake.cdn.attach("../../etc/passwd", "one"), h.fake.cdn.attach("bad\u0007name.csv", "two")];
+    const msg = h.fake.message(channel, "SAY: Got them.", { mention: true, attachments: files });
+    await mentionAnswer(h, msg);
+    expect((await uploads(channel)).sort()).toEqual(["uploads/.._.._etc_passwd", "uploads/badname.csv"]);
+  });
+
+  it("an attachment that redirects off Discord's CDN is refused, and the other host never gets a request", async () => {
+    const channel = newChannel();
+    const file = h.fake.cdn.attach("moved.csv", "never", { mode: "redirect-elsewhere" });
+    const msg = h.fake.message(channel, "SAY: Looking.", { mention: true, attachments: [file] });
+    expect(said(await mentionAnswer(h, msg))).toContain("leads away from Discord's own file servers");
+    expect(h.fake.cdn.elsewhere).toEqual([]);
+    expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("an attachment over the limit gets a message and is never fetched", async () => {
+    const channel = newChannel();
+    const file = h.fake.cdn.attach("big.bin", Buffer.alloc(FILE_MAX + 1), { contentType: "application/octet-stream" });
+    const msg = h.fake.message(channel, "SAY: Looking.", { mention: true, attachments: [file] });
+    expect(said(await mentionAnswer(h, msg))).toContain("`big.bin` (64 KiB) is over the 64 KiB a file may be");
+    expect(h.fake.cdn.fetched).not.toContain(file.id);
+    expect(await uploads(channel)).toEqual([]);
+  });
+});
+
+describe("files from the workspace", () => {
+  it("a chart the model attaches is posted after the answer as an attachment shown in an embed", async () => {
+    const channel = newChannel();
+    const msg = h.fake.message(channel, "SAY: Drawing. <run>printf 'PNG-chart-bytes' > chart.png</run> <attach>chart.png</attach>", { mention: true });
+    await mentionAnswer(h, msg);
+    const call = await h.fake.waitForCall((c) => c.files.some((f) => f.filename === "chart.png"), 30_000, "the chart's upload");
+    expect(call.files.map((f) => [f.filename, f.text])).toEqual([["chart.png", "PNG-chart-bytes"]]);
+    expect(call.body.embeds).toEqual([expect.objectContaining({ image: { url: "attachment://chart.png" } })]);
+    expect(call.path).toContain(channel);
+  });
+
+  it("/duet get posts a workspace file; a missing file, a bad path and one too big for the interaction are explained", async () => {
+    const channel = newChannel();
+    await stack.client.putFile(roomOf(channel), "out/result.txt", new TextEncoder().encode("the result\n"));
+    const rec = h.fake.interaction(channel, { subcommand: "get", options: { path: "out/result.txt" } });
+    await h.fake.waitForCall((c) => c.path.includes(rec.token) && c.files.length > 0, 30_000, "the file from /duet get");
+    expect(fileCalls(rec.token).flatMap((c) => c.files.map((f) => [f.filename, f.text]))).toEqual([["result.txt", "the result\n"]]);
+
+    const answer = async (path: string, o: { attachmentSizeLimit?: number } = {}) => {
+      const r = h.fake.interaction(channel, { subcommand: "get", options: { path } }, undefined, o);
+      return (await interactionAnswer(h, r)).text;
+    };
+    expect(await answer("nope.txt")).toContain("There is no file `nope.txt` in the workspace.");
+    expect(await answer("../etc/passwd")).toContain("is not a workspace path: path must not contain '..'");
+    expect(await answer("out/result.txt", { attachmentSizeLimit: 8 })).toContain("`out/result.txt` is 11 bytes, over the 8 bytes Discord takes for a file");
+  });
+});

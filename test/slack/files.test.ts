@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { directMessageEvent, type FakeSlack, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { startSandboxStack } from "../helpers/sandbox-stack.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, mention, newChannel, readable, SIGNING_SECRET, slash, startBot } from "./harness.ts";
+
+/**
+ * Files between Slack and the room's workspace, end to end: the real bolt app
+ * against the fake Slack (which serves shared files and records uploads), the
+ * real Worker and the real bubblewrap executor.
+ */
+
+/** Small, so over-limit files stay small too; the Worker, the executor and the bot agree on it. */
+const FILE_MAX = 64 * 1024;
+
+let stack: Stack;
+let slack: FakeSlack;
+let bot: BotHandle;
+
+startedForTests(
+  async () => {
+    const sandbox = await startSandboxStack({
+      executor: { fileMaxBytes: FILE_MAX },
+      wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, DUET_FILE_MAX_BYTES: String(FILE_MAX) }),
+    });
+    const fake = await startFakeSlack();
+    const started = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX) });
+    return {
+      stack: sandbox.stack,
+      slack: fake,
+      bot: started,
+      async stop() {
+        await started.stop();
+        await fake.close();
+        await sandbox.stop();
+      },
+    };
+  },
+  (s) => ({ stack, slack, bot } = s),
+);
+
+const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
+const uploads = async (channel: string) => (await stack.client.listFiles(roomOf(channel), "uploads").catch(() => ({ entries: [] }))).entries.map((e) => e.path);
+const threadText = (replies: { text: string; blocks?: unknown[] }[]) => replies.map((r) => readable(r as never)).join("\n");
+
+describe("files shared with Duet", () => {
+  it("a CSV shared with a mention is in uploads/ before the turn, and its command's output is in the thread", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "data.csv", content: "name,qty\napples,3\npears,5\n" });
+    const m = await mention(slack, bot, { channel, text: "SAY: Reading it. <run>cat uploads/data.csv</run>", files: [file] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("apples,3\npears,5");
+    expect(await uploads(channel)).toEqual(["uploads/data.csv"]);
+    // Fetched once, with the bot's token.
+    expect(slack.sharedFiles.downloads.filter((d) => d.id === file.id)).toEqual([{ id: file.id, token: slack.id.botToken }]);
+  });
+
+  it("a file in a direct message lands in the DM's room", async () => {
+    const channel = newChannel("D");
+    const file = slack.sharedFiles.share({ name: "notes.txt", content: "dm-file-body\n", mimetype: "text/plain" });
+    const payload = directMessageEvent(slack, { channel, text: "SAY: Here. <run>cat uploads/notes.txt</run>", subtype: "file_share", files: [file] });
+    await postEvent(bot.url, payload, { secret: SIGNING_SECRET });
+    const text = threadText(await answerTo(slack, { channel, ts: String(payload.event.ts), threadTs: String(payload.event.ts) }).then(() => slack.ws.channel(channel).filter((x) => x.bot_id)));
+    expect(text).toContain("dm-file-body");
+  });
+
+  it("hostile names become safe names in uploads/, and a taken name gets a number", async () => {
+    const channel = newChannel();
+    const files = [
+      slack.sharedFiles.share({ name: "../../etc/passwd", content: "one" }),
+      slack.sharedFiles.share({ name: "evil\u0007\nname.csv", content: "two" }),
+      slack.sharedFiles.share({ name: "report.csv", content: "three" }),
+      slack.sharedFiles.share({ name: "report.csv", content: "four" }),
+    ];
+    const m = await mention(slack, bot, { channel, text: "SAY: Got them.", files });
+    await answerTo(slack, m);
+    expect((await uploads(channel)).sort()).toEqual(["uploads/.._.._etc_passwd", "uploads/evilname.csv", "uploads/report-1.csv", "uploads/report.csv"]);
+  });
+
+  it("a login page instead of the file is reported as the missing files:read scope, and nothing is written", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "secret.csv", content: "never", mode: "login-page" });
+    const m = await mention(slack, bot, { channel, text: "SAY: Looking.", files: [file] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("`files:read`");
+    expect(text).toContain("login page");
+    expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("a file URL that redirects off Slack's hosts is refused: the other host never gets a request, let alone the token", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "moved.csv", content: "never", mode: "redirect-elsewhere" });
+    const m = await mention(slack, bot, { channel, text: "SAY: Looking.", files: [file] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("leads away from Slack's own file servers");
+    expect(slack.sharedFiles.elsewhere).toEqual([]);
+    expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("a file over the limit gets a message and is never downloaded; one that sends more than its declared size is cut off with nothing written", async () => {
+    const channel = newChannel();
+    const big = slack.sharedFiles.share({ name: "big.bin", content: Buffer.alloc(FILE_MAX + 1), mimetype: "application/octet-stream" });
+    const liar = slack.sharedFiles.share({ name: "liar.bin", content: Buffer.alloc(FILE_MAX * 4), mimetype: "application/octet-stream", mode: "declared-small" });
+    const m = await mention(slack, bot, { channel, text: "SAY: Looking.", files: [big, liar] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("`big.bin` (64 KiB) is over the 64 KiB a file may be");
+    expect(text).toContain("`liar.bin` sent more than the 1 byte Slack said it has, so it was not added");
+    expect(slack.sharedFiles.downloads.some((d) => d.id === big.id)).toBe(false);
+    expect(await uploads(channel)).toEqual([]);
+  });
+});
+
+describe("files from the workspace", () => {
+  it("a chart the model attaches arrives in the thread as an upload with the same bytes", async () => {
+    const channel = newChannel();
+    const m = await mention(slack, bot, { channel, text: "SAY: Drawing. <run>printf 'PNG-chart-bytes' > chart.png</run> <attach>chart.png</attach>" });
+    const replies = await answerTo(slack, m);
+    const upload = await slack.waitFor(() => replies.concat(slack.ws.thread(channel, m.ts)).find((r) => r.via === "files.completeUploadExternal"), "the chart's upload");
+    expect(upload.thread_ts).toBe(m.ts);
+    expect(upload.files?.map((f) => [f.filename, f.content?.toString()])).toEqual([["chart.png", "PNG-chart-bytes"]]);
+  });
+
+  it("/duet get posts a workspace file in the channel; bad paths, missing and too-big files get a clear private message", async () => {
+    const channel = newChannel();
+    await stack.client.putFile(roomOf(channel), "out/result.txt", new TextEncoder().encode("the result\n"));
+    await stack.client.exec(roomOf(channel), { cmd: `head -c ${FILE_MAX + 1} /dev/zero > big.bin` });
+    await slash(slack, bot, channel, "get out/result.txt");
+    const posted = await slack.waitFor(() => slack.ws.channel(channel).find((x) => x.via === "files.completeUploadExternal"), "the file from /duet get");
+    expect(posted.files?.map((f) => [f.filename, f.content?.toString()])).toEqual([["result.txt", "the result\n"]]);
+    expect(posted.text).toContain("`out/result.txt` (11 bytes)");
+
+    const privately = async (text: string, expected: string) => {
+      await slash(slack, bot, channel, text);
+      return slack.waitFor(() => slack.ws.ephemeral.find((e) => e.channel === channel && readable(e).includes(expected)), `the answer to /duet ${text}`);
+    };
+    await privately("get ../../etc/passwd", "is not a workspace path: path must not contain '..'");
+    await privately("get nope.txt", "There is no file `nope.txt` in the workspace.");
+    await privately("get big.bin", "`big.bin` is over the 64 KiB a file may be to leave the workspace");
+    expect(slack.ws.channel(channel).filter((x) => x.via === "files.completeUploadExternal")).toHaveLength(1);
+  });
+});
