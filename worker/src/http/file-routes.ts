@@ -4,6 +4,7 @@ import { loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
+import type { Outcome } from "../outcome.ts";
 import { resetBy } from "./control-routes.ts";
 import { methodNotAllowed, room } from "./rooms.ts";
 
@@ -50,7 +51,11 @@ fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
       await drainUpload(source);
       throw err;
     });
-  if (upload) await room(c.env, roomId).recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
+  const stub = room(c.env, roomId);
+  if (upload) await stub.recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
+  // The file is written either way; a save that failed is said by the room's next turn, which saves again.
+  const kept = (await stub.workspaceChanged()) as Outcome;
+  if (kept.status !== 200 || (kept.body as { note?: string }).note) console.error(`[files] ${roomId}: the workspace was not saved after a write`, kept.body);
   return Response.json(written);
 });
 
