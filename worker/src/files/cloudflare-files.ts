@@ -77,7 +77,7 @@ export class CloudflareFiles implements WorkspaceFiles {
     if (entry.kind !== "file") throw new DuetError("invalid_request", "invalid request", { details: { path: [`${path} is not a regular file`] } });
     const chunks = streamFile(await sandbox.readFileStream(`${CONTAINER_WORKSPACE}/${path}`));
     const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
+    const decoded = new ReadableStream<Uint8Array>({
       async pull(out) {
         const next = await chunks.next();
         if (next.done) return out.close();
@@ -87,6 +87,8 @@ export class CloudflareFiles implements WorkspaceFiles {
         await chunks.return(undefined as never);
       },
     });
+    // Of a known length, so the answer carries Content-Length (a plain stream goes out chunked) and a short read fails.
+    const body = decoded.pipeThrough(new FixedLengthStream(entry.bytes));
     return { body, bytes: entry.bytes, type: contentTypeOf(path) };
   }
 

@@ -21,13 +21,17 @@ import { methodNotAllowed, room } from "./rooms.ts";
  */
 export const fileRoutes = new Hono<{ Bindings: Env }>();
 
+/** Duet's own folder in a workspace (the shell's saved state, what keeps the workspace across sleep): not listed with the person's files. */
+const OWN_DIR = ".duet";
+
 type Ctx = Context<{ Bindings: Env }>;
 
 // Before the file routes: hono's `/files/*` matches `/files` too.
 fileRoutes.get("/api/rooms/:roomId/files", async (c) => {
   const roomId = roomOf(c);
   const dir = checked(c.req.query("dir") ?? "");
-  return Response.json({ entries: await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir) });
+  const entries = await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir);
+  return Response.json({ entries: dir ? entries : entries.filter((e) => e.path !== OWN_DIR) });
 });
 
 fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
