@@ -24,7 +24,7 @@ describe("WorkspaceSaves", () => {
     expect(calls).toHaveLength(0);
   });
 
-  it("flushes that arrive while a save runs share one more save, after it", async () => {
+  it("flushes that arrive while a save runs share one more save, after it, and its outcome", async () => {
     const { saves, calls, started } = heldSaves();
     saves.markChanged();
     const first = saves.flush();
@@ -38,9 +38,10 @@ describe("WorkspaceSaves", () => {
     // The second save starts only once the first is done, and carries the write it was told of.
     await started(2);
     expect(calls[1].written).toBe(true);
-    calls[1].finish();
-    expect(await second).toBeNull();
-    expect(await third).toBeNull();
+    calls[1].finish(new Error("the bucket is down"));
+    // Both callers whose changes that save covered hear that it failed.
+    expect(await second).toBe(`${WORKSPACE_NOT_SAVED} the bucket is down`);
+    expect(await third).toBe(`${WORKSPACE_NOT_SAVED} the bucket is down`);
     expect(calls).toHaveLength(2);
   });
 
