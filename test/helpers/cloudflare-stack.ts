@@ -24,6 +24,6 @@ export async function standIn(stack: Stack, what: string, params: Record<string,
 }
 
 /** The workspaces saved in the stand-in's R2 bucket. */
-export async function savedWorkspaces(stack: Stack): Promise<{ key: string; size: number }[]> {
-  return (await standIn(stack, "saved")).json() as Promise<{ key: string; size: number }[]>;
+export async function savedWorkspaces(stack: Stack): Promise<{ key: string; size: number; etag: string }[]> {
+  return (await standIn(stack, "saved")).json() as Promise<{ key: string; size: number; etag: string }[]>;
 }

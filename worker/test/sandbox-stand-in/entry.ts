@@ -26,7 +26,7 @@ export default {
     if (!url.pathname.startsWith("/_stand-in/")) return worker.fetch(request, env as never, ctx);
     if (url.pathname === "/_stand-in/saved") {
       const listed = await env.WORKSPACES.list();
-      return Response.json(listed.objects.map((o) => ({ key: o.key, size: o.size })));
+      return Response.json(listed.objects.map((o) => ({ key: o.key, size: o.size, etag: o.etag })));
     }
     const sandbox = env.Sandbox.get(env.Sandbox.idFromName(await containerId(url.searchParams.get("room") ?? "")));
     if (url.pathname === "/_stand-in/network") return Response.json(await sandbox.networkSeen());
