@@ -285,8 +285,10 @@ export class RoomTurns {
    * Saves the workspace after work that ran a command (where it must be saved
    * to outlive the sandbox); null, or the note that says the save failed.
    */
-  private saveAfter(deps: TurnDeps): Promise<string | null> {
-    return deps.saveWorkspace?.(true) ?? Promise.resolve(null);
+  private async saveAfter(deps: TurnDeps): Promise<string | null> {
+    const note = (await deps.saveWorkspace?.(true)) ?? null;
+    // Joins output that was redacted already; the container's words in it may quote anything.
+    return note && deps.redact(note);
   }
 
   /** Whether work is queued behind the one running: it will save the workspace when it is done, so this one need not. */
