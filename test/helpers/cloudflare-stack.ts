@@ -8,12 +8,16 @@ import { REPO_ROOT } from "./worker.ts";
 export const STAND_IN_CONFIG = join(REPO_ROOT, "worker", "test", "sandbox-stand-in", "wrangler.toml");
 
 /** The real Worker, the real @cloudflare/sandbox SDK and its Sandbox object, the bubblewrap executor as the container, a local R2 bucket. */
-export function startCloudflareStack(vars: Record<string, string> = {}, executor?: Partial<ExecutorConfig>): Promise<SandboxStack> {
-  return startSandboxStack({
+export async function startCloudflareStack(vars: Record<string, string> = {}, executor?: Partial<ExecutorConfig>): Promise<SandboxStack> {
+  const started = await startSandboxStack({
     config: STAND_IN_CONFIG,
     executor,
     wire: ({ url, token }) => ({ SANDBOX_PROVIDER: "cloudflare", CONTAINER_STAND_IN_URL: url, SANDBOX_TOKEN: token, ...vars }),
   });
+  // The isolate, the SDK's first container and the local bucket start here, under the hook's
+  // deadline, so no test's own deadline carries them (seconds on a loaded machine).
+  await started.stack.client.exec("cf-stack-warm-up", { cmd: "echo warm > warm.txt" });
+  return started;
 }
 
 /** A stand-in test route (`/_stand-in/<what>`, see worker/test/sandbox-stand-in/entry.ts); fails on anything but a 2xx. */
