@@ -16,6 +16,7 @@ import { streamRedactCpu } from "./suites/stream-redact.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
 import { workerThroughput } from "./suites/worker-throughput.ts";
+import { workspaceKeepSuite } from "./suites/workspace-keep.ts";
 
 /**
  * `pnpm bench`: every benchmark in one run against the real Worker (workerd
@@ -41,7 +42,7 @@ const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 400, turnGapMs: 50
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction", "files"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
+  if (on("workspace")) await suite("workspace", "workspace: kept across sleep (cloudflare)", () => workspaceKeepSuite());
   const notes = readFileSync(new URL("./NOTES.md", import.meta.url), "utf8");
   const partial = groups.length < GROUPS.length ? { groups, previous: previousRun() } : undefined;
   report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes, partial);

@@ -1,11 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startedForTests } from "./helpers/lifecycle.ts";
-import { startSandboxStack } from "./helpers/sandbox-stack.ts";
+import { startCloudflareStack } from "./helpers/cloudflare-stack.ts";
 import type { Stack } from "./helpers/stack.ts";
-import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
  * SANDBOX_NETWORK with SANDBOX_PROVIDER=cloudflare: what the real @cloudflare/sandbox
@@ -13,8 +11,6 @@ import { REPO_ROOT } from "./helpers/worker.ts";
  * stand-in records it; see worker/test/sandbox-stand-in/), and what a request from
  * inside the container gets from the outbound proxy the SDK installs.
  */
-
-const STAND_IN = join(REPO_ROOT, "worker", "test", "sandbox-stand-in", "wrangler.toml");
 
 /** A server "on the internet" for the proxy to reach: 127.0.0.1 stands in for an allowed host. */
 let site: Server;
@@ -27,11 +23,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => site.close(() => r())));
 
 function startWith(vars: Record<string, string>) {
-  return () =>
-    startSandboxStack({
-      config: STAND_IN,
-      wire: ({ url, token }) => ({ SANDBOX_PROVIDER: "cloudflare", CONTAINER_STAND_IN_URL: url, SANDBOX_TOKEN: token, ...vars }),
-    });
+  return () => startCloudflareStack(vars);
 }
 
 async function networkSeen(stack: Stack, room: string) {

@@ -4,9 +4,8 @@ import { setTimeout as wait } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { MessageResponse } from "@duet/shared";
 import { startedForTests } from "./helpers/lifecycle.ts";
-import { startSandboxStack } from "./helpers/sandbox-stack.ts";
+import { startCloudflareStack } from "./helpers/cloudflare-stack.ts";
 import type { Stack } from "./helpers/stack.ts";
-import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
  * SANDBOX_PROVIDER=cloudflare: the Worker's CloudflareExecutor drives the real
@@ -18,11 +17,7 @@ describe("the cloudflare sandbox provider through the @cloudflare/sandbox SDK", 
   let stack: Stack;
   let root: string;
   startedForTests(
-    () =>
-      startSandboxStack({
-        config: join(REPO_ROOT, "worker", "test", "sandbox-stand-in", "wrangler.toml"),
-        wire: ({ url, token }) => ({ SANDBOX_PROVIDER: "cloudflare", CONTAINER_STAND_IN_URL: url, SANDBOX_TOKEN: token, COMMAND_TIMEOUT_MS: "3000" }),
-      }),
+    () => startCloudflareStack({ COMMAND_TIMEOUT_MS: "3000" }),
     (started) => ({ stack, root } = started),
   );
 

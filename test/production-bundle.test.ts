@@ -14,7 +14,7 @@ describe("the production Worker", () => {
     bundle = await bundleProduction();
     expect(bundle.code, bundle.output).toBe(0);
     expect(bundle.output).toContain("--dry-run: exiting now.");
-    for (const binding of ["env.DUET_AGENT (DuetAgent)", "env.Sandbox (Sandbox)", "env.AI", 'env.MODEL_PROVIDER ("workers-ai")']) {
+    for (const binding of ["env.DUET_AGENT (DuetAgent)", "env.Sandbox (Sandbox)", "env.WORKSPACES (duet-workspaces)", "env.AI", 'env.MODEL_PROVIDER ("workers-ai")']) {
       expect(bundle.output).toContain(binding);
     }
     const code = readFileSync(bundle.file, "utf8");

@@ -8,6 +8,7 @@ import {
   DEFAULT_MODEL_MAX_TOKENS,
   DEFAULT_MODEL_TEMPERATURE,
   DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_WORKSPACE_MAX_BYTES,
   intVar,
   networkPolicyOf,
   numberVar,
@@ -48,6 +49,8 @@ const schema = z.object({
   DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
   /** One file into or out of a workspace. */
   DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
+  /** A room's whole workspace: in production, a workspace past it is not saved (and a note says so). */
+  SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */
   DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
 });

@@ -7,6 +7,8 @@
 export interface Vars {
   /** Production only: the @cloudflare/sandbox Durable Object. */
   Sandbox?: DurableObjectNamespace;
+  /** Production only: the R2 bucket rooms' workspaces are saved in, so they outlive their containers. */
+  WORKSPACES?: R2Bucket;
   /** Production only: the Workers AI binding. */
   AI?: { run(model: string, input: unknown, options?: unknown): Promise<unknown> };
   DUET_API_TOKEN?: string;
@@ -24,5 +26,6 @@ export interface Vars {
   DUET_RUN_POLICY?: string;
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
+  SANDBOX_WORKSPACE_MAX_BYTES?: string;
   DUET_DELIVERY_GRACE_MS?: string;
 }

@@ -16,3 +16,4 @@ export {
 } from "./notes.ts";
 export { STOP_WORDS, type StopTurn } from "./stop.ts";
 export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, WORKING_TEXT } from "./hints.ts";
+export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";

@@ -1,17 +1,13 @@
 import { getSandbox, streamFile } from "@cloudflare/sandbox";
 import { baseOf, contentTypeOf, DuetError, numberedName, parentOf, shellQuote } from "@duet/shared";
 import { containerId } from "../sandbox/container-id.ts";
+import { writeParts } from "../sandbox/container-parts.ts";
+import type { WorkspaceKeeper } from "../sandbox/workspace-keeper.ts";
 import { fileTooLarge } from "./limit-stream.ts";
 import type { FileEntry, FileOut, WorkspaceFiles, WrittenFile } from "./types.ts";
 
 /** Where a room's files live in its container. */
 export const CONTAINER_WORKSPACE = "/workspace";
-/**
- * The SDK streams a write only over its RPC transport; over HTTP a write is one
- * base64 request. So an upload goes in parts of this size (the Worker holds one
- * at a time), joined and renamed into place in the container once all arrived.
- */
-const PART_BYTES = 1024 * 1024;
 /** Names tried for an upload whose name is taken (`data-1.csv` … `data-99.csv`): all of them go in one shell command. */
 const MAX_NUMBERED = 99;
 
@@ -20,13 +16,22 @@ type RoomSandbox = ReturnType<typeof getSandbox>;
 /**
  * Production: a room's files through @cloudflare/sandbox's file API. Inside the
  * container a symlink reads as the sandbox's own view (there is no host file
- * behind it to protect: the container is the sandbox).
+ * behind it to protect: the container is the sandbox). With a `keeper`, a new
+ * container's workspace is restored from its saved copy before any of these
+ * reads or writes it.
  */
 export class CloudflareFiles implements WorkspaceFiles {
-  constructor(private readonly ns: DurableObjectNamespace) {}
+  constructor(private readonly ns: DurableObjectNamespace, private readonly keeper: WorkspaceKeeper | null = null) {}
 
   private async sandbox(roomId: string): Promise<RoomSandbox> {
-    return getSandbox(this.ns as never, await containerId(roomId));
+    const id = await containerId(roomId);
+    const sandbox = getSandbox(this.ns as never, id);
+    try {
+      await this.keeper?.ensure(roomId, id, sandbox);
+    } catch (err) {
+      throw new DuetError("sandbox_error", (err as Error).message);
+    }
+    return sandbox;
   }
 
   async write(roomId: string, path: string, body: ReadableStream<Uint8Array>, opts: { keepExisting: boolean; maxBytes: number }): Promise<WrittenFile> {
@@ -40,15 +45,13 @@ export class CloudflareFiles implements WorkspaceFiles {
     const parts: string[] = [];
     let bytes = 0;
     try {
-      for await (const part of inParts(body, PART_BYTES)) {
+      // Sent in parts (container-parts.ts), joined and renamed into place once all arrived.
+      await writeParts(sandbox, temp, body, parts, async (part) => {
         bytes += part.byteLength;
         // Before the part is sent: past the limit the parts so far are removed below and nothing is placed.
         if (bytes > opts.maxBytes) throw fileTooLarge(opts.maxBytes);
         await hashing.write(part);
-        const name = `${temp}.${parts.length}`;
-        await sandbox.writeFile(name, toBase64(part), { encoding: "base64" });
-        parts.push(name);
-      }
+      });
       await hashing.close();
       const name = baseOf(path);
       const candidates = opts.keepExisting ? Array.from({ length: MAX_NUMBERED + 1 }, (_, n) => (n === 0 ? name : numberedName(name, n))) : [name];
@@ -74,7 +77,7 @@ export class CloudflareFiles implements WorkspaceFiles {
     if (entry.kind !== "file") throw new DuetError("invalid_request", "invalid request", { details: { path: [`${path} is not a regular file`] } });
     const chunks = streamFile(await sandbox.readFileStream(`${CONTAINER_WORKSPACE}/${path}`));
     const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
+    const decoded = new ReadableStream<Uint8Array>({
       async pull(out) {
         const next = await chunks.next();
         if (next.done) return out.close();
@@ -84,6 +87,8 @@ export class CloudflareFiles implements WorkspaceFiles {
         await chunks.return(undefined as never);
       },
     });
+    // Of a known length, so the answer carries Content-Length (a plain stream goes out chunked) and a short read fails.
+    const body = decoded.pipeThrough(new FixedLengthStream(entry.bytes));
     return { body, bytes: entry.bytes, type: contentTypeOf(path) };
   }
 
@@ -104,32 +109,6 @@ export class CloudflareFiles implements WorkspaceFiles {
       .map((f) => ({ path: dir ? `${dir}/${f.name}` : f.name, bytes: f.type === "file" ? f.size : 0, kind: kinds[f.type], modifiedAt: f.modifiedAt }))
       .sort((a, b) => (a.path < b.path ? -1 : 1));
   }
-}
-
-/** `body` in pieces of exactly `size` bytes (the last one shorter). */
-async function* inParts(body: ReadableStream<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
-  let buffer = new Uint8Array(size);
-  let filled = 0;
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    for (let at = 0; at < chunk.byteLength; ) {
-      const n = Math.min(size - filled, chunk.byteLength - at);
-      buffer.set(chunk.subarray(at, at + n), filled);
-      filled += n;
-      at += n;
-      if (filled === size) {
-        yield buffer;
-        buffer = new Uint8Array(size);
-        filled = 0;
-      }
-    }
-  }
-  if (filled > 0) yield buffer.subarray(0, filled);
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
 }
 
 function hex(digest: ArrayBuffer): string {

@@ -1,5 +1,6 @@
 import { DuetError } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
+import { workspaceKeeper } from "../sandbox/executor.ts";
 import type { Vars } from "../vars.ts";
 import { CloudflareFiles } from "./cloudflare-files.ts";
 import { LocalFiles } from "./local-files.ts";
@@ -12,5 +13,5 @@ export function workspaceFiles(config: WorkerConfig, env: Vars): WorkspaceFiles 
     return new LocalFiles(config.SANDBOX_URL, config.SANDBOX_TOKEN);
   }
   if (!env.Sandbox) throw new DuetError("sandbox_error", "SANDBOX_PROVIDER is cloudflare but the Sandbox binding is missing", { status: 503 });
-  return new CloudflareFiles(env.Sandbox);
+  return new CloudflareFiles(env.Sandbox, workspaceKeeper(config, env));
 }

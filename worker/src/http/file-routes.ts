@@ -4,6 +4,7 @@ import { loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
+import type { Outcome } from "../outcome.ts";
 import { resetBy } from "./control-routes.ts";
 import { room } from "./rooms.ts";
 import { methodNotAllowed } from "../request.ts";
@@ -21,13 +22,17 @@ import { methodNotAllowed } from "../request.ts";
  */
 export const fileRoutes = new Hono<{ Bindings: Env }>();
 
+/** Duet's own folder in a workspace (the shell's saved state, what keeps the workspace across sleep): not listed with the person's files. */
+const OWN_DIR = ".duet";
+
 type Ctx = Context<{ Bindings: Env }>;
 
 // Before the file routes: hono's `/files/*` matches `/files` too.
 fileRoutes.get("/api/rooms/:roomId/files", async (c) => {
   const roomId = roomOf(c);
   const dir = checked(c.req.query("dir") ?? "");
-  return Response.json({ entries: await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir) });
+  const entries = await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir);
+  return Response.json({ entries: dir ? entries : entries.filter((e) => e.path !== OWN_DIR) });
 });
 
 fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
@@ -51,7 +56,11 @@ fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
       await drainUpload(source);
       throw err;
     });
-  if (upload) await room(c.env, roomId).recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
+  const stub = room(c.env, roomId);
+  if (upload) await stub.recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
+  // The file is written either way; a save that failed is said by the room's next turn, which saves again.
+  const kept = (await stub.workspaceChanged()) as Outcome;
+  if (kept.status !== 200 || (kept.body as { note?: string }).note) console.error(`[files] ${roomId}: the workspace was not saved after a write`, kept.body);
   return Response.json(written);
 });
 

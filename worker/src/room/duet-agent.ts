@@ -135,6 +135,11 @@ export class DuetAgent extends Agent<Env> {
     });
   }
 
+  /** A file was written into the workspace from outside a turn: `{saved, note?}` (see Room.workspaceChanged). */
+  async workspaceChanged(): Promise<Outcome> {
+    return guard(async () => ok(await this.room.workspaceChanged()));
+  }
+
   async messages(): Promise<WireOutcome> {
     return guardWire(async () => ok({ messages: this.room.ledger.history() }));
   }

@@ -10,6 +10,7 @@ import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
+import { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
 import type { WriteMeter } from "../storage/sql-meter.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "../turns/room-turns.ts";
@@ -23,6 +24,8 @@ import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 interface ExecutorSlot {
   executor: WarmTracker | null;
   problem?: string;
+  /** Where the sandbox's workspace must be saved to outlive it (production). */
+  saves?: WorkspaceSaves;
 }
 
 /**
@@ -88,7 +91,8 @@ export class Room {
     });
     this.tree.forgetParent();
     try {
-      const { executor, problem } = this.executor();
+      const { executor, problem, saves } = this.executor();
+      await saves?.forget();
       if (executor) await executor.destroy(this.roomId);
       else if (problem) errors.push(`sandbox: ${problem}`);
     } catch (err) {
@@ -132,6 +136,19 @@ export class Room {
     return { runPolicy: this.control.policy.own() };
   }
 
+  /**
+   * A file was written into the workspace from outside a turn (an upload):
+   * saved now where the workspace must be saved to outlive its sandbox. A
+   * failure stays marked, so the room's next turn saves again and says so.
+   */
+  async workspaceChanged(): Promise<{ saved: boolean; note?: string }> {
+    const { saves } = this.executor();
+    if (!saves) return { saved: false };
+    saves.markChanged(true);
+    const note = await saves.flush();
+    return note ? { saved: false, note } : { saved: true };
+  }
+
   /** Storage figures for operators and benchmarks. */
   stats(meter: WriteMeter) {
     return {
@@ -145,7 +162,9 @@ export class Room {
   private executor(): ExecutorSlot {
     if (!this.executorSlot) {
       try {
-        this.executorSlot = { executor: new WarmTracker(createExecutor(this.config, this.env)) };
+        const executor = new WarmTracker(createExecutor(this.config, this.env));
+        const save = executor.save;
+        this.executorSlot = { executor, ...(save ? { saves: new WorkspaceSaves((written) => save(this.roomId, written)) } : {}) };
       } catch (err) {
         if (!(err instanceof SandboxError)) throw err;
         this.executorSlot = { executor: null, problem: err.message };
@@ -156,7 +175,7 @@ export class Room {
 
   private turnDeps(): TurnDeps {
     const { config, roomId } = this;
-    const { executor, problem } = this.executor();
+    const { executor, problem, saves } = this.executor();
     return {
       roomId,
       config,
@@ -167,6 +186,13 @@ export class Room {
       warmSandbox: () => void executor?.warm(roomId),
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
+      saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
     };
+  }
+
+  /** Saves once the room's queue is done: work waiting behind this turn saves for both. */
+  private saveAfterTurn(saves: WorkspaceSaves, changed: boolean): Promise<string | null> {
+    if (changed) saves.markChanged();
+    return this.turns.othersWaiting() ? Promise.resolve(null) : saves.flush();
   }
 }

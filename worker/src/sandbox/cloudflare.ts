@@ -3,6 +3,7 @@ import { RUN_OUTPUT_MAX_BYTES, withShellState } from "@duet/shared";
 import { containerId } from "./container-id.ts";
 import { inProcessGroup } from "./process-group.ts";
 import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
+import type { WorkspaceKeeper } from "./workspace-keeper.ts";
 
 type RoomSandbox = ReturnType<typeof getSandbox>;
 
@@ -19,6 +20,8 @@ const KEPT_UNITS = RUN_OUTPUT_MAX_BYTES + 1;
 
 /** The abort reason when a command's deadline passed (a stop's reason is the turn's). */
 const DEADLINE = Symbol("deadline");
+/** What a run answers when its container turned out not to be restored yet: it ran nothing. */
+const NOT_READY = Symbol("not ready");
 
 /**
  * Production: one @cloudflare/sandbox container per room, its id from containerId().
@@ -31,21 +34,48 @@ const DEADLINE = Symbol("deadline");
  * process-group.ts makes that kill reach everything the command started. The
  * AbortSignal itself never crosses to the Sandbox Durable Object (RPC cannot
  * carry one); it ends the wait here and sends the kill.
+ *
+ * With a `keeper` (an R2 bucket is bound), the workspace outlives the
+ * container: a new container is filled from the saved copy before its first
+ * command, and `save` stores it (workspace-keeper.ts).
  */
 export class CloudflareExecutor implements SandboxExecutor {
   /** Each room's id, digested once (a DuetAgent is one room, so this holds one entry). */
   private readonly ids = new Map<string, Promise<string>>();
 
-  constructor(private readonly ns: DurableObjectNamespace) {}
+  constructor(private readonly ns: DurableObjectNamespace, private readonly keeper: WorkspaceKeeper | null = null) {}
 
-  private async sandbox(roomId: string): Promise<RoomSandbox> {
+  private id(roomId: string): Promise<string> {
     let id = this.ids.get(roomId);
     if (!id) this.ids.set(roomId, (id = containerId(roomId)));
+    return id;
+  }
+
+  private async sandbox(roomId: string): Promise<RoomSandbox> {
     // The namespace is typed loosely in Env so local builds need no Sandbox class.
-    return getSandbox(this.ns as never, await id);
+    return getSandbox(this.ns as never, await this.id(roomId));
   }
 
   async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
+    if (stop?.aborted) throw stop.reason;
+    const keeper = this.keeper;
+    if (!keeper) return (await this.run(roomId, cmd, timeoutMs, stop, null)) as RawExecResult;
+    await keeper.ensure(roomId, await this.id(roomId), await this.sandbox(roomId));
+    const first = await this.run(roomId, cmd, timeoutMs, stop, keeper);
+    if (first !== NOT_READY) return first;
+    // The container was replaced since the last command (sleep, crash, deploy): restore, then run it.
+    await keeper.restore(roomId, await this.id(roomId), await this.sandbox(roomId));
+    const again = await this.run(roomId, cmd, timeoutMs, stop, keeper);
+    if (again === NOT_READY) throw new SandboxError("the sandbox failed: its workspace was restored but the container lost it at once");
+    return again;
+  }
+
+  async save(roomId: string, written = false): Promise<void> {
+    if (this.keeper) await this.keeper.save(roomId, await this.id(roomId), await this.sandbox(roomId), written);
+  }
+
+  /** One command, streamed; behind the keeper's readiness check when there is one. */
+  private async run(roomId: string, cmd: string, timeoutMs: number, stop: AbortSignal | undefined, keeper: WorkspaceKeeper | null): Promise<RawExecResult | typeof NOT_READY> {
     if (stop?.aborted) throw stop.reason;
     const started = Date.now();
     const ended = new AbortController();
@@ -56,7 +86,9 @@ export class CloudflareExecutor implements SandboxExecutor {
     const out = new Kept();
     const err = new Kept();
     // The working directory and exports the room's last command left travel with the workspace (withShellState).
-    const command = inProcessGroup(withShellState(cmd), crypto.randomUUID());
+    const runId = crypto.randomUUID();
+    const guarded = keeper?.guard(roomId, withShellState(cmd), (inner) => inProcessGroup(inner, runId));
+    const command = guarded?.command ?? inProcessGroup(withShellState(cmd), runId);
     let opened: Promise<ReadableStream<Uint8Array>> | undefined;
     let sandbox: RoomSandbox | undefined;
     try {
@@ -66,7 +98,9 @@ export class CloudflareExecutor implements SandboxExecutor {
         if (event.type === "stdout") out.add(event.data);
         else if (event.type === "stderr") err.add(event.data);
         else if (event.type === "complete") {
-          return { exitCode: event.exitCode ?? 0, stdout: out.text, stderr: err.text, durationMs: Date.now() - started, truncated: out.cut || err.cut };
+          if (guarded?.notReady(event.exitCode ?? 0, err.text)) return NOT_READY;
+          const stderr = guarded ? guarded.finish(err.text) : err.text;
+          return { exitCode: event.exitCode ?? 0, stdout: out.text, stderr, durationMs: Date.now() - started, truncated: out.cut || err.cut };
         } else if (event.type === "error") throw new Error(event.error ?? event.data ?? "the command failed to run");
       }
       throw new Error("the container's answer ended before the command did");
@@ -92,6 +126,11 @@ export class CloudflareExecutor implements SandboxExecutor {
       await (await this.sandbox(roomId)).destroy();
     } catch (err) {
       throw new SandboxError(`the sandbox could not be destroyed: ${(err as Error).message}`.slice(0, 300));
+    }
+    try {
+      await this.keeper?.forget(roomId, await this.id(roomId));
+    } catch (err) {
+      throw new SandboxError(`the workspace's saved copy could not be deleted: ${(err as Error).message}`.slice(0, 300));
     }
   }
 }

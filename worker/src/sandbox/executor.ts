@@ -3,6 +3,7 @@ import type { Vars } from "../vars.ts";
 import { CloudflareExecutor } from "./cloudflare.ts";
 import { LocalExecutor } from "./local.ts";
 import { SandboxError, type SandboxExecutor } from "./types.ts";
+import { WorkspaceKeeper } from "./workspace-keeper.ts";
 
 export function createExecutor(config: WorkerConfig, env: Vars): SandboxExecutor {
   if (config.SANDBOX_PROVIDER === "local") {
@@ -12,5 +13,10 @@ export function createExecutor(config: WorkerConfig, env: Vars): SandboxExecutor
   if (!env.Sandbox) {
     throw new SandboxError("SANDBOX_PROVIDER is cloudflare but the Sandbox binding is missing: deploy with the production environment, or set SANDBOX_PROVIDER=local");
   }
-  return new CloudflareExecutor(env.Sandbox);
+  return new CloudflareExecutor(env.Sandbox, workspaceKeeper(config, env));
+}
+
+/** Keeps Cloudflare workspaces in the WORKSPACES bucket; without one a workspace lives as long as its container. */
+export function workspaceKeeper(config: WorkerConfig, env: Vars): WorkspaceKeeper | null {
+  return env.WORKSPACES ? new WorkspaceKeeper(env.WORKSPACES, config.SANDBOX_WORKSPACE_MAX_BYTES) : null;
 }

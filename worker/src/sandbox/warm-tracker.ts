@@ -33,4 +33,10 @@ export class WarmTracker implements SandboxExecutor {
     this.touchedAt = Number.NEGATIVE_INFINITY;
     return this.inner.destroy(roomId);
   }
+
+  /** The inner executor's, where it keeps workspaces itself (see SandboxExecutor.save). */
+  get save(): ((roomId: string, written?: boolean) => Promise<void>) | undefined {
+    const inner = this.inner;
+    return inner.save && ((roomId, written) => inner.save!(roomId, written));
+  }
 }

@@ -10,7 +10,7 @@ import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "../storage/
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
-import { runCommand, unknownRun } from "./run-command.ts";
+import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
 import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
 import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
 
@@ -215,9 +215,10 @@ export class RoomTurns {
         await this.room.ensureRegistered();
         if (!deps.executor) throw new DuetError("sandbox_error", deps.executorProblem ?? "no sandbox is configured", { status: 503 });
         // The room's stop kills a direct run as it kills a turn's command.
-        const { result: run, stopped } = await this.live.runStoppable(`exec:${key ?? "unkeyed"}`, (stop) => runCommand(deps, req.cmd, stop));
+        const { result: ran, stopped } = await this.live.runStoppable(`exec:${key ?? "unkeyed"}`, (stop) => runCommand(deps, req.cmd, stop));
         // The executor failed to answer: nothing is stored, so a retry may run it.
-        if (run.error !== undefined && !stopped) throw new DuetError("sandbox_error", run.error);
+        if (ran.error !== undefined && !stopped) throw new DuetError("sandbox_error", ran.error);
+        const run = withWorkspaceNote(ran, epoch === this.epoch ? await this.saveAfter(deps) : null);
         // A room deleted while the command ran starts its new history clean.
         if (epoch === this.epoch) {
           const note = runNote(userId, run, receivedAt);
@@ -262,8 +263,9 @@ export class RoomTurns {
       }
       const cmd = decided.toRun;
       // A stop of the room kills it as it would a turn's command. Nothing is written into a room deleted while it ran.
-      const { result: run, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
+      const { result: ran, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
       ensureCurrent();
+      const run = withWorkspaceNote(ran, await this.saveAfter(deps));
       this.room.atomically(() => {
         const ended = control.finishRun(decided.approval, stopped ? { run, stopped: stopped.by ? { by: stopped.by } : {} } : { run });
         ledger.note(runNote(ended.by, ended.run, ended.at), seq);
@@ -277,6 +279,21 @@ export class RoomTurns {
     }
     const body: DecisionResponse = { approval: decided.view, run: await done };
     return ok(body);
+  }
+
+  /**
+   * Saves the workspace after work that ran a command (where it must be saved
+   * to outlive the sandbox); null, or the note that says the save failed.
+   */
+  private async saveAfter(deps: TurnDeps): Promise<string | null> {
+    const note = (await deps.saveWorkspace?.(true)) ?? null;
+    // Joins output that was redacted already; the container's words in it may quote anything.
+    return note && deps.redact(note);
+  }
+
+  /** Whether work is queued behind the one running: it will save the workspace when it is done, so this one need not. */
+  othersWaiting(): boolean {
+    return this.queue.waitingCount > 0;
   }
 
   /** Takes the room's next place in the queue (room_busy when full) and keeps the room awake until it is done. */

@@ -48,3 +48,8 @@ export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSig
 export function unknownRun(cmd: string, why: string): RunResult {
   return { cmd, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: why };
 }
+
+/** A run with a note about the workspace (a save that failed after it) at the end of its stderr, or the run as it was. */
+export function withWorkspaceNote(run: RunResult, note: string | null): RunResult {
+  return note ? { ...run, stderr: `${run.stderr}${run.stderr && !run.stderr.endsWith("\n") ? "\n" : ""}[sandbox] ${note}\n` } : run;
+}

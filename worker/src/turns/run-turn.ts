@@ -31,6 +31,12 @@ export interface TurnDeps extends CommandDeps {
   onEvent?: (e: TurnStreamEvent) => void;
   /** Someone follows this turn as it happens: only then is the model asked to stream its text. */
   live?: boolean;
+  /**
+   * Where the workspace must be saved to outlive its sandbox: called once the
+   * turn's commands ran (`changed`: some did), before the answer is made;
+   * answers null, or the note that says the save failed.
+   */
+  saveWorkspace?: (changed: boolean) => Promise<string | null>;
 }
 
 /** What a turn starts from: the question, the progress a restart left (or null), and the turns its context is built from. */
@@ -150,8 +156,11 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
       else attachments.push(found);
     }
   }
+  // Saved before the answer is made, so a save that failed is said in it (not into a room deleted meanwhile).
+  const saveNote = deps.stillCurrent?.() === false ? null : ((await deps.saveWorkspace?.(progress.runs.length > 0)) ?? null);
+  const notes = saveNote ? [...attachNotes, saveNote] : attachNotes;
   const built = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
-  const reply = attachNotes.length ? `${built}\n\n${attachNotes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
+  const reply = notes.length ? `${built}\n\n${notes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
     reply: redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
     explanation: redact(parsed.explanation),

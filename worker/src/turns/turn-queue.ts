@@ -54,6 +54,11 @@ export class TurnQueue {
     };
   }
 
+  /** Places taken whose work has not started yet. */
+  get waitingCount(): number {
+    return this.waiting;
+  }
+
   /** Admits and runs `task` at once: the common case. */
   run<T>(task: () => Promise<T>): Promise<T> {
     return this.admit().run(task);

@@ -1,4 +1,5 @@
 import { DuetSandbox } from "../../src/sandbox/durable-sandbox.ts";
+import { StandInFiles } from "./container-files.ts";
 import { StandInProcesses, type ProcessSeen } from "./processes.ts";
 
 type StandInEnv = ConstructorParameters<typeof DuetSandbox>[1] & {
@@ -20,9 +21,10 @@ export interface NetworkSeen {
  * `ctx.container`, here for a container the SDK starts (recording what it was
  * started with and which outbound traffic it routes through the Worker's proxy)
  * and whose ports answer the SDK's readiness checks; containerFetch below sends
- * the SDK's real requests to the executor over HTTP instead.
+ * the SDK's real requests to the executor over HTTP instead. A signal stops
+ * it at once (`stopped` wipes its disk, as a stopped container loses it).
  */
-function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: Map<string, Fetcher>): DurableObjectState<{}> {
+function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: Map<string, Fetcher>, stopped: () => void): DurableObjectState<{}> {
   const container = {
     running: false,
     start(options: NetworkSeen["start"]) {
@@ -31,7 +33,11 @@ function withContainer(ctx: DurableObjectState<{}>, seen: NetworkSeen, proxies: 
     },
     monitor: () => new Promise<void>(() => undefined),
     destroy: async () => undefined,
-    signal: () => undefined,
+    signal: () => {
+      if (!container.running) return;
+      container.running = false;
+      stopped();
+    },
     getTcpPort: () => ({ fetch: async () => new Response("ok") }),
     interceptAllOutboundHttp: async (proxy: Fetcher) => {
       seen.interceptedHttp.push("*");
@@ -61,27 +67,58 @@ const PROCESS_DEADLINE_MS = 600_000;
  * the local bubblewrap executor, which speaks that API's `/api/execute`. Session
  * creation is answered here: a container session is a shell with a working
  * directory, and the executor makes a session's workspace on its first command.
- * The process API (streamed commands, listing, kills) is processes.ts.
- * Destroying the sandbox wipes its session's workspace, as a destroyed container
- * takes its filesystem with it. Everything above that (getSandbox, the SDK's
+ * The process API (streamed commands, listing, kills) is processes.ts, the file
+ * API (writes, streamed reads, listings) container-files.ts.
+ * Destroying the sandbox, or stopping its container (a sleep, a crash), wipes
+ * its session's workspace, as a container takes its filesystem with it. Everything above that (getSandbox, the SDK's
  * session handling, exec's options and result mapping) is the SDK's own code.
  */
 export class ContainerlessSandbox extends DuetSandbox {
   private readonly seen: NetworkSeen;
   private readonly proxies: Map<string, Fetcher>;
   private readonly processes: StandInProcesses;
+  private readonly files: StandInFiles;
+  /** The wipe of a stopped container's disk, which the next start waits for. */
+  private wiping: Promise<void> = Promise.resolve();
   /** Every request the SDK sent to the container ("POST /api/execute/stream"), oldest first. */
   private readonly requests: string[] = [];
 
   constructor(ctx: DurableObjectState<{}>, env: StandInEnv) {
     const seen: NetworkSeen = { interceptedHttp: [], interceptedHttps: [] };
     const proxies = new Map<string, Fetcher>();
-    super(withContainer(ctx, seen, proxies), env);
+    super(
+      withContainer(ctx, seen, proxies, () => (this.wiping = this.wipe())),
+      env,
+    );
     this.seen = seen;
     this.proxies = proxies;
     this.processes = new StandInProcesses((command, sessionId, signal) =>
       this.toExecutor("/api/execute", { method: "POST", body: JSON.stringify({ command, sessionId, timeoutMs: PROCESS_DEADLINE_MS }), signal }),
     );
+    this.files = new StandInFiles((path, init) =>
+      fetch(`${this.standIn.CONTAINER_STAND_IN_URL}${path}`, { ...init, headers: { ...init.headers, authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` } }),
+    );
+  }
+
+  /**
+   * For tests: the container sleeps as production's does after `sleepAfter`
+   * idle (the SDK's onActivityExpired: Duet saves, then the container is
+   * stopped), and its disk is gone.
+   */
+  async sleep(): Promise<void> {
+    await this.onActivityExpired();
+    await this.wiping;
+  }
+
+  /** For tests: the container dies without warning (a crash, a deploy replacing it); its disk is gone. */
+  async crash(): Promise<void> {
+    await this.stop("SIGKILL");
+    await this.wiping;
+  }
+
+  /** For tests: a command run in the container outside any turn (a process left running in the background), its stdout. */
+  async runInContainer(command: string): Promise<string> {
+    return (await this.exec(command)).stdout;
   }
 
   private get standIn(): StandInEnv {
@@ -126,6 +163,7 @@ export class ContainerlessSandbox extends DuetSandbox {
 
   override async containerFetch(requestOrUrl: Request | string | URL, portOrInit?: number | RequestInit, _port?: number): Promise<Response> {
     // Started the SDK's way (start options, outbound interception, readiness), as a real container is.
+    if (!this.ctx.container?.running) await this.wiping;
     if (!this.ctx.container?.running) await this.startAndWaitForPorts({ ports: 3000, cancellationOptions: { instanceGetTimeoutMS: 5_000, portReadyTimeoutMS: 5_000, waitInterval: 50 } });
     const request = requestOrUrl instanceof Request ? requestOrUrl : new Request(requestOrUrl, typeof portOrInit === "object" ? portOrInit : undefined);
     const path = new URL(request.url).pathname;
@@ -134,7 +172,7 @@ export class ContainerlessSandbox extends DuetSandbox {
       const { id } = (await request.json()) as { id: string };
       return Response.json({ success: true, id, timestamp: new Date().toISOString() });
     }
-    const answered = await this.processes.handle(request, path);
+    const answered = (await this.processes.handle(request, path)) ?? (await this.files.handle(request, path));
     if (answered) return answered;
     return this.toExecutor(path, {
       method: request.method,
@@ -151,11 +189,16 @@ export class ContainerlessSandbox extends DuetSandbox {
   }
 
   override async destroy(): Promise<void> {
+    await this.wipe();
+  }
+
+  /** The container's disk: its session's workspace in the executor. */
+  private async wipe(): Promise<void> {
     const session = `sandbox-${this.ctx.id.name}`;
     const res = await fetch(`${this.standIn.CONTAINER_STAND_IN_URL}/api/sessions/${encodeURIComponent(session)}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${this.standIn.SANDBOX_TOKEN}` },
     });
-    if (!res.ok) throw new Error(`the stand-in container could not be destroyed: ${res.status} ${await res.text()}`);
+    if (!res.ok) throw new Error(`the stand-in container's disk could not be wiped: ${res.status} ${await res.text()}`);
   }
 }
