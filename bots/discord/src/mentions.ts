@@ -33,12 +33,14 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   }
   const mention = new RegExp(`<@!?${message.client.user.id}>`, "g");
   if (!mention.test(message.content)) return;
-  // The Worker would replay its stored answer for a repeated id; this keeps it from being posted twice.
-  if (!deps.recentMessages.first(message.id)) return;
+  // Only the mention goes: indentation and blank lines in pasted code stay as typed.
+  const question = message.content.replace(mention, "");
+  // The Worker would replay its stored answer for a repeated id; the claim keeps it from being posted twice.
+  // An empty mention only gets a hint, which needs neither a claim nor the Worker.
+  if (question.trim() && !(await deps.claims.first(`discord-${message.guildId}`, message.id))) return;
 
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
-  // Only the mention goes: indentation and blank lines in pasted code stay as typed.
-  await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
+  await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, question, EMPTY_MENTION_HINT);
 }

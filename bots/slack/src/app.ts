@@ -1,4 +1,4 @@
-import { DeliveryLoop, DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -27,8 +27,9 @@ import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
  * with an app token, else HTTP with request signing), wired to the Worker. It
- * holds no state other replicas would need; see shared/src/recent-ids.ts and feedback.ts for
- * how repeated deliveries stay single.
+ * holds no state other replicas would need (ARCHITECTURE.md lists what it keeps
+ * in memory); repeated deliveries stay single through the Worker's claims
+ * (shared/src/delivery-claims.ts).
  */
 
 export interface SlackBotOptions {
@@ -133,7 +134,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn };
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
     const messageDeps = {
-      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live,
+      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, secrets, status, live,
       get botUserId() {
         return botUser();
       },
@@ -141,7 +142,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
     const welcome = {
-      out, recent: messageDeps.recent, logger,
+      out, claims: messageDeps.claims, logger,
       get botUserId() {
         return botUser();
       },
