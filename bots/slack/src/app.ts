@@ -152,7 +152,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerSlashCommand(built, { flow, out, logger, secrets, access, live }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
-    if (store) registerUninstall(built, { store, logger }, track);
+    if (store) registerUninstall(built, { store, worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);
