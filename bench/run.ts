@@ -10,6 +10,7 @@ import { bundleSize } from "./suites/bundle.ts";
 import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
 import { filesSuite } from "./suites/files.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
+import { replicasSuite } from "./suites/replicas.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
 import { streamRedactCpu } from "./suites/stream-redact.ts";
@@ -42,7 +43,7 @@ const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 400, turnGapMs: 50
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -115,6 +116,16 @@ async function main(): Promise<void> {
         await suite("discord", "discord: live answers", () => discordLiveSuite(stack, LIVE_SAMPLES));
       }
       if (on("built")) await builtSuites(stack);
+    } finally {
+      await stack.stop();
+    }
+  }
+  if (on("replicas")) {
+    // Its own Worker: it keeps Slack installations (DUET_STORE_KEY) for the lookup figures.
+    const stack = await startBenchStack({ instantExecutor: true, vars: { DUET_STORE_KEY: "bench-store-key-0123456789abcdef0123456789" } });
+    try {
+      await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
+      await suite("replicas", "slack replicas: bursts, one and two behind a balancer", () => replicasSuite(stack));
     } finally {
       await stack.stop();
     }

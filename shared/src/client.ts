@@ -28,6 +28,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
@@ -133,6 +134,16 @@ export class WorkerClient {
   /** Tells the room what was posted for the turn under `body.key` (repeatable: a second confirm changes nothing). */
   confirmDelivery(roomId: string, body: DeliveryConfirm): Promise<{ confirmed: boolean }> {
     return this.call("POST", `${roomPath(roomId)}/deliveries`, deliveryConfirmResponseSchema, body, true);
+  }
+
+  /**
+   * Claims a platform delivery (`id`) in `scope` (a workspace or guild) for this
+   * replica: `first` is false when any replica claimed it already. Repeatable:
+   * a lost answer is asked again, and the claim it made answers `first: false`,
+   * so a caller that cannot tell treats an error as "not known" (see callers).
+   */
+  claimEvent(scope: string, id: string): Promise<EventClaimResult> {
+    return this.call("POST", `/api/claims/${encodeURIComponent(scope)}`, eventClaimResultSchema, { id }, false);
   }
 
   /** How the Worker is set up (the sandbox's provider and network), for help texts. */

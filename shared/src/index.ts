@@ -1,6 +1,7 @@
 export * from "./limits.ts";
 export * from "./schemas.ts";
 export * from "./delivery.ts";
+export * from "./claims.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
@@ -15,6 +16,7 @@ export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
+export { DeliveryClaims } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
 export {

@@ -86,3 +86,9 @@ export const versionConflictSchema = z.object({ code: z.literal("version_conflic
 export const refreshClaimResultSchema = z.object({ granted: z.boolean(), version: z.number().int().nullable() });
 export type RefreshClaimResult = z.infer<typeof refreshClaimResultSchema>;
 export const deleteResultSchema = z.object({ deleted: z.boolean() });
+
+/** Slack team (workspace) ids; an org-wide install is answered in many of them. */
+export const TEAM_ID = /^T[A-Z0-9]{2,40}$/;
+/** The workspaces of a Grid org in which an org-wide install has been used, so an uninstall can clean every one. */
+export const orgTeamsSchema = z.object({ teams: z.array(z.string()) });
+export const teamAddedSchema = z.object({ added: z.boolean() });

@@ -3,7 +3,7 @@
  * redelivery of an event (Slack's retries, a Discord message replayed on a
  * resumed gateway) does not start a second answer. It is only a fast path: a
  * restarted bot or another replica does not share it; there the Worker's
- * idempotency key (and, in Slack, the reaction claim) keep the answer single.
+ * delivery claims (delivery-claims.ts) keep the answer single.
  */
 
 /** Slack retries an event three times over ~5 minutes; keep ids a little longer. */

@@ -45,6 +45,28 @@ export async function startBot(
   return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };
 }
 
+/**
+ * A logger that keeps the event ids the bot skipped as repeats (its debug
+ * line), so a test can wait until a repeated delivery was handled, and prints
+ * errors as the default logger does.
+ */
+export function repeatWatcher(): { logger: NonNullable<SlackBotOptions["logger"]>; skipped: string[] } {
+  const skipped: string[] = [];
+  const logger: NonNullable<SlackBotOptions["logger"]> = {
+    debug: (...m: unknown[]) => {
+      const id = /Skipped a repeated delivery of (\S+)/.exec(m.map(String).join(" "))?.[1];
+      if (id) skipped.push(id);
+    },
+    info: () => {},
+    warn: () => {},
+    error: (...m: unknown[]) => console.error(...m),
+    setLevel: () => {},
+    getLevel: () => LogLevel.DEBUG,
+    setName: () => {},
+  };
+  return { logger, skipped };
+}
+
 /** What most Slack test files run against: the real Worker (fake model and executor), the fake Slack, real bots. */
 export interface SlackSetup {
   stack: Stack;

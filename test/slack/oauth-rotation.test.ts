@@ -78,4 +78,31 @@ describe("token rotation and uninstall across replicas", () => {
     expect(slack.calls.slice(callsBefore).filter((c) => c.token === goneGrant.token)).toEqual([]);
     expect(slack.ws.thread(ignored.channel, ignored.ts).filter((m) => m.via !== "user")).toEqual([]);
   });
+
+  it("an org-wide app_uninstalled naming one workspace cleans the rooms of every workspace of the org, whichever replica answered there", async () => {
+    const org = `E${freshTeam().slice(1)}`;
+    expect((await install(slack, bots[0], { enterpriseId: org, orgWide: true })).status).toBe(200);
+    const grant = slack.oauth.grantFor(org)!;
+    const [named, other] = [freshTeam(), freshTeam()];
+    const rooms: string[] = [];
+    // Each workspace is answered by a different replica: neither replica saw both.
+    for (const [i, team] of [named, other].entries()) {
+      const channel = newChannel();
+      await answerTo(slack, await mentionIn(slack, bots[i], grant, { channel, text: `SAY: org room in ${team}` }, team));
+      rooms.push(`slack-${team}-${channel}`);
+    }
+    for (const room of rooms) expect((await stack.client.history(room)).messages.length).toBeGreaterThan(0);
+    // A workspace outside the org keeps its room.
+    const outside = freshTeam();
+    expect((await install(slack, bots[0], { teamId: outside })).status).toBe(200);
+    const outsideChannel = newChannel();
+    await answerTo(slack, await mentionIn(slack, bots[1], slack.oauth.grantFor(outside)!, { channel: outsideChannel, text: "SAY: outside the org" }));
+
+    const uninstalled = slack.oauth.deliveredTo(envelope(slack, { type: "app_uninstalled" }), grant, named);
+    expect((await deliver(bots[0], uninstalled)).status).toBe(200);
+    await expect
+      .poll(async () => [await stored(stack, org), ...(await Promise.all(rooms.map(async (r) => (await stack.client.history(r)).messages.length)))], { timeout: 20_000, interval: 100 })
+      .toEqual([null, 0, 0]);
+    expect((await stack.client.history(`slack-${outside}-${outsideChannel}`)).messages.length).toBeGreaterThan(0);
+  });
 });

@@ -3,6 +3,7 @@ import { app } from "./http/app.ts";
 export { DuetAgent } from "./room/duet-agent.ts";
 export { InstallationStore } from "./installations/store-object.ts";
 export { DeliveryFeed } from "./outbox/feed-object.ts";
+export { EventClaims } from "./claims/claims-object.ts";
 // Production binds this class as the `Sandbox` Durable Object (see wrangler.toml [env.production]);
 // ContainerProxy is where its outbound host rules are applied.
 export { DuetSandbox as Sandbox, ContainerProxy } from "./sandbox/durable-sandbox.ts";

@@ -48,6 +48,22 @@ describe("/api/installations", () => {
     expect(await wrong.json()).toMatchObject({ details: { installation: [expect.stringMatching(/enterprise\.id must be the key/)] } });
   });
 
+  it("records the workspaces an org-wide install answered in, lists them, and forgets them with the install", async () => {
+    const org = `E${freshTeam().slice(1)}`;
+    const [a, b] = [freshTeam(), freshTeam()];
+    // Nothing is recorded for an org that is not installed.
+    expect(await (await api(`/api/installations/${org}/teams/${a}`, { method: "PUT" })).json()).toEqual({ added: false });
+    await put(org, { installation: { ...installationFor("T0IGNORED"), team: undefined, enterprise: { id: org }, isEnterpriseInstall: true } });
+    for (const team of [a, b, a]) await api(`/api/installations/${org}/teams/${team}`, { method: "PUT" });
+    expect(await (await api(`/api/installations/${org}/teams`)).json()).toEqual({ teams: [a, b] });
+    await api(`/api/installations/${org}`, { method: "DELETE" });
+    expect(await (await api(`/api/installations/${org}/teams`)).json()).toEqual({ teams: [] });
+    const notOrg = await api(`/api/installations/${a}/teams`);
+    expect(notOrg.status).toBe(400);
+    expect(await notOrg.json()).toMatchObject({ details: { key: [expect.stringContaining("org-wide")] } });
+    expect((await api(`/api/installations/${org}/teams/not-a-team`, { method: "PUT" })).status).toBe(400);
+  });
+
   it("a compare-and-swap stores over the version it read, and a stale one gets 409 with the current version", async () => {
     const team = freshTeam();
     await put(team, { installation: installationFor(team) });

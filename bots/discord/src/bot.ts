@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, InFlight, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -15,8 +15,8 @@ import { welcome } from "./welcome.ts";
 /**
  * The Duet Discord bot: a discord.js client on the gateway that turns slash
  * commands and mentions into Worker requests. It keeps no state another shard
- * would need: rooms live in the Worker, and a guild's events always reach the
- * same shard.
+ * would need: rooms and delivery claims live in the Worker (ARCHITECTURE.md
+ * lists what it keeps in memory).
  */
 
 export interface DiscordBotOptions {
@@ -59,7 +59,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
   const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
-  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], recentMessages: new RecentIds(), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
+  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.

@@ -1,4 +1,4 @@
-import type { FlowDeps, GuardedAction, RecentIds, SourceHosts } from "@duet/shared";
+import type { DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
 import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps, secrets to redact and a logger. */
@@ -20,8 +20,8 @@ export interface BotDeps {
   /** Literal values never shown in chat (the bot's own tokens), on top of the shared patterns. */
   secrets: string[];
   log: Logger;
-  /** Message ids this process already answered: a gateway resume can replay MESSAGE_CREATE. */
-  recentMessages: RecentIds;
+  /** Message ids already answered by any process: a gateway resume can replay MESSAGE_CREATE, and a guild may move to another shard process. */
+  claims: DeliveryClaims;
   /** How often a mention's typing indicator is renewed while the Worker works. */
   typingRenewMs: number;
   /** Who may run, approve, change the policy and reset (DISCORD_ALLOW_*). */

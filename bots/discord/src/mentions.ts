@@ -32,8 +32,11 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   }
   const mention = new RegExp(`<@!?${message.client.user.id}>`, "g");
   if (!mention.test(message.content)) return;
-  // The Worker would replay its stored answer for a repeated id; this keeps it from being posted twice.
-  if (!deps.recentMessages.first(message.id)) return;
+  // Only the mention goes: indentation and blank lines in pasted code stay as typed.
+  const question = message.content.replace(mention, "");
+  // The Worker would replay its stored answer for a repeated id; the claim keeps it from being posted twice.
+  // An empty mention without files only gets a hint, which needs neither a claim nor the Worker.
+  if ((question.trim() || message.attachments.size) && !(await deps.claims.first(`discord-${message.guildId}`, message.id))) return;
 
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
@@ -41,6 +44,5 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const asker = { room, user: message.author.id, key: message.id };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
-  // Only the mention goes: indentation and blank lines in pasted code stay as typed.
-  await ask(deps.flow, surface, asker, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
+  await ask(deps.flow, surface, asker, question, EMPTY_MENTION_HINT);
 }

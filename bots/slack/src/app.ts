@@ -1,4 +1,4 @@
-import { DeliveryLoop, DRAIN_MS, InFlight, RecentIds, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -28,8 +28,9 @@ import { slackFiles } from "./files/slack-files.ts";
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
  * with an app token, else HTTP with request signing), wired to the Worker. It
- * holds no state other replicas would need; see shared/src/recent-ids.ts and feedback.ts for
- * how repeated deliveries stay single.
+ * holds no state other replicas would need (ARCHITECTURE.md lists what it keeps
+ * in memory); repeated deliveries stay single through the Worker's claims
+ * (shared/src/delivery-claims.ts).
  */
 
 export interface SlackBotOptions {
@@ -135,7 +136,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
     const messageDeps = {
-      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live, files,
+      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, secrets, status, live, files,
       get botUserId() {
         return botUser();
       },
@@ -143,7 +144,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
     const welcome = {
-      out, recent: messageDeps.recent, logger,
+      out, claims: messageDeps.claims, logger,
       get botUserId() {
         return botUser();
       },
@@ -153,7 +154,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerSlashCommand(built, { flow, out, logger, secrets, access, live, files }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
-    if (store) registerUninstall(built, { store, logger }, track);
+    if (store) registerUninstall(built, { store, worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);

@@ -56,7 +56,11 @@ async function cleanUp(type: string, rawEvent: unknown, rawBody: unknown, deps: 
     return;
   }
   const room = roomOf(type, rawEvent, body.data.team_id, deps.logger);
-  if (!room) return;
+  if (room) await removeRoom(room, type, deps);
+}
+
+/** Asks the Worker to tear `room` down (a workspace room: every room in it); the outcome goes to the log. */
+export async function removeRoom(room: string, type: string, deps: CleanupDeps): Promise<void> {
   try {
     const workspace = (WORKSPACE_CLEANUP_EVENTS as readonly string[]).includes(type);
     const res = await deps.worker.cleanup(room, workspace ? { timeoutMs: WORKSPACE_CLEANUP_TIMEOUT_MS } : {});

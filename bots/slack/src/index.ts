@@ -8,3 +8,4 @@ export { STOP_ACTION_ID } from "./live/live-blocks.ts";
 export { SlackOut } from "./slack-api.ts";
 export { renderAnswer, renderReply } from "./render.ts";
 export { createLogger } from "./logger.ts";
+export { WorkerInstallationStore } from "./oauth/installation-store.ts";

@@ -1,4 +1,4 @@
-import { ask, type FlowDeps, type RecentIds, shareFiles } from "@duet/shared";
+import { ask, type DeliveryClaims, type FlowDeps, shareFiles } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -21,7 +21,8 @@ import type { SlackFiles } from "./files/slack-files.ts";
 export interface MessageDeps {
   flow: FlowDeps;
   out: SlackOut;
-  recent: RecentIds;
+  /** Which replica answers a delivery Slack sent more than once (a retry may reach any replica). */
+  claims: DeliveryClaims;
   scope: RoomScope;
   botUserId: string;
   logger: Logger;
@@ -102,6 +103,9 @@ export interface MessageKind {
   emptyHint: string;
 }
 
+/** The scope a workspace's deliveries are claimed in (its event ids are unique within it). */
+export const slackScope = (teamId: string): string => `slack-${teamId}`;
+
 /** Read the event, keep it only if a person wrote it, drop repeats, claim it (👀), ask, mark the end (✅ or ⚠️). */
 export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEvent: unknown, rawBody: unknown): Promise<void> {
   const { logger, out } = deps;
@@ -109,12 +113,12 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   if (!parsed) return;
   const e = parsed.event;
   if (!isFromPerson(e, deps.botUserId)) return;
-  if (!deps.recent.first(parsed.eventId)) {
-    logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
-    return;
-  }
   if (!parsed.place) {
     logger.warn(`Ignored ${kind.label} ${parsed.eventId} without a team id`);
+    return;
+  }
+  if (!(await deps.claims.first(slackScope(parsed.place.teamId), parsed.eventId))) {
+    logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
     return;
   }
   const msg = { channel: parsed.place.channel, ts: parsed.place.ts };

@@ -1,8 +1,8 @@
-import type { RecentIds } from "@duet/shared";
+import type { DeliveryClaims } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
 import type { SlackOut } from "./slack-api.ts";
-import { envelopeSchema } from "./turn.ts";
+import { envelopeSchema, slackScope } from "./turn.ts";
 
 /**
  * When someone invites Duet to a channel, it says in one message what it is and
@@ -21,8 +21,8 @@ const joinSchema = z.object({ type: z.literal("member_joined_channel"), user: z.
 export interface WelcomeDeps {
   out: SlackOut;
   botUserId: string;
-  /** A retried delivery must not greet twice. */
-  recent: RecentIds;
+  /** A retried delivery, on any replica, must not greet twice. */
+  claims: DeliveryClaims;
   logger: Logger;
 }
 
@@ -39,6 +39,8 @@ async function welcome(rawEvent: unknown, rawBody: unknown, deps: WelcomeDeps): 
     deps.logger.warn("Ignored a malformed member_joined_channel event");
     return;
   }
-  if (event.data.user !== deps.botUserId || !deps.recent.first(envelope.data.event_id)) return;
+  if (event.data.user !== deps.botUserId) return;
+  const team = envelope.data.team_id ?? "unknown";
+  if (!(await deps.claims.first(slackScope(team), envelope.data.event_id))) return;
   await deps.out.post(event.data.channel, WELCOME_TEXT);
 }

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
 import { ConfigError } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
+import { claimRoutes } from "../claims/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
@@ -68,6 +69,7 @@ app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 app.route("/", controlRoutes);
 app.route("/", deliveryRoutes);
 app.route("/", installationRoutes);
+app.route("/", claimRoutes);
 app.route("/", fileRoutes);
 
 app.delete("/api/rooms/:roomId", async (c) => {

@@ -5,6 +5,7 @@ import {
   keyOfInstallation,
   putInstallationSchema,
   refreshClaimSchema,
+  TEAM_ID,
 } from "@duet/shared/installations";
 import type { Vars } from "../vars.ts";
 import { methodNotAllowed, readJson } from "../request.ts";
@@ -15,7 +16,9 @@ import type { InstallationStore } from "./store-object.ts";
  * `/api/installations/:key`: the Slack installation store the bots share
  * (bearer auth and the body limit come from the `/api/*` middleware).
  * GET reads, PUT stores (with `ifVersion`: compare-and-swap), DELETE removes,
- * POST `/refresh` claims the one refresh of a rotating token. Without
+ * POST `/refresh` claims the one refresh of a rotating token. For an org-wide
+ * install (`E…`), PUT `/teams/:team` records a workspace it answered in and GET
+ * `/teams` lists them, so an uninstall cleans every one. Without
  * DUET_STORE_KEY every one of them answers 503 and nothing is read or written.
  */
 
@@ -77,3 +80,24 @@ installationRoutes.post("/api/installations/:key/refresh", async (c) => {
 });
 
 installationRoutes.all("/api/installations/:key/refresh", methodNotAllowed);
+
+/** An org's key (E…): only an org-wide install spans workspaces. */
+function orgOf(raw: string | undefined): string {
+  const key = keyOf(raw);
+  if (!key.startsWith("E")) throw new DuetError("invalid_request", "invalid request", { details: { key: ["Only an org-wide install (an enterprise id, E…) has workspaces"] } });
+  return key;
+}
+
+installationRoutes.get("/api/installations/:key/teams", async (c) => {
+  const key = orgOf(c.req.param("key"));
+  return c.json({ teams: await store(c.env, key).teams() });
+});
+installationRoutes.all("/api/installations/:key/teams", methodNotAllowed);
+
+installationRoutes.put("/api/installations/:key/teams/:team", async (c) => {
+  const key = orgOf(c.req.param("key"));
+  const team = c.req.param("team");
+  if (!TEAM_ID.test(team)) throw new DuetError("invalid_request", "invalid request", { details: { team: ["Team must be a Slack team id (T…)"] } });
+  return c.json({ added: await store(c.env, key).addTeam(key, team) });
+});
+installationRoutes.all("/api/installations/:key/teams/:team", methodNotAllowed);

@@ -41,6 +41,8 @@ export class InstallationStore extends DurableObject<StoreEnv> {
         updated_at INTEGER NOT NULL
       )`,
     );
+    // An org-wide install's workspaces (team ids) that Duet has answered in; one row each.
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS org_team (team TEXT PRIMARY KEY)");
   }
 
   private row(key: string): Row | undefined {
@@ -78,8 +80,21 @@ export class InstallationStore extends DurableObject<StoreEnv> {
     return { version };
   }
 
+  /** Removes the installation and, for an org, the workspaces recorded under it. */
   async remove(key: string): Promise<boolean> {
+    this.ctx.storage.sql.exec("DELETE FROM org_team");
     return this.ctx.storage.sql.exec("DELETE FROM installation WHERE key = ?", key).rowsWritten > 0;
+  }
+
+  /** Records a workspace an org-wide install answered in (only while installed); true when it is new. */
+  async addTeam(key: string, team: string): Promise<boolean> {
+    if (!this.row(key)) return false;
+    return this.ctx.storage.sql.exec("INSERT INTO org_team (team) VALUES (?) ON CONFLICT(team) DO NOTHING", team).rowsWritten > 0;
+  }
+
+  /** The workspaces recorded under this org, oldest first. */
+  async teams(): Promise<string[]> {
+    return this.ctx.storage.sql.exec<{ team: string }>("SELECT team FROM org_team ORDER BY rowid").toArray().map((r) => r.team);
   }
 
   /**

@@ -6,9 +6,11 @@ import {
   installationRecordSchema,
   keyOfInstallation,
   keyOfQuery,
+  orgTeamsSchema,
   putResultSchema,
   refreshClaimResultSchema,
   type StoredInstallation,
+  teamAddedSchema,
 } from "@duet/shared/installations";
 import type { z } from "zod";
 
@@ -58,6 +60,8 @@ class StoreError extends Error {}
 export class WorkerInstallationStore implements InstallationStore {
   private readonly cache = new Map<string, { installation: Installation; until: number }>();
   private readonly loading = new Map<string, Promise<Installation>>();
+  /** Workspaces of org-wide installs this replica has recorded in the Worker (only saves repeating it). */
+  private readonly recordedTeams = new Set<string>();
   /** This replica, as the refresh lease names it. */
   private readonly holder = randomUUID();
   private readonly fetchImpl: typeof fetch;
@@ -79,6 +83,7 @@ export class WorkerInstallationStore implements InstallationStore {
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
     const key = keyOfQuery(query);
     if (!key) throw new StoreError("an event without a team or enterprise id has no installation");
+    if (query.isEnterpriseInstall && query.teamId) this.recordTeam(key, query.teamId);
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return hit.installation;
     // One read (and at most one refresh) per key at a time in this replica.
@@ -97,6 +102,27 @@ export class WorkerInstallationStore implements InstallationStore {
     await this.call("DELETE", key, deleteResultSchema);
     this.cache.delete(key);
     this.opts.logger.info(`Removed the Slack installation of ${key}`);
+  }
+
+  /** The workspaces an org-wide install (`enterpriseId`) has answered in, as every replica recorded them. */
+  async orgTeams(enterpriseId: string): Promise<string[]> {
+    return (await this.call("GET", `${enterpriseId}/teams`, orgTeamsSchema))?.teams ?? [];
+  }
+
+  /**
+   * Records that an org-wide install answers in `team`, so an uninstall can
+   * clean that workspace's rooms too (Slack names one workspace in it). Not
+   * awaited: an event's handling never waits for it, and a failure is tried
+   * again with the workspace's next event.
+   */
+  private recordTeam(key: string, team: string): void {
+    const id = `${key}/${team}`;
+    if (this.recordedTeams.has(id)) return;
+    this.recordedTeams.add(id);
+    this.call("PUT", `${key}/teams/${team}`, teamAddedSchema, {}).catch((err: Error) => {
+      this.recordedTeams.delete(id);
+      this.opts.logger.warn(`Could not record workspace ${team} of ${key}: ${err.message}`);
+    });
   }
 
   private async load(key: string): Promise<Installation> {

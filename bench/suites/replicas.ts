@@ -1,0 +1,176 @@
+import { WorkerClient } from "@duet/shared";
+import { createLogger, LogLevel, WorkerInstallationStore } from "@duet/slack";
+import { type FakeSlack, mentionEvent, signature, startFakeSlack } from "../../test/fakes/slack/index.ts";
+import { startRoundRobin, type RoundRobin } from "../../test/helpers/round-robin.ts";
+import { Arrivals } from "../arrivals.ts";
+import { type BotProcess, spawnBot } from "../bots/process.ts";
+import { cpuMs } from "../proc.ts";
+import type { BenchStack } from "../stack.ts";
+import { single, summarize, type Result } from "../stats.ts";
+import { watchSlack } from "../watch.ts";
+
+/**
+ * Slack replicas under a burst: one bot process, then two behind a round-robin
+ * balancer, each against the same Worker and a fresh fake Slack. Per setup:
+ * 50 mentions in 1 s over 50 channels, then 50 in one channel, each answer
+ * running one command (streaming on, the default). Reported side by side: ack
+ * p99, the command's end → ✅ on the mention (posted right after the final
+ * message), the most messages posted in one channel in any second (Slack allows
+ * about one), and the bots' CPU per turn. Then what the replicas' shared state
+ * costs: a delivery claim, and an installation lookup cached against a Worker
+ * round trip.
+ */
+
+const SECRET = "bench-replicas-secret";
+const BURST = 50;
+/** 50 events in one second. */
+const SPACING_MS = 20;
+const LOOKUPS = 200;
+
+interface Setup {
+  slack: FakeSlack;
+  arrivals: Arrivals;
+  bots: BotProcess[];
+  balancer: RoundRobin;
+  close(): Promise<void>;
+}
+
+async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
+  const slack = await startFakeSlack();
+  const arrivals = new Arrivals();
+  const unwatch = watchSlack(slack, arrivals);
+  const env = { SLACK_BOT_TOKEN: slack.id.botToken, SLACK_API_URL: slack.apiUrl, DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" };
+  const bots = await Promise.all(Array.from({ length: replicas }, () => spawnBot("slack-bot.ts", env)));
+  const balancer = await startRoundRobin(() => bots.map((b) => `http://127.0.0.1:${b.port}`));
+  return {
+    slack,
+    arrivals,
+    bots,
+    balancer,
+    async close() {
+      for (const b of bots) await b.stop();
+      await balancer.close();
+      unwatch();
+      await slack.close();
+    },
+  };
+}
+
+async function post(url: string, payload: unknown): Promise<{ sentAt: number; ack: number }> {
+  const body = JSON.stringify(payload);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const sentAt = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-slack-request-timestamp": String(timestamp), "x-slack-signature": signature(SECRET, timestamp, body) },
+    body,
+  });
+  await res.text();
+  return { sentAt, ack: performance.now() - sentAt };
+}
+
+/** The most chat.postMessage / chat.startStream calls one channel got within any 1,000 ms. */
+function busiestSecond(slack: FakeSlack): number {
+  const byChannel = new Map<string, number[]>();
+  for (const c of slack.calls) {
+    if (!c.ok || (c.method !== "chat.postMessage" && c.method !== "chat.startStream")) continue;
+    const list = byChannel.get(String(c.args.channel)) ?? [];
+    list.push(c.at);
+    byChannel.set(String(c.args.channel), list);
+  }
+  let most = 0;
+  for (const times of byChannel.values()) {
+    times.sort((a, b) => a - b);
+    for (let i = 0, j = 0; j < times.length; j++) {
+      while (times[j] - times[i] >= 1_000) i++;
+      most = Math.max(most, j - i + 1);
+    }
+  }
+  return most;
+}
+
+/** One burst: `BURST` mentions `SPACING_MS` apart, in `channels` channels; resolves when every one has its ✅ or ⚠️. */
+async function burst(stack: BenchStack, s: Setup, label: string, channels: (i: number) => string): Promise<Result[]> {
+  const clockOffset = Date.now() - performance.now();
+  const cpuBefore = s.bots.map((b) => cpuMs(b.pid));
+  const run = `${label.replace(/\W+/g, "")}${Date.now().toString(36)}`;
+  const sent = Array.from({ length: BURST }, async (_, i) => {
+    await new Promise((r) => setTimeout(r, i * SPACING_MS));
+    const marker = `${run}-${i}`;
+    const channel = channels(i);
+    const payload = mentionEvent(s.slack, { channel, text: `SAY: ok <run>echo ${marker}</run>` });
+    const done = s.arrivals.expect(`done:${channel}:${payload.event.ts}`, 120_000);
+    const { ack } = await post(`${s.balancer.url}/slack/events`, payload);
+    const doneAt = await done;
+    const ran = stack.executor!.calls.find((c) => c.command === `echo ${marker}`);
+    return { ack, final: ran ? doneAt - (ran.at - clockOffset) : NaN };
+  });
+  const samples = await Promise.all(sent);
+  const turns = samples.length;
+  const cpu = s.bots.reduce((sum, b, i) => sum + cpuMs(b.pid) - cpuBefore[i], 0);
+  return [
+    summarize(`${label}: ack`, "ms", samples.map((x) => x.ack), "event POST to the balancer → HTTP 200"),
+    summarize(`${label}: command's end → ✅ (after the final message)`, "ms", samples.map((x) => x.final).filter((x) => !Number.isNaN(x))),
+    single(`${label}: most messages in one channel in 1 s`, "msgs", busiestSecond(s.slack), turns, "chat.postMessage + chat.startStream; Slack allows ~1"),
+    single(`${label}: bot CPU per turn`, "ms", cpu / turns, turns, "user + system, all replicas, /proc"),
+  ];
+}
+
+/** The delivery claim every mention now costs, and an installation lookup from the cache against one that reads the Worker. */
+async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
+  const worker = new WorkerClient({ baseUrl: stack.workerUrl, token: stack.token });
+  const claims: number[] = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    const t0 = performance.now();
+    await worker.claimEvent("slack-TBENCH", `Ev${Date.now()}${i}`);
+    claims.push(performance.now() - t0);
+  }
+  const logger = createLogger(LogLevel.ERROR);
+  const refresh = async () => {
+    throw new Error("no rotation in this bench");
+  };
+  const team = `TB${Date.now().toString(36).toUpperCase()}`;
+  const installation = { team: { id: team }, isEnterpriseInstall: false, user: { id: "U0BENCH" }, bot: { token: "xoxb-bench", userId: "U0BOT", scopes: ["chat:write"] } };
+  const cached = new WorkerInstallationStore({ workerUrl: stack.workerUrl, apiToken: stack.token, logger, refresh });
+  const uncached = new WorkerInstallationStore({ workerUrl: stack.workerUrl, apiToken: stack.token, logger, refresh, cacheMs: 0 });
+  await cached.storeInstallation(installation as never);
+  const time = async (store: WorkerInstallationStore) => {
+    const out: number[] = [];
+    for (let i = 0; i < LOOKUPS; i++) {
+      const t0 = performance.now();
+      await store.fetchInstallation({ teamId: team, isEnterpriseInstall: false, enterpriseId: undefined });
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  return [
+    summarize("replicas: delivery claim (POST /api/claims)", "ms", claims, "one per mention, DM or welcome"),
+    summarize("replicas: installation lookup, cached", "ms", await time(cached), "within 60 s of the last read"),
+    summarize("replicas: installation lookup, Worker round trip", "ms", await time(uncached), "a cache miss: GET /api/installations"),
+  ];
+}
+
+export async function replicasSuite(stack: BenchStack): Promise<Result[]> {
+  const results: Result[] = [];
+  for (const replicas of [1, 2]) {
+    const s = await startSetup(stack, replicas);
+    try {
+      const label = `slack ×${replicas}`;
+      // Warm both replicas' connections and the Worker's rooms code.
+      for (let i = 0; i < 4; i++) await warm(s, `CWARM${replicas}X${i}`);
+      results.push(...(await burst(stack, s, `${label}, 50 channels`, (i) => `CR${replicas}X${i}`)));
+      results.push(...(await burst(stack, s, `${label}, one channel`, () => `CR${replicas}ONE`)));
+    } finally {
+      await s.close();
+    }
+  }
+  return [...results, ...(await sharedStateCosts(stack))];
+}
+
+/** A mention answered (✅) before the timed bursts. */
+async function warm(s: Setup, channel: string): Promise<void> {
+  const payload = mentionEvent(s.slack, { channel, text: "SAY: warm <run>true</run>" });
+  const done = s.arrivals.expect(`done:${channel}:${payload.event.ts}`, 60_000);
+  await post(`${s.balancer.url}/slack/events`, payload);
+  await done;
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buttonClick, mentionEvent, postEvent, postInteraction, startFakeSlack, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
+import { startRoundRobin, type RoundRobin } from "../helpers/round-robin.ts";
+import { startStack, type Stack } from "../helpers/stack.ts";
+import { startPassThrough, type PassThrough } from "../reliability/pass-through.ts";
+import { answerTo, botReplies, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
+import { buildBots, type BotProc, type Built, runBuilt } from "./harness.ts";
+
+/**
+ * Two built Slack bots (HTTP mode, two processes) behind a round-robin load
+ * balancer, as a deployment runs them: whatever lands on which replica, people
+ * see one answer. The Worker is reached through a pass-through that records
+ * each request, so a test can wait for a replica to have handled a delivery.
+ */
+
+const SECRET = "replicas-signing-secret";
+
+let built: Built;
+let stack: Stack;
+let slack: FakeSlack;
+let worker: PassThrough;
+let balancer: RoundRobin;
+const replicas: { proc: BotProc; url: string | null }[] = [];
+
+function startReplica(): Promise<{ proc: BotProc; url: string }> {
+  const proc = runBuilt(built, "slack", {
+    SLACK_BOT_TOKEN: slack.id.botToken,
+    SLACK_API_URL: slack.apiUrl,
+    DUET_WORKER_URL: worker.url,
+    DUET_API_TOKEN: stack.token,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_PORT: "0",
+  });
+  return portOf(proc).then((port) => ({ proc, url: `http://127.0.0.1:${port}` }));
+}
+
+/** The port a replica names once it listens (beforeAll has no expect.poll). */
+async function portOf(proc: BotProc): Promise<number> {
+  for (let i = 0; i < 600; i++) {
+    const found = /listens for Slack on port (\d+)/.exec(proc.output());
+    if (found) return Number(found[1]);
+    if (proc.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`a replica did not start: ${proc.output()}`);
+}
+
+beforeAll(async () => {
+  built = await buildBots();
+  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
+  stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
+  slack = await startFakeSlack();
+  worker = await startPassThrough(() => stack.workerUrl);
+  replicas.push(...(await Promise.all([startReplica(), startReplica()])));
+  balancer = await startRoundRobin(() => replicas.map((r) => r.url ?? "http://127.0.0.1:9"));
+}, 120_000);
+
+afterAll(async () => {
+  for (const r of replicas) await r.proc.stop();
+  await balancer?.close();
+  await worker?.close();
+  await slack?.close();
+  await stack?.stop();
+  built?.remove();
+});
+
+const events = () => `${balancer.url}/slack/events`;
+/** The replica the balancer gave the last request to. */
+const lastReplica = () => balancer.sentTo.at(-1)!.replica;
+const claimsOf = (eventId: string) => worker.crossings.filter((c) => c.path.startsWith("/api/claims/") && c.body?.id === eventId && c.status === 200);
+
+describe("two Slack replicas behind a load balancer", () => {
+  it("a retry that lands on the other replica is answered once, even where Slack refuses the 👀 claim", async () => {
+    // Without reactions:write the 👀 cannot mark the message as taken: only the Worker's claim can.
+    slack.refuse("reactions.add", "missing_scope");
+    try {
+      const channel = newChannel();
+      const payload = mentionEvent(slack, { channel, text: "SAY: answered-by-one-replica" });
+      const ts = String(payload.event.ts);
+      expect((await postEvent(events(), payload, { secret: SECRET })).status).toBe(200);
+      const first = lastReplica();
+      expect((await postEvent(events(), payload, { secret: SECRET, retryNum: 1, retryReason: "http_timeout" })).status).toBe(200);
+      expect(lastReplica()).not.toBe(first);
+      // Barrier: both replicas asked the Worker about this event, so the retry has had its turn.
+      await expect.poll(() => claimsOf(payload.event_id).length, { timeout: 20_000 }).toBe(2);
+      const answer = await slack.waitFor(() => botReplies(slack, channel, ts).find((m) => readable(m).includes("answered-by-one-replica") && !m.blocks?.some((b) => JSON.stringify(b).includes("duet_stop"))), "the answer");
+      expect(readable(answer)).toContain("answered-by-one-replica");
+      // A later mention in the same thread, through the balancer, is answered after anything the retry could have posted.
+      const later = mentionEvent(slack, { channel, threadTs: ts, text: "SAY: later-in-thread" });
+      await postEvent(events(), later, { secret: SECRET });
+      await slack.waitFor(() => botReplies(slack, channel, ts).some((m) => readable(m).includes("later-in-thread") && !JSON.stringify(m.blocks ?? []).includes("duet_stop")), "the later answer");
+      expect(botReplies(slack, channel, ts).filter((m) => readable(m).includes("answered-by-one-replica"))).toHaveLength(1);
+      expect(modelCallsFor(stack, "answered-by-one-replica")).toBe(1);
+    } finally {
+      slack.refuse("reactions.add", null);
+    }
+  });
+
+  it("Run on a proposal clicked through the replica that did not post it runs the command once and marks the proposal", async () => {
+    const channel = newChannel();
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    await stack.client.setPolicy(room, { runPolicy: "approve", userId: "U0ALICE" });
+    const payload = mentionEvent(slack, { channel, text: "SAY: Proposing. <run>echo approved-elsewhere</run>" });
+    const ts = String(payload.event.ts);
+    await postEvent(events(), payload, { secret: SECRET });
+    const poster = lastReplica();
+    const [proposal] = (await answerTo(slack, { channel, ts, threadTs: ts })).map((m) => structuredClone(m) as SlackMessage);
+    const run = (proposal.blocks ?? []).filter((b) => b.type === "actions").flatMap((b) => b.elements as { action_id: string; value: string }[]).find((e) => e.action_id === "duet_approval_run")!;
+    expect(run).toBeDefined();
+
+    const clicked = buttonClick(slack, { channel, messageTs: proposal.ts, actionId: run.action_id, value: run.value, user: "U0ALICE" });
+    expect((await postInteraction(events(), clicked, { secret: SECRET })).status).toBe(200);
+    expect(lastReplica()).not.toBe(poster);
+    await slack.waitFor(() => readable(slack.ws.find(channel, proposal.ts)!).includes("ran `echo approved-elsewhere`"), "the proposal marked as run");
+    const output = await slack.waitFor(() => slack.ws.thread(channel, ts).find((m) => m.ts !== proposal.ts && readable(m).includes("approved-elsewhere\n")), "the command's output in the thread");
+    expect(readable(output)).toContain("approved-elsewhere");
+    expect(stack.executor!.calls.filter((c) => c.command === "echo approved-elsewhere")).toHaveLength(1);
+  });
+
+  it("an answer whose replica is killed mid-turn is delivered once by the other replica", async () => {
+    const channel = newChannel();
+    const hold = `replica-killed-${Date.now()}`;
+    const marker = `survived-${Date.now()}`;
+    const payload = mentionEvent(slack, { channel, text: `HOLD:${hold} CHUNK:10 SAY: Looking now <run>echo ${marker}</run>` });
+    const ts = String(payload.event.ts);
+    expect((await postEvent(events(), payload, { secret: SECRET })).status).toBe(200);
+    const victim = lastReplica();
+    // The model has begun answering and holds the rest: the replica that took the mention dies now.
+    await expect.poll(() => stack.model.calls.filter((c) => JSON.stringify(c).includes(marker)).length, { timeout: 20_000 }).toBe(1);
+    replicas[victim].proc.child.kill("SIGKILL");
+    await replicas[victim].proc.exited;
+    replicas[victim].url = null;
+    await fetch(`${stack.model.url}/_release/${hold}`, { method: "POST" });
+
+    const answer = await slack.waitFor(() => botReplies(slack, channel, ts).find((m) => readable(m).includes(`${marker}\n`)), "the answer delivered by the survivor", 30_000);
+    expect(readable(answer)).toContain("Looking now");
+    // Barrier: the survivor answers a later mention through the balancer, after confirming the delivery.
+    const later = mentionEvent(slack, { channel, text: "SAY: survivor-still-answers" });
+    await postEvent(events(), later, { secret: SECRET });
+    await answerTo(slack, { channel, ts: String(later.event.ts), threadTs: String(later.event.ts) });
+    expect(botReplies(slack, channel, ts).filter((m) => readable(m).includes(marker))).toHaveLength(1);
+    expect(stack.executor!.calls.filter((c) => c.command === `echo ${marker}`)).toHaveLength(1);
+  });
+});
