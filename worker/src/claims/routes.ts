@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import { CLAIM_SCOPE, DuetError, eventClaimSchema } from "@duet/shared";
 import type { Vars } from "../vars.ts";
-import { readJson } from "../request.ts";
-import { methodNotAllowed } from "../request.ts";
+import { methodNotAllowed, readJson } from "../request.ts";
 import type { EventClaims } from "./claims-object.ts";
 
 /**
