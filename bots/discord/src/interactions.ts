@@ -4,6 +4,7 @@ import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
+import { discordTarget } from "./outbox-delivery.ts";
 import { roomHere } from "./rooms.ts";
 import { interactionSurface } from "./surfaces.ts";
 
@@ -38,7 +39,9 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const room = roomHere(interaction);
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
-  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
+  // An answer the room keeps for delivery goes to the channel: the interaction's token lasts 15 minutes only.
+  const deliver = discordTarget(interaction.channelId);
+  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit, deliver }, command);
 }
 
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */

@@ -3,6 +3,7 @@ import { ask } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
+import { discordTarget } from "./outbox-delivery.ts";
 import { messageSurface } from "./surfaces.ts";
 
 /**
@@ -31,7 +32,9 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
     if (message.channel.type === ChannelType.DM) await messageSurface(message, null, deps).post({ kind: "hint", text: DM_ANSWER });
     return;
   }
-  const mention = new RegExp(`<@!?${message.client.user.id}>`, "g");
+  // Duet's own managed role (what the member list and autocomplete often offer for "@Duet") mentions Duet too.
+  const botRole = message.guild.roles.botRoleFor(message.client.user)?.id;
+  const mention = new RegExp(`<@!?${message.client.user.id}>${botRole ? `|<@&${botRole}>` : ""}`, "g");
   if (!mention.test(message.content)) return;
   // The Worker would replay its stored answer for a repeated id; this keeps it from being posted twice.
   if (!deps.recentMessages.first(message.id)) return;
@@ -40,5 +43,6 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
-  await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
+  const asker = { room, user: message.author.id, key: message.id, deliver: discordTarget(channel.id, message.id) };
+  await ask(deps.flow, surface, asker, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
 }

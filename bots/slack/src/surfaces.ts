@@ -21,7 +21,7 @@ export interface ConversationPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer here, its Stop button naming the room; absent, answers are posted whole. */
-  live?: () => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
@@ -54,7 +54,7 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
       return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
     },
     showProgress: () => status.show(channel, threadTs),
-    ...(live ? { live: () => liveView(live(), rendered, post, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post, () => status.clear(channel, threadTs)) } : {}),
   };
 }
 
@@ -77,6 +77,9 @@ function liveView(message: SlackLiveMessage, render: (reply: Reply) => Rendered,
   };
 }
 
+/** The flow's listener for a posted message, as the live message reports it (a ts). */
+const tsTo = (onPosted?: (ref: PostedRef) => void) => (onPosted ? (ts: string) => onPosted({ id: ts }) : undefined);
+
 type Respond = (msg: RespondArguments) => Promise<unknown>;
 
 export interface SlashPlace {
@@ -86,7 +89,7 @@ export interface SlashPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
-  live?: () => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
 }
 
 /**
@@ -116,6 +119,6 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
-    ...(live ? { live: () => liveView(live(), rendered, post) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post) } : {}),
   };
 }

@@ -120,7 +120,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const room = kind.roomFor(parsed.place, deps.scope);
   const threadTs = kind.replyIn(parsed.place);
   const teamId = parsed.place.teamId;
-  const live = () => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room });
+  const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);

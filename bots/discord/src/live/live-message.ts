@@ -39,6 +39,8 @@ export interface DiscordLiveOptions {
   secrets: readonly string[];
   timers?: Timers;
   intervalMs?: number;
+  /** Hears the id of the answer's first message as soon as it is posted. */
+  onPosted?: (id: string) => void;
 }
 
 export class DiscordLiveMessage {
@@ -89,6 +91,7 @@ export class DiscordLiveMessage {
       const payload = { content, components: index === last ? button : [] };
       const id = index === 0 ? await this.target.first(payload) : await this.target.more(payload);
       this.shown.push({ id, content, button: index === last });
+      if (index === 0) this.opts.onPosted?.(id);
     }
   }
 
