@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fakes/slack/index.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
@@ -28,10 +28,7 @@ beforeAll(async () => {
   tap = await startWorkerTap(stack.workerUrl);
   slack = await startFakeSlack();
 });
-afterEach(() => {
-  tap.hold(() => false);
-  vi.restoreAllMocks();
-});
+afterEach(() => tap.hold(() => false));
 afterAll(async () => {
   await slack?.close();
   await tap?.close();
@@ -54,15 +51,8 @@ function startBot() {
 const confirms = (final: boolean, channel: string) => (c: TappedCall) =>
   c.method === "POST" && c.path.endsWith("/deliveries") && c.path.includes(channel) && ((c.body as { final?: boolean })?.final ?? true) === final;
 
-/** What the Worker (in this process under wrangler) logs as errors from here on. */
-function workerErrors(): () => string {
-  const error = vi.spyOn(console, "error");
-  const stderr = vi.spyOn(process.stderr, "write");
-  return () => [...error.mock.calls, ...stderr.mock.calls].map((args) => args.map(String).join(" ")).join("\n");
-}
-
 describe("the outbox with the built Slack bot", () => {
-  it("edits the live answer of a bot SIGKILLed mid-answer into the whole answer after the restart; the model asked and the command run once, and the Worker logs no error for the hang-up", async () => {
+  it("edits the live answer of a bot SIGKILLed mid-answer into the whole answer after the restart; the model asked and the command run once", async () => {
     const first = startBot();
     const port = await portFrom(first, "listens for Slack on port");
     const hold = `outbox-slack-${Date.now()}`;
@@ -74,7 +64,6 @@ describe("the outbox with the built Slack bot", () => {
     await expect.poll(() => tap.calls.filter((c) => confirms(false, "COUTBOX")(c) && c.status === 200).length, { timeout: 20_000 }).toBe(1);
     const live = botReplies(slack, "COUTBOX", ts);
     expect(live).toHaveLength(1);
-    const errors = workerErrors();
     first.child.kill("SIGKILL");
     await first.exited;
     await fetch(`${stack.model.url}/_release/${hold}`, { method: "POST" });
@@ -89,8 +78,6 @@ describe("the outbox with the built Slack bot", () => {
       expect(readable(replies[0])).toContain("Checking it now");
       expect(stack.model.calls.filter((c) => JSON.stringify(c).includes(marker))).toHaveLength(1);
       expect(stack.executor!.calls.filter((c) => c.command === `echo ${marker}-output`)).toHaveLength(1);
-      // A bot that hangs up mid-turn is normal: the Worker says nothing about it.
-      expect(errors()).not.toMatch(/Network connection lost/);
     } catch (err) {
       console.log("BOT1", first.output(), "BOT2", second.output());
       throw err;

@@ -1,14 +1,18 @@
 import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
 import { showDone, type ThreadStatus } from "./feedback.ts";
+import { currentWorkspace } from "./oauth/workspace-client.ts";
 import { renderReply } from "./render.ts";
 import type { SlackOut } from "./slack-api.ts";
 
 /**
  * Where a Slack answer goes, as the room keeps it: the conversation, its
- * thread, the asker's message (for ✅; a slash command has none).
+ * thread, the asker's message (for ✅; a slash command has none), and under
+ * OAuth the workspace whose token posts it (the org's, for an org-wide install).
  */
 export function slackTarget(place: { channel: string; threadTs?: string; ts?: string }): DeliveryTarget {
-  return { platform: "slack", place: { channel: place.channel, ...(place.ts ? { ts: place.ts } : {}), ...(place.threadTs ? { threadTs: place.threadTs } : {}) } };
+  const ws = currentWorkspace();
+  const workspace = ws?.teamId ? { team: ws.teamId, ...(ws.enterpriseId ? { enterprise: ws.enterpriseId } : {}) } : {};
+  return { platform: "slack", place: { channel: place.channel, ...(place.ts ? { ts: place.ts } : {}), ...(place.threadTs ? { threadTs: place.threadTs } : {}), ...workspace } };
 }
 
 /**
