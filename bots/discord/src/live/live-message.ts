@@ -101,7 +101,11 @@ export class DiscordLiveMessage {
       const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
       const s = this.shown[i];
       if (s) await this.target.edit(s.id, payload);
-      else this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
+      else {
+        this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
+        // An answer done before its first update is posted whole here; the room still hears of its id first.
+        if (i === 0) this.opts.onPosted?.(this.shown[0].id);
+      }
       this.shown[i] = { ...this.shown[i], content: msg.content, button: false };
     }
     // The live answer took more messages than the final one (rare: the final text is usually longer).

@@ -117,7 +117,8 @@ export class SlackLiveMessage {
   private async showFinal(rendered: Rendered): Promise<void> {
     if (this.mode === "stream") await this.endStream();
     if (this.mode === "none") {
-      this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false }));
+      // An answer done before its first update is posted whole here; the room still hears of the ts first.
+      this.setTs(await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false })));
       return;
     }
     await this.updateTo(rendered.text, rendered.blocks);
