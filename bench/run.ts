@@ -9,6 +9,7 @@ import type { BotBenchOptions } from "./suites/bot-common.ts";
 import { bundleSize } from "./suites/bundle.ts";
 import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
 import { filesSuite } from "./suites/files.ts";
+import { OUTBOX_GRACE_MS, outboxSuite } from "./suites/outbox.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
 import { replicasSuite } from "./suites/replicas.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
@@ -39,11 +40,13 @@ const DISCORD: BotBenchOptions = { warmup: 20, samples: 800, slashSamples: 0, tu
 const BUILT_SLACK: BotBenchOptions = { ...SLACK, samples: 200, slashSamples: 100 };
 /** discord.js's default limit of 50 requests/s holds in the built bot; a turn makes 2 calls, so at most 20 turns a second. */
 const BUILT_DISCORD: BotBenchOptions = { ...DISCORD, samples: 400, turnGapMs: 50 };
+/** Bot restarts timed for the outbox: each starts a bot (about a second), so few. */
+const OUTBOX_SAMPLES = 30;
 /** Live answers, timed once per platform (Slack in HTTP mode): they measure the live path, not the transport. */
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -137,6 +140,15 @@ async function main(): Promise<void> {
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
   if (on("workspace")) await suite("workspace", "workspace: kept across sleep (cloudflare)", () => workspaceKeepSuite());
+  if (on("outbox")) {
+    // A Worker of its own with a short grace time, so waiting answers are offered within the run.
+    const stack = await startBenchStack({ instantExecutor: true, vars: { DUET_DELIVERY_GRACE_MS: String(OUTBOX_GRACE_MS) } });
+    try {
+      await suite("outbox", "outbox: rows and delivery after a restart", () => outboxSuite(stack, OUTBOX_SAMPLES));
+    } finally {
+      await stack.stop();
+    }
+  }
   const notes = readFileSync(new URL("./NOTES.md", import.meta.url), "utf8");
   const partial = groups.length < GROUPS.length ? { groups, previous: previousRun() } : undefined;
   report(results, problems, (performance.now() - started) / 1000, loadAtStart, notes, partial);

@@ -1,13 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fakes/slack/index.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
-import { answerTo, readable } from "../slack/harness.ts";
+import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
+import { answerTo, botReplies, readable } from "../slack/harness.ts";
 import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
 
 /**
  * The outbox with the built Slack bot: a bot killed (SIGKILL) while the model
- * is still answering leaves the answer in the room, and the bot started again
- * on the same settings posts it once, with the command's output.
+ * is still answering, or after posting the answer but before the room heard of
+ * it, leaves the answer in the room; the bot started again on the same
+ * settings shows it once, in the message already posted for it, with the
+ * command's output. The bot reaches the Worker through a tap that records (and
+ * can hold) what it asks.
  */
 
 const SECRET = "outbox-signing-secret";
@@ -15,38 +19,40 @@ const SECRET = "outbox-signing-secret";
 let built: Built;
 let stack: Stack;
 let slack: FakeSlack;
+let tap: WorkerTap;
 
 beforeAll(async () => {
   built = await buildBots();
   // Answers unconfirmed for half a second are offered in the feed (15 s in production).
   stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
+  tap = await startWorkerTap(stack.workerUrl);
   slack = await startFakeSlack();
 });
+afterEach(() => tap.hold(() => false));
 afterAll(async () => {
   await slack?.close();
+  await tap?.close();
   await stack?.stop();
   built?.remove();
 });
 
-const env = {
-  get SLACK_BOT_TOKEN() {
-    return slack.id.botToken;
-  },
-} as const;
-
 function startBot() {
   return runBuilt(built, "slack", {
-    SLACK_BOT_TOKEN: env.SLACK_BOT_TOKEN,
+    SLACK_BOT_TOKEN: slack.id.botToken,
     SLACK_API_URL: slack.apiUrl,
-    DUET_WORKER_URL: stack.workerUrl,
+    DUET_WORKER_URL: tap.url,
     DUET_API_TOKEN: stack.token,
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_PORT: "0",
   });
 }
 
+/** A bot's confirm to the room of `channel`; `final` defaults to true, as the Worker reads it. */
+const confirms = (final: boolean, channel: string) => (c: TappedCall) =>
+  c.method === "POST" && c.path.endsWith("/deliveries") && c.path.includes(channel) && ((c.body as { final?: boolean })?.final ?? true) === final;
+
 describe("the outbox with the built Slack bot", () => {
-  it("delivers the answer of a turn whose bot was SIGKILLed mid-answer once, after the restart; the model asked and the command run once", async () => {
+  it("edits the live answer of a bot SIGKILLed mid-answer into the whole answer after the restart; the model asked and the command run once", async () => {
     const first = startBot();
     const port = await portFrom(first, "listens for Slack on port");
     const hold = `outbox-slack-${Date.now()}`;
@@ -54,8 +60,10 @@ describe("the outbox with the built Slack bot", () => {
     const payload = mentionEvent(slack, { channel: "COUTBOX", text: `HOLD:${hold} CHUNK:10 SAY: Checking it now for you <run>echo ${marker}-output</run>` });
     const ts = String(payload.event.ts);
     expect((await postEvent(`http://127.0.0.1:${port}/slack/events`, payload, { secret: SECRET })).status).toBe(200);
-    // The model has begun answering and holds the rest: the bot dies now.
-    await expect.poll(() => stack.model.calls.filter((c) => JSON.stringify(c).includes(marker)).length, { timeout: 20_000 }).toBe(1);
+    // The live answer is posted and the room has its ts; the model holds the rest: the bot dies now.
+    await expect.poll(() => tap.calls.filter((c) => confirms(false, "COUTBOX")(c) && c.status === 200).length, { timeout: 20_000 }).toBe(1);
+    const live = botReplies(slack, "COUTBOX", ts);
+    expect(live).toHaveLength(1);
     first.child.kill("SIGKILL");
     await first.exited;
     await fetch(`${stack.model.url}/_release/${hold}`, { method: "POST" });
@@ -64,15 +72,50 @@ describe("the outbox with the built Slack bot", () => {
     const second = startBot();
     try {
       const replies = await answerTo(slack, { channel: "COUTBOX", ts, threadTs: ts });
-      const withOutput = replies.map(readable).filter((t) => t.includes(`${marker}-output`) && t.includes("Checking it now"));
-      expect(withOutput).toHaveLength(1);
+      // One message: the live one, its stream ended and edited into the answer, not a second reply.
+      expect(replies.map((m) => m.ts)).toEqual([live[0].ts]);
+      expect(readable(replies[0])).toContain(`${marker}-output`);
+      expect(readable(replies[0])).toContain("Checking it now");
       expect(stack.model.calls.filter((c) => JSON.stringify(c).includes(marker))).toHaveLength(1);
       expect(stack.executor!.calls.filter((c) => c.command === `echo ${marker}-output`)).toHaveLength(1);
     } catch (err) {
-      console.log("BOT1", first.output(), "BOT2", second.output(), "FEED", await (await fetch(`${stack.workerUrl}/api/deliveries/slack`, { headers: { authorization: `Bearer ${stack.token}` } })).text());
+      console.log("BOT1", first.output(), "BOT2", second.output());
       throw err;
     } finally {
       expect(await second.stop()).toBe(0);
     }
   });
+
+  it("a bot killed after posting its answer and before confirming it: the restarted bot edits that message, no second copy", async () => {
+    const first = startBot();
+    const port = await portFrom(first, "listens for Slack on port");
+    const marker = `unconfirmed-${Date.now()}`;
+    // The confirm never reaches the Worker: the answer is in the thread, and the bot dies waiting.
+    tap.hold(confirms(true, "CUNCONFIRMED"));
+    const payload = mentionEvent(slack, { channel: "CUNCONFIRMED", text: `SAY: Here it is <run>echo ${marker}-output</run>` });
+    const ts = String(payload.event.ts);
+    expect((await postEvent(`http://127.0.0.1:${port}/slack/events`, payload, { secret: SECRET })).status).toBe(200);
+    await expect.poll(() => tap.calls.filter(confirms(true, "CUNCONFIRMED")).length, { timeout: 20_000 }).toBe(1);
+    const posted = botReplies(slack, "CUNCONFIRMED", ts);
+    expect(posted).toHaveLength(1);
+    expect(readable(posted[0])).toContain(`${marker}-output`);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    tap.hold(() => false);
+
+    const second = startBot();
+    try {
+      // The dying bot's own feed read may have claimed the answer (its confirm held too): the restarted bot waits out that lease.
+      await expect.poll(() => tap.calls.filter((c) => confirms(true, "CUNCONFIRMED")(c) && c.status === 200).length, { timeout: 60_000 }).toBe(1);
+      const replies = botReplies(slack, "CUNCONFIRMED", ts);
+      expect(replies.map((m) => m.ts)).toEqual([posted[0].ts]);
+      expect(readable(replies[0])).toContain(`${marker}-output`);
+      expect(stack.executor!.calls.filter((c) => c.command === `echo ${marker}-output`)).toHaveLength(1);
+    } catch (err) {
+      console.log("BOT1", first.output(), "BOT2", second.output());
+      throw err;
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  }, 120_000);
 });

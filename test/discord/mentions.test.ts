@@ -103,6 +103,23 @@ describe("Discord mentions", () => {
     expect([fromBot.id, fromSelf.id, plain.id]).not.toContain(human.id);
   });
 
+  it("a mention of Duet's own managed role is a mention of Duet; another role's mention is not", async () => {
+    const ch = h.fake.addChannel(h.guildId, "role-mention");
+    const duetRole = h.fake.addBotRole(h.guildId);
+    const otherRole = h.fake.addRole(h.guildId, "Helpers");
+    const other = h.fake.message(ch, `<@&${otherRole}> SAY: other-role-marker`, { fields: { mention_roles: [otherRole] } });
+    const msg = h.fake.message(ch, `<@&${duetRole}> SAY: role-mention-marker`, { fields: { mention_roles: [duetRole] } });
+    const [answer, ...more] = await mentionAnswer(h, msg);
+    expect(more).toEqual([]);
+    expect(answer.message_reference).toMatchObject({ message_id: msg.id });
+    expect(answer.content).toContain("role-mention-marker");
+    // The role's mention is not part of the question; the other role's message (read first) reached no one.
+    expect(modelCallsFor(stack, "role-mention-marker")).toBe(1);
+    expect(modelCallsFor(stack, `<@&${duetRole}>`)).toBe(0);
+    expect(modelCallsFor(stack, "other-role-marker")).toBe(0);
+    expect(h.fake.messagesIn(ch).filter((m) => (m.message_reference as { message_id?: string } | undefined)?.message_id === other.id)).toEqual([]);
+  });
+
   it("a mention with nothing else asks for a question without calling the Worker", async () => {
     const ch = h.fake.addChannel(h.guildId, "empty");
     const before = h.workerRequests.length;

@@ -16,9 +16,9 @@ export const STORE_KEY = "test-store-key-for-installations-0123456789";
 
 const oauthEnv = { SLACK_CLIENT_ID: CLIENT_ID, SLACK_CLIENT_SECRET: CLIENT_SECRET, SLACK_STATE_SECRET: STATE_SECRET };
 
-/** The stack with DUET_STORE_KEY, the fake Slack as an OAuth app, and `replicas` OAuth bots. */
-export async function startOAuthSetup(replicas = 2): Promise<SlackSetup> {
-  const setup = await startSlackSetup(Array.from({ length: replicas }, () => oauthEnv), { vars: { DUET_STORE_KEY: STORE_KEY } });
+/** The stack with DUET_STORE_KEY (and `vars`), the fake Slack as an OAuth app, and `replicas` OAuth bots. */
+export async function startOAuthSetup(replicas = 2, vars: Record<string, string> = {}): Promise<SlackSetup> {
+  const setup = await startSlackSetup(Array.from({ length: replicas }, () => oauthEnv), { vars: { DUET_STORE_KEY: STORE_KEY, ...vars } });
   setup.slack.oauth.app = { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: "" };
   return setup;
 }

@@ -84,6 +84,26 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     expect(await (await confirm(room, key, "900000000000000001")).json()).toEqual({ confirmed: true });
   });
 
+  it("an answer claimed by a bot that died before confirming is offered again once the lease ends, to one reader", async () => {
+    const room = freshRoom("cli-outbox");
+    const key = unique("leased");
+    await send(room, "SAY: the leased answer", { idempotencyKey: key, deliver: slackThread("C5") });
+    // The claiming bot dies here: it never posts nor confirms.
+    const [claimed] = await feedUntilItems("slack", room);
+    expect(claimed.key).toBe(key);
+    expect((await readFeed("slack", room)).items).toEqual([]);
+    // Reads come back empty while the lease holds (the room stays listed, so they answer at once); once it ends the answer is offered again.
+    let again: Awaited<ReturnType<typeof readFeed>>["items"] = [];
+    for (let i = 0; i < 100 && !again.length; i++) {
+      again = (await readFeed("slack", room)).items;
+      if (!again.length) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(again.map((i) => i.key)).toEqual([key]);
+    // Leased anew to that reader: one reader only.
+    expect((await readFeed("slack", room)).items).toEqual([]);
+    expect(await (await confirm(room, key, "1700000000.000500")).json()).toEqual({ confirmed: true });
+  }, 60_000);
+
   it("refuses bad input with a clear message", async () => {
     const room = freshRoom("cli-outbox");
     const unknown = await confirm(room, "no-such-key", "1.2");

@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { DeliveryClaims, InFlight, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, InFlight, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -10,6 +10,7 @@ import { discordHealth } from "./health.ts";
 import { handleInteraction } from "./interactions.ts";
 import { handleStopClick, isStopClick } from "./live/stop-button.ts";
 import { handleMessage } from "./mentions.ts";
+import { deliverToDiscord } from "./outbox-delivery.ts";
 import { welcome } from "./welcome.ts";
 
 /**
@@ -94,6 +95,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardError, (err, id) => log.warn(`shard ${id} error: ${err.message}`));
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
+  // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, deps.secrets, log, item) });
 
   return {
     client,
@@ -103,9 +106,11 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
       await client.login(config.token);
       await ready;
       log.info(`connected as ${client.user?.tag} in ${client.guilds.cache.size} server(s)`);
+      deliveries.start();
     },
     async stop(graceMs = 0) {
       stopping = true;
+      deliveries.stop();
       if (inflight.size > 0 && graceMs > 0) {
         log.info(`stopping: waiting up to ${Math.round(graceMs / 1000)} s for ${inflight.size} answer(s) in progress`);
         await inflight.drain(graceMs);

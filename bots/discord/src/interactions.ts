@@ -5,6 +5,7 @@ import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
+import { discordTarget } from "./outbox-delivery.ts";
 import { roomHere } from "./rooms.ts";
 import { interactionSurface } from "./surfaces.ts";
 
@@ -39,7 +40,8 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const room = roomHere(interaction);
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
-  const asker = { room, user: interaction.user.id, key: interaction.id, permit };
+  // An answer the room keeps for delivery goes to the channel: the interaction's token lasts 15 minutes only.
+  const asker = { room, user: interaction.user.id, key: interaction.id, permit, deliver: discordTarget(interaction.channelId) };
   const file = command.kind === "ask" ? interaction.options.getAttachment(SUBCOMMANDS.ask.file, false) : null;
   if (file) {
     // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.

@@ -3,6 +3,7 @@ import { ask, EMPTY_MENTION_HINT, shareFiles } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
+import { discordTarget } from "./outbox-delivery.ts";
 import { messageSurface } from "./surfaces.ts";
 import { incomingFiles } from "./files/incoming.ts";
 
@@ -30,7 +31,9 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
     if (message.channel.type === ChannelType.DM) await messageSurface(message, null, deps).post({ kind: "hint", text: DM_ANSWER });
     return;
   }
-  const mention = new RegExp(`<@!?${message.client.user.id}>`, "g");
+  // Duet's own managed role (what the member list and autocomplete often offer for "@Duet") mentions Duet too.
+  const botRole = message.guild.roles.botRoleFor(message.client.user)?.id;
+  const mention = new RegExp(`<@!?${message.client.user.id}>${botRole ? `|<@&${botRole}>` : ""}`, "g");
   if (!mention.test(message.content)) return;
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
   const question = message.content.replace(mention, "");
@@ -41,7 +44,7 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
-  const asker = { room, user: message.author.id, key: message.id };
+  const asker = { room, user: message.author.id, key: message.id, deliver: discordTarget(channel.id, message.id) };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
   await ask(deps.flow, surface, asker, question, EMPTY_MENTION_HINT);

@@ -2,6 +2,7 @@ import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type M
 import { keepRenewing, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
+import { deliveryNonce } from "./outbox-delivery.ts";
 import { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
 import { renderReply, type Outgoing } from "./render.ts";
 import { discordFileSurface, DISCORD_FILE_MAX_BYTES, type FilesMessage } from "./files/outgoing.ts";
@@ -32,11 +33,16 @@ export interface SurfaceDeps {
  * Stop button names `room`; without a room (a DM) answers are posted whole.
  */
 export function messageSurface(message: Message, room: string | null, deps: SurfaceDeps): ChatSurface {
+  // An answer posted whole carries the nonce its delivery would: a bot that dies before confirming it is not
+  // answered twice. Nothing else may carry it (a failure, a live answer's first words): Discord would hand that
+  // message to the delivery as if it were the answer.
+  const nonce = room ? deliveryNonce(room, message.id, 0) : undefined;
   const post = async (reply: Reply): Promise<PostedRef | null> => {
     const out = renderReply(reply, deps.secrets);
     try {
       const [first, ...rest] = out;
-      const posted = await message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true } });
+      const once = nonce && reply.kind === "answer" ? { nonce, enforceNonce: true } : {};
+      const posted = await message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true }, ...once });
       for (const msg of rest) {
         if (message.channel.isSendable()) await message.channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } });
       }
@@ -56,7 +62,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
       return channel.send(msg);
     }, Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
-    ...(room ? { live: () => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps) } : {}),
+    ...(room ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps, onPosted) } : {}),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
@@ -91,17 +97,27 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
     // Private answers (history, help) are short and final: only public ones grow.
-    ...(ephemeral || !room ? {} : { live: () => ((replied = true), liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, post)) }),
+    ...(ephemeral || !room
+      ? {}
+      : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
   };
 }
 
 /**
  * A live answer in `target` (`what` names it in logs), ending as the reply's
- * messages; when they cannot be shown there (an interaction's token ran out),
- * `fallback` posts them its own way.
+ * messages; `onPosted` hears of its first message once posted. When they
+ * cannot be shown there (an interaction's token ran out), `fallback` posts
+ * them its own way.
  */
-function liveView(target: LiveTarget, room: string, what: string, deps: SurfaceDeps, fallback?: (reply: Reply) => Promise<PostedRef | null>): LiveView {
-  const live = new DiscordLiveMessage(target, deps.log, { room, secrets: deps.secrets });
+function liveView(
+  target: LiveTarget,
+  room: string,
+  what: string,
+  deps: SurfaceDeps,
+  onPosted?: (ref: PostedRef) => void,
+  fallback?: (reply: Reply) => Promise<PostedRef | null>,
+): LiveView {
+  const live = new DiscordLiveMessage(target, deps.log, { room, secrets: deps.secrets, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {

@@ -1,4 +1,4 @@
-import { DeliveryClaims, DeliveryLoop, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -19,6 +19,7 @@ import { buildReceiver } from "./receiver.ts";
 import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
 import { WorkerInstallationStore } from "./oauth/installation-store.ts";
 import { registerUninstall } from "./oauth/uninstall.ts";
+import { deliverInWorkspace } from "./oauth/workspace-delivery.ts";
 import { bindWorkspace, currentWorkspace, WorkspaceClient } from "./oauth/workspace-client.ts";
 import { registerSlashCommand } from "./slash-command.ts";
 import { registerWelcome } from "./welcome.ts";
@@ -174,11 +175,10 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     }
     app = built;
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
-    // workspace's token comes with its events, so there the feed is not read yet.
-    if (auth) {
-      deliveries = new DeliveryLoop({ platform: "slack", worker, log: (line) => logger.warn(line), deliver: (item) => deliverToSlack(out, status, secrets, item) });
-      deliveries.start();
-    }
+    // answer is posted with the token of its workspace's installation.
+    const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, secrets, item);
+    deliveries = new DeliveryLoop({ platform: "slack", worker, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);
   }

@@ -1,24 +1,37 @@
 import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
 import { showDone, type ThreadStatus } from "./feedback.ts";
+import { currentWorkspace } from "./oauth/workspace-client.ts";
 import { renderReply } from "./render.ts";
 import type { SlackOut } from "./slack-api.ts";
 
-/** Where a Slack answer goes, as the room keeps it: the conversation, its thread, the asker's message (for ✅). */
-export function slackTarget(place: { channel: string; threadTs?: string; ts: string }): DeliveryTarget {
-  return { platform: "slack", place: { channel: place.channel, ts: place.ts, ...(place.threadTs ? { threadTs: place.threadTs } : {}) } };
+/**
+ * Where a Slack answer goes, as the room keeps it: the conversation, its
+ * thread, the asker's message (for ✅; a slash command has none), and under
+ * OAuth the workspace whose token posts it (the org's, for an org-wide install).
+ */
+export function slackTarget(place: { channel: string; threadTs?: string; ts?: string }): DeliveryTarget {
+  const ws = currentWorkspace();
+  const workspace = ws?.teamId ? { team: ws.teamId, ...(ws.enterpriseId ? { enterprise: ws.enterpriseId } : {}) } : {};
+  return { platform: "slack", place: { channel: place.channel, ...(place.ts ? { ts: place.ts } : {}), ...(place.threadTs ? { threadTs: place.threadTs } : {}), ...workspace } };
 }
 
 /**
  * Delivers an answer the room kept (its bot died or lost the Worker): edits the
- * message posted for it before (a live answer's ts), else posts it in the
- * thread; then the asker's message gets its ✅ and the thread status ends.
+ * message posted for it before (a live answer's ts, its stream ended first),
+ * else posts it in the thread; then the asker's message gets its ✅ and the
+ * thread status ends.
  */
 export async function deliverToSlack(out: SlackOut, status: ThreadStatus, secrets: readonly string[], item: DeliveryItem): Promise<string | null> {
   const { channel, threadTs, ts } = item.deliver.place;
   if (!channel) return null;
-  const r = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, { secrets, place: "thread", room: item.roomId });
+  // Without the asker's message (a slash command's answer) the answer names who asked, as a slash answer does.
+  const r = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, { secrets, place: ts ? "thread" : "slash", room: item.roomId });
   let posted: string | null = null;
-  if (item.messageId && (await out.update(channel, item.messageId, r.text, r.blocks))) posted = item.messageId;
+  if (item.messageId) {
+    // A live answer's message may still be a stream its bot never stopped: end it, then edit it into the answer.
+    await out.endStream(channel, item.messageId);
+    if (await out.update(channel, item.messageId, r.text, r.blocks)) posted = item.messageId;
+  }
   else posted = await out.post(channel, r.text, r.blocks, threadTs);
   if (!posted) return null;
   for (const upload of r.uploads) await out.upload(channel, upload, threadTs);

@@ -62,6 +62,20 @@ export class SlackOut {
     return (await this.call("chat.update", () => this.client.chat.update({ channel, ts, text, blocks }))) !== null;
   }
 
+  /**
+   * Ends a stream a bot that died left open (chat.update refuses a message still
+   * streaming); false when there was none to end (a plain message, a stream Slack already ended).
+   */
+  async endStream(channel: string, ts: string): Promise<boolean> {
+    try {
+      await withRetryAfter(() => this.client.chat.stopStream({ channel, ts }), this.logger, "chat.stopStream");
+      return true;
+    } catch (err) {
+      this.logger.debug(`chat.stopStream on ${ts}: ${slackErrorCode(err)}`);
+      return false;
+    }
+  }
+
   /** Shows a message to one person only (in a thread when `threadTs` is set); false when Slack refused. */
   async postEphemeral(channel: string, user: string, text: string, blocks?: Block[], threadTs?: string): Promise<boolean> {
     return (await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ channel, user, text, blocks, thread_ts: threadTs }))) !== null;

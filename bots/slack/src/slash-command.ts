@@ -8,6 +8,7 @@ import { channelRoom } from "./rooms.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
 import type { SlackFiles } from "./files/slack-files.ts";
+import { slackTarget } from "./outbox-delivery.ts";
 
 /**
  * `/duet ask|run|get|history|reset|policy|audit|help`. Slack wants the ack within 3 s, so the
@@ -74,7 +75,8 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
     const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger, deps.secrets);
-    const asker = { room, user: command.user_id, key: command.trigger_id, permit };
+    // The answer is kept for delivery in the channel, where its live message is posted.
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }) };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }
@@ -84,5 +86,5 @@ function liveAnswer(deps: SlashDeps, command: SlashCommand, parsed: DuetCommand,
   if (parsed.kind !== "ask") return undefined;
   const heading = [askedLine(command.user_id, sanitizeChatText(parsed.text), deps.secrets)];
   const place = { channel: command.channel_id, recipientUserId: command.user_id, recipientTeamId: command.team_id, heading };
-  return () => deps.live({ ...place, room });
+  return (onPosted?: (ts: string) => void) => deps.live({ ...place, room, onPosted });
 }

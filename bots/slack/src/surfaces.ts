@@ -21,7 +21,7 @@ export interface ConversationPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer here, its Stop button naming the room; absent, answers are posted whole. */
-  live?: () => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
   /** Where workspace files are posted (the same conversation and thread). */
   files?: FileSurface;
 }
@@ -57,7 +57,7 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
     },
     showProgress: () => status.show(channel, threadTs),
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: () => liveView(live(), rendered, post, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post, () => status.clear(channel, threadTs)) } : {}),
   };
 }
 
@@ -80,6 +80,9 @@ function liveView(message: SlackLiveMessage, render: (reply: Reply) => Rendered,
   };
 }
 
+/** The flow's listener for a posted message, as the live message reports it (a ts). */
+const tsTo = (onPosted?: (ref: PostedRef) => void) => (onPosted ? (ts: string) => onPosted({ id: ts }) : undefined);
+
 type Respond = (msg: RespondArguments) => Promise<unknown>;
 
 export interface SlashPlace {
@@ -89,7 +92,7 @@ export interface SlashPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
-  live?: () => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
   /** Where workspace files are posted: the channel, since a response_url cannot carry them. */
   files?: FileSurface;
 }
@@ -122,6 +125,6 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: () => liveView(live(), rendered, post) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post) } : {}),
   };
 }

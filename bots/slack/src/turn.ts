@@ -130,7 +130,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const room = kind.roomFor(parsed.place, deps.scope);
   const threadTs = kind.replyIn(parsed.place);
   const teamId = parsed.place.teamId;
-  const live = () => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room });
+  const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files }, deps.secrets);
   const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };

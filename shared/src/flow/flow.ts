@@ -23,7 +23,7 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
   const request = { text: question, userId: asker.user, idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}) };
-  const view = deps.streaming !== false ? surface.live?.() : undefined;
+  const view = deps.streaming !== false ? surface.live?.((ref) => void reportPosted(deps, asker, ref)) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);
@@ -48,6 +48,19 @@ async function confirmPosted(deps: FlowDeps, asker: Asker, posted: PostedRef | n
     await deps.worker.confirmDelivery(asker.room, { key: asker.key, messageId: posted.id });
   } catch (err) {
     deps.log(`The answer in ${asker.room} was posted but could not be confirmed: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A live answer's first message is posted: the room keeps its id with the
+ * answer, so a delivery after this bot died edits it instead of posting a second.
+ */
+async function reportPosted(deps: FlowDeps, asker: Asker, posted: PostedRef): Promise<void> {
+  if (!asker.deliver) return;
+  try {
+    await deps.worker.confirmDelivery(asker.room, { key: asker.key, messageId: posted.id, final: false });
+  } catch (err) {
+    deps.log(`The live answer in ${asker.room} was posted but the room could not be told: ${(err as Error).message}`);
   }
 }
 

@@ -32,9 +32,10 @@ export interface ChatSurface {
    * An answer that grows in this place as the turn runs, with a Stop button for
    * the room the surface answers in. Absent where an answer cannot grow (a private Discord reply; Slack's
    * response_url, which a slash command's live answer leaves for its fallback);
-   * the flow then posts the whole answer at the end.
+   * the flow then posts the whole answer at the end. `onPosted` hears of the
+   * first message the answer is shown in, as soon as it is posted.
    */
-  live?(): LiveView;
+  live?(onPosted?: (ref: PostedRef) => void): LiveView;
   /** Where workspace files can be posted here (answers' attachments, `get`); absent where they cannot. */
   files?: FileSurface;
 }

@@ -127,6 +127,12 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role: { id, name, permissions: "0", position: 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 } });
       return id;
     },
+    /** The role Discord makes for the bot when it joins a server (managed, tagged with the bot's id). */
+    addBotRole(guildId: string, id = snowflake()): string {
+      const role = { id, name: "Duet", permissions: "0", position: 1, color: 0, hoist: false, managed: true, mentionable: false, flags: 0, tags: { bot_id: botUser.id } };
+      gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role });
+      return id;
+    },
     /**
      * What a user's interactions say about them: their role ids and their permissions in
      * the channel (a decimal bitfield; "0" for none, "3072" to view and send only).

@@ -189,6 +189,9 @@ route("POST", "/webhooks/:app/:token", (ctx, p, body, files) => {
   return ok(msg);
 });
 
+/** Discord keeps an enforced nonce for "a few minutes"; the fake takes two. */
+const NONCE_WINDOW_MS = 2 * 60_000;
+
 function channelOr404(ctx: RestContext, id: string) {
   const channel = ctx.world.channels.get(id);
   if (!channel) throw new DiscordApiError(404, 10003, "Unknown Channel");
@@ -207,9 +210,18 @@ route("POST", "/channels/:id/messages", (ctx, p, body, files) => {
       throw new DiscordApiError(400, 50035, "Invalid Form Body", { message_reference: { _errors: [{ code: "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", message: "Unknown message" }] } });
     }
   }
+  // enforce_nonce: the same nonce from the same author within a few minutes answers the message already
+  // posted, and posts nothing (how a bot cut off before it learned the id avoids a second copy).
+  const nonceKey = body?.enforce_nonce === true && body?.nonce !== undefined ? `${ctx.world.opts.botUser.id}:${String(body.nonce)}` : null;
+  const earlier = nonceKey ? ctx.world.nonces.get(nonceKey) : undefined;
+  if (earlier && ctx.world.opts.now() - earlier.at < NONCE_WINDOW_MS && ctx.world.messages.has(earlier.message.id)) return ok(earlier.message);
   // Posting in an archived (unlocked) thread unarchives it, as on Discord.
   if (THREAD_TYPES.includes(channel.type) && channel.thread_metadata?.archived) channel.thread_metadata.archived = false;
-  const msg = botMessage(ctx.world, p.id, body, files, ref ? { message_reference: { ...ref, channel_id: p.id, guild_id: channel.guild_id } } : {});
+  const msg = botMessage(ctx.world, p.id, body, files, {
+    ...(ref ? { message_reference: { ...ref, channel_id: p.id, guild_id: channel.guild_id } } : {}),
+    ...(body?.nonce !== undefined ? { nonce: body.nonce } : {}),
+  });
+  if (nonceKey) ctx.world.nonces.set(nonceKey, { message: msg, at: ctx.world.opts.now() });
   ctx.dispatch("MESSAGE_CREATE", { ...msg, channel_type: channel.type });
   return ok(msg);
 });

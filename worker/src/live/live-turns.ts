@@ -1,6 +1,6 @@
 import { DuetError, type TurnStreamEvent } from "@duet/shared";
 import type { Outcome } from "../outcome.ts";
-import { sseStream } from "./sse.ts";
+import { hangUpSafe, sseStream } from "./sse.ts";
 import { StopSwitch, TurnStopped } from "./stop.ts";
 import { TurnChannel } from "./turn-channel.ts";
 
@@ -68,14 +68,14 @@ export class LiveTurns {
 
 /** A stream of `channel` for one client; a retry that joined a turn gets its `done` marked as replayed. */
 export function streamOf(channel: TurnChannel, joined: boolean): ReadableStream<Uint8Array> {
-  return sseStream(joined ? markReplayed(channel.subscribe()) : channel.subscribe());
+  return hangUpSafe(sseStream(joined ? markReplayed(channel.subscribe()) : channel.subscribe()));
 }
 
 /** A stored answer as a stream: one `done`. */
 export function storedStream(body: unknown): ReadableStream<Uint8Array> {
   const channel = new TurnChannel();
   channel.publish({ event: "done", data: body as Extract<TurnStreamEvent, { event: "done" }>["data"] });
-  return sseStream(channel.subscribe());
+  return hangUpSafe(sseStream(channel.subscribe()));
 }
 
 async function* markReplayed(events: AsyncIterable<TurnStreamEvent>): AsyncGenerator<TurnStreamEvent, void> {

@@ -48,3 +48,18 @@ export function sseStream(events: AsyncIterable<TurnStreamEvent>, heartbeatMs = 
 export function sseResponse(events: AsyncIterable<TurnStreamEvent>, heartbeatMs?: number): Response {
   return new Response(sseStream(events, heartbeatMs), { status: 200, headers: SSE_HEADERS });
 }
+
+/**
+ * A stream the room hands across RPC, through a pipe whose failure is
+ * expected: a client that hangs up (a bot that died mid-turn) cancels the
+ * room's end, and the copy into it fails with "Network connection lost".
+ * Copied by the runtime itself, that rejection goes unhandled and is logged as
+ * an uncaught error; copied here, it only ends the copy. The turn goes on in
+ * the room either way. The native IdentityTransformStream crosses RPC as bytes
+ * without a script-side copy of its own.
+ */
+export function hangUpSafe(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const { readable, writable } = new IdentityTransformStream();
+  stream.pipeTo(writable).catch(() => undefined);
+  return readable;
+}

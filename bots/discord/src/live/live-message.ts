@@ -39,6 +39,8 @@ export interface DiscordLiveOptions {
   secrets: readonly string[];
   timers?: Timers;
   intervalMs?: number;
+  /** Hears the id of the answer's first message as soon as it is posted. */
+  onPosted?: (id: string) => void;
 }
 
 export class DiscordLiveMessage {
@@ -89,6 +91,7 @@ export class DiscordLiveMessage {
       const payload = { content, components: index === last ? button : [] };
       const id = index === 0 ? await this.target.first(payload) : await this.target.more(payload);
       this.shown.push({ id, content, button: index === last });
+      if (index === 0) this.opts.onPosted?.(id);
     }
   }
 
@@ -98,7 +101,11 @@ export class DiscordLiveMessage {
       const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
       const s = this.shown[i];
       if (s) await this.target.edit(s.id, payload);
-      else this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
+      else {
+        this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
+        // An answer done before its first update is posted whole here; the room still hears of its id first.
+        if (i === 0) this.opts.onPosted?.(this.shown[0].id);
+      }
       this.shown[i] = { ...this.shown[i], content: msg.content, button: false };
     }
     // The live answer took more messages than the final one (rare: the final text is usually longer).

@@ -26,7 +26,7 @@ export interface LiveTarget {
 const NO_PINGS = { parse: [] as string[] };
 
 /** The REST body and files of a payload; files are listed as new attachments, as Discord asks. */
-function request(p: LivePayload, extra: Record<string, unknown> = {}) {
+export function restRequest(p: LivePayload, extra: Record<string, unknown> = {}) {
   const files = (p.files ?? []).map((f) => ({ name: f.name ?? "file.txt", data: f.attachment as Buffer }));
   const body = {
     content: p.content,
@@ -52,9 +52,9 @@ export function interactionTarget(rest: REST, applicationId: string, token: stri
   let original = "";
   const path = (id: string) => Routes.webhookMessage(applicationId, token, id === original ? "@original" : id);
   return {
-    first: async (p) => (original = idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), { ...request(p), ...noAuth }))),
-    more: async (p) => idOf(await rest.post(Routes.webhook(applicationId, token), { ...request(p, flags), ...noAuth })),
-    edit: async (id, p) => void (await rest.patch(path(id), { ...request(p), ...noAuth })),
+    first: async (p) => (original = idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), { ...restRequest(p), ...noAuth }))),
+    more: async (p) => idOf(await rest.post(Routes.webhook(applicationId, token), { ...restRequest(p, flags), ...noAuth })),
+    edit: async (id, p) => void (await rest.patch(path(id), { ...restRequest(p), ...noAuth })),
     remove: async (id) => void (await rest.delete(path(id), noAuth)),
   };
 }
@@ -63,10 +63,10 @@ export function messageTarget(rest: REST, channelId: string, messageId: string):
   return {
     first: async (p) =>
       idOf(
-        await rest.post(Routes.channelMessages(channelId), request(p, { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } })),
+        await rest.post(Routes.channelMessages(channelId), restRequest(p, { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } })),
       ),
-    more: async (p) => idOf(await rest.post(Routes.channelMessages(channelId), request(p))),
-    edit: async (id, p) => void (await rest.patch(Routes.channelMessage(channelId, id), request(p))),
+    more: async (p) => idOf(await rest.post(Routes.channelMessages(channelId), restRequest(p))),
+    edit: async (id, p) => void (await rest.patch(Routes.channelMessage(channelId, id), restRequest(p))),
     remove: async (id) => void (await rest.delete(Routes.channelMessage(channelId, id))),
   };
 }

@@ -33,6 +33,8 @@ export interface LivePlace {
   room: string;
   /** Blocks shown above the growing answer (a slash answer's "who asked" line). */
   heading?: Block[];
+  /** Hears the ts of the answer's message as soon as it is first posted. */
+  onPosted?: (ts: string) => void;
 }
 
 export interface LiveOptions {
@@ -115,7 +117,8 @@ export class SlackLiveMessage {
   private async showFinal(rendered: Rendered): Promise<void> {
     if (this.mode === "stream") await this.endStream();
     if (this.mode === "none") {
-      this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false }));
+      // An answer done before its first update is posted whole here; the room still hears of the ts first.
+      this.setTs(await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false })));
       return;
     }
     await this.updateTo(rendered.text, rendered.blocks);
@@ -139,7 +142,7 @@ export class SlackLiveMessage {
       return this.post(answer);
     }
     this.streamer = streamer;
-    this.ts = streamer.ts ?? null;
+    this.setTs(streamer.ts ?? null);
     this.mode = "stream";
     this.streamStartedAt = this.timers.now();
     this.commit(text, tasks);
@@ -177,13 +180,19 @@ export class SlackLiveMessage {
   private async post(answer: LiveAnswer): Promise<void> {
     const blocks = this.blocksOf(answer);
     try {
-      this.ts = await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: LIVE_FALLBACK, blocks, unfurl_links: false, unfurl_media: false }));
+      this.setTs(await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: LIVE_FALLBACK, blocks, unfurl_links: false, unfurl_media: false })));
     } catch (err) {
       // Trying again each second would only repeat the refusal until the answer ends.
       if (!(err instanceof RateLimited)) this.mode = "refused";
       throw err;
     }
     if (this.ts) this.mode = "update";
+  }
+
+  /** The live answer's message is posted: its ts is told at once, so a bot that dies from here on leaves it to be edited. */
+  private setTs(ts: string | null): void {
+    this.ts = ts;
+    if (ts) this.place.onPosted?.(ts);
   }
 
   private blocksOf(answer: LiveAnswer): Block[] {

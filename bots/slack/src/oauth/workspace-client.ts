@@ -9,9 +9,12 @@ import { type AnyMiddlewareArgs, type Middleware, webApi } from "@slack/bolt";
  * event started it. The handlers keep one client and never pass tokens.
  */
 
-interface Workspace {
+export interface Workspace {
   token: string;
   botUserId?: string;
+  /** Whose installation the token came from: the team, or the org for an org-wide install. */
+  teamId?: string;
+  enterpriseId?: string;
 }
 
 const current = new AsyncLocalStorage<Workspace>();
@@ -22,8 +25,14 @@ export const currentWorkspace = (): Workspace | undefined => current.getStore();
 /** Global middleware: runs the listeners inside their workspace. */
 export const bindWorkspace: Middleware<AnyMiddlewareArgs> = async ({ context, next }) => {
   if (!context.botToken) return next();
-  return current.run({ token: context.botToken, botUserId: context.botUserId }, next);
+  const org = context.isEnterpriseInstall ? { enterpriseId: context.enterpriseId } : {};
+  return current.run({ token: context.botToken, botUserId: context.botUserId, teamId: context.teamId, ...org }, next);
 };
+
+/** Runs `fn` (a delivery no event started) as `workspace`: its calls go out with that workspace's token. */
+export function inWorkspace<T>(workspace: Workspace, fn: () => Promise<T>): Promise<T> {
+  return current.run(workspace, fn);
+}
 
 export class WorkspaceClient extends webApi.WebClient {
   override apiCall(method: string, options: Record<string, unknown> = {}): Promise<webApi.WebAPICallResult> {

@@ -1,0 +1,56 @@
+import { createHash } from "node:crypto";
+import { type REST, Routes } from "discord.js";
+import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
+import type { Logger } from "./deps.ts";
+import { type LivePayload, restRequest } from "./live/targets.ts";
+import { renderReply } from "./render.ts";
+
+/** Where a Discord answer goes, as the room keeps it: the channel (or thread), and the person's message it replies to. */
+export function discordTarget(channel: string, replyTo?: string): DeliveryTarget {
+  return { platform: "discord", place: { channel, ...(replyTo ? { replyTo } : {}) } };
+}
+
+/** Discord takes a nonce of at most 25 characters. */
+const NONCE_CHARS = 25;
+
+/**
+ * The nonce of one message of a delivered answer: the same for every delivery
+ * of it, so with `enforce_nonce` a post repeated after a bot died (before it
+ * could confirm) answers the message already posted instead of a second copy.
+ */
+export function deliveryNonce(roomId: string, key: string, part: number): string {
+  return createHash("sha256").update(`${roomId}\n${key}\n${part}`).digest("base64url").slice(0, NONCE_CHARS);
+}
+
+const idOf = (res: unknown) => (res as { id: string }).id;
+
+/**
+ * Delivers an answer the room kept (its bot died or lost the Worker): the
+ * message posted for it before (a live answer's first message) is edited into
+ * the answer, else it is posted as a reply to the person's message; each
+ * message goes with its nonce enforced. Resolves with the first message's id.
+ */
+export async function deliverToDiscord(rest: REST, secrets: readonly string[], log: Logger, item: DeliveryItem): Promise<string | null> {
+  const { channel, replyTo } = item.deliver.place;
+  if (!channel) return null;
+  const out = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, secrets);
+  let first: string | null = null;
+  for (const [i, msg] of out.entries()) {
+    // The final messages' own buttons (Run and Skip), or none: a live answer's Stop button goes.
+    const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
+    if (i === 0 && item.messageId) {
+      try {
+        await rest.patch(Routes.channelMessage(channel, item.messageId), restRequest(payload));
+        first = item.messageId;
+        continue;
+      } catch (err) {
+        log.info(`the message posted for an answer in ${item.roomId} could not be edited (${String(err)}); posting it`);
+      }
+    }
+    const reply = i === 0 && replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } } : {};
+    const id = idOf(await rest.post(Routes.channelMessages(channel), restRequest(payload, { ...reply, nonce: deliveryNonce(item.roomId, item.key, i), enforce_nonce: true })));
+    first ??= id;
+  }
+  if (first) log.info(`delivered an answer kept in ${item.roomId} (${out.length} message${out.length === 1 ? "" : "s"})`);
+  return first;
+}
