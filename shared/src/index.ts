@@ -36,3 +36,5 @@ export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./
 export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
 export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";
 export { DeliveryLoop, FEED_WAIT_MS, type DeliveryLoopOptions } from "./delivery-loop.ts";
+export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describeSeconds, isTimeZone, WHEN_MAX_CHARS, type ScheduleSpec } from "./schedule-when.ts";
+export * from "./schedule-schemas.ts";

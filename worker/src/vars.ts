@@ -25,4 +25,6 @@ export interface Vars {
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
   DUET_DELIVERY_GRACE_MS?: string;
+  DUET_SCHEDULE_MIN_INTERVAL_S?: string;
+  DUET_SCHEDULES_PER_ROOM?: string;
 }

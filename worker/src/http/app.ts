@@ -10,6 +10,7 @@ import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
+import { scheduleRoutes } from "./schedule-routes.ts";
 import { info } from "./info.ts";
 import { limitBody, readJson } from "./json-body.ts";
 import { methodNotAllowed, room, send } from "./rooms.ts";
@@ -66,6 +67,7 @@ app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
 app.route("/", deliveryRoutes);
+app.route("/", scheduleRoutes);
 app.route("/", installationRoutes);
 app.route("/", fileRoutes);
 
