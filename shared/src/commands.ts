@@ -2,6 +2,8 @@ import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { formatCount } from "./format/output.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
+import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
+import { splitScheduleText } from "./schedule-command.ts";
 
 export { sanitizeChatText };
 
@@ -20,6 +22,10 @@ export type DuetCommand =
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
   | { kind: "stop" }
+  /** Ask `ask` on its own at `when` (read by the Worker), answers posted in the channel. */
+  | { kind: "schedule"; when: string; ask: string }
+  | { kind: "schedules" }
+  | { kind: "unschedule"; id: string }
   | { kind: "help"; problem?: string };
 
 const ASK_EXAMPLE = "`/duet ask` needs a question, e.g. `/duet ask how do I find large files?`";
@@ -75,6 +81,12 @@ export function parseDuetCommand(text: string): DuetCommand {
     }
     case "stop":
       return { kind: "stop" };
+    case "schedule":
+      return scheduleCommand(rest);
+    case "schedules":
+      return { kind: "schedules" };
+    case "unschedule":
+      return unscheduleCommand(rest);
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: ASK_EXAMPLE };
@@ -91,4 +103,21 @@ export function parseDuetCommand(text: string): DuetCommand {
     default:
       return { kind: "help", problem: `Unknown command \`${quoteWord(word)}\`.` };
   }
+}
+
+/** `/duet schedule <when> <ask>`: split here, read by the Worker; the ask is measured as a question is. */
+export function scheduleCommand(text: string): DuetCommand {
+  const split = splitScheduleText(text);
+  if ("problem" in split) return { kind: "help", problem: split.problem };
+  const ask = sanitizeChatText(split.ask);
+  if (ask.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("ask", ask.length, TEXT_MAX_CHARS) };
+  return { kind: "schedule", when: split.when, ask };
+}
+
+/** `/duet unschedule <id>`, the id as `/duet schedules` lists it. */
+export function unscheduleCommand(text: string): DuetCommand {
+  const id = sanitizeChatText(text).toLowerCase();
+  if (!id) return { kind: "help", problem: "`/duet unschedule` needs the schedule's id, as `/duet schedules` lists it, e.g. `/duet unschedule 3f9a1c2b`." };
+  if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: `\`${quoteWord(text)}\` is not a schedule id; \`/duet schedules\` lists them.` };
+  return { kind: "unschedule", id };
 }

@@ -31,8 +31,8 @@ export const scheduleRequestSchema = z.object({
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Ask must be at most ${TEXT_MAX_CHARS} characters`),
   userId: actor,
   userName: z.string().trim().max(USER_NAME_MAX_CHARS, `User name must be at most ${USER_NAME_MAX_CHARS} characters`).optional(),
-  /** Where each run's answer is posted, as a new message (the outbox delivers it). */
-  target: deliveryTargetSchema,
+  /** Where each run's answer is posted, as a new message (the outbox delivers it); absent, answers stay in the room's history. */
+  target: deliveryTargetSchema.optional(),
 });
 export type ScheduleRequest = z.input<typeof scheduleRequestSchema>;
 
@@ -48,7 +48,7 @@ export const scheduleViewSchema = z.object({
   userName: z.string().optional(),
   createdAt: z.number(),
   nextRunAt: z.number(),
-  target: deliveryTargetSchema,
+  target: deliveryTargetSchema.optional(),
 });
 export type ScheduleView = z.infer<typeof scheduleViewSchema>;
 

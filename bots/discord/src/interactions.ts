@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, unscheduleCommand, type DuetCommand } from "@duet/shared";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
@@ -38,7 +38,9 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const room = roomHere(interaction);
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
-  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
+  // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
+  const scheduleTarget = { platform: "discord" as const, place: { channel: interaction.channelId } };
+  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit, scheduleTarget }, command);
 }
 
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */
@@ -74,6 +76,17 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
     }
     case SUBCOMMANDS.audit.name:
       return { kind: "audit" };
+    case SUBCOMMANDS.schedule.name: {
+      const when = text(SUBCOMMANDS.schedule.when);
+      const prompt = text(SUBCOMMANDS.schedule.option);
+      if (!when || !prompt) return usage("Say when and what: `/duet schedule when:every weekday 09:00 Europe/Berlin prompt:summarise open issues`.");
+      // Quoted, so the shared reader takes the whole option as the when.
+      return scheduleCommand(`"${when.replace(/"/g, "")}" ${prompt}`);
+    }
+    case SUBCOMMANDS.schedules.name:
+      return { kind: "schedules" };
+    case SUBCOMMANDS.unschedule.name:
+      return unscheduleCommand(text(SUBCOMMANDS.unschedule.option));
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:

@@ -5,6 +5,7 @@ import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
+import { schedule, schedules, unschedule } from "./schedules.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -134,6 +135,12 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return audit(deps, surface, asker);
     case "stop":
       return stop(deps, surface, asker);
+    case "schedule":
+      return schedule(deps, surface, asker, command.when, command.ask);
+    case "schedules":
+      return schedules(deps, surface, asker);
+    case "unschedule":
+      return unschedule(deps, surface, asker, command.id);
     case "help":
       return helpWithSettings(deps, surface, asker, command.problem);
   }

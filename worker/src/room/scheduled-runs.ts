@@ -70,14 +70,15 @@ export class ScheduledRuns {
   }
 
   private start({ schedule, dueAt }: DueRun): void {
+    const { target } = schedule;
     // The schedule's id in the place marks a scheduled answer: the bot posts it as a new message, and the outbox offers it at once.
-    const deliver: DeliveryTarget = { platform: schedule.target.platform, place: { ...schedule.target.place, schedule: schedule.id } };
+    const deliver: DeliveryTarget | undefined = target && { platform: target.platform, place: { ...target.place, schedule: schedule.id } };
     // The due time in the key: an alarm that fires again for the same run joins that turn instead of asking twice.
-    const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: `schedule-${schedule.id}-${dueAt}`, deliver };
+    const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: `schedule-${schedule.id}-${dueAt}`, ...(deliver ? { deliver } : {}) };
     this.room
       .ask(request)
       .then(async (out) => {
-        if (out.status === 200) await this.room.outbox.offerNow(deliver.platform);
+        if (out.status === 200 && deliver) await this.room.outbox.offerNow(deliver.platform);
         else console.error(`scheduled run ${schedule.id} was not answered (${out.status})`, out.body);
       })
       .catch((err) => console.error(`scheduled run ${schedule.id} failed`, err));

@@ -25,6 +25,7 @@ export interface ScheduleLimits {
 /**
  * A room's schedules: one row each, holding what was typed, the parsed spec,
  * the ask, who set it, where runs are posted and when the next one is due.
+ * A schedule without a target keeps its answers in the room's history only.
  * A run writes one row (its next time) beside the turn's own; a room with
  * no schedule writes nothing here, and its turns never touch this table.
  * Returns data; the room writes the audit and starts the turns.
@@ -37,7 +38,7 @@ export class Schedules {
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_schedules (
       id TEXT PRIMARY KEY, typed TEXT NOT NULL, spec TEXT NOT NULL, ask TEXT NOT NULL, user_id TEXT NOT NULL,
-      user_name TEXT, target TEXT NOT NULL, created_at INTEGER NOT NULL, next_at INTEGER NOT NULL)`);
+      user_name TEXT, target TEXT, created_at INTEGER NOT NULL, next_at INTEGER NOT NULL)`);
   }
 
   /** Adds a schedule (one row) after reading `when`; refuses one past the room's limit. */
@@ -55,11 +56,11 @@ export class Schedules {
       ...(req.userName ? { userName: req.userName } : {}),
       createdAt: now,
       nextRunAt: nextRuns(spec, now, 1, now)[0],
-      target: req.target as DeliveryTarget,
+      ...(req.target ? { target: req.target as DeliveryTarget } : {}),
     };
     this.sql.exec(
       `INSERT INTO duet_schedules (id, typed, spec, ask, user_id, user_name, target, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      view.id, view.when, JSON.stringify(spec), view.ask, view.userId, view.userName ?? null, JSON.stringify(view.target), now, view.nextRunAt,
+      view.id, view.when, JSON.stringify(spec), view.ask, view.userId, view.userName ?? null, view.target ? JSON.stringify(view.target) : null, now, view.nextRunAt,
     );
     return view;
   }
@@ -120,7 +121,7 @@ export class Schedules {
           ...(r.user_name !== null ? { userName: String(r.user_name) } : {}),
           createdAt: Number(r.created_at),
           nextRunAt: Number(r.next_at),
-          target: JSON.parse(String(r.target)) as DeliveryTarget,
+          ...(r.target !== null ? { target: JSON.parse(String(r.target)) as DeliveryTarget } : {}),
         },
       }));
   }
