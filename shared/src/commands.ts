@@ -4,6 +4,7 @@ import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
 import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
+import { parseWhen } from "./schedule-when.ts";
 
 export { sanitizeChatText };
 
@@ -105,10 +106,16 @@ export function parseDuetCommand(text: string): DuetCommand {
   }
 }
 
-/** `/duet schedule <when> <ask>`: split here, read by the Worker; the ask is measured as a question is. */
+/** `/duet schedule <when> <ask>`: split and read here (how often it may run is the Worker's call); the ask is measured as a question is. */
 export function scheduleCommand(text: string): DuetCommand {
   const split = splitScheduleText(text);
   if ("problem" in split) return { kind: "help", problem: split.problem };
+  // Read here too, so a typing mistake is told to the person alone (Discord fixes a reply's visibility before the Worker answers).
+  try {
+    parseWhen(split.when);
+  } catch (err) {
+    return { kind: "help", problem: (err as Error).message };
+  }
   const ask = sanitizeChatText(split.ask);
   if (ask.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("ask", ask.length, TEXT_MAX_CHARS) };
   return { kind: "schedule", when: split.when, ask };

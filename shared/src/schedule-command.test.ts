@@ -13,8 +13,13 @@ describe("/duet schedule <when> <ask>: where the when ends", () => {
     expect(parseDuetCommand('schedule "every day 07:00 UTC" line one\nline two')).toEqual({ kind: "schedule", when: "every day 07:00 UTC", ask: "line one\nline two" });
   });
 
-  it("keeps a sixth cron field with the line, so the Worker can say a cron line has five", () => {
-    expect(parseDuetCommand("schedule 0 0 9 * * 1-5 report")).toEqual({ kind: "schedule", when: "0 0 9 * * 1-5", ask: "report" });
+  it("keeps a sixth cron field with the line, and says a cron line has five", () => {
+    expect(parseDuetCommand("schedule 0 0 9 * * 1-5 report")).toMatchObject({ kind: "help", problem: expect.stringMatching(/A cron line has 5 fields .* this one has 6/) });
+  });
+
+  it("reads the when before anything reaches the Worker: an unknown zone or unreadable line is help", () => {
+    expect(parseDuetCommand("schedule every day 09:00 Mars/Olympus report")).toMatchObject({ kind: "help", problem: expect.stringMatching(/Unknown time zone `Mars\/Olympus`/) });
+    expect(parseDuetCommand("schedule every 5 fortnights report")).toMatchObject({ kind: "help", problem: expect.stringMatching(/Unknown unit/) });
   });
 
   it("answers bad input with help that says what is missing", () => {
