@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inRoom, audit } from "./control-helpers.ts";
-import { api, freshRoom, killRoom, modelCallsWith, roomStub, send } from "./helpers.ts";
+import { api, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
 type View = { id: string; when: string; ask: string; userId: string; nextRunAt: number; createdAt: number; target: unknown };
 type Item = { roomId: string; key: string; deliver: { platform: string; place: Record<string, string> }; question: string; answer: { reply: string; runs: unknown[]; pending?: { cmd: string }[] } };
@@ -72,6 +72,20 @@ describe("schedules: asks a room runs on its own", () => {
       ["scheduled-run", id, "U-sched"],
       ["auto", undefined, "U-sched"],
     ]);
+  });
+
+  it("a run writes 2 rows besides its turn's own (its next time, its audit entry); an ordinary turn writes nothing more", async () => {
+    const room = freshRoom("cli-sched");
+    const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+    const { nextRunAt } = (await schedule(room, { when: "every 1h", ask: "SAY: counted run" })).body.schedule as View;
+    let before = await rows();
+    expect((await send(room, "SAY: ordinary", { idempotencyKey: `plain-${room}`, deliver: target("C-sched") })).status).toBe(200);
+    // Accepted and answered, as without schedules.
+    expect((await rows()) - before).toBe(2);
+    before = await rows();
+    await runDueAt(room, nextRunAt);
+    await until(async () => (await history(room)).length === 4, "the scheduled run's answer");
+    expect((await rows()) - before).toBe(4);
   });
 
   it("the room's own alarm runs what is due, and the same run is never asked twice", async () => {
