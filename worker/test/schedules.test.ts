@@ -153,6 +153,11 @@ describe("schedules: asks a room runs on its own", () => {
       expect(r.status).toBeLessThan(500);
       return r;
     };
+    // A secret in the ask is kept, listed and audited redacted, as a question's is.
+    const secret = (await schedule(room, { when: "every 9h", ask: "SAY: use sk-test-openai-key-0123456789 please" })).body.schedule as View;
+    expect(JSON.stringify(await list(room))).not.toContain("sk-test-openai-key-0123456789");
+    expect(JSON.stringify(await audit(room))).not.toContain("sk-test-openai-key-0123456789");
+    await unschedule(room, secret.id);
     expect((await refused({ when: "every 1s" })).body).toMatchObject({
       error: "That runs every 1 second at its most frequent; schedules here run at most every 15 minutes.",
       details: { when: [expect.stringContaining("at most every 15 minutes")] },

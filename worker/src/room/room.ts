@@ -81,6 +81,7 @@ export class Room {
       schedules: this.scheduleRows,
       control: this.control,
       outbox: this.outbox,
+      redact: this.redact,
       ask: (req) => this.turns.message(req),
     });
   }

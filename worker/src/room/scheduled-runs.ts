@@ -11,6 +11,8 @@ export interface ScheduleParts {
   schedules: Schedules;
   control: RoomControl;
   outbox: Outbox;
+  /** The room's redactor: an ask is kept (and audited, and listed) as a question is, secrets removed. */
+  redact: (text: string) => string;
   /** Puts an ask to the room as a turn, under its run policy, in its queue. */
   ask: (req: MessageRequest) => Promise<Outcome>;
 }
@@ -29,7 +31,7 @@ export class ScheduledRuns {
     const { schedules, control } = this.room;
     let view!: ScheduleView;
     this.room.storage.transactionSync(() => {
-      view = schedules.add(req);
+      view = schedules.add({ ...req, ask: this.room.redact(req.ask) });
       control.audit.record([{ at: view.createdAt, kind: "scheduled", scheduleId: view.id, when: view.when, ask: view.ask, requestedBy: view.userId }]);
     });
     await this.arm();
