@@ -21,6 +21,17 @@ describe("parseArgs", () => {
     expect(parseArgs(["policy", "demo"])).toEqual({ kind: "policy", room: "demo" });
     expect(parseArgs(["policy", "demo", "Approve"])).toEqual({ kind: "policy", room: "demo", runPolicy: "approve" });
     expect(parseArgs(["audit", "demo"])).toEqual({ kind: "audit", room: "demo" });
+    expect(parseArgs(["schedule", "demo", "every weekday 09:00 Europe/Berlin", "summarise", "CI"])).toEqual({ kind: "schedule", room: "demo", when: "every weekday 09:00 Europe/Berlin", ask: "summarise CI" });
+    expect(parseArgs(["schedules", "demo"])).toEqual({ kind: "schedules", room: "demo" });
+    expect(parseArgs(["unschedule", "demo", "3F9A1C2B"])).toEqual({ kind: "unschedule", room: "demo", id: "3f9a1c2b" });
+  });
+
+  it("refuses a bad schedule before anything reaches the Worker", () => {
+    expect(usageError(["schedule", "demo", "every 1h"])).toMatch(/takes a ROOM, WHEN \(quoted\) and what to ask/);
+    expect(usageError(["schedule", "demo", "0 9 * * * Mars/Olympus", "report"])).toMatch(/Unknown time zone `Mars\/Olympus`/);
+    expect(usageError(["schedule", "demo", "0 0 9 * * 1-5", "report"])).toMatch(/this one has 6/);
+    expect(usageError(["unschedule", "demo"])).toMatch(/takes a ROOM and a schedule ID/);
+    expect(usageError(["unschedule", "demo", "../x"])).toContain(`(got "../x")`);
   });
 
   it("joins a run command's words and keeps its quoting and inner --", () => {

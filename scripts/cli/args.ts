@@ -1,4 +1,4 @@
-import { isValidRoomId, readRunPolicy, type RunPolicy } from "@duet/shared";
+import { isValidRoomId, readRunPolicy, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -9,6 +9,9 @@ export type CliCommand =
   | { kind: "reset"; room: string }
   | { kind: "policy"; room: string; runPolicy?: RunPolicy }
   | { kind: "audit"; room: string }
+  | { kind: "schedule"; room: string; when: string; ask: string }
+  | { kind: "schedules"; room: string }
+  | { kind: "unschedule"; room: string; id: string }
   | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
@@ -27,13 +30,19 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
   duet audit ROOM           show who ran or skipped which commands in ROOM
+  duet schedule ROOM WHEN ASK...
+                            ask on its own at WHEN ('every 2h', 'every weekday
+                            09:00 Europe/Berlin', a cron line; quote it)
+  duet schedules ROOM       list ROOM's schedules with their ids and next runs
+  duet unschedule ROOM ID   remove a schedule
   duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
   duet skip ROOM ID         skip it instead
   duet get ROOM PATH [OUT]  download a file from ROOM's workspace (to OUT, default
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /audit, /approve N,
+                            /history, /reset, /policy, /audit, /schedule,
+                            /schedules, /unschedule ID, /approve N,
                             /skip N, /help, /quit
   duet --help               show this help
 
@@ -41,7 +50,7 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat", "get", "put"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,6 +96,19 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const runPolicy = rest.length === 1 ? readRunPolicy(rest[0]) : null;
       if (!runPolicy) throw new UsageError(`duet policy takes auto or approve (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked, runPolicy };
+    }
+    case "schedule": {
+      const [when, ...ask] = rest;
+      if (!when?.trim() || !ask.join(" ").trim()) throw new UsageError("duet schedule takes a ROOM, WHEN (quoted) and what to ask, e.g. duet schedule demo 'every 2h' check disk space");
+      // WHEN is one argument, so it is quoted for the shared reader, which then splits nothing.
+      const parsed = scheduleCommand(`"${when.replace(/"/g, "")}" ${ask.join(" ")}`);
+      if (parsed.kind !== "schedule") throw new UsageError(`duet schedule: ${parsed.kind === "help" ? parsed.problem : "unreadable"}`);
+      return { kind, room: checked, when: parsed.when, ask: parsed.ask };
+    }
+    case "unschedule": {
+      const parsed = rest.length === 1 ? unscheduleCommand(rest[0]) : null;
+      if (parsed?.kind !== "unschedule") throw new UsageError(`duet unschedule takes a ROOM and a schedule ID, as \`duet schedules\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
+      return { kind, room: checked, id: parsed.id };
     }
     case "approve":
     case "skip": {

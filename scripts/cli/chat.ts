@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { readRunPolicy, type PendingApproval } from "@duet/shared";
+import { readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 
@@ -25,6 +25,11 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/history") return { kind: "history" };
     if (word === "/reset") return { kind: "reset" };
     if (word === "/audit") return { kind: "audit" };
+    if (word === "/schedules") return { kind: "schedules" };
+    if (word === "/schedule" || word === "/unschedule") {
+      const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length));
+      return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
+    }
     if (word === "/policy") {
       const arg = text.slice(word.length).trim();
       if (!arg) return { kind: "policy" };

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
+import { channelTargetOf, decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
 
@@ -91,7 +91,9 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
   const off = action.kind === "run" ? stopOnInterrupt(room, ctx, STOP_WORDS.stoppingCommand, (line) => ctx.err(line)) : undefined;
   try {
     // A fresh key per action lets the client retry a lost request without running its commands twice.
-    await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, action);
+    // A schedule set on a Slack or Discord channel's room posts its answers in that channel; any other room keeps them in its history.
+    const target = channelTargetOf(room);
+    await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}`, ...(target ? { scheduleTarget: target } : {}) }, action);
   } finally {
     off?.();
   }

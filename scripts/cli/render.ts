@@ -1,5 +1,9 @@
 import {
   auditTitle,
+  describeSchedule,
+  scheduledText,
+  schedulesTitle,
+  unscheduledText,
   describeAuditEntry,
   describeDecision,
   describePolicy,
@@ -128,7 +132,20 @@ export function renderReset(room: string, user: string, errors: readonly string[
 }
 
 /** How the commands are typed in `duet chat`. */
-const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", get: "duet get ROOM PATH [OUT]", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
+const CHAT_SYNTAX = {
+  ask: "TEXT",
+  run: "!CMD",
+  stop: "Ctrl-C",
+  get: "duet get ROOM PATH [OUT]",
+  history: "/history",
+  reset: "/reset",
+  policy: "/policy [auto|approve]",
+  audit: "/audit",
+  schedule: "/schedule WHEN ASK",
+  schedules: "/schedules",
+  unschedule: "/unschedule ID",
+  help: "/help",
+};
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
@@ -175,6 +192,12 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets), reply.source).replace(/\*/g, "");
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
+    case "scheduled":
+      return scheduledText(reply.schedule, reply.user, terminalNaming(secrets));
+    case "schedules":
+      return [style.bold(schedulesTitle(reply.schedules.length)), ...reply.schedules.map((s) => `  ${describeSchedule(s, terminalNaming(secrets))}`)].join("\n");
+    case "unscheduled":
+      return unscheduledText(reply.schedule, reply.user, terminalNaming(secrets));
     case "refused":
       return style.yellow(reply.text);
     case "decided":

@@ -5,6 +5,14 @@ import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import {
+  scheduleResponseSchema,
+  schedulesResponseSchema,
+  type ScheduleRequest,
+  type ScheduleResponse,
+  type SchedulesResponse,
+  type UnscheduleRequest,
+} from "./schedule-schemas.ts";
+import {
   auditResponseSchema,
   decisionResponseSchema,
   policyResponseSchema,
@@ -106,6 +114,20 @@ export class WorkerClient {
   /** The room's audit trail, oldest first (the last AUDIT_KEEP events). */
   audit(roomId: string): Promise<AuditResponse> {
     return this.call("GET", `${roomPath(roomId)}/audit`, auditResponseSchema, undefined, true);
+  }
+
+  /** Adds a scheduled ask. Never repeated on its own: a repeat of one that went through would add a second. */
+  schedule(roomId: string, body: ScheduleRequest): Promise<ScheduleResponse> {
+    return this.call("POST", `${roomPath(roomId)}/schedules`, scheduleResponseSchema, body, false);
+  }
+
+  schedules(roomId: string): Promise<SchedulesResponse> {
+    return this.call("GET", `${roomPath(roomId)}/schedules`, schedulesResponseSchema, undefined, true);
+  }
+
+  /** Removes a schedule; a repeat after one that went through answers 404 (not_found). */
+  unschedule(roomId: string, id: string, body: UnscheduleRequest): Promise<ScheduleResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/schedules/${encodeURIComponent(id)}`, scheduleResponseSchema, body, false);
   }
 
   /**

@@ -2,6 +2,9 @@ import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
 import { askNeedsQuestion, runNeedsCommand, tooLong, unknownCommand, unknownPolicy } from "./words/usage.ts";
+import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
+import { splitScheduleText } from "./schedule-command.ts";
+import { parseWhen } from "./schedule-when.ts";
 
 export { sanitizeChatText };
 
@@ -23,6 +26,10 @@ export type DuetCommand =
   | { kind: "stop" }
   /** Posts a workspace file in the place; `path` as typed (the flow checks it). */
   | { kind: "get"; path: string }
+  /** Ask `ask` on its own at `when` (read by the Worker), answers posted in the channel. */
+  | { kind: "schedule"; when: string; ask: string }
+  | { kind: "schedules" }
+  | { kind: "unschedule"; id: string }
   | { kind: "help"; problem?: string };
 
 /** How the text commands are typed: usage sentences quote it. */
@@ -76,6 +83,12 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "stop" };
     case "get":
       return { kind: "get", path: rest.trim() };
+    case "schedule":
+      return scheduleCommand(rest);
+    case "schedules":
+      return { kind: "schedules" };
+    case "unschedule":
+      return unscheduleCommand(rest);
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };
@@ -92,4 +105,27 @@ export function parseDuetCommand(text: string): DuetCommand {
     default:
       return { kind: "help", problem: unknownCommand(quoteWord(word)) };
   }
+}
+
+/** `/duet schedule <when> <ask>`: split and read here (how often it may run is the Worker's call); the ask is measured as a question is. */
+export function scheduleCommand(text: string): DuetCommand {
+  const split = splitScheduleText(text);
+  if ("problem" in split) return { kind: "help", problem: split.problem };
+  // Read here too, so a typing mistake is told to the person alone (Discord fixes a reply's visibility before the Worker answers).
+  try {
+    parseWhen(split.when);
+  } catch (err) {
+    return { kind: "help", problem: (err as Error).message };
+  }
+  const ask = sanitizeChatText(split.ask);
+  if (ask.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("ask", ask.length, TEXT_MAX_CHARS) };
+  return { kind: "schedule", when: split.when, ask };
+}
+
+/** `/duet unschedule <id>`, the id as `/duet schedules` lists it. */
+export function unscheduleCommand(text: string): DuetCommand {
+  const id = sanitizeChatText(text).toLowerCase();
+  if (!id) return { kind: "help", problem: "`/duet unschedule` needs the schedule's id, as `/duet schedules` lists it, e.g. `/duet unschedule 3f9a1c2b`." };
+  if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: `\`${quoteWord(text)}\` is not a schedule id; \`/duet schedules\` lists them.` };
+  return { kind: "unschedule", id };
 }

@@ -11,7 +11,7 @@ export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { headTail, headTailLines } from "./format/output.ts";
 export { describeRun } from "./format/run-view.ts";
-export { parseDuetCommand, readRunPolicy, sanitizeChatText, type DuetCommand } from "./commands.ts";
+export { parseDuetCommand, readRunPolicy, sanitizeChatText, scheduleCommand, unscheduleCommand, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
@@ -43,3 +43,7 @@ export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/conten
 export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";
 export { DeliveryLoop, FEED_WAIT_MS, type DeliveryLoopOptions } from "./delivery-loop.ts";
 export { fileMaxBytesVar, fileOriginsVar } from "./files/file-config.ts";
+export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describeSeconds, isTimeZone, WHEN_MAX_CHARS, type ScheduleSpec } from "./schedule-when.ts";
+export * from "./schedule-schemas.ts";
+export { splitScheduleText, SCHEDULE_USAGE } from "./schedule-command.ts";
+export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading } from "./format/schedules.ts";

@@ -71,3 +71,13 @@ export function sandboxName(id: string): string {
 export function isRoomOf(room: string, here: string): boolean {
   return room === here || room.startsWith(`${here}-`);
 }
+
+/**
+ * The chat channel a Slack or Discord channel room names, as a delivery
+ * target (where a scheduled ask set from the CLI posts); null for any other room.
+ */
+export function channelTargetOf(id: string): { platform: WorkspacePlatform; place: { channel: string } } | null {
+  const parts = id.split("-");
+  if (parts.length !== 3 || parts.some((p) => !p) || !(WORKSPACE_PLATFORMS as readonly string[]).includes(parts[0])) return null;
+  return { platform: parts[0] as WorkspacePlatform, place: { channel: parts[2] } };
+}

@@ -231,7 +231,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "reset"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "reset", "scheduled", "unscheduled", "scheduled-run"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -250,6 +250,10 @@ export const auditEntrySchema = z.object({
   expiresAt: z.number().optional(),
   /** For `policy` entries: the policy set. */
   runPolicy: runPolicySchema.optional(),
+  /** For schedule entries: which schedule, when it runs (as typed) and what it asks. */
+  scheduleId: z.string().optional(),
+  when: z.string().optional(),
+  ask: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

@@ -16,3 +16,15 @@ describe("Worker config: generation settings", () => {
     expect(() => load({ MODEL_TEMPERATURE: "3" })).toThrow(/MODEL_TEMPERATURE/);
   });
 });
+
+describe("Worker config: schedules", () => {
+  it("defaults to a 15-minute minimum interval and 10 schedules a room, and reads both", () => {
+    expect(load({})).toMatchObject({ DUET_SCHEDULE_MIN_INTERVAL_S: 900, DUET_SCHEDULES_PER_ROOM: 10 });
+    expect(load({ DUET_SCHEDULE_MIN_INTERVAL_S: "60", DUET_SCHEDULES_PER_ROOM: "3" })).toMatchObject({ DUET_SCHEDULE_MIN_INTERVAL_S: 60, DUET_SCHEDULES_PER_ROOM: 3 });
+  });
+
+  it("stops with one line naming the variable when a value is malformed", () => {
+    expect(() => load({ DUET_SCHEDULE_MIN_INTERVAL_S: "15m" })).toThrow("Worker misconfigured: DUET_SCHEDULE_MIN_INTERVAL_S must be an integer from 1 to 604800");
+    expect(() => load({ DUET_SCHEDULES_PER_ROOM: "-1" })).toThrow("Worker misconfigured: DUET_SCHEDULES_PER_ROOM must be an integer from 0 to 100");
+  });
+});

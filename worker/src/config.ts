@@ -53,6 +53,10 @@ const schema = z.object({
   SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */
   DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
+  /** A schedule's shortest interval: 15 minutes keeps a room's model use and chat traffic sane; tests set a second. */
+  DUET_SCHEDULE_MIN_INTERVAL_S: intVar("DUET_SCHEDULE_MIN_INTERVAL_S", 900, 1, 7 * 24 * 60 * 60),
+  /** Schedules one room may hold: each is a row and a turn per run. */
+  DUET_SCHEDULES_PER_ROOM: intVar("DUET_SCHEDULES_PER_ROOM", 10, 0, 100),
 });
 
 export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[]; network: NetworkPolicy };

@@ -28,4 +28,6 @@ export interface Vars {
   DUET_FILE_MAX_BYTES?: string;
   SANDBOX_WORKSPACE_MAX_BYTES?: string;
   DUET_DELIVERY_GRACE_MS?: string;
+  DUET_SCHEDULE_MIN_INTERVAL_S?: string;
+  DUET_SCHEDULES_PER_ROOM?: string;
 }

@@ -1,4 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from "discord.js";
+import { WHEN_MAX_CHARS } from "@duet/shared";
 
 /**
  * The `/duet` slash command: one command with subcommands, so the bot takes a
@@ -17,6 +18,9 @@ export const SUBCOMMANDS = {
   stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
   audit: { name: "audit" },
+  schedule: { name: "schedule", when: "when", option: "prompt" },
+  schedules: { name: "schedules" },
+  unschedule: { name: "unschedule", option: "id" },
   help: { name: "help" },
 } as const;
 
@@ -72,6 +76,28 @@ export function duetCommand() {
           ),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription("Who ran or skipped which commands here (only you see it)"))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.schedule.name)
+          .setDescription("Ask Duet on its own at set times; each answer is a new message in this channel")
+          .addStringOption((o) =>
+            o
+              .setName(SUBCOMMANDS.schedule.when)
+              .setDescription("every 2h, every weekday 09:00 Europe/Berlin, or a cron line")
+              .setRequired(true)
+              .setMaxLength(WHEN_MAX_CHARS),
+          )
+          .addStringOption((o) =>
+            o.setName(SUBCOMMANDS.schedule.option).setDescription("What should Duet do or explain each time?").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+          ),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.schedules.name).setDescription("This room's schedules, with ids and next runs (only you see it)"))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.unschedule.name)
+          .setDescription("Remove a schedule")
+          .addStringOption((o) => o.setName(SUBCOMMANDS.unschedule.option).setDescription("The schedule's id, as /duet schedules lists it").setRequired(true).setMaxLength(32)),
+      )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription("How to use Duet"))
   );
 }

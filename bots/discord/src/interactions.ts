@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, shareFiles, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
 import { incomingFiles } from "./files/incoming.ts";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
@@ -41,7 +41,9 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
   // An answer the room keeps for delivery goes to the channel: the interaction's token lasts 15 minutes only.
-  const asker = { room, user: interaction.user.id, key: interaction.id, permit, deliver: discordTarget(interaction.channelId) };
+  // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
+  const scheduleTarget = { platform: "discord" as const, place: { channel: interaction.channelId } };
+  const asker = { room, user: interaction.user.id, key: interaction.id, permit, deliver: discordTarget(interaction.channelId), scheduleTarget };
   const file = command.kind === "ask" ? interaction.options.getAttachment(SUBCOMMANDS.ask.file, false) : null;
   if (file) {
     // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.
@@ -87,6 +89,17 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
     }
     case SUBCOMMANDS.audit.name:
       return { kind: "audit" };
+    case SUBCOMMANDS.schedule.name: {
+      const when = text(SUBCOMMANDS.schedule.when);
+      const prompt = text(SUBCOMMANDS.schedule.option);
+      if (!when || !prompt) return usage("Say when and what: `/duet schedule when:every weekday 09:00 Europe/Berlin prompt:summarise open issues`.");
+      // Quoted, so the shared reader takes the whole option as the when.
+      return scheduleCommand(`"${when.replace(/"/g, "")}" ${prompt}`);
+    }
+    case SUBCOMMANDS.schedules.name:
+      return { kind: "schedules" };
+    case SUBCOMMANDS.unschedule.name:
+      return unscheduleCommand(text(SUBCOMMANDS.unschedule.option));
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:

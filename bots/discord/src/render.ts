@@ -28,6 +28,7 @@ import {
 } from "@duet/shared";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
  * Discord messages from Worker answers. The chunking, head/tail and redaction
@@ -132,6 +133,9 @@ const DISCORD_SYNTAX = {
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   audit: "`/duet audit`",
+  schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
+  schedules: "`/duet schedules`",
+  unschedule: "`/duet unschedule id:`_id_",
   help: "`/duet help`",
 };
 
@@ -164,6 +168,12 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
       return renderNotice(renderPolicy(reply.runPolicy, reply.setBy, reply.source));
     case "audit":
       return renderNotice(renderAudit(reply.entries, reply.total, secrets));
+    case "scheduled":
+      return renderNotice(renderScheduled(reply.schedule, reply.user, secrets));
+    case "schedules":
+      return renderNotice(renderSchedules(reply.schedules, secrets));
+    case "unscheduled":
+      return renderNotice(renderUnscheduled(reply.schedule, reply.user, secrets));
     case "refused":
       return renderNotice(`⛔ ${reply.text}`);
     case "decided":

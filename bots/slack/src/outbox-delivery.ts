@@ -1,7 +1,8 @@
 import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
 import { showDone, type ThreadStatus } from "./feedback.ts";
 import { currentWorkspace } from "./oauth/workspace-client.ts";
-import { renderReply } from "./render.ts";
+import { scheduledRunBlock } from "./control/render-schedules.ts";
+import { MAX_BLOCKS, renderReply } from "./render.ts";
 import type { SlackOut } from "./slack-api.ts";
 
 /**
@@ -26,13 +27,16 @@ export async function deliverToSlack(out: SlackOut, status: ThreadStatus, secret
   if (!channel) return null;
   // Without the asker's message (a slash command's answer) the answer names who asked, as a slash answer does.
   const r = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, { secrets, place: ts ? "thread" : "slash", room: item.roomId });
+  // A scheduled run's answer is a new message in the channel (no thread in its place): it says which schedule asked.
+  const heading = scheduledRunBlock(item, secrets);
+  const blocks = heading ? [heading, ...r.blocks].slice(0, MAX_BLOCKS) : r.blocks;
   let posted: string | null = null;
   if (item.messageId) {
     // A live answer's message may still be a stream its bot never stopped: end it, then edit it into the answer.
     await out.endStream(channel, item.messageId);
-    if (await out.update(channel, item.messageId, r.text, r.blocks)) posted = item.messageId;
+    if (await out.update(channel, item.messageId, r.text, blocks)) posted = item.messageId;
   }
-  else posted = await out.post(channel, r.text, r.blocks, threadTs);
+  else posted = await out.post(channel, r.text, blocks, threadTs);
   if (!posted) return null;
   for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
   await status.clear(channel, threadTs);

@@ -22,6 +22,7 @@ import {
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
 import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
@@ -128,6 +129,9 @@ const SLACK_SYNTAX = {
   get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
   audit: "`/duet audit`",
+  schedule: "`/duet schedule` _when_ _question_",
+  schedules: "`/duet schedules`",
+  unschedule: "`/duet unschedule` _id_",
   help: "`/duet help`",
 };
 
@@ -169,6 +173,12 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
       return renderPolicy(reply.runPolicy, reply.setBy, reply.source);
     case "audit":
       return renderAudit(reply.entries, reply.total, opts.secrets);
+    case "scheduled":
+      return renderScheduled(reply.schedule, reply.user, opts.secrets);
+    case "schedules":
+      return renderSchedules(reply.schedules, opts.secrets);
+    case "unscheduled":
+      return renderUnscheduled(reply.schedule, reply.user, opts.secrets);
     case "refused":
       return renderNotice(`:no_entry: ${reply.text}`);
     case "decided":

@@ -11,7 +11,7 @@ import type { SlackFiles } from "./files/slack-files.ts";
 import { slackTarget } from "./outbox-delivery.ts";
 
 /**
- * `/duet ask|run|get|history|reset|policy|audit|help`. Slack wants the ack within 3 s, so the
+ * `/duet ask|run|get|history|reset|policy|audit|schedule|schedules|unschedule|help`. Slack wants the ack within 3 s, so the
  * command is acked at once (with a "working" line the caller sees), and the
  * shared flow answers through the command's response_url. Slash commands carry
  * no thread, so they always use the channel's room.
@@ -75,8 +75,10 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
     const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger, deps.secrets);
+    // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
+    const scheduleTarget = { platform: "slack" as const, place: { channel: command.channel_id } };
     // The answer is kept for delivery in the channel, where its live message is posted.
-    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }) };
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }), scheduleTarget };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }

@@ -18,6 +18,8 @@ import type { Asker, FlowDeps, GuardedAction, Outcome } from "./types.ts";
 /** The guarded action a command needs, if any: a front end that must choose a reply's visibility first asks before. */
 export function guardOf(command: DuetCommand): GuardedAction | null {
   if (command.kind === "run" || command.kind === "reset") return command.kind;
+  // A scheduled ask may run commands with nobody watching: who may schedule is who may run.
+  if (command.kind === "schedule" || command.kind === "unschedule") return "run";
   if (command.kind === "policy" && command.runPolicy) return "policy";
   return null;
 }

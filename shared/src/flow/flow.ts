@@ -6,6 +6,7 @@ import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
+import { schedule, schedules, unschedule } from "./schedules.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -155,6 +156,12 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return stop(deps, surface, asker);
     case "get":
       return getFile(deps, surface, asker, command.path);
+    case "schedule":
+      return schedule(deps, surface, asker, command.when, command.ask);
+    case "schedules":
+      return schedules(deps, surface, asker);
+    case "unschedule":
+      return unschedule(deps, surface, asker, command.id);
     case "help":
       return helpWithSettings(deps, surface, asker, command.problem);
   }

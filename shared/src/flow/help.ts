@@ -17,11 +17,14 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
   audit: "show who ran or skipped which commands here, and policy changes and resets (only you see it)",
   stop: "stop Duet's answer in progress (anyone here can)",
   get: "post a file from the sandbox's workspace here, e.g. `uploads/data.csv`",
+  schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line); each answer is a new message here",
+  schedules: "list this room's schedules with their ids and next runs (only you see it)",
+  unschedule: "remove a schedule by its id",
   help: "show this help",
 };
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "audit", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "audit", "schedule", "schedules", "unschedule", "help"];
 
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
 export function helpEntries(syntax: Record<CommandKind, string>): [string, string][] {
@@ -30,7 +33,7 @@ export function helpEntries(syntax: Record<CommandKind, string>): [string, strin
 
 /** Commands whose answer only the asker sees: reading the room's past, or how to use Duet. */
 export function answersPrivately(kind: CommandKind): boolean {
-  return kind === "history" || kind === "help" || kind === "audit";
+  return kind === "history" || kind === "help" || kind === "audit" || kind === "schedules";
 }
 
 /** What help adds about how the room is set up: the sandbox's network and the run policy, when known. */

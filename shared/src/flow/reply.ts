@@ -1,3 +1,4 @@
+import type { ScheduleView } from "../schedule-schemas.ts";
 import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
 
@@ -30,6 +31,12 @@ export type Reply =
   | { kind: "decided"; approval: DecidedApproval }
   /** What the person may not do here and who may; only they see it. */
   | { kind: "refused"; text: string }
+  /** `user` scheduled an ask; everyone in the channel sees it, since its answers will appear there. */
+  | { kind: "scheduled"; schedule: ScheduleView; user: string }
+  /** The room's schedules, soonest first (only the asker sees the list). */
+  | { kind: "schedules"; schedules: ScheduleView[] }
+  /** `user` removed a schedule. */
+  | { kind: "unscheduled"; schedule: ScheduleView; user: string }
   /** A nudge that is no failure, e.g. what to type after an empty mention. */
   | { kind: "hint"; text: string }
   /** A failure in words a person can act on (describeForUser), with its code for front ends that add advice. */

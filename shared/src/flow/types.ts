@@ -42,6 +42,8 @@ export interface Asker {
   permit?: Permit;
   /** Where the room keeps the answer for until it is confirmed posted (the outbox); absent, nothing is kept. */
   deliver?: DeliveryTarget;
+  /** Where a scheduled ask's answers go (the channel, each run a new message); absent, they are kept in the room's history only. */
+  scheduleTarget?: DeliveryTarget;
 }
 
 /** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */

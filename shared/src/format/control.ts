@@ -71,6 +71,12 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} set the run policy to ${e.runPolicy ?? "?"}`;
       case "reset":
         return `${who(e.requestedBy)} reset Duet`;
+      case "scheduled":
+        return `${who(e.requestedBy)} scheduled ${e.scheduleId ?? "?"} (${e.when ?? "?"}): ${name.command(shortCommand(e.ask ?? ""))}`;
+      case "unscheduled":
+        return `${who(e.requestedBy)} removed schedule ${e.scheduleId ?? "?"}`;
+      case "scheduled-run":
+        return `schedule ${e.scheduleId ?? "?"} asked ${name.command(shortCommand(e.ask ?? ""))}, set by ${who(e.requestedBy)}`;
     }
   })();
   return `${when(e.at)} · ${what}${ending(e, who)}`;

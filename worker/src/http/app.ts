@@ -11,6 +11,7 @@ import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
+import { scheduleRoutes } from "./schedule-routes.ts";
 import { info } from "./info.ts";
 import { limitBody } from "./json-body.ts";
 import { room, send } from "./rooms.ts";
@@ -68,6 +69,7 @@ app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
 app.route("/", deliveryRoutes);
+app.route("/", scheduleRoutes);
 app.route("/", installationRoutes);
 app.route("/", claimRoutes);
 app.route("/", fileRoutes);

@@ -8,6 +8,7 @@ import {
   type DeliveryPlatform,
   type DeliveryTarget,
 } from "@duet/shared";
+import { armAlarmBy } from "../storage/alarm.ts";
 import type { StoredAnswer } from "../storage/turn-types.ts";
 
 /** What the room needs of a platform's feed (feed-object.ts). */
@@ -20,6 +21,8 @@ type Row = Record<string, SqlStorageValue>;
 
 /** Answered, sent somewhere, not yet confirmed, and young enough to still matter (a day, as replays). */
 const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND delivered IS NULL AND received_at > ?`;
+/** A scheduled run's answer: no bot follows its turn live, so it is offered at once, without the grace time. */
+const SCHEDULED = `json_extract(deliver, '$.place.schedule') IS NOT NULL`;
 
 /**
  * The room's outbox: answers kept in their turn's row until a bot confirms it
@@ -101,7 +104,7 @@ export class Outbox {
     const rows = this.sql
       .exec<Row>(
         `SELECT slot, idem_key, user_id, question, reply, answer, deliver, posted FROM duet_ledger
-         WHERE ${UNDELIVERED} AND json_extract(deliver, '$.platform') = ? AND answered_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+         WHERE ${UNDELIVERED} AND json_extract(deliver, '$.platform') = ? AND (answered_at <= ? OR ${SCHEDULED}) AND (lease_until IS NULL OR lease_until <= ?)
          ORDER BY seq`,
         now - IDEMPOTENCY_TTL_MS, platform, now - this.graceMs, now,
       )
@@ -149,6 +152,12 @@ export class Outbox {
     if (next !== Infinity) await this.armAt(next);
   }
 
+  /** A scheduled run was answered: its platform's feed lists the room now (no row written when already listed). */
+  async offerNow(platform: DeliveryPlatform): Promise<void> {
+    await this.feed(platform).announce(this.roomId);
+    this.announced.add(platform);
+  }
+
   /** The room was deleted: its feeds forget it (best effort; a feed read of a room with nothing waiting also settles it). */
   async forget(): Promise<void> {
     this.postedEarly.clear();
@@ -169,9 +178,7 @@ export class Outbox {
       .catch((err) => console.error("a delivery feed could not be told the room's answers were delivered", err));
   }
 
-  /** Arms the room's alarm for `at`, unless it is already armed sooner (an alarm costs no row). */
-  private async armAt(at: number): Promise<void> {
-    const current = await this.storage.getAlarm();
-    if (current === null || current > at) await this.storage.setAlarm(at);
+  private armAt(at: number): Promise<void> {
+    return armAlarmBy(this.storage, at);
   }
 }

@@ -1,5 +1,15 @@
 import { Agent } from "agents";
-import type { DecisionRequest, DeliveryConfirm, DeliveryPlatform, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
+import type {
+  DecisionRequest,
+  DeliveryConfirm,
+  DeliveryPlatform,
+  ExecRequest,
+  MessageRequest,
+  PolicyRequest,
+  ScheduleRequest,
+  StopRequest,
+  UnscheduleRequest,
+} from "@duet/shared";
 import type { Upload } from "../files/upload-log.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
@@ -59,11 +69,14 @@ export class DuetAgent extends Agent<Env> {
     } catch (err) {
       console.error("DuetAgent could not resume interrupted turns on wake", err);
     }
+    // The alarm outlives a restart; armed again in case a restart came between a run and its re-arm.
+    this.room.schedules.arm().catch((err) => console.error("the room's schedule alarm could not be armed on wake", err));
   }
 
   /**
    * The SDK's alarm work first (its own jobs; it then clears the alarm when it
-   * has none), then ours: a room with turns still running arms the next alarm.
+   * has none), then ours: a room with turns still running arms the next alarm,
+   * undelivered answers are announced, and due schedules ask their questions.
    * An alarm that lands on an instance which cannot tell its room (the id
    * has no name and none is stored) is dropped (see room-name.ts).
    */
@@ -75,6 +88,21 @@ export class DuetAgent extends Agent<Env> {
     await super.alarm();
     this.room.turns.afterAlarm();
     await this.room.outbox.afterAlarm().catch((err) => console.error("the room could not announce its undelivered answers", err));
+    await this.room.schedules.runDue().catch((err) => console.error("the room could not run its due schedules", err));
+  }
+
+  /** Adds a scheduled ask: `{schedule}` with its id and next run (named apart from the SDK's own `schedule` methods). */
+  async addAsk(req: ScheduleRequest & { ask: string }): Promise<Outcome> {
+    return guard(async () => ok({ schedule: await this.room.schedules.add(req) }));
+  }
+
+  async scheduledAsks(): Promise<Outcome> {
+    return guard(async () => ok({ schedules: this.room.listSchedules() }));
+  }
+
+  /** Removes a schedule; 404 for an id the room does not have. */
+  async removeAsk(id: string, req: UnscheduleRequest): Promise<Outcome> {
+    return guard(async () => ok({ schedule: this.room.schedules.remove(id, req.userId) }));
   }
 
   /** The answers waiting for a bot of `platform`, leased to the caller. */

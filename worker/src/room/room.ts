@@ -15,6 +15,8 @@ import type { WriteMeter } from "../storage/sql-meter.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "../turns/room-turns.ts";
 import { Outbox, type FeedPeer } from "../outbox/outbox.ts";
+import { Schedules } from "../schedules/schedules.ts";
+import { ScheduledRuns } from "./scheduled-runs.ts";
 import type { DeliveryPlatform } from "@duet/shared";
 import type { TurnDeps } from "../turns/run-turn.ts";
 import type { Vars } from "../vars.ts";
@@ -41,6 +43,8 @@ export class Room {
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
+  readonly schedules: ScheduledRuns;
+  private readonly scheduleRows: Schedules;
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
@@ -73,6 +77,21 @@ export class Room {
       atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
     });
+    const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
+    this.scheduleRows = new Schedules(storage.sql, limits);
+    this.schedules = new ScheduledRuns({
+      storage,
+      schedules: this.scheduleRows,
+      control: this.control,
+      outbox: this.outbox,
+      redact: this.redact,
+      ask: (req) => this.turns.message(req),
+    });
+  }
+
+  /** The room's schedules, soonest first. */
+  listSchedules() {
+    return this.scheduleRows.list();
   }
 
   /**
@@ -84,6 +103,7 @@ export class Room {
     this.turns.reset();
     this.control.reset(resetBy);
     this.uploads.wipe();
+    this.scheduleRows.wipe();
     await this.outbox.forget();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.peer(child).cleanup();

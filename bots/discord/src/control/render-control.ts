@@ -2,7 +2,7 @@ import { type AuditEntry, auditTitle, describeAuditEntry, describePolicy, type N
 
 /** The run policy and the audit trail in Discord's markdown. */
 
-function naming(secrets: readonly string[]): Naming {
+export function naming(secrets: readonly string[]): Naming {
   return {
     person: (id) => (/^\d+$/.test(id) ? `<@${id}>` : `**${id.replace(/[*_`<>@]/g, "").slice(0, 40) || "someone"}**`),
     command: (cmd) => `\`${redactSecrets(cmd, secrets).replace(/`/g, "'")}\``,

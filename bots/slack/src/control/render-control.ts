@@ -5,7 +5,7 @@ import { type Rendered, renderNotice } from "../rendered.ts";
 
 /** The run policy and the audit trail as Slack messages. */
 
-function naming(secrets: readonly string[]): Naming {
+export function naming(secrets: readonly string[]): Naming {
   return {
     person: (id) => `<@${id.replace(/[^A-Za-z0-9]/g, "")}>`,
     command: (cmd) => `\`${escapeSlack(redactSecrets(cmd, secrets)).replace(/`/g, "'")}\``,

@@ -1,0 +1,88 @@
+import type { DeliveryTarget, MessageRequest, ScheduleRequest, ScheduleView } from "@duet/shared";
+import type { RoomControl } from "../control/room-control.ts";
+import type { Outcome } from "../outcome.ts";
+import type { Outbox } from "../outbox/outbox.ts";
+import type { DueRun, Schedules } from "../schedules/schedules.ts";
+import { armAlarmBy } from "../storage/alarm.ts";
+
+/** What running a room's schedules needs from the room. */
+export interface ScheduleParts {
+  storage: DurableObjectStorage;
+  schedules: Schedules;
+  control: RoomControl;
+  outbox: Outbox;
+  /** The room's redactor: an ask is kept (and audited, and listed) as a question is, secrets removed. */
+  redact: (text: string) => string;
+  /** Puts an ask to the room as a turn, under its run policy, in its queue. */
+  ask: (req: MessageRequest) => Promise<Outcome>;
+}
+
+/**
+ * A room's schedules at work: each change is written with its audit entry
+ * (two rows, one transaction); the room's alarm, shared with its keep-awake
+ * and its outbox, is armed for the next run. A due run is a turn like any
+ * other, its answer kept for delivery to the schedule's channel as a new
+ * message and offered to the platform's feed at once.
+ */
+export class ScheduledRuns {
+  constructor(private readonly room: ScheduleParts) {}
+
+  async add(req: ScheduleRequest & { ask: string }): Promise<ScheduleView> {
+    const { schedules, control } = this.room;
+    let view!: ScheduleView;
+    this.room.storage.transactionSync(() => {
+      view = schedules.add({ ...req, ask: this.room.redact(req.ask) });
+      control.audit.record([{ at: view.createdAt, kind: "scheduled", scheduleId: view.id, when: view.when, ask: view.ask, requestedBy: view.userId }]);
+    });
+    await this.arm();
+    return view;
+  }
+
+  remove(id: string, userId: string): ScheduleView {
+    const { schedules, control } = this.room;
+    let view!: ScheduleView;
+    this.room.storage.transactionSync(() => {
+      view = schedules.remove(id);
+      control.audit.record([{ at: Date.now(), kind: "unscheduled", scheduleId: id, when: view.when, ask: view.ask, requestedBy: userId }]);
+    });
+    return view;
+  }
+
+  /**
+   * The room's alarm fired (or a test drives time to `now`): asks every due
+   * schedule's question as a turn, records the runs in one audit row, and
+   * arms the alarm for the next.
+   */
+  async runDue(now = Date.now()): Promise<DueRun[]> {
+    const { schedules, control } = this.room;
+    let due: DueRun[] = [];
+    this.room.storage.transactionSync(() => {
+      due = schedules.takeDue(now);
+      control.audit.record(due.map(({ schedule: s }) => ({ at: now, kind: "scheduled-run", scheduleId: s.id, when: s.when, ask: s.ask, requestedBy: s.userId })));
+    });
+    for (const run of due) this.start(run);
+    await this.arm();
+    return due;
+  }
+
+  /** Arms the room's alarm for the next run, if any is sooner than what it is armed for. */
+  async arm(): Promise<void> {
+    const next = this.room.schedules.nextDue();
+    if (next !== null) await armAlarmBy(this.room.storage, next);
+  }
+
+  private start({ schedule, dueAt }: DueRun): void {
+    const { target } = schedule;
+    // The schedule's id in the place marks a scheduled answer: the bot posts it as a new message, and the outbox offers it at once.
+    const deliver: DeliveryTarget | undefined = target && { platform: target.platform, place: { ...target.place, schedule: schedule.id } };
+    // The due time in the key: an alarm that fires again for the same run joins that turn instead of asking twice.
+    const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: `schedule-${schedule.id}-${dueAt}`, ...(deliver ? { deliver } : {}) };
+    this.room
+      .ask(request)
+      .then(async (out) => {
+        if (out.status === 200 && deliver) await this.room.outbox.offerNow(deliver.platform);
+        else console.error(`scheduled run ${schedule.id} was not answered (${out.status})`, out.body);
+      })
+      .catch((err) => console.error(`scheduled run ${schedule.id} failed`, err));
+  }
+}
