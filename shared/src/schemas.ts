@@ -6,6 +6,7 @@ import {
   IDEMPOTENCY_KEY_MAX_CHARS,
   TEXT_MAX_CHARS,
   USER_ID_MAX_CHARS,
+  USER_NAME_MAX_CHARS,
 } from "./limits.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
@@ -14,6 +15,13 @@ import { deliveryTargetSchema } from "./delivery-target.ts";
 
 /** Who asked: the chat platform's user id, kept with the message in the history. */
 const userIdField = z.string().trim().max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`).optional();
+
+/** Who asked, as people see them: a display name, one line, kept with the message and shown to the model as data. */
+const userNameField = z
+  .string({ error: "User name must be a string" })
+  .transform((n) => sanitizeChatText(n).replace(/\s+/g, " "))
+  .refine((n) => n.length <= USER_NAME_MAX_CHARS, `User name must be at most ${USER_NAME_MAX_CHARS} characters`)
+  .optional();
 
 /** The bot's id for this delivery (event or interaction id): a repeat within 24 hours gets the stored answer. */
 const idempotencyKeyField = z
@@ -30,6 +38,7 @@ export const messageRequestSchema = z.object({
     .refine((t) => t.length > 0, "Text cannot be empty")
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
   userId: userIdField,
+  userName: userNameField,
   idempotencyKey: idempotencyKeyField,
   /** Where the answer goes: the room keeps it until a bot confirms it was posted there (needs an idempotency key). */
   deliver: deliveryTargetSchema.optional(),
@@ -51,6 +60,8 @@ export type ExecRequest = z.input<typeof execRequestSchema>;
 export const duetMessageSchema = z.object({
   role: z.enum(["user", "agent"]),
   userId: z.string().optional(),
+  /** The asker's display name, when the bot sent one. */
+  userName: z.string().optional(),
   text: z.string(),
   ts: z.number(),
   /** An answer cut short by a stop: what it holds is what was written and run before. */

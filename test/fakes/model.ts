@@ -3,7 +3,8 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
 
 /**
  * A fake OpenAI-compatible model on 127.0.0.1. Its behaviour is scripted by the
- * last user message, so concurrent tests never share a script:
+ * last user message (after the `[from "name"]` line naming its speaker), so
+ * concurrent tests never share a script:
  *
  *   SAY: <text>        answer <text> verbatim (may contain <run> tags)
  *   SAY64: <base64>    answer the decoded text: a model writing what the user's text never held (a secret)
@@ -87,7 +88,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     calls.push({ model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature });
     if (delayMs) await sleep(delayMs);
     const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
-    let script = last.trim();
+    // The line naming the speaker comes before the script: the script is the person's words.
+    let script = last.replace(/^\[from [^\n]*\]\n/, "").trim();
     const slow = /^SLOW:(\d+)\s*/.exec(script);
     if (slow) {
       await sleep(Number(slow[1]));

@@ -2,6 +2,7 @@ import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type I
 import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
+import { commandUserName } from "./people.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomHere } from "./rooms.ts";
@@ -38,7 +39,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const room = roomHere(interaction);
   const surface = interactionSurface(interaction, ephemeral, room, deps);
   if (!room) return void (await help(surface, command.kind === "help" ? command.problem : undefined));
-  await runCommand(deps.flow, surface, { room, user: interaction.user.id, key: interaction.id, permit }, command);
+  await runCommand(deps.flow, surface, { room, user: interaction.user.id, name: commandUserName(interaction), key: interaction.id, permit }, command);
 }
 
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */

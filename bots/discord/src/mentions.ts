@@ -1,6 +1,7 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
 import { ask } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
+import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
 import { messageSurface } from "./surfaces.ts";
@@ -40,5 +41,6 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
-  await ask(deps.flow, surface, { room, user: message.author.id, key: message.id }, message.content.replace(mention, ""), EMPTY_MENTION_HINT);
+  const asker = { room, user: message.author.id, name: authorName(message), key: message.id };
+  await ask(deps.flow, surface, asker, mentionsAsNames(message, message.content.replace(mention, "")), EMPTY_MENTION_HINT);
 }

@@ -15,6 +15,7 @@ import { createLogger } from "./logger.ts";
 import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
+import { PeopleNames } from "./people.ts";
 import { buildReceiver } from "./receiver.ts";
 import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
 import { WorkerInstallationStore } from "./oauth/installation-store.ts";
@@ -132,8 +133,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
     const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn };
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
+    const people = new PeopleNames(out);
     const messageDeps = {
-      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live,
+      flow, out, recent: new RecentIds(), scope: config.roomScope, logger, secrets, status, live, people,
       get botUserId() {
         return botUser();
       },
@@ -148,7 +150,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     };
     registerWelcome(built, welcome, track);
     const access = new SlackAccess(config.access, client, logger);
-    registerSlashCommand(built, { flow, out, logger, secrets, access, live }, track);
+    registerSlashCommand(built, { flow, out, logger, secrets, access, live, people }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, logger }, track);

@@ -5,6 +5,7 @@ import type { LiveMessages } from "./live/live-message.ts";
 import { slackToPlain } from "./mrkdwn.ts";
 import { askedLine } from "./render.ts";
 import { channelRoom } from "./rooms.ts";
+import type { PeopleNames } from "./people.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
 
@@ -39,6 +40,8 @@ export interface SlashDeps {
   access: SlackAccess;
   /** Live answers for `/duet ask`. */
   live: LiveMessages;
+  /** People's display names, for the model to tell them apart. */
+  people: PeopleNames;
 }
 
 const WORKING = {
@@ -62,16 +65,19 @@ async function refusedSoon(permit: Permit, parsed: ReturnType<typeof parseDuetCo
 export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promise<void>) => Promise<void>): void {
   app.command("/duet", async ({ command, ack, respond }) => {
     // Slack escapes &, < and > in command text as in messages; commands must run as typed.
-    const parsed = parseDuetCommand(slackToPlain(command.text ?? ""));
+    const typed = parseDuetCommand(slackToPlain(command.text ?? ""));
     const permit = deps.access.permit(command.user_id);
     // "Running…" only for a command that will run: a refusal follows on its own.
-    const working = (parsed.kind === "ask" || parsed.kind === "run") && !(await refusedSoon(permit, parsed));
-    if (working) await ack({ response_type: "ephemeral", text: WORKING[parsed.kind as keyof typeof WORKING] });
+    const working = (typed.kind === "ask" || typed.kind === "run") && !(await refusedSoon(permit, typed));
+    if (working) await ack({ response_type: "ephemeral", text: WORKING[typed.kind as keyof typeof WORKING] });
     else await ack();
+    // After the ack (names may take a call to Slack): a question reaches the model with people's names, not their ids.
+    const parsed = typed.kind === "ask" ? parseDuetCommand(slackToPlain(await deps.people.withNames(command.team_id, command.text ?? ""))) : typed;
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
     const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, ...(live ? { live } : {}) }, deps.logger, deps.secrets);
-    const asker = { room, user: command.user_id, key: command.trigger_id, permit };
+    const name = parsed.kind === "ask" ? await deps.people.name(command.team_id, command.user_id) : null;
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit, ...(name ? { name } : {}) };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }

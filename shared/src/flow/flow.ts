@@ -22,7 +22,9 @@ const DEFAULT_EMPTY_HINT = "Ask Duet something: the question was empty.";
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = DEFAULT_EMPTY_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
-  const request = { text: question, userId: asker.user, idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}) };
+  const request = {
+    text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
+  };
   const view = deps.streaming !== false ? surface.live?.() : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {

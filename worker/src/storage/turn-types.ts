@@ -12,6 +12,8 @@ export interface LedgerTurn {
   kind: TurnKind;
   idemKey: string | null;
   userId: string | null;
+  /** The asker's display name, when the bot sent one. */
+  userName?: string | null;
   /** The person's text (redacted), or a direct run's command (redacted). */
   question: string;
   receivedAt: number;
@@ -39,6 +41,7 @@ export interface StoredAnswer {
 export interface AnsweredTurn extends StoredAnswer {
   seq: number;
   userId: string | null;
+  userName?: string | null;
   question: string;
   receivedAt: number;
   /** The model's own text, <run> tags included, redacted; null for a note (a decision, a direct run) and for turns stored before it was kept. */

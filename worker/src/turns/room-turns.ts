@@ -12,6 +12,7 @@ import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
 import { runCommand, unknownRun } from "./run-command.ts";
 import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
+import { speakerOf } from "../model/speakers.ts";
 import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
 
 /**
@@ -142,7 +143,7 @@ export class RoomTurns {
     const place = this.admit();
     const turn = this.accept(place, () =>
       ledger.accept({
-        kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now(),
+        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(),
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
         deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
       }),
@@ -169,7 +170,7 @@ export class RoomTurns {
         const deps = this.room.deps();
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live },
-          { question: turn.question, receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
+          { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
         );
         let step = await steps.next();
         // Each step is the turn's progress before its next command: stored, so a restart knows where it was.

@@ -2,6 +2,7 @@ import { DuetError, type Attachment, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
+import { speakerOf, type Speaker } from "../model/speakers.ts";
 import { streamModelText } from "../model/stream.ts";
 import type { ChatModel } from "../model/types.ts";
 import { readModelText, type ReadReply } from "../reply/reader.ts";
@@ -39,6 +40,8 @@ export interface TurnInput {
   question: string;
   /** When the question arrived (ms): files shared since the previous question are told with it. */
   receivedAt: number;
+  /** Who asked it, as the model's context names them. */
+  asker?: Speaker;
   /** The progress stored before a restart, as JSON, or null for a new turn. */
   progress: string | null;
   /** The newest answered turns, oldest first. */
@@ -171,13 +174,14 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
   // The model sees its own earlier words with their <run> tags and each result as a separate data message.
   const recent = input.recent.map((t) => ({
     userText: t.question,
+    speaker: speakerOf(t),
     modelText: t.modelText,
     shownText: t.reply,
     runs: t.runs,
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
   const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
-  const prompt = buildContext(recent, input.question, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
   const pieces = streamModelText(deps.model(), prompt, {
     signal: stop,
     timeoutMs: config.MODEL_TIMEOUT_MS,
