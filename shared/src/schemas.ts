@@ -242,7 +242,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "reset"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -261,8 +261,21 @@ export const auditEntrySchema = z.object({
   expiresAt: z.number().optional(),
   /** For `policy` entries: the policy set. */
   runPolicy: runPolicySchema.optional(),
+  /** For `model` entries: the model chosen. */
+  model: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export const auditResponseSchema = z.object({ entries: z.array(auditEntrySchema) });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;
+
+/** A room's model: one of DUET_MODELS, by name. */
+export const modelRequestSchema = z.object({
+  model: z.string({ error: "Model must be a string" }).trim().min(1, "Model cannot be empty").max(200, "Model must be at most 200 characters"),
+  userId: actorField,
+});
+export type ModelRequest = z.input<typeof modelRequestSchema>;
+
+/** The model a room's turns use, where that comes from (as for the run policy), and the models it may switch to. */
+export const modelResponseSchema = z.object({ model: z.string(), source: policySourceSchema, choices: z.array(z.string()) });
+export type ModelResponse = z.infer<typeof modelResponseSchema>;

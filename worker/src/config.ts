@@ -28,6 +28,8 @@ const schema = z.object({
   DUET_API_TOKEN_PREVIOUS: optionalText,
   MODEL_PROVIDER: z.enum(["workers-ai", "openai"], { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
   MODEL: optionalText,
+  /** The models a room may switch to, comma-separated. */
+  DUET_MODELS: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url({ error: "OPENAI_BASE_URL must be a URL" }).optional()),
   OPENAI_API_KEY: optionalText,
   MODEL_TIMEOUT_MS: intVar("MODEL_TIMEOUT_MS", DEFAULT_MODEL_TIMEOUT_MS, 100, 600_000),
@@ -52,7 +54,14 @@ const schema = z.object({
   DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
 });
 
-export type WorkerConfig = z.infer<typeof schema> & { model: string; secrets: string[]; network: NetworkPolicy };
+export type WorkerConfig = z.infer<typeof schema> & {
+  /** The default model: MODEL, else the first of DUET_MODELS, else the provider's default. */
+  model: string;
+  /** The models a room may use: the default first, then the rest of DUET_MODELS. */
+  models: string[];
+  secrets: string[];
+  network: NetworkPolicy;
+};
 
 export { ConfigError };
 
@@ -64,10 +73,12 @@ export function loadConfig(env: Vars): WorkerConfig {
   const hit = cache.get(env);
   if (hit) return hit;
   const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");
-  const model = c.MODEL ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
+  const offered = (c.DUET_MODELS ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  const model = c.MODEL ?? offered[0] ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
+  const models = [...new Set([model, ...offered])];
   // Values that must never reach chat or history, even if a command prints them.
   const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
-  const config = { ...c, model, secrets, network: networkPolicyOf(c) };
+  const config = { ...c, model, models, secrets, network: networkPolicyOf(c) };
   cache.set(env, config);
   return config;
 }

@@ -22,6 +22,7 @@ export interface Vars {
   MAX_RUNS_PER_REPLY?: string;
   SANDBOX_PREWARM?: string;
   DUET_RUN_POLICY?: string;
+  DUET_MODELS?: string;
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
   DUET_DELIVERY_GRACE_MS?: string;

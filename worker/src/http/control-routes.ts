@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, policyRequestSchema } from "@duet/shared";
+import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, modelRequestSchema, policyRequestSchema } from "@duet/shared";
 import type { Env } from "../room/duet-agent.ts";
 import { readJson } from "./json-body.ts";
 import { methodNotAllowed, room, send } from "./rooms.ts";
@@ -15,6 +15,15 @@ controlRoutes.put("/api/rooms/:roomId/policy", async (c) => {
   return send(await stub.setPolicy(await readJson(c, policyRequestSchema)));
 });
 controlRoutes.all("/api/rooms/:roomId/policy", methodNotAllowed);
+
+controlRoutes.get("/api/rooms/:roomId/model", async (c) => {
+  return send(await room(c.env, c.req.param("roomId")).model());
+});
+controlRoutes.put("/api/rooms/:roomId/model", async (c) => {
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.setModel(await readJson(c, modelRequestSchema)));
+});
+controlRoutes.all("/api/rooms/:roomId/model", methodNotAllowed);
 
 controlRoutes.post("/api/rooms/:roomId/approvals/:approvalId", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));

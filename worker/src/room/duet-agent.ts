@@ -1,5 +1,5 @@
 import { Agent } from "agents";
-import type { DecisionRequest, DeliveryConfirm, DeliveryPlatform, ExecRequest, MessageRequest, PolicyRequest, StopRequest } from "@duet/shared";
+import type { DecisionRequest, DeliveryConfirm, DeliveryPlatform, ExecRequest, MessageRequest, ModelRequest, PolicyRequest, StopRequest } from "@duet/shared";
 import type { Upload } from "../files/upload-log.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
@@ -105,6 +105,14 @@ export class DuetAgent extends Agent<Env> {
 
   async setPolicy(req: PolicyRequest): Promise<Outcome> {
     return guard(async () => ok(await this.room.setPolicy(req)));
+  }
+
+  async model(): Promise<Outcome> {
+    return guard(async () => ok(await this.room.modelView()));
+  }
+
+  async setModel(req: ModelRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.setModel(req)));
   }
 
   /** Runs or skips a command proposed under `approve`. */

@@ -1,9 +1,10 @@
-import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } from "@duet/shared";
+import { channelOfThread, DuetError, type ModelRequest, type ModelResponse, type PolicyRequest, type PolicyResponse } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
+import { RoomModelStore } from "../control/room-model.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
@@ -35,6 +36,7 @@ export class Room {
   readonly ledger: TurnLedger;
   readonly tree: RoomTree;
   readonly control: RoomControl;
+  readonly model: RoomModelStore;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -60,6 +62,8 @@ export class Room {
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
     this.control = new RoomControl(storage, this.config, this.redact, inherited);
     this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
+    const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
+    this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -82,6 +86,8 @@ export class Room {
     this.control.reset(resetBy);
     this.uploads.wipe();
     await this.outbox.forget();
+    // A person's reset keeps the room's settings, as it keeps the run policy.
+    if (!resetBy) this.model.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.peer(child).cleanup();
       return (out.body as { errors?: string[] }).errors ?? [];
@@ -112,24 +118,49 @@ export class Room {
    */
   async setPolicy(req: PolicyRequest): Promise<PolicyResponse> {
     const set = this.control.setPolicy(req);
-    const inherited: Inherited = { runPolicy: set.runPolicy };
+    await this.handDown("run policy");
+    return set;
+  }
+
+  /** The model turns use here, where it comes from, and the choices. A thread room asks its channel once, if no turn has yet. */
+  async modelView(): Promise<ModelResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    return this.model.view();
+  }
+
+  /** Switches this room's model (two rows: the choice and its audit entry), then hands it down as the run policy is. */
+  async setModel(req: ModelRequest): Promise<ModelResponse> {
+    this.storage.transactionSync(() => {
+      this.model.set(req.model.trim());
+      this.control.audit.record([{ at: Date.now(), kind: "model", model: req.model.trim(), requestedBy: req.userId }]);
+    });
+    await this.handDown("model");
+    return this.model.view();
+  }
+
+  /** Tells this channel's thread rooms what they now inherit (one RPC and one row each, only on a change). */
+  private async handDown(what: string): Promise<void> {
+    const inherited = this.inheritance();
     const failed = await this.tree.tellChildren(
       (child) => channelOfThread(child) === this.roomId,
       (child) => this.peer(child).inheritPolicy(inherited),
     );
     if (failed.length) {
-      console.error("threads not told of their channel's run policy", failed);
-      throw new DuetError("internal", `The run policy is set here, but ${failed.length} of this channel's threads could not be told; set it again to retry.`, {
+      console.error(`threads not told of their channel's ${what}`, failed);
+      throw new DuetError("internal", `The ${what} is set here, but ${failed.length} of this channel's threads could not be told; set it again to retry.`, {
         status: 502,
       });
     }
-    return set;
+  }
+
+  private inheritance(): Inherited {
+    return { runPolicy: this.control.policy.own(), model: this.model.own() };
   }
 
   /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */
   async registerChild(child: string): Promise<Inherited> {
     await this.tree.addChild(child);
-    return { runPolicy: this.control.policy.own() };
+    return this.inheritance();
   }
 
   /** Storage figures for operators and benchmarks. */
@@ -160,7 +191,7 @@ export class Room {
     return {
       roomId,
       config,
-      model: () => createLanguageModel(config, this.env),
+      model: () => createLanguageModel(config, this.env, this.model.get()),
       executor,
       executorProblem: problem,
       redact: this.redact,
