@@ -12,7 +12,7 @@ export { describeRun } from "./format/run-view.ts";
 export { parseDuetCommand, readRunPolicy, sanitizeChatText, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
-export { ConfigError, idListVar, intVar, numberVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
+export { ConfigError, idListVar, intVar, numberVar, optionalIntVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";

@@ -279,3 +279,29 @@ export type ModelRequest = z.input<typeof modelRequestSchema>;
 /** The model a room's turns use, where that comes from (as for the run policy), and the models it may switch to. */
 export const modelResponseSchema = z.object({ model: z.string(), source: policySourceSchema, choices: z.array(z.string()) });
 export type ModelResponse = z.infer<typeof modelResponseSchema>;
+
+/** One person's use of one model on one day; token counts null when the provider reported none for any of those turns. */
+export const usageRowSchema = z.object({
+  userId: z.string().nullable(),
+  userName: z.string().optional(),
+  model: z.string(),
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  turns: z.number(),
+  /** Turns whose provider reported no token counts: not in the figures, and not counted as zero. */
+  unreported: z.number().optional(),
+});
+export type UsageRow = z.infer<typeof usageRowSchema>;
+
+/** A daily token budget: the limit, what is used today and what is left (for the person asked about, for a per-person budget). */
+export const budgetSchema = z.object({ limit: z.number(), used: z.number().optional(), left: z.number().optional() });
+export type Budget = z.infer<typeof budgetSchema>;
+
+/** A room's model usage (with its thread rooms'), newest day first, the last 7 UTC days, and its budgets. */
+export const usageResponseSchema = z.object({
+  days: z.array(z.object({ date: z.string(), rows: z.array(usageRowSchema) })),
+  budgets: z.object({ room: budgetSchema.optional(), user: budgetSchema.optional() }),
+  /** When today's budgets reset (ms since the epoch, the next 00:00 UTC). */
+  resetsAt: z.number(),
+});
+export type UsageResponse = z.infer<typeof usageResponseSchema>;

@@ -10,6 +10,7 @@ import {
   DEFAULT_MODEL_TIMEOUT_MS,
   intVar,
   networkPolicyOf,
+  optionalIntVar,
   numberVar,
   optionalText,
   parseEnv,
@@ -52,6 +53,10 @@ const schema = z.object({
   DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */
   DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
+  /** Model tokens (in and out) a room may use per UTC day; unset: no budget. */
+  DUET_ROOM_DAILY_TOKENS: optionalIntVar("DUET_ROOM_DAILY_TOKENS", 1, 1e12),
+  /** Model tokens one person may use per UTC day in a room; unset: no budget. */
+  DUET_USER_DAILY_TOKENS: optionalIntVar("DUET_USER_DAILY_TOKENS", 1, 1e12),
 });
 
 export type WorkerConfig = z.infer<typeof schema> & {

@@ -23,6 +23,8 @@ export interface Vars {
   SANDBOX_PREWARM?: string;
   DUET_RUN_POLICY?: string;
   DUET_MODELS?: string;
+  DUET_ROOM_DAILY_TOKENS?: string;
+  DUET_USER_DAILY_TOKENS?: string;
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
   DUET_DELIVERY_GRACE_MS?: string;

@@ -25,6 +25,13 @@ controlRoutes.put("/api/rooms/:roomId/model", async (c) => {
 });
 controlRoutes.all("/api/rooms/:roomId/model", methodNotAllowed);
 
+// `?userId=` adds what that person has left of their daily budget.
+controlRoutes.get("/api/rooms/:roomId/usage", async (c) => {
+  const userId = c.req.query("userId");
+  return send(await room(c.env, c.req.param("roomId")).usage(userId === undefined ? undefined : resetBy(userId)));
+});
+controlRoutes.all("/api/rooms/:roomId/usage", methodNotAllowed);
+
 controlRoutes.post("/api/rooms/:roomId/approvals/:approvalId", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));
   const approvalId = approvalIdOf(c.req.param("approvalId"));
@@ -43,7 +50,7 @@ function approvalIdOf(raw: string): string {
   return parsed.data;
 }
 
-/** `DELETE /api/rooms/:roomId?userId=U1`: the person resetting the room, recorded in its emptied audit. */
+/** `?userId=U1`: the person resetting the room (recorded in its emptied audit), or asking for their usage. */
 export function resetBy(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const id = raw.trim();

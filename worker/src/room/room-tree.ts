@@ -1,4 +1,5 @@
 import { parentRoomId, type RunPolicy } from "@duet/shared";
+import type { UsageEntry } from "../usage/usage-entries.ts";
 
 /** Child rooms cleaned at once: a workspace room may hold thousands, and each clean-up waits on a sandbox. */
 export const CHILD_CLEANUPS_AT_ONCE = 6;
@@ -19,6 +20,8 @@ export interface RoomPeer extends ParentRoom {
   /** Empties the room (see Room.clean); answers its Outcome, whose body lists any `errors`. */
   cleanup(resetBy?: string): Promise<{ status: number; body: unknown }>;
   inheritPolicy(inherited: Inherited): Promise<void>;
+  /** The room's own model usage entries (a thread room's, added up by its channel). */
+  usageEntries(): Promise<UsageEntry[]>;
 }
 
 type Row = Record<string, SqlStorageValue>;

@@ -1,10 +1,13 @@
-import { channelOfThread, DuetError, type ModelRequest, type ModelResponse, type PolicyRequest, type PolicyResponse } from "@duet/shared";
+import { channelOfThread, DuetError, type ModelRequest, type ModelResponse, type PolicyRequest, type PolicyResponse, type UsageResponse } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
+import { overBudget, type DailyBudgets } from "../usage/budgets.ts";
+import type { UsageEntry } from "../usage/usage-entries.ts";
+import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
@@ -18,7 +21,7 @@ import { Outbox, type FeedPeer } from "../outbox/outbox.ts";
 import type { DeliveryPlatform } from "@duet/shared";
 import type { TurnDeps } from "../turns/run-turn.ts";
 import type { Vars } from "../vars.ts";
-import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
+import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 
 /** A room's sandbox, or why it has none (the configuration names the problem). */
 interface ExecutorSlot {
@@ -73,6 +76,7 @@ export class Room {
       deps: () => this.turnDeps(),
       atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
+      overBudget: (userId) => overBudget(this.budgets(), this.ledger.usageTotals(), userId),
     });
   }
 
@@ -82,7 +86,8 @@ export class Room {
    * `resetBy`: the person who asked, if one did (see RoomControl.reset).
    */
   async clean(resetBy?: string): Promise<Outcome> {
-    this.turns.reset();
+    // A person's reset keeps the usage, so it does not reset a budget.
+    this.turns.reset(Boolean(resetBy));
     this.control.reset(resetBy);
     this.uploads.wipe();
     await this.outbox.forget();
@@ -155,6 +160,31 @@ export class Room {
 
   private inheritance(): Inherited {
     return { runPolicy: this.control.policy.own(), model: this.model.own() };
+  }
+
+  /**
+   * Model usage over the last 7 UTC days, this room's and its thread rooms'
+   * together, and the budgets (what `userId` has left, when given). A thread
+   * room that cannot be asked is left out and logged.
+   */
+  async usage(userId?: string): Promise<UsageResponse> {
+    const entries = [...this.usageEntries()];
+    const threads = this.tree.children().filter((child) => channelOfThread(child) === this.roomId);
+    const failed = await cleanAll(threads, async (child) => {
+      entries.push(...(await this.peer(child).usageEntries()));
+      return [];
+    });
+    if (failed.size) console.error("thread rooms' usage could not be read", [...failed.keys()]);
+    return usageView(entries, this.budgets(), userId);
+  }
+
+  /** This room's own usage entries (what a channel room adds up from its threads). */
+  usageEntries(): UsageEntry[] {
+    return this.ledger.usageTotals().list();
+  }
+
+  private budgets(): DailyBudgets {
+    return { room: this.config.DUET_ROOM_DAILY_TOKENS, user: this.config.DUET_USER_DAILY_TOKENS };
   }
 
   /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */

@@ -3,6 +3,8 @@ import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 import { addColumns, migrateMessageRows } from "./ledger-migration.ts";
 import { addOutboxColumns } from "../outbox/outbox-columns.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+import { UsageRows } from "./usage-rows.ts";
+import type { UsageTotals } from "../usage/usage-entries.ts";
 
 /** Answered turns shown as history: each is a user message and an agent message. */
 export const HISTORY_TURNS = HISTORY_KEEP / 2;
@@ -12,7 +14,7 @@ type Row = Record<string, SqlStorageValue>;
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
 /** The columns `place` binds, in order; the row's status is written into the statement (one of three words, not worth binding). */
-const COLUMNS = ["seq", "kind", "idem_key", "user_id", "user_name", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver"] as const;
+const COLUMNS = ["seq", "kind", "idem_key", "user_id", "user_name", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver", "usage_carry"] as const;
 type RowValues = Record<(typeof COLUMNS)[number], SqlStorageValue>;
 /** A whole row into a new slot, or over a reused one, for each status a row is placed in. */
 const PLACE = Object.fromEntries(
@@ -41,6 +43,7 @@ const SHOWN = `status = 'done' AND reply IS NOT NULL`;
 export class TurnRows {
   private nextSeq: number;
   private readonly index = new LedgerIndex(HISTORY_TURNS);
+  private readonly usage: UsageRows;
 
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -53,6 +56,7 @@ export class TurnRows {
       addColumns(sql);
     });
     addOutboxColumns(sql);
+    this.usage = new UsageRows(sql);
     for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown FROM duet_ledger`)) {
       this.index.set(Number(r.slot), {
         seq: Number(r.seq),
@@ -76,8 +80,10 @@ export class TurnRows {
   }
 
   /** A whole row, into a reusable slot (an UPDATE) or a new one (an INSERT): one row written either way. */
-  private place(status: "pending" | "done", v: RowValues, now: number): number {
+  private place(status: "pending" | "done", given: Omit<RowValues, "usage_carry">, now: number): number {
     const slot = this.index.reusable(now);
+    // The usage rollup rides along in the row written anyway, with the turn leaving a reused row added to it.
+    const v: RowValues = { ...given, usage_carry: this.usage.carryInto(slot, now) };
     const values = COLUMNS.map((c) => v[c]);
     if (slot === null) return Number(this.sql.exec<Row>(PLACE[status].insert, ...values).one().slot);
     this.write(PLACE[status].update, ...values, slot);
@@ -224,10 +230,25 @@ export class TurnRows {
       }));
   }
 
-  /** Empties the table: history, pending turns and stored answers. */
-  wipe(): void {
+  /** Model usage over the last days (each answered turn's, and the rollup of those whose rows were reused). */
+  usageTotals(now = Date.now()): UsageTotals {
+    return this.usage.totals(now);
+  }
+
+  /**
+   * Empties the table: history, pending turns and stored answers. A person's
+   * reset (`keepUsage`) keeps the usage, in one free row, so budgets still hold.
+   */
+  wipe(keepUsage = false): void {
+    const carry = keepUsage ? this.usage.keepAll() : (this.usage.forget(), null);
     this.write(`DELETE FROM duet_ledger`);
     this.index.clear();
+    if (!carry) return;
+    const seq = this.nextSeq++;
+    const slot = Number(
+      this.sql.exec<Row>(`INSERT INTO duet_ledger (seq, kind, status, question, received_at, usage_carry) VALUES (?, 'message', 'free', '', 0, ?) RETURNING slot`, seq, carry).one().slot,
+    );
+    this.index.set(slot, { seq, kind: "message", status: "free", idemKey: null, receivedAt: 0, shown: false });
   }
 }
 

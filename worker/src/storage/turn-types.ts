@@ -35,6 +35,15 @@ export interface StoredAnswer {
   pending?: PendingApproval[];
   /** Workspace files the model attached (`<attach>`), found after the commands ran. */
   attachments?: Attachment[];
+  /** The model call's tokens, kept in the turn's own row (no row of its own); absent where no model was asked. */
+  usage?: TurnUsage;
+}
+
+/** One model call's cost as its provider reported it; null counts where the provider reported none (unknown, not zero). */
+export interface TurnUsage {
+  model: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
 }
 
 /** An answered turn as the model's context is built from it. */

@@ -39,6 +39,8 @@ export interface RoomParts {
   atomically: (fn: () => void) => void;
   /** Arms the room's alarm (a Durable Object alarm: no row is written). */
   setAlarm: (at: number) => Promise<void>;
+  /** Why a turn by this person may not start now (a daily token budget used up), or null. */
+  overBudget?: (userId: string | null) => DuetError | null;
 }
 
 const DELETED = "this room was deleted while the message was being answered";
@@ -140,6 +142,9 @@ export class RoomTurns {
       if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
+    // Past a budget: refused before anything is written or asked.
+    const refused = this.room.overBudget?.(req.userId || null);
+    if (refused) throw refused;
     const place = this.admit();
     const turn = this.accept(place, () =>
       ledger.accept({
@@ -165,6 +170,9 @@ export class RoomTurns {
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await this.room.ensureRegistered();
+        // A turn that waited behind others may find the budget used up by them: it does not start.
+        const refused = this.room.overBudget?.(turn.userId);
+        if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
         const deps = this.room.deps();
@@ -319,9 +327,9 @@ export class RoomTurns {
   }
 
   /** The room was cleaned: turns still running must not write into it. */
-  reset(): void {
+  reset(keepUsage = false): void {
     this.epoch++;
-    this.room.ledger.wipe();
+    this.room.ledger.wipe(keepUsage);
   }
 
   /** After the room's alarm fired: arm the next one while turns remain. */
