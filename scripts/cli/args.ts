@@ -1,4 +1,4 @@
-import { isValidRoomId, readRunPolicy, type RunPolicy } from "@duet/shared";
+import { isValidRoomId, readModel, readRunPolicy, type RunPolicy } from "@duet/shared";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -9,6 +9,8 @@ export type CliCommand =
   | { kind: "reset"; room: string }
   | { kind: "policy"; room: string; runPolicy?: RunPolicy }
   | { kind: "audit"; room: string }
+  | { kind: "model"; room: string; model?: string }
+  | { kind: "usage"; room: string }
   | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
@@ -26,6 +28,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet policy ROOM [auto|approve]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
+  duet model ROOM [NAME]    show ROOM's model and the choices, or switch to NAME
+  duet usage ROOM           model tokens used in ROOM today and this week, by
+                            person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
   duet skip ROOM ID         skip it instead
@@ -33,7 +38,7 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /audit, /approve N,
+                            /history, /reset, /policy, /model, /usage, /audit, /approve N,
                             /skip N, /help, /quit
   duet --help               show this help
 
@@ -41,7 +46,7 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "approve", "skip", "chat", "get", "put"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "approve", "skip", "chat", "get", "put"] as const;
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,6 +92,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const runPolicy = rest.length === 1 ? readRunPolicy(rest[0]) : null;
       if (!runPolicy) throw new UsageError(`duet policy takes auto or approve (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked, runPolicy };
+    }
+    case "model": {
+      if (rest.length === 0) return { kind, room: checked };
+      const read = rest.length === 1 ? readModel(rest[0]) : null;
+      if (!read || read.kind !== "model") throw new UsageError(`duet model takes one model NAME (got "${rest.join(" ").slice(0, 40)}")`);
+      return { kind, room: checked, model: read.model };
     }
     case "approve":
     case "skip": {

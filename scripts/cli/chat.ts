@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { readRunPolicy, type PendingApproval } from "@duet/shared";
+import { readModel, readRunPolicy, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 
@@ -25,6 +25,11 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/history") return { kind: "history" };
     if (word === "/reset") return { kind: "reset" };
     if (word === "/audit") return { kind: "audit" };
+    if (word === "/usage") return { kind: "usage" };
+    if (word === "/model") {
+      const read = readModel(text.slice(word.length));
+      return read.kind === "model" ? read : { kind: "unknown", word: `${word} ${text.slice(word.length).trim().slice(0, 30)}` };
+    }
     if (word === "/policy") {
       const arg = text.slice(word.length).trim();
       if (!arg) return { kind: "policy" };

@@ -5,6 +5,8 @@ import {
   describePolicy,
   settingsLines,
   type Naming,
+  describeModel,
+  describeUsage,
   describeRun,
   explanationOf,
   headTailLines,
@@ -128,7 +130,7 @@ export function renderReset(room: string, user: string, errors: readonly string[
 }
 
 /** How the commands are typed in `duet chat`. */
-const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", audit: "/audit", help: "/help" };
+const CHAT_SYNTAX = { ask: "TEXT", run: "!CMD", stop: "Ctrl-C", history: "/history", reset: "/reset", policy: "/policy [auto|approve]", model: "/model [NAME]", usage: "/usage", audit: "/audit", help: "/help" };
 
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
@@ -173,6 +175,10 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":
       return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets), reply.source).replace(/\*/g, "");
+    case "model":
+      return describeModel(reply, terminalNaming(secrets));
+    case "usage":
+      return describeUsage(reply.usage, terminalNaming(secrets));
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
     case "refused":
@@ -188,5 +194,5 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
 
 /** People by their ids and commands as typed (redacted, inert): a terminal has no mentions. */
 function terminalNaming(secrets: readonly string[]): Naming {
-  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\`` };
+  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\``, label: (name) => inert(name) };
 }

@@ -19,6 +19,10 @@ export type DuetCommand =
   /** Without `runPolicy`: show the room's run policy; with it: set it. */
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
+  /** Without `model`: show the room's model and the choices; with it: switch. */
+  | { kind: "model"; model?: string }
+  /** The room's model usage and budgets. */
+  | { kind: "usage" }
   | { kind: "stop" }
   | { kind: "help"; problem?: string };
 
@@ -30,6 +34,19 @@ const POLICY_USAGE = "`/duet policy` takes `auto` (commands run at once) or `app
 export function readRunPolicy(text: string): RunPolicy | null {
   const word = sanitizeChatText(text).toLowerCase();
   return word === "auto" || word === "approve" ? word : null;
+}
+
+/** Longest model name accepted (the Worker checks it against DUET_MODELS). */
+const MODEL_NAME_MAX_CHARS = 200;
+
+/** `/duet model [name]`: one name (no spaces), or nothing to show the room's model. */
+export function readModel(text: string): DuetCommand {
+  const name = sanitizeChatText(text);
+  if (!name) return { kind: "model" };
+  if (/\s/.test(name) || name.length > MODEL_NAME_MAX_CHARS) {
+    return { kind: "help", problem: `\`${quoteWord(name)}\` is not a model name. \`/duet model\` shows the choices; \`/duet model NAME\` switches.` };
+  }
+  return { kind: "model", model: name };
 }
 
 /** The word as typed, made safe to quote inside a `code` span and short enough for one line. */
@@ -75,6 +92,10 @@ export function parseDuetCommand(text: string): DuetCommand {
     }
     case "stop":
       return { kind: "stop" };
+    case "usage":
+      return { kind: "usage" };
+    case "model":
+      return readModel(rest);
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: ASK_EXAMPLE };

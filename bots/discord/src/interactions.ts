@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readModel, readRunPolicy, runCommand, sanitizeChatText, type DuetCommand } from "@duet/shared";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { commandUserName } from "./people.ts";
@@ -26,7 +26,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   // A refusal is for the asker only, and Discord fixes a reply's visibility when it is deferred.
   const guard = guardOf(command);
   const refused = guard ? (await permit(guard)) !== null : false;
-  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy);
+  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model);
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
   } catch (err) {
@@ -73,6 +73,10 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       const runPolicy = readRunPolicy(mode);
       return runPolicy ? { kind: "policy", runPolicy } : usage("The run policy is `auto` or `approve`: `/duet policy mode:approve`.");
     }
+    case SUBCOMMANDS.model.name:
+      return readModel(text(SUBCOMMANDS.model.option));
+    case SUBCOMMANDS.usage.name:
+      return { kind: "usage" };
     case SUBCOMMANDS.audit.name:
       return { kind: "audit" };
     case SUBCOMMANDS.help.name:

@@ -27,7 +27,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
 
 /**
  * Discord messages from Worker answers. The chunking, head/tail and redaction
@@ -130,11 +130,13 @@ const DISCORD_SYNTAX = {
   reset: "`/duet reset`",
   stop: "`/duet stop`",
   policy: "`/duet policy mode:`_auto|approve_",
+  model: "`/duet model name:`_model_",
+  usage: "`/duet usage`",
   audit: "`/duet audit`",
   help: "`/duet help`",
 };
 
-export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
     "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
     "",
@@ -163,6 +165,10 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
       return renderNotice(renderPolicy(reply.runPolicy, reply.setBy, reply.source));
     case "audit":
       return renderNotice(renderAudit(reply.entries, reply.total, secrets));
+    case "model":
+      return renderNotice(renderModel(reply));
+    case "usage":
+      return renderNotice(renderUsage(reply.usage));
     case "refused":
       return renderNotice(`⛔ ${reply.text}`);
     case "decided":

@@ -21,7 +21,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
 import { context, renderRun, SECTION_MAX_CHARS, section } from "./run-block.ts";
@@ -126,11 +126,13 @@ const SLACK_SYNTAX = {
   reset: "`/duet reset`",
   stop: "`/duet stop`",
   policy: "`/duet policy` [`auto`|`approve`]",
+  model: "`/duet model` [_name_]",
+  usage: "`/duet usage`",
   audit: "`/duet audit`",
   help: "`/duet help`",
 };
 
-export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
     "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
@@ -168,6 +170,10 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
       return renderPolicy(reply.runPolicy, reply.setBy, reply.source);
     case "audit":
       return renderAudit(reply.entries, reply.total, opts.secrets);
+    case "model":
+      return renderModel(reply);
+    case "usage":
+      return renderUsage(reply.usage);
     case "refused":
       return renderNotice(`:no_entry: ${reply.text}`);
     case "decided":

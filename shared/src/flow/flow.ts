@@ -5,6 +5,7 @@ import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
+import { model, usage } from "./settings.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -134,6 +135,10 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return policy(deps, surface, asker, command.runPolicy);
     case "audit":
       return audit(deps, surface, asker);
+    case "model":
+      return model(deps, surface, asker, command.model);
+    case "usage":
+      return usage(deps, surface, asker);
     case "stop":
       return stop(deps, surface, asker);
     case "help":

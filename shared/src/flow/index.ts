@@ -6,3 +6,4 @@ export type { ChatSurface, LiveView, PostedRef, StopProgress } from "./surface.t
 export { answersPrivately, helpEntries, settingsLines } from "./help.ts";
 export { audit, decide, guarded, guardOf, helpWithSettings, policy, refusalText, AUDIT_SHOWN, type Decision } from "./control.ts";
 export { stopClick, type StopClick } from "./stop-click.ts";
+export { model, usage } from "./settings.ts";

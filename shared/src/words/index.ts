@@ -15,3 +15,4 @@ export {
   STOPPED_NOTE,
 } from "./notes.ts";
 export { STOP_WORDS, type StopTurn } from "./stop.ts";
+export { describeModel, describeUsage, modelLine } from "./settings.ts";
