@@ -140,6 +140,7 @@ export class TurnRows {
       modelText, reply, JSON.stringify(rest), now, posted, turn.slot, turn.seq,
     );
     this.index.update(turn.slot, turn.seq, { status: "done", shown: true });
+    if (answer.usage) this.usage.answered(turn.slot, { userId: turn.userId, userName: turn.userName ?? null, at: now, usage: answer.usage });
     const { seq, userId, userName, question, receivedAt } = turn;
     return { ...rest, reply, seq, userId, userName: userName ?? null, question, receivedAt, modelText, answeredAt: now };
   }

@@ -1,4 +1,7 @@
 import type { Attachment, PendingApproval, RunResult } from "@duet/shared";
+import type { TurnUsage } from "../usage/usage-entries.ts";
+
+export type { TurnUsage } from "../usage/usage-entries.ts";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -39,12 +42,6 @@ export interface StoredAnswer {
   usage?: TurnUsage;
 }
 
-/** One model call's cost as its provider reported it; null counts where the provider reported none (unknown, not zero). */
-export interface TurnUsage {
-  model: string;
-  inputTokens: number | null;
-  outputTokens: number | null;
-}
 
 /** An answered turn as the model's context is built from it. */
 export interface AnsweredTurn extends StoredAnswer {

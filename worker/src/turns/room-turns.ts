@@ -354,7 +354,9 @@ const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
  * the answer's own and the history's kept JSON (the same text as serialising
  * the body), so the 50 messages are not serialised again for every answer.
  */
-function withHistory(answer: StoredAnswer, ledger: TurnLedger): Outcome {
+function withHistory(stored: StoredAnswer, ledger: TurnLedger): Outcome {
+  // The turn's usage is the room's bookkeeping (GET /usage), not part of the answer people get.
+  const { usage: _usage, ...answer } = stored;
   const own = JSON.stringify(answer);
   return { status: 200, body: { ...answer, messages: ledger.history() }, bodyJson: `${own.slice(0, -1)},"messages":${ledger.historyJson()}}` };
 }

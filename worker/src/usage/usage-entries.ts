@@ -1,4 +1,9 @@
-import type { TurnUsage } from "../storage/turn-types.ts";
+/** One model call's cost as its provider reported it; null counts where the provider reported none (unknown, not zero). */
+export interface TurnUsage {
+  model: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
 
 /** Days of usage kept: the 7 the usage route shows, and today's budgets. */
 export const USAGE_DAYS = 7;
