@@ -19,6 +19,7 @@ export default defineConfig({
           DUET_STORE_KEY: "test-store-key-0123456789abcdef0123456789",
           MODEL_PROVIDER: "openai",
           MODEL: "fake-model",
+          DUET_MODELS: "fake-model,fake-large",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,
           OPENAI_API_KEY: "sk-test-openai-key-0123456789",
           SANDBOX_PROVIDER: "local",

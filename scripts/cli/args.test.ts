@@ -20,6 +20,9 @@ describe("parseArgs", () => {
     expect(parseArgs(["chat", "my_room.1"])).toEqual({ kind: "chat", room: "my_room.1" });
     expect(parseArgs(["policy", "demo"])).toEqual({ kind: "policy", room: "demo" });
     expect(parseArgs(["policy", "demo", "Approve"])).toEqual({ kind: "policy", room: "demo", runPolicy: "approve" });
+    expect(parseArgs(["model", "demo"])).toEqual({ kind: "model", room: "demo" });
+    expect(parseArgs(["model", "demo", "fake-large"])).toEqual({ kind: "model", room: "demo", model: "fake-large" });
+    expect(parseArgs(["usage", "demo"])).toEqual({ kind: "usage", room: "demo" });
     expect(parseArgs(["audit", "demo"])).toEqual({ kind: "audit", room: "demo" });
     expect(parseArgs(["schedule", "demo", "every weekday 09:00 Europe/Berlin", "summarise", "CI"])).toEqual({ kind: "schedule", room: "demo", when: "every weekday 09:00 Europe/Berlin", ask: "summarise CI" });
     expect(parseArgs(["schedules", "demo"])).toEqual({ kind: "schedules", room: "demo" });
@@ -62,6 +65,8 @@ describe("parseArgs", () => {
     expect(usageError(["policy", "demo", "auto", "approve"])).toBe('duet policy takes auto or approve (got "auto approve")');
     expect(usageError(["policy", "demo", "x".repeat(5000)])).toMatch(/^duet policy takes auto or approve \(got "x{40}"\)$/);
     expect(usageError(["policy"])).toBe("duet policy needs a ROOM, e.g. duet policy demo");
+    expect(usageError(["model", "demo", "gpt", "4"])).toBe('duet model takes one model NAME (got "gpt 4")');
+    expect(usageError(["usage", "demo", "today"])).toBe('duet usage takes only a ROOM (got "today")');
     expect(usageError(["audit", "demo", "--all"])).toBe('duet audit takes only a ROOM (got "--all")');
   });
 

@@ -1,4 +1,4 @@
-import { isValidRoomId, readRunPolicy, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
+import { isValidRoomId, readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -12,6 +12,8 @@ export type CliCommand =
   | { kind: "schedule"; room: string; when: string; ask: string }
   | { kind: "schedules"; room: string }
   | { kind: "unschedule"; room: string; id: string }
+  | { kind: "model"; room: string; model?: string }
+  | { kind: "usage"; room: string }
   | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
@@ -29,6 +31,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet policy ROOM [auto|approve]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
+  duet model ROOM [NAME]    show ROOM's model and the choices, or switch to NAME
+  duet usage ROOM           model tokens used in ROOM today and this week, by
+                            person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet schedule ROOM WHEN ASK...
                             ask on its own at WHEN ('every 2h', 'every weekday
@@ -41,8 +46,8 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /audit, /schedule,
-                            /schedules, /unschedule ID, /approve N,
+                            /history, /reset, /policy, /model, /usage, /audit,
+                            /schedule, /schedules, /unschedule ID, /approve N,
                             /skip N, /help, /quit
   duet --help               show this help
 
@@ -50,7 +55,7 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -109,6 +114,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const parsed = rest.length === 1 ? unscheduleCommand(rest[0]) : null;
       if (parsed?.kind !== "unschedule") throw new UsageError(`duet unschedule takes a ROOM and a schedule ID, as \`duet schedules\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
       return { kind, room: checked, id: parsed.id };
+    }
+    case "model": {
+      if (rest.length === 0) return { kind, room: checked };
+      const read = rest.length === 1 ? readModel(rest[0]) : null;
+      if (!read || read.kind !== "model") throw new UsageError(`duet model takes one model NAME (got "${rest.join(" ").slice(0, 40)}")`);
+      return { kind, room: checked, model: read.model };
     }
     case "approve":
     case "skip": {

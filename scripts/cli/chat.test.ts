@@ -18,6 +18,9 @@ describe("parseChatLine", () => {
     expect(parseChatLine("/policy")).toEqual({ kind: "policy" });
     expect(parseChatLine("/policy APPROVE")).toEqual({ kind: "policy", runPolicy: "approve" });
     expect(parseChatLine("/policy yolo")).toEqual({ kind: "unknown", word: "/policy yolo" });
+    expect(parseChatLine("/model")).toEqual({ kind: "model" });
+    expect(parseChatLine("/model fake-large")).toEqual({ kind: "model", model: "fake-large" });
+    expect(parseChatLine("/usage")).toEqual({ kind: "usage" });
     expect(parseChatLine("/audit")).toEqual({ kind: "audit" });
     expect(parseChatLine("/approve")).toEqual({ kind: "decide", decision: "run" });
     expect(parseChatLine("/APPROVE 2")).toEqual({ kind: "decide", decision: "run", pick: 2 });

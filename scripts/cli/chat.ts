@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
+import { readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 
@@ -29,6 +29,11 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/schedule" || word === "/unschedule") {
       const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length));
       return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
+    }
+    if (word === "/usage") return { kind: "usage" };
+    if (word === "/model") {
+      const read = readModel(text.slice(word.length));
+      return read.kind === "model" ? read : { kind: "unknown", word: `${word} ${text.slice(word.length).trim().slice(0, 30)}` };
     }
     if (word === "/policy") {
       const arg = text.slice(word.length).trim();

@@ -9,6 +9,8 @@ import {
   describePolicy,
   settingsLines,
   type Naming,
+  describeModel,
+  describeUsage,
   describeRun,
   explanationOf,
   headTailLines,
@@ -140,6 +142,8 @@ const CHAT_SYNTAX = {
   history: "/history",
   reset: "/reset",
   policy: "/policy [auto|approve]",
+  model: "/model [NAME]",
+  usage: "/usage",
   audit: "/audit",
   schedule: "/schedule WHEN ASK",
   schedules: "/schedules",
@@ -190,6 +194,10 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":
       return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets), reply.source).replace(/\*/g, "");
+    case "model":
+      return describeModel(reply, terminalNaming(secrets));
+    case "usage":
+      return describeUsage(reply.usage, terminalNaming(secrets));
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
     case "scheduled":
@@ -211,5 +219,5 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
 
 /** People by their ids and commands as typed (redacted, inert): a terminal has no mentions. */
 function terminalNaming(secrets: readonly string[]): Naming {
-  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\`` };
+  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\``, label: (name) => inert(name) };
 }

@@ -19,6 +19,8 @@ describe("pnpm eval against the fake model", () => {
     model.answer("Write the text 'ship on friday'", "<run>echo 'ship on friday' > plan.txt</run>");
     model.answer("Show me what the file you just wrote says", "<run>cat plan.txt</run>");
     model.answer("what does the -h flag of df do", "It prints sizes in human-readable units such as 1.5G.");
+    model.answer("I'm deploying the billing service", "Noted, good luck with the deploy.");
+    model.answer("Which of my teammates said", "Ada said she is deploying the billing service at 3pm today.");
   });
   afterAll(() => model.close());
 
@@ -37,10 +39,15 @@ describe("pnpm eval against the fake model", () => {
       "disk usage no 0 untagged-block FAIL: wrote the command in a code block without tags: nothing ran",
       "create and show a file yes 2 tags pass",
       "follow-up yes 1 tags pass",
+      "two people no 0 no-command pass",
       "no command needed no 0 no-command pass",
-      "4/5 scenarios passed",
+      "5/6 scenarios passed",
     ]);
-    expect(rows.map((r) => r.score.pass)).toEqual([true, false, true, true, true]);
+    expect(rows.map((r) => r.score.pass)).toEqual([true, false, true, true, true, true]);
+    // The question reached the model under its asker's name, after the teammate's words under hers.
+    const asked = model.calls.find((c) => c.messages.at(-1)?.content.includes("Which of my teammates said"))!;
+    const people = asked.messages.filter((m) => m.role === "user").map((m) => m.content.split("\n")[0]);
+    expect(people.slice(-2)).toEqual(['[from "Ada"]', '[from "Bob"]']);
   });
 
   it("refuses a provider the local Worker cannot use, and a missing endpoint, in one line", async () => {

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { DuetError, WorkerClient, type MessageResponse } from "@duet/shared";
 import { startExecutor } from "@duet/sandbox";
 import { startWorker } from "../../test/helpers/worker.ts";
-import { SCENARIOS, type Scenario } from "./scenarios.ts";
+import { type Person, SCENARIOS, type Scenario } from "./scenarios.ts";
 import { formatTable, scoreAnswer, type EvalRow } from "./score.ts";
 
 /**
@@ -105,17 +105,23 @@ function removeDirs(...dirs: string[]): void {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
+/** Who a message is from, as a bot sends it. */
+function speaker(p: Person | undefined): { userId?: string; userName?: string } {
+  return p ? { userId: p.id, userName: p.name } : {};
+}
+
 async function runScenario(client: WorkerClient, room: string, scenario: Scenario, print: (line: string) => void) {
   print("");
   print(`== ${scenario.name}`);
   let answer: MessageResponse;
   try {
-    for (const text of scenario.setup ?? []) {
-      print(`setup:  ${text}`);
-      await client.message(room, { text });
+    for (const line of scenario.setup ?? []) {
+      const { text, from } = typeof line === "string" ? { text: line, from: undefined } : line;
+      print(`setup:  ${from ? `${from.name}: ` : ""}${text}`);
+      await client.message(room, { text, ...speaker(from) });
     }
-    print(`asked:  ${scenario.ask}`);
-    answer = await client.message(room, { text: scenario.ask });
+    print(`asked:  ${scenario.asker ? `${scenario.asker.name}: ` : ""}${scenario.ask}`);
+    answer = await client.message(room, { text: scenario.ask, ...speaker(scenario.asker) });
   } catch (err) {
     const message = err instanceof DuetError ? `${err.code}: ${err.message}` : (err as Error).message;
     print(`error:  ${message}`);

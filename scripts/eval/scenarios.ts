@@ -4,14 +4,27 @@
  * and what real output proves it worked (read from what Duet ran, never from the
  * model's words).
  */
+/** Someone in the room, as a bot would name them to the Worker. */
+export interface Person {
+  id: string;
+  name: string;
+}
+
+/** A line of the conversation before the question: its text, and who said it (no one in particular when absent). */
+export type SetupLine = string | { text: string; from: Person };
+
 export interface Scenario {
   name: string;
   /** Sent first in the same room, not scored: the conversation the question follows. */
-  setup?: string[];
+  setup?: SetupLine[];
   ask: string;
+  /** Who asks; no one in particular when absent. */
+  asker?: Person;
   needsCommand: boolean;
   command?: RegExp;
   output?: RegExp;
+  /** What the model's own words must say (for a question answered from the conversation). */
+  answer?: RegExp;
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -43,6 +56,14 @@ export const SCENARIOS: Scenario[] = [
     needsCommand: true,
     command: /plan\.txt/,
     output: /ship on friday/,
+  },
+  {
+    name: "two people",
+    setup: [{ text: "Heads up: I'm deploying the billing service at 3pm today.", from: { id: "U-ADA", name: "Ada" } }],
+    ask: "Which of my teammates said they are deploying something, and what? Answer from this conversation; do not run anything.",
+    asker: { id: "U-BOB", name: "Bob" },
+    needsCommand: false,
+    answer: /\bAda\b[\s\S]*billing|billing[\s\S]*\bAda\b/i,
   },
   {
     name: "no command needed",

@@ -15,6 +15,12 @@ describe("eval scoring", () => {
     }
   });
 
+  it("passes the two-people question only when the answer names who said what", () => {
+    const s = scenario("two people");
+    expect(scoreAnswer(s, { explanation: "Ada is deploying the billing service at 3pm.", runs: [] }).pass).toBe(true);
+    expect(scoreAnswer(s, { explanation: "Someone is deploying the billing service.", runs: [] }).problems).toEqual([`the answer does not say ${s.answer}`]);
+  });
+
   it("passes a needed command only with tags, the right command and real output", () => {
     const s = scenario("create and show a file");
     expect(scoreAnswer(s, { explanation: "", runs: [ran("echo 'hello duet' > hello.txt"), ran("cat hello.txt", "hello duet\n")] })).toEqual({

@@ -53,6 +53,7 @@ export function scoreAnswer(scenario: Scenario, answer: Answer): Score {
     if (failed.length) problems.push(`failed: ${failed.map((r) => `${r.cmd} (${r.error ?? `exit ${r.exitCode}`})`).join("; ")}`);
     if (scenario.output && !answer.runs.some((r) => scenario.output!.test(r.stdout))) problems.push(`no output showing ${scenario.output}`);
   }
+  if (scenario.answer && !scenario.answer.test(answer.explanation)) problems.push(`the answer does not say ${scenario.answer}`);
   return { usedTags: shape === "tags", shape, commands, pass: problems.length === 0, problems };
 }
 

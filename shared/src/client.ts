@@ -4,6 +4,7 @@ import { isTransient, type TransportError, type TransportOptions, WorkerTranspor
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
+import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
 import {
   scheduleResponseSchema,
   schedulesResponseSchema,
@@ -100,6 +101,22 @@ export class WorkerClient {
   /** Setting the same policy twice is harmless, so a failed attempt may be repeated. */
   setPolicy(roomId: string, body: PolicyRequest): Promise<PolicyResponse> {
     return this.call("PUT", `${roomPath(roomId)}/policy`, policyResponseSchema, body, true);
+  }
+
+  /** The room's model, where it comes from, and the models it may switch to. */
+  model(roomId: string): Promise<ModelResponse> {
+    return this.call("GET", `${roomPath(roomId)}/model`, modelResponseSchema, undefined, true);
+  }
+
+  /** Switching to the same model twice is harmless, so a failed attempt may be repeated. */
+  setModel(roomId: string, body: ModelRequest): Promise<ModelResponse> {
+    return this.call("PUT", `${roomPath(roomId)}/model`, modelResponseSchema, body, true);
+  }
+
+  /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */
+  usage(roomId: string, userId?: string): Promise<UsageResponse> {
+    const who = userId ? `?userId=${encodeURIComponent(userId)}` : "";
+    return this.call("GET", `${roomPath(roomId)}/usage${who}`, usageResponseSchema, undefined, true);
   }
 
   /**

@@ -23,6 +23,10 @@ export type DuetCommand =
   /** Without `runPolicy`: show the room's run policy; with it: set it. */
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }
+  /** Without `model`: show the room's model and the choices; with it: switch. */
+  | { kind: "model"; model?: string }
+  /** The room's model usage and budgets. */
+  | { kind: "usage" }
   | { kind: "stop" }
   /** Posts a workspace file in the place; `path` as typed (the flow checks it). */
   | { kind: "get"; path: string }
@@ -39,6 +43,19 @@ const TYPED = "/duet";
 export function readRunPolicy(text: string): RunPolicy | null {
   const word = sanitizeChatText(text).toLowerCase();
   return word === "auto" || word === "approve" ? word : null;
+}
+
+/** Longest model name accepted (the Worker checks it against DUET_MODELS). */
+const MODEL_NAME_MAX_CHARS = 200;
+
+/** `/duet model [name]`: one name (no spaces), or nothing to show the room's model. */
+export function readModel(text: string): DuetCommand {
+  const name = sanitizeChatText(text);
+  if (!name) return { kind: "model" };
+  if (/\s/.test(name) || name.length > MODEL_NAME_MAX_CHARS) {
+    return { kind: "help", problem: `\`${quoteWord(name)}\` is not a model name. \`/duet model\` shows the choices; \`/duet model NAME\` switches.` };
+  }
+  return { kind: "model", model: name };
 }
 
 /** The word as typed, made safe to quote inside a `code` span and short enough for one line. */
@@ -89,6 +106,10 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "schedules" };
     case "unschedule":
       return unscheduleCommand(rest);
+    case "usage":
+      return { kind: "usage" };
+    case "model":
+      return readModel(rest);
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   room_busy: 429,
+  /** A daily token budget (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS) is used up: no model call until it resets. */
+  over_budget: 429,
   internal: 500,
   model_error: 502,
   sandbox_error: 502,
@@ -83,6 +85,8 @@ export function describeForUser(err: unknown): string {
       return "Duet's back end took too long to answer. Please try again; a shorter request may help.";
     case "room_busy":
       return "This room has too many requests waiting. Please wait for the current answers and try again.";
+    case "over_budget":
+      return err.message;
     case "model_timeout":
       return "The AI model took too long to answer. Please try again in a moment.";
     case "model_error":

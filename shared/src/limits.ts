@@ -11,6 +11,8 @@ export const CMD_MAX_CHARS = 8_000;
 export const BODY_MAX_BYTES = 64 * 1024;
 /** Longest user id kept in history (Slack and Discord ids are far shorter). */
 export const USER_ID_MAX_CHARS = 128;
+/** Longest display name kept with a message: Slack allows 80, Discord 32. */
+export const USER_NAME_MAX_CHARS = 80;
 /** Longest idempotency key (a Slack event id or a Discord snowflake fits many times). */
 export const IDEMPOTENCY_KEY_MAX_CHARS = 200;
 /** How long an answered idempotency key replays the stored answer. */

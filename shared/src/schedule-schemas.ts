@@ -1,15 +1,13 @@
 import { z } from "zod";
 import { deliveryTargetSchema } from "./delivery-target.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
-import { TEXT_MAX_CHARS, USER_ID_MAX_CHARS } from "./limits.ts";
+import { TEXT_MAX_CHARS, USER_ID_MAX_CHARS, USER_NAME_MAX_CHARS } from "./limits.ts";
 import { WHEN_MAX_CHARS } from "./schedule-when.ts";
 
 /** The wire of `/api/rooms/:roomId/schedules`: asks a room runs on its own, on a schedule. */
 
 /** A schedule's id as people type it in `/duet unschedule <id>`: short, lower-case letters and digits. */
 export const SCHEDULE_ID_PATTERN = /^[a-z0-9]{1,32}$/;
-/** Longest display name kept with a schedule (as a message's). */
-export const USER_NAME_MAX_CHARS = 80;
 
 const actor = z
   .string({ error: "User id must be a string" })

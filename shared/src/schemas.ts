@@ -6,6 +6,7 @@ import {
   IDEMPOTENCY_KEY_MAX_CHARS,
   TEXT_MAX_CHARS,
   USER_ID_MAX_CHARS,
+  USER_NAME_MAX_CHARS,
 } from "./limits.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
@@ -14,6 +15,13 @@ import { deliveryTargetSchema } from "./delivery-target.ts";
 
 /** Who asked: the chat platform's user id, kept with the message in the history. */
 const userIdField = z.string().trim().max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`).optional();
+
+/** Who asked, as people see them: a display name, one line, kept with the message and shown to the model as data. */
+const userNameField = z
+  .string({ error: "User name must be a string" })
+  .transform((n) => sanitizeChatText(n).replace(/\s+/g, " "))
+  .refine((n) => n.length <= USER_NAME_MAX_CHARS, `User name must be at most ${USER_NAME_MAX_CHARS} characters`)
+  .optional();
 
 /** The bot's id for this delivery (event or interaction id): a repeat within 24 hours gets the stored answer. */
 const idempotencyKeyField = z
@@ -30,6 +38,7 @@ export const messageRequestSchema = z.object({
     .refine((t) => t.length > 0, "Text cannot be empty")
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Text must be at most ${TEXT_MAX_CHARS} characters`),
   userId: userIdField,
+  userName: userNameField,
   idempotencyKey: idempotencyKeyField,
   /** Where the answer goes: the room keeps it until a bot confirms it was posted there (needs an idempotency key). */
   deliver: deliveryTargetSchema.optional(),
@@ -51,6 +60,8 @@ export type ExecRequest = z.input<typeof execRequestSchema>;
 export const duetMessageSchema = z.object({
   role: z.enum(["user", "agent"]),
   userId: z.string().optional(),
+  /** The asker's display name, when the bot sent one. */
+  userName: z.string().optional(),
   text: z.string(),
   ts: z.number(),
   /** An answer cut short by a stop: what it holds is what was written and run before. */
@@ -231,7 +242,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "reset", "scheduled", "unscheduled", "scheduled-run"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -254,8 +265,47 @@ export const auditEntrySchema = z.object({
   scheduleId: z.string().optional(),
   when: z.string().optional(),
   ask: z.string().optional(),
+  /** For `model` entries: the model chosen. */
+  model: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export const auditResponseSchema = z.object({ entries: z.array(auditEntrySchema) });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;
+
+/** A room's model: one of DUET_MODELS, by name. */
+export const modelRequestSchema = z.object({
+  model: z.string({ error: "Model must be a string" }).trim().min(1, "Model cannot be empty").max(200, "Model must be at most 200 characters"),
+  userId: actorField,
+});
+export type ModelRequest = z.input<typeof modelRequestSchema>;
+
+/** The model a room's turns use, where that comes from (as for the run policy), and the models it may switch to. */
+export const modelResponseSchema = z.object({ model: z.string(), source: policySourceSchema, choices: z.array(z.string()) });
+export type ModelResponse = z.infer<typeof modelResponseSchema>;
+
+/** One person's use of one model on one day; token counts null when the provider reported none for any of those turns. */
+export const usageRowSchema = z.object({
+  userId: z.string().nullable(),
+  userName: z.string().optional(),
+  model: z.string(),
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  turns: z.number(),
+  /** Turns whose provider reported no token counts: not in the figures, and not counted as zero. */
+  unreported: z.number().optional(),
+});
+export type UsageRow = z.infer<typeof usageRowSchema>;
+
+/** A daily token budget: the limit, what is used today and what is left (for the person asked about, for a per-person budget). */
+export const budgetSchema = z.object({ limit: z.number(), used: z.number().optional(), left: z.number().optional() });
+export type Budget = z.infer<typeof budgetSchema>;
+
+/** A room's model usage (with its thread rooms'), newest day first, the last 7 UTC days, and its budgets. */
+export const usageResponseSchema = z.object({
+  days: z.array(z.object({ date: z.string(), rows: z.array(usageRowSchema) })),
+  budgets: z.object({ room: budgetSchema.optional(), user: budgetSchema.optional() }),
+  /** When today's budgets reset (ms since the epoch, the next 00:00 UTC). */
+  resetsAt: z.number(),
+});
+export type UsageResponse = z.infer<typeof usageResponseSchema>;

@@ -3,7 +3,8 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
 
 /**
  * A fake OpenAI-compatible model on 127.0.0.1. Its behaviour is scripted by the
- * last user message, so concurrent tests never share a script:
+ * last user message (after the `[from "name"]` line naming its speaker), so
+ * concurrent tests never share a script:
  *
  *   SAY: <text>        answer <text> verbatim (may contain <run> tags)
  *   SAY64: <base64>    answer the decoded text: a model writing what the user's text never held (a secret)
@@ -12,6 +13,7 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *   GARBAGE            answer a body that is not JSON
  *   EMPTY              answer an empty completion
  *   NOSTREAM <rest>    answer one JSON completion even when asked to stream (servers that ignore `stream`)
+ *   NOUSAGE <rest>     report no token usage (a provider that gives none)
  *   anything else      answer "Echo: <text>"
  *
  * `answer(match, text)` scripts a reply for questions a test cannot prefix with
@@ -30,6 +32,12 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *                        (a whole answer: send nothing)
  * CHUNK and DRIP shape a streamed answer (`stream: true`) only.
  *
+ * Token usage is reported as OpenAI does (`usage` on a whole answer; a last
+ * event with `usage` and no choices when the request asked for
+ * `stream_options.include_usage`): a prompt token per 4 characters of the
+ * messages, an answer token per 4 characters of the answer. Each call records
+ * what it reported (`usage`), so tests compare Duet's figures with the fake's.
+ *
  * The default delay for every call can be set with `setDelay` (benchmarks).
  * `firstPieces` records, per streamed answer, when its first piece was written
  * (`performance.now()` in this process), so a benchmark in the same process can
@@ -42,6 +50,14 @@ export interface ModelCall {
   /** Generation settings as sent (absent when the request had none). */
   max_tokens?: number;
   temperature?: number;
+  /** The token counts this call reported, once it answered; absent when it reported none. */
+  usage?: FakeUsage;
+}
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
 }
 
 export interface FakeModel extends Listening {
@@ -83,11 +99,13 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
       return sendJson(res, 404, { error: { message: "not found" } });
     }
-    const body = JSON.parse(await readBody(req)) as ModelCall;
-    calls.push({ model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature });
+    const body = JSON.parse(await readBody(req)) as ModelCall & { stream_options?: { include_usage?: boolean } };
+    const call: ModelCall = { model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature };
+    calls.push(call);
     if (delayMs) await sleep(delayMs);
     const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
-    let script = last.trim();
+    // The line naming the speaker comes before the script: the script is the person's words.
+    let script = last.replace(/^\[from [^\n]*\]\n/, "").trim();
     const slow = /^SLOW:(\d+)\s*/.exec(script);
     if (slow) {
       await sleep(Number(slow[1]));
@@ -110,8 +128,15 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     const scripted = answers.find(([match]) => last.includes(match))?.[1];
     const noStream = /^NOSTREAM\s*/.exec(script);
     if (noStream) script = script.slice(noStream[0].length);
+    const noUsage = /^NOUSAGE\s*/.exec(script);
+    if (noUsage) script = script.slice(noUsage[0].length);
     const shape = shapeOf(script);
-    if (body.stream && !noStream) return streamAnswer(res, shape, scripted, { holds, aborts }, (at) => firstPieces.push({ last, at }));
+    // The counts go out with the answer and are recorded as sent.
+    const usageFor = (content: string) => (noUsage ? undefined : (call.usage = usageOf(body.messages, content)));
+    if (body.stream && !noStream) {
+      const wantsUsage = body.stream_options?.include_usage === true;
+      return streamAnswer(res, shape, scripted, { holds, aborts }, (at) => firstPieces.push({ last, at }), wantsUsage ? usageFor : () => undefined);
+    }
     if (shape.hold) await holds.wait(shape.hold, 60_000);
     if (shape.hang) return abortedBy(res, shape.hang, aborts);
     const content = scripted ?? contentOf(shape.rest);
@@ -121,6 +146,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       created: Math.floor(Date.now() / 1000),
       model: body.model,
       choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+      ...(usageFor(content) ? { usage: call.usage } : {}),
     });
   }, port);
   return {
@@ -144,6 +170,13 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
       firstPieces.length = 0;
     },
   };
+}
+
+/** Token counts as a tokenizer of about 4 characters a token would give. */
+function usageOf(messages: { content: string }[], answer: string): FakeUsage {
+  const prompt = Math.ceil(messages.reduce((n, m) => n + m.content.length, 0) / 4);
+  const completion = Math.ceil(answer.length / 4);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 function contentOf(script: string): string {
@@ -189,9 +222,11 @@ async function streamAnswer(
   scripted: string | undefined,
   b: { holds: Barriers; aborts: Barriers },
   onFirstPiece: (at: number) => void,
+  usageFor: (content: string) => FakeUsage | undefined,
 ): Promise<void> {
   const gone = hang ? abortedBy(res, hang, b.aborts) : new Promise<void>((resolve) => res.once("close", () => resolve()));
-  const pieces = (scripted ?? contentOf(rest)).match(new RegExp(`[\\s\\S]{1,${chunk}}`, "g")) ?? [];
+  const content = scripted ?? contentOf(rest);
+  const pieces = content.match(new RegExp(`[\\s\\S]{1,${chunk}}`, "g")) ?? [];
   res.writeHead(200, { "content-type": "text/event-stream" });
   const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
   for (const [i, piece] of pieces.entries()) {
@@ -204,6 +239,9 @@ async function streamAnswer(
   }
   if (hang) return gone;
   send({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+  // OpenAI's last event when asked for usage: no choices, only the counts.
+  const usage = usageFor(content);
+  if (usage) send({ choices: [], usage });
   res.end("data: [DONE]\n\n");
 }
 

@@ -28,3 +28,18 @@ describe("Worker config: schedules", () => {
     expect(() => load({ DUET_SCHEDULES_PER_ROOM: "-1" })).toThrow("Worker misconfigured: DUET_SCHEDULES_PER_ROOM must be an integer from 0 to 100");
   });
 });
+
+describe("Worker config: models and budgets", () => {
+  it("offers MODEL first, then the rest of DUET_MODELS; the first of DUET_MODELS is the default without MODEL", () => {
+    expect(load({ MODEL: "a", DUET_MODELS: "b, a ,c" })).toMatchObject({ model: "a", models: ["a", "b", "c"] });
+    expect(load({ DUET_MODELS: "b,c" })).toMatchObject({ model: "b", models: ["b", "c"] });
+  });
+
+  it("reads the daily token budgets, none when unset, and stops with one line on one that is not a number", () => {
+    const none = load({});
+    expect([none.DUET_ROOM_DAILY_TOKENS, none.DUET_USER_DAILY_TOKENS]).toEqual([undefined, undefined]);
+    expect(load({ DUET_ROOM_DAILY_TOKENS: "50000", DUET_USER_DAILY_TOKENS: "300" })).toMatchObject({ DUET_ROOM_DAILY_TOKENS: 50_000, DUET_USER_DAILY_TOKENS: 300 });
+    expect(() => load({ DUET_ROOM_DAILY_TOKENS: "lots" })).toThrow("Worker misconfigured: DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000");
+    expect(() => load({ DUET_USER_DAILY_TOKENS: "12k" })).toThrow(/^Worker misconfigured: DUET_USER_DAILY_TOKENS must be an integer/);
+  });
+});

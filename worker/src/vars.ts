@@ -24,6 +24,9 @@ export interface Vars {
   MAX_RUNS_PER_REPLY?: string;
   SANDBOX_PREWARM?: string;
   DUET_RUN_POLICY?: string;
+  DUET_MODELS?: string;
+  DUET_ROOM_DAILY_TOKENS?: string;
+  DUET_USER_DAILY_TOKENS?: string;
   DUET_APPROVAL_TTL_MS?: string;
   DUET_FILE_MAX_BYTES?: string;
   SANDBOX_WORKSPACE_MAX_BYTES?: string;

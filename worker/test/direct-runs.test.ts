@@ -20,7 +20,8 @@ describe("direct runs in the room's history", () => {
     expect((await send(room, `SAY: noted ${ask}`)).status).toBe(200);
     const [call] = await modelCallsWith(ask);
     const contents = call.messages.map((m) => m.content);
-    expect(contents).toContain(`Run: ${shown}`);
+    // Under the line naming who ran it, as every person's message is.
+    expect(contents).toContain(`[from user id "U1"]\nRun: ${shown}`);
     // Its result reaches the model as a data message, as an approved run's does.
     expect(contents.find((c) => c.includes(`$ ${shown}`))).toMatch(new RegExp(`exit code: 0\\nstdout:\\n${marker} xoxb-\\[redacted\\]`));
     expect(JSON.stringify(call.messages)).not.toContain(TOKEN);

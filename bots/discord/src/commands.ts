@@ -17,6 +17,8 @@ export const SUBCOMMANDS = {
   reset: { name: "reset" },
   stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
+  model: { name: "model", option: "name" },
+  usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
   schedules: { name: "schedules" },
@@ -75,6 +77,13 @@ export function duetCommand() {
               .addChoices({ name: "auto: run at once", value: "auto" }, { name: "approve: wait for Run or Skip", value: "approve" }),
           ),
       )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.model.name)
+          .setDescription("Show the model Duet uses here and the choices, or switch it")
+          .addStringOption((o) => o.setName(SUBCOMMANDS.model.option).setDescription("Leave out to see the current model").setRequired(false).setMaxLength(200)),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription("Model tokens used here today and this week, by person (only you see it)"))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription("Who ran or skipped which commands here (only you see it)"))
       .addSubcommand((s) =>
         s

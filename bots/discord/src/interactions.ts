@@ -1,8 +1,9 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readModel, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
 import { incomingFiles } from "./files/incoming.ts";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
+import { commandUserName } from "./people.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import type { BotDeps } from "./deps.ts";
 import { discordTarget } from "./outbox-delivery.ts";
@@ -27,7 +28,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   // A refusal is for the asker only, and Discord fixes a reply's visibility when it is deferred.
   const guard = guardOf(command);
   const refused = guard ? (await permit(guard)) !== null : false;
-  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy);
+  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model);
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
   } catch (err) {
@@ -43,7 +44,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   // An answer the room keeps for delivery goes to the channel: the interaction's token lasts 15 minutes only.
   // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
   const scheduleTarget = { platform: "discord" as const, place: { channel: interaction.channelId } };
-  const asker = { room, user: interaction.user.id, key: interaction.id, permit, deliver: discordTarget(interaction.channelId), scheduleTarget };
+  const asker = { room, user: interaction.user.id, name: commandUserName(interaction), key: interaction.id, permit, deliver: discordTarget(interaction.channelId), scheduleTarget };
   const file = command.kind === "ask" ? interaction.options.getAttachment(SUBCOMMANDS.ask.file, false) : null;
   if (file) {
     // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.
@@ -87,6 +88,10 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       const runPolicy = readRunPolicy(mode);
       return runPolicy ? { kind: "policy", runPolicy } : usage("The run policy is `auto` or `approve`: `/duet policy mode:approve`.");
     }
+    case SUBCOMMANDS.model.name:
+      return readModel(text(SUBCOMMANDS.model.option));
+    case SUBCOMMANDS.usage.name:
+      return { kind: "usage" };
     case SUBCOMMANDS.audit.name:
       return { kind: "audit" };
     case SUBCOMMANDS.schedule.name: {

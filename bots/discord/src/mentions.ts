@@ -1,6 +1,7 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
 import { ask, EMPTY_MENTION_HINT, shareFiles } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
+import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
 import { discordTarget } from "./outbox-delivery.ts";
@@ -44,8 +45,8 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
-  const asker = { room, user: message.author.id, key: message.id, deliver: discordTarget(channel.id, message.id) };
+  const asker = { room, user: message.author.id, name: authorName(message), key: message.id, deliver: discordTarget(channel.id, message.id) };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
-  await ask(deps.flow, surface, asker, question, EMPTY_MENTION_HINT);
+  await ask(deps.flow, surface, asker, mentionsAsNames(message, question), EMPTY_MENTION_HINT);
 }

@@ -27,7 +27,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -132,6 +132,8 @@ const DISCORD_SYNTAX = {
   stop: "`/duet stop`",
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
+  model: "`/duet model name:`_model_",
+  usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
   schedules: "`/duet schedules`",
@@ -139,7 +141,7 @@ const DISCORD_SYNTAX = {
   help: "`/duet help`",
 };
 
-export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
     "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
     "",
@@ -174,6 +176,10 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
       return renderNotice(renderSchedules(reply.schedules, secrets));
     case "unscheduled":
       return renderNotice(renderUnscheduled(reply.schedule, reply.user, secrets));
+    case "model":
+      return renderNotice(renderModel(reply));
+    case "usage":
+      return renderNotice(renderUsage(reply.usage));
     case "refused":
       return renderNotice(`⛔ ${reply.text}`);
     case "decided":

@@ -15,6 +15,7 @@ import { createLogger } from "./logger.ts";
 import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
+import { PeopleNames } from "./people.ts";
 import { buildReceiver } from "./receiver.ts";
 import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
 import { WorkerInstallationStore } from "./oauth/installation-store.ts";
@@ -136,8 +137,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
+    const people = new PeopleNames(out);
     const messageDeps = {
-      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, secrets, status, live, files,
+      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, secrets, status, live, files, people,
       get botUserId() {
         return botUser();
       },
@@ -152,7 +154,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     };
     registerWelcome(built, welcome, track);
     const access = new SlackAccess(config.access, client, logger);
-    registerSlashCommand(built, { flow, out, logger, secrets, access, live, files }, track);
+    registerSlashCommand(built, { flow, out, logger, secrets, access, live, files, people }, track);
     registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, worker, logger }, track);

@@ -21,7 +21,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderPolicy } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -128,6 +128,8 @@ const SLACK_SYNTAX = {
   stop: "`/duet stop`",
   get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
+  model: "`/duet model` [_name_]",
+  usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule` _when_ _question_",
   schedules: "`/duet schedules`",
@@ -135,7 +137,7 @@ const SLACK_SYNTAX = {
   help: "`/duet help`",
 };
 
-export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve" } = {}): string {
+export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
     "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
@@ -179,6 +181,10 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
       return renderSchedules(reply.schedules, opts.secrets);
     case "unscheduled":
       return renderUnscheduled(reply.schedule, reply.user, opts.secrets);
+    case "model":
+      return renderModel(reply);
+    case "usage":
+      return renderUsage(reply.usage);
     case "refused":
       return renderNotice(`:no_entry: ${reply.text}`);
     case "decided":

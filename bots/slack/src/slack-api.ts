@@ -81,6 +81,13 @@ export class SlackOut {
     return (await this.call("chat.postEphemeral", () => this.client.chat.postEphemeral({ channel, user, text, blocks, thread_ts: threadTs }))) !== null;
   }
 
+  /** A person's display name (their profile's display name, else real name), or null when Slack would not say. */
+  async displayName(user: string): Promise<string | null> {
+    const res = await this.call("users.info", () => this.client.users.info({ user }));
+    const u = res?.user;
+    return u?.profile?.display_name || u?.real_name || u?.name || null;
+  }
+
   /** Adds a reaction. "taken" means this bot had already added it (Slack's `already_reacted`). */
   async react(channel: string, ts: string, name: string): Promise<"added" | "taken" | "failed"> {
     try {

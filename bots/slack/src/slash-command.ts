@@ -5,6 +5,7 @@ import type { LiveMessages } from "./live/live-message.ts";
 import { slackToPlain } from "./mrkdwn.ts";
 import { askedLine } from "./render.ts";
 import { channelRoom } from "./rooms.ts";
+import type { PeopleNames } from "./people.ts";
 import type { SlackOut } from "./slack-api.ts";
 import { slashSurface } from "./surfaces.ts";
 import type { SlackFiles } from "./files/slack-files.ts";
@@ -43,6 +44,8 @@ export interface SlashDeps {
   live: LiveMessages;
   /** Where `/duet get` and an answer's attachments post files: the channel. */
   files: SlackFiles;
+  /** People's display names, for the model to tell them apart. */
+  people: PeopleNames;
 }
 
 const WORKING = {
@@ -66,19 +69,22 @@ async function refusedSoon(permit: Permit, parsed: ReturnType<typeof parseDuetCo
 export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promise<void>) => Promise<void>): void {
   app.command("/duet", async ({ command, ack, respond }) => {
     // Slack escapes &, < and > in command text as in messages; commands must run as typed.
-    const parsed = parseDuetCommand(slackToPlain(command.text ?? ""));
+    const typed = parseDuetCommand(slackToPlain(command.text ?? ""));
     const permit = deps.access.permit(command.user_id);
     // "Running…" only for a command that will run: a refusal follows on its own.
-    const working = (parsed.kind === "ask" || parsed.kind === "run") && !(await refusedSoon(permit, parsed));
-    if (working) await ack({ response_type: "ephemeral", text: WORKING[parsed.kind as keyof typeof WORKING] });
+    const working = (typed.kind === "ask" || typed.kind === "run") && !(await refusedSoon(permit, typed));
+    if (working) await ack({ response_type: "ephemeral", text: WORKING[typed.kind as keyof typeof WORKING] });
     else await ack();
+    // After the ack (names may take a call to Slack): a question reaches the model with people's names, not their ids.
+    const parsed = typed.kind === "ask" ? parseDuetCommand(slackToPlain(await deps.people.withNames(command.team_id, command.text ?? ""))) : typed;
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
     const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger, deps.secrets);
+    const name = parsed.kind === "ask" ? await deps.people.name(command.team_id, command.user_id) : null;
     // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
     const scheduleTarget = { platform: "slack" as const, place: { channel: command.channel_id } };
     // The answer is kept for delivery in the channel, where its live message is posted.
-    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }), scheduleTarget };
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }), scheduleTarget, ...(name ? { name } : {}) };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }

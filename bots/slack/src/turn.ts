@@ -4,6 +4,7 @@ import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
 import { slackToPlain, stripBotMention } from "./mrkdwn.ts";
 import type { MessagePlace, RoomScope } from "./rooms.ts";
+import type { PeopleNames } from "./people.ts";
 import type { SlackOut } from "./slack-api.ts";
 import type { LiveMessages } from "./live/live-message.ts";
 import { conversationSurface } from "./surfaces.ts";
@@ -33,6 +34,8 @@ export interface MessageDeps {
   live: LiveMessages;
   /** Shared files in, workspace files out. */
   files: SlackFiles;
+  /** People's display names, for the model to tell them apart. */
+  people: PeopleNames;
 }
 
 /** The fields every message-like event carries (app_mention, message). */
@@ -133,8 +136,10 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files }, deps.secrets);
-  const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }) };
+  const name = await deps.people.name(teamId, e.user);
+  const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}) };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
-  const outcome = await ask(deps.flow, surface, asker, slackToPlain(stripBotMention(e.text, deps.botUserId)), kind.emptyHint);
+  const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
+  const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);
   await showDone(out, msg, outcome === "answered");
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
 import { parseDuetCommand } from "../commands.ts";
+import { describeUsage } from "../words/settings.ts";
 import { audit, decide, helpWithSettings, policy } from "./control.ts";
 import { runCommand } from "./flow.ts";
 import type { FlowDeps, GuardedAction } from "./types.ts";
@@ -47,6 +48,7 @@ describe("who may", () => {
     ["run ls", "run commands with `/duet run`"],
     ["reset", "reset Duet"],
     ["policy approve", "change the run policy"],
+    ["model fake-large", "switch the model here"],
   ])("refuses %j privately, saying who may, and never calls the Worker", async (typed, what) => {
     const t = setup(() => [500, {}]);
     expect(await runCommand(t.deps, t.surface, { ...asker, permit: refuseAll }, parseDuetCommand(typed))).toBe("answered");
@@ -180,5 +182,46 @@ describe("parsing the control commands", () => {
     expect(problem).toMatch(/takes `auto`.*or `approve`/);
     expect(problem.length).toBeLessThan(300);
     expect(problem).not.toContain("rm -rf /`");
+  });
+});
+
+describe("model and usage", () => {
+  const usage = {
+    days: [
+      { date: "2026-12-02", rows: [{ userId: "U1", userName: "Ada <!channel>", model: "m", inputTokens: 1200, outputTokens: 34, turns: 2 }] },
+      { date: "2026-12-01", rows: [{ userId: "U2", model: "m", inputTokens: null, outputTokens: null, turns: 1, unreported: 1 }] },
+    ],
+    budgets: { user: { limit: 5000, used: 1234, left: 3766 } },
+    resetsAt: 0,
+  };
+
+  it.each([
+    ["model", { kind: "model" }],
+    ["MODEL  fake-large ", { kind: "model", model: "fake-large" }],
+    ["usage", { kind: "usage" }],
+  ])("parses %j", (typed, command) => {
+    expect(parseDuetCommand(typed)).toEqual(command);
+  });
+
+  it("answers a model name with spaces with the usage, never asking the Worker", () => {
+    expect(parseDuetCommand("model gpt 4")).toEqual({ kind: "help", problem: expect.stringContaining("`gpt 4` is not a model name") });
+  });
+
+  it("switches the model for everyone to see, naming who switched it", async () => {
+    const t = setup(() => [200, { model: "fake-large", source: "room", choices: ["fake-model", "fake-large"] }]);
+    expect(await runCommand(t.deps, t.surface, asker, parseDuetCommand("model fake-large"))).toBe("answered");
+    expect(t.requests).toEqual(["PUT /api/rooms/slack-T1-C1/model"]);
+    expect(t.bodies[0]).toEqual({ model: "fake-large", userId: "U1" });
+    expect(t.posted).toEqual([{ kind: "model", model: "fake-large", choices: ["fake-model", "fake-large"], setBy: "U1" }]);
+  });
+
+  it("shows the asker the usage with what they have left; unknown figures are said as unknown, not zero", async () => {
+    const t = setup(() => [200, usage]);
+    expect(await runCommand(t.deps, t.surface, asker, parseDuetCommand("usage"))).toBe("answered");
+    expect(t.requests).toEqual(["GET /api/rooms/slack-T1-C1/usage?userId=U1"]);
+    const shown = describeUsage((t.privately[0] as Extract<Reply, { kind: "usage" }>).usage, { person: (id) => `<@${id}>`, command: (c) => c, label: (n) => n.replace(/[<>]/g, "") });
+    expect(shown).toContain("Ada !channel · m · 1,200 in / 34 out · 2 turns");
+    expect(shown).toContain("<@U2> · m · tokens unknown (the model reported none) · 1 turn");
+    expect(shown).toContain("Your budget: 1,234 of 5,000 tokens used today, 3,766 left (resets at 00:00 UTC).");
   });
 });

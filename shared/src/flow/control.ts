@@ -20,7 +20,8 @@ export function guardOf(command: DuetCommand): GuardedAction | null {
   if (command.kind === "run" || command.kind === "reset") return command.kind;
   // A scheduled ask may run commands with nobody watching: who may schedule is who may run.
   if (command.kind === "schedule" || command.kind === "unschedule") return "run";
-  if (command.kind === "policy" && command.runPolicy) return "policy";
+  // Switching the model is allowed to whoever may change the run policy.
+  if ((command.kind === "policy" && command.runPolicy) || (command.kind === "model" && command.model)) return "policy";
   return null;
 }
 
@@ -43,10 +44,10 @@ export function refusalText(action: GuardedAction, whoMay: string): string {
 }
 
 /** Runs `then` when the asker may do `action`; else tells them only, and nothing else happens. */
-export async function guarded(surface: ChatSurface, asker: Asker, action: GuardedAction, then: () => Promise<Outcome>): Promise<Outcome> {
+export async function guarded(surface: ChatSurface, asker: Asker, action: GuardedAction, then: () => Promise<Outcome>, what = WHAT[action]): Promise<Outcome> {
   const whoMay = await asker.permit?.(action);
   if (!whoMay) return then();
-  return outcome(true, await surface.postPrivate({ kind: "refused", text: refusalText(action, whoMay) }));
+  return outcome(true, await surface.postPrivate({ kind: "refused", text: `Only ${whoMay} may ${what}` }));
 }
 
 /**
@@ -143,15 +144,17 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
  */
 export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, asker: Asker | undefined, problem?: string): Promise<Outcome> {
   if (problem) return outcome(true, await surface.postPrivate({ kind: "help", problem }));
-  const [info, current] = await Promise.all([
+  const [info, current, model] = await Promise.all([
     within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),
     asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.policy(asker.room)) : Promise.resolve(undefined),
+    asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.model(asker.room)) : Promise.resolve(undefined),
   ]);
   const reply: Reply = {
     kind: "help",
     ...(problem ? { problem } : {}),
     ...(info ? { network: describeNetwork(info) } : {}),
     ...(current ? { runPolicy: current.runPolicy } : {}),
+    ...(model ? { model: model.model } : {}),
   };
   return outcome(true, await surface.postPrivate(reply));
 }

@@ -151,6 +151,7 @@ describe("runCommand", () => {
       // Help asks how the room is set up; the answer here does not fit, so help comes without it.
       "worker:GET /api/info",
       "worker:GET /api/rooms/slack-T1-C1/policy",
+      "worker:GET /api/rooms/slack-T1-C1/model",
       "private:help",
     ]);
     expect(seen.privately.at(-1)).toEqual({ kind: "help" });

@@ -7,6 +7,7 @@ import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
+import { model, usage } from "./settings.ts";
 import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -23,7 +24,9 @@ import { getFile, sendAttachments } from "./files.ts";
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
-  const request = { text: question, userId: asker.user, idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}) };
+  const request = {
+    text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
+  };
   const view = deps.streaming !== false ? surface.live?.((ref) => void reportPosted(deps, asker, ref)) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
@@ -152,6 +155,10 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return policy(deps, surface, asker, command.runPolicy);
     case "audit":
       return audit(deps, surface, asker);
+    case "model":
+      return model(deps, surface, asker, command.model);
+    case "usage":
+      return usage(deps, surface, asker);
     case "stop":
       return stop(deps, surface, asker);
     case "get":

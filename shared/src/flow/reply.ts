@@ -1,5 +1,5 @@
 import type { ScheduleView } from "../schedule-schemas.ts";
-import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy } from "../schemas.ts";
+import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy, UsageResponse } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
 
 /**
@@ -19,7 +19,11 @@ export type Reply =
    * The commands, after `problem` when the person typed something Duet did not understand;
    * `network` (describeNetwork's sentence) and `runPolicy` when the Worker said them.
    */
-  | { kind: "help"; problem?: string; network?: string; runPolicy?: RunPolicy }
+  | { kind: "help"; problem?: string; network?: string; runPolicy?: RunPolicy; model?: string }
+  /** The room's model and the choices: as it is (`source` says where it comes from), or as `setBy` just switched it. */
+  | { kind: "model"; model: string; choices: string[]; source?: PolicySource; setBy?: string }
+  /** The room's model usage and budgets, for the asker only. */
+  | { kind: "usage"; usage: UsageResponse }
   /** The room's run policy: as it is (`setBy` absent; `source` says where it comes from), or as `setBy` just set it. */
   | { kind: "policy"; runPolicy: RunPolicy; setBy?: string; source?: PolicySource }
   /** The room's latest audited events, oldest first; `total` counts all the Worker returned. */

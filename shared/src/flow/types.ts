@@ -36,6 +36,8 @@ export interface Asker {
   room: string;
   /** The platform's user id, kept with the message in the room's history. */
   user: string;
+  /** The person's display name, for the model to tell people apart; absent where it could not be resolved. */
+  name?: string;
   /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
   key: string;
   /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */

@@ -10,6 +10,8 @@ import type { AuditEntry, DecidedApproval, PolicySource, RunPolicy } from "../sc
 export interface Naming {
   person(userId: string): string;
   command(cmd: string): string;
+  /** A display name as plain text in this markup (escaped so it can neither mention nor format); as is when absent. */
+  label?(name: string): string;
 }
 
 /** Characters of a command shown in an audit line or a decision; the whole command is in the room's history. */
@@ -69,6 +71,8 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${cmd} expired${e.expiresAt !== undefined ? ` at ${when(e.expiresAt)}` : ""} with nobody deciding, proposed for ${who(e.requestedBy)}; it never ran`;
       case "policy":
         return `${who(e.requestedBy)} set the run policy to ${e.runPolicy ?? "?"}`;
+      case "model":
+        return `${who(e.requestedBy)} switched the model to ${e.model ?? "?"}`;
       case "reset":
         return `${who(e.requestedBy)} reset Duet`;
       case "scheduled":

@@ -17,3 +17,4 @@ export {
 export { STOP_WORDS, type StopTurn } from "./stop.ts";
 export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, WORKING_TEXT } from "./hints.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
+export { describeModel, describeUsage, modelLine } from "./settings.ts";

@@ -61,10 +61,15 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
   gateway.attach(listening.server, listening.url);
 
   /** Roles and channel permissions per user id, as setMember gave them; everyone else has no role and every permission. */
-  const memberships = new Map<string, { roles: string[]; permissions: string }>();
+  const memberships = new Map<string, { roles: string[]; permissions: string; nick?: string }>();
   const member = (u: DiscordUser) => {
     const m = memberships.get(u.id);
-    return { user: u, roles: m?.roles ?? [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: m?.permissions ?? ALL_PERMISSIONS };
+    return { user: u, nick: m?.nick ?? null, roles: m?.roles ?? [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: m?.permissions ?? ALL_PERMISSIONS };
+  };
+  /** A member as a guild message carries it: the author's `member`, and each mentioned user's (no `user`, no permissions). */
+  const partialMember = (u: DiscordUser) => {
+    const { user: _user, permissions: _permissions, ...rest } = member(u);
+    return rest;
   };
   const channel = (id: string) => {
     const ch = world.channels.get(id);
@@ -137,8 +142,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
      * What a user's interactions say about them: their role ids and their permissions in
      * the channel (a decimal bitfield; "0" for none, "3072" to view and send only).
      */
-    setMember(who: DiscordUser, m: { roles?: string[]; permissions?: string }): void {
-      memberships.set(who.id, { roles: m.roles ?? [], permissions: m.permissions ?? ALL_PERMISSIONS });
+    setMember(who: DiscordUser, m: { roles?: string[]; permissions?: string; nick?: string }): void {
+      memberships.set(who.id, { roles: m.roles ?? [], permissions: m.permissions ?? ALL_PERMISSIONS, ...(m.nick ? { nick: m.nick } : {}) });
     },
     addChannel(guildId: string, name: string, o: { uncached?: boolean } = {}): string {
       const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: guildId, name, parent_id: null, uncached: o.uncached };
@@ -227,21 +232,24 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
      * A user's message; `mention: true` puts `<@bot>` in front, as the Discord client does.
      * `fields` overrides what Discord would send (a message `type`, a `webhook_id`, a system author).
      */
-    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean; fields?: Record<string, unknown>; attachments?: Record<string, unknown>[] } = {}): FakeMessage {
+    message(channelId: string, content: string, o: { from?: DiscordUser; mention?: boolean; mentions?: DiscordUser[]; fields?: Record<string, unknown>; attachments?: Record<string, unknown>[] } = {}): FakeMessage {
       const ch = channel(channelId);
       const mentionsBot = o.mention ?? false;
+      const author = o.from ?? alice;
+      const mentioned = [...(mentionsBot ? [botUser] : []), ...(o.mentions ?? [])];
       const msg = messagePayload({
         channel_id: ch.id,
         guild_id: ch.guild_id,
-        author: o.from ?? alice,
+        author,
         content: mentionsBot ? `<@${botUser.id}> ${content}` : content,
-        mentions: mentionsBot ? [botUser] : [],
+        mentions: mentioned,
         attachments: o.attachments,
       });
       Object.assign(msg, o.fields);
       world.messages.set(msg.id, msg);
-      // The gateway's MESSAGE_CREATE adds `channel_type` and, in guilds, the author's `member`.
-      gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ch.type, ...(ch.guild_id ? { member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}) });
+      // The gateway's MESSAGE_CREATE adds `channel_type` and, in guilds, the author's `member` and each mentioned user's.
+      const inGuild = ch.guild_id ? { member: partialMember(author), mentions: mentioned.map((u) => ({ ...u, member: partialMember(u) })) } : {};
+      gateway.dispatch("MESSAGE_CREATE", { ...msg, channel_type: ch.type, ...inGuild });
       return msg;
     },
     /** A direct message channel with `from`, and a message in it. */

@@ -93,7 +93,8 @@ function personEvent(slack: FakeSlack, input: MentionInput, text: string, kind: 
 }
 
 export function escapeText(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  // A user mention picked in Slack's composer arrives as <@U…>, not escaped; tests write it that way.
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/&lt;@([UW][A-Z0-9]+)&gt;/g, "<@$1>");
 }
 
 /** A top-level message from a person (to start a thread under it). */

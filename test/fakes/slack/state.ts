@@ -81,6 +81,10 @@ export class Workspace {
   readonly statusLog: { channel: string; threadTs: string; status: string }[] = [];
   /** User group id -> its members' user ids (usergroups.users.list). */
   readonly usergroups = new Map<string, string[]>();
+  /** User id -> display name (users.info); a user not set here is a member whose display name is `member-<id>`. */
+  readonly people = new Map<string, string>();
+  /** users.info calls, in order: the bot caches names, so a person asking twice is looked up once. */
+  readonly lookups: string[] = [];
   private lastTs = 0;
   private fileSeq = 0;
 

@@ -157,6 +157,17 @@ export const METHODS: Record<string, Method> = {
     return members ? { ok: true, users: [...members] } : fail("no_such_subteam");
   },
 
+  // Slack's users.info (users:read): the profile's display name, else the real name.
+  "users.info": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const user = str(ctx.args, "user") ?? "";
+    if (!/^[UW][A-Z0-9]+$/.test(user)) return fail("user_not_found");
+    ctx.ws.lookups.push(user);
+    const name = ctx.ws.people.get(user) ?? `member-${user}`;
+    return { ok: true, user: { id: user, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };
+  },
+
   "chat.postMessage": (ctx) => {
     const denied = botAuth(ctx);
     if (denied) return denied;

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, policyRequestSchema } from "@duet/shared";
+import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, modelRequestSchema, policyRequestSchema } from "@duet/shared";
 import type { Env } from "../room/duet-agent.ts";
 import { room, send } from "./rooms.ts";
 import { methodNotAllowed, readJson } from "../request.ts";
@@ -15,6 +15,22 @@ controlRoutes.put("/api/rooms/:roomId/policy", async (c) => {
   return send(await stub.setPolicy(await readJson(c, policyRequestSchema)));
 });
 controlRoutes.all("/api/rooms/:roomId/policy", methodNotAllowed);
+
+controlRoutes.get("/api/rooms/:roomId/model", async (c) => {
+  return send(await room(c.env, c.req.param("roomId")).model());
+});
+controlRoutes.put("/api/rooms/:roomId/model", async (c) => {
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.setModel(await readJson(c, modelRequestSchema)));
+});
+controlRoutes.all("/api/rooms/:roomId/model", methodNotAllowed);
+
+// `?userId=` adds what that person has left of their daily budget.
+controlRoutes.get("/api/rooms/:roomId/usage", async (c) => {
+  const userId = c.req.query("userId");
+  return send(await room(c.env, c.req.param("roomId")).usage(userId === undefined ? undefined : resetBy(userId)));
+});
+controlRoutes.all("/api/rooms/:roomId/usage", methodNotAllowed);
 
 controlRoutes.post("/api/rooms/:roomId/approvals/:approvalId", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));
@@ -34,7 +50,7 @@ function approvalIdOf(raw: string): string {
   return parsed.data;
 }
 
-/** `DELETE /api/rooms/:roomId?userId=U1`: the person resetting the room, recorded in its emptied audit. */
+/** `?userId=U1`: the person resetting the room (recorded in its emptied audit), or asking for their usage. */
 export function resetBy(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const id = raw.trim();

@@ -1,7 +1,8 @@
 import { DuetError } from "@duet/shared";
 import { ModelRefusal } from "./retry.ts";
 import { errorText, parseEvent, sseData } from "./sse-data.ts";
-import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
+import type { ChatMessage, ChatModel, ModelRequest, TokenUsage } from "./types.ts";
+import { usageOf } from "./usage.ts";
 
 /**
  * Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp's
@@ -16,7 +17,7 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(
     baseUrl: string,
-    private readonly model: string,
+    readonly name: string,
     private readonly apiKey?: string,
   ) {
     this.url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -26,33 +27,45 @@ export class OpenAIChatModel implements ChatModel {
     const res = await fetch(this.url, {
       method: "POST",
       headers: { "content-type": "application/json", ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
-      body: JSON.stringify({ model: this.model, messages, stream: request.stream, max_tokens: request.maxTokens, temperature: request.temperature }),
+      body: JSON.stringify({
+        model: this.name,
+        messages,
+        stream: request.stream,
+        ...(request.stream ? { stream_options: { include_usage: true } } : {}),
+        max_tokens: request.maxTokens,
+        temperature: request.temperature,
+      }),
       signal: request.signal,
     });
     if (!res.ok) throw new ModelRefusal(res.status, Object.fromEntries(res.headers), await refusalDetail(res));
     if (!res.body) return;
     if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
       const whole = oneAnswer(await res.text());
-      if (whole) yield whole;
+      if (whole.usage) request.onUsage?.(whole.usage);
+      if (whole.content) yield whole.content;
       return;
     }
     for await (const data of sseData(res.body)) {
-      const piece = (parseEvent(data) as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta?.content;
+      const event = parseEvent(data);
+      const usage = usageOf(event);
+      if (usage) request.onUsage?.(usage);
+      const piece = (event as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta?.content;
       if (typeof piece === "string" && piece) yield piece;
     }
   }
 }
 
 /** One JSON completion: asked for whole, or a server that ignores `stream: true`. */
-function oneAnswer(body: string): string {
-  let content: unknown;
+function oneAnswer(body: string): { content: string; usage: TokenUsage | null } {
+  let parsed: unknown;
   try {
-    content = (JSON.parse(body) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+    parsed = JSON.parse(body);
   } catch {
     throw new DuetError("model_error", "the model endpoint answered with something that is not JSON");
   }
+  const content = (parsed as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
   if (typeof content !== "string") throw new DuetError("model_error", "the model endpoint's answer has no message content");
-  return content;
+  return { content, usage: usageOf(parsed) };
 }
 
 /** What the refusal's body says, for the log (a person hears the status only: a body may echo a key). */

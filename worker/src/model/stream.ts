@@ -1,6 +1,6 @@
 import { DuetError } from "@duet/shared";
 import { ModelRefusal, retryDelayMs } from "./retry.ts";
-import type { ChatMessage, ChatModel } from "./types.ts";
+import type { ChatMessage, ChatModel, TokenUsage } from "./types.ts";
 
 export interface ModelStreamOptions {
   /** Aborted when the room's turn is stopped: the request is cancelled and the abort reason thrown. */
@@ -11,6 +11,8 @@ export interface ModelStreamOptions {
   stream: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** The provider's token counts for the request that answered (a refused attempt reports none). */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function* streamModelText(model: ChatModel, messages: ChatMessage[]
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
     throw modelError(err);
   };
-  const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature };
+  const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature, onUsage: opts.onUsage };
   let wrote = false;
   for (let attempt = 0; ; attempt++) {
     let refused: unknown = null;

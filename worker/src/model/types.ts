@@ -20,6 +20,14 @@ export interface ModelRequest {
   stream: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** Called with the provider's own token counts for this request, when it reports them. */
+  onUsage?: (usage: TokenUsage) => void;
+}
+
+/** Tokens one model request took in (the prompt) and gave out (the answer), as the provider counted them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /**
@@ -28,6 +36,8 @@ export interface ModelRequest {
  * the deadline are the caller's (streamModelText).
  */
 export interface ChatModel {
+  /** The model's name as the provider knows it (what usage is counted under). */
+  readonly name: string;
   stream(messages: ChatMessage[], request: ModelRequest): AsyncIterable<string>;
   /** True when an aborted `request.signal` ends the answer (a fetch does, headers and body alike); otherwise the caller watches the signal. */
   readonly endsOnAbort?: boolean;

@@ -2,6 +2,7 @@ import { DuetError } from "@duet/shared";
 import { ModelRefusal } from "./retry.ts";
 import { parseEvent, sseData } from "./sse-data.ts";
 import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
+import { usageOf } from "./usage.ts";
 
 /** The `AI` binding as used here (Env types it loosely so local builds need no Workers AI types). */
 export interface AiBinding {
@@ -11,25 +12,29 @@ export interface AiBinding {
 /**
  * Workers AI through the `AI` binding: with `stream: true` it answers an SSE
  * stream of `data: {"response": "..."}` events ending in `data: [DONE]`;
- * without, one object with the whole `response`.
+ * without, one object with the whole `response`. Either way its `usage`
+ * (the last event's, or the object's) gives the token counts.
  */
 export class WorkersAIChatModel implements ChatModel {
   constructor(
     private readonly ai: AiBinding,
-    private readonly model: string,
+    readonly name: string,
   ) {}
 
   async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {
     let answer: unknown;
     try {
       const input = { messages, stream: request.stream, max_tokens: request.maxTokens, temperature: request.temperature };
-      answer = await this.ai.run(this.model, input, { signal: request.signal });
+      answer = await this.ai.run(this.name, input, { signal: request.signal });
     } catch (err) {
       throw bindingError(err);
     }
     if (answer instanceof ReadableStream) {
       for await (const data of sseData(answer as ReadableStream<Uint8Array>)) {
-        const piece = parseEvent(data).response;
+        const event = parseEvent(data);
+        const usage = usageOf(event);
+        if (usage) request.onUsage?.(usage);
+        const piece = event.response;
         if (typeof piece === "string" && piece) yield piece;
       }
       return;
@@ -37,6 +42,8 @@ export class WorkersAIChatModel implements ChatModel {
     // Asked for whole, or a model that cannot stream: one object.
     const response = (answer as { response?: unknown } | null)?.response;
     if (typeof response !== "string") throw new DuetError("model_error", "Workers AI answered without response text");
+    const usage = usageOf(answer);
+    if (usage) request.onUsage?.(usage);
     if (response) yield response;
   }
 }

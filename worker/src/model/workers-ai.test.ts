@@ -26,8 +26,9 @@ function binding(answer: (input: Input, call: number) => Promise<unknown>) {
 }
 
 /** Workers AI's stream: one `data: {"response": ...}` event per piece, then `data: [DONE]`, cut into small chunks as the network would. */
-function sse(pieces: string[]): ReadableStream<Uint8Array> {
-  const body = pieces.map((p) => `data: ${JSON.stringify({ response: p })}\n\n`).join("") + "data: [DONE]\n\n";
+function sse(pieces: string[], last?: Record<string, unknown>): ReadableStream<Uint8Array> {
+  const events = [...pieces.map((p) => ({ response: p })), ...(last ? [last] : [])];
+  const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
   const bytes = new TextEncoder().encode(body);
   return new ReadableStream({
     start(controller) {
@@ -61,6 +62,22 @@ describe("Workers AI through the binding", () => {
     const chat = [{ role: "system" as const, content: "be brief" }, ...messages];
     await collect(streamModelText(createLanguageModel(config, { AI: b.AI } as unknown as Vars), chat, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000, maxTokens: 77, temperature: 0.3 }));
     expect(b.calls[0].input).toMatchObject({ messages: chat, max_tokens: 77, temperature: 0.3 });
+  });
+
+  it("reports Workers AI's own token counts: a stream's last event, a whole answer's object, and none when it gives none", async () => {
+    const usage = { prompt_tokens: 31, completion_tokens: 4, total_tokens: 35 };
+    const seen: unknown[] = [];
+    const onUsage = (u: unknown) => void seen.push(u);
+    const streamed = binding(async () => sse(["Hello ", "there"], { response: "", usage }));
+    await collect(streamModelText(createLanguageModel(config, { AI: streamed.AI } as unknown as Vars), messages, { signal: new AbortController().signal, stream: true, timeoutMs: 2_000, onUsage }));
+    const whole = binding(async () => ({ response: "whole", usage: { prompt_tokens: 12, completion_tokens: 2 } }));
+    await collect(streamModelText(createLanguageModel(config, { AI: whole.AI } as unknown as Vars), messages, { signal: new AbortController().signal, stream: false, timeoutMs: 2_000, onUsage }));
+    const silent = binding(async () => ({ response: "no figures" }));
+    await collect(streamModelText(createLanguageModel(config, { AI: silent.AI } as unknown as Vars), messages, { signal: new AbortController().signal, stream: false, timeoutMs: 2_000, onUsage }));
+    expect(seen).toEqual([
+      { inputTokens: 31, outputTokens: 4 },
+      { inputTokens: 12, outputTokens: 2 },
+    ]);
   });
 
   it("asks for the answer whole when nobody follows it live", async () => {

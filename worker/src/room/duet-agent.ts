@@ -5,6 +5,7 @@ import type {
   DeliveryPlatform,
   ExecRequest,
   MessageRequest,
+  ModelRequest,
   PolicyRequest,
   ScheduleRequest,
   StopRequest,
@@ -13,6 +14,7 @@ import type {
 import type { Upload } from "../files/upload-log.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
+import type { UsageEntry } from "../usage/usage-entries.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
 import { meterSql } from "../storage/sql-meter.ts";
 import type { Vars } from "../vars.ts";
@@ -145,6 +147,14 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok(await this.room.setPolicy(req)));
   }
 
+  async model(): Promise<Outcome> {
+    return guard(async () => ok(await this.room.modelView()));
+  }
+
+  async setModel(req: ModelRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.setModel(req)));
+  }
+
   /** Runs or skips a command proposed under `approve`. */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     return guard(() => this.room.turns.decide(approvalId, req));
@@ -185,6 +195,16 @@ export class DuetAgent extends Agent<Env> {
   /** A room under this one (a thread under its channel, a channel under its workspace) announces itself; answers what it inherits. */
   async registerChild(child: string): Promise<Inherited> {
     return this.room.registerChild(child);
+  }
+
+  /** Model usage over the last 7 days with this room's threads', and the budgets (what `userId` has left). */
+  async usage(userId?: string): Promise<Outcome> {
+    return guard(async () => ok(await this.room.usage(userId)));
+  }
+
+  /** This room's own usage entries, for its channel room to add up. */
+  async usageEntries(): Promise<UsageEntry[]> {
+    return this.room.usageEntries();
   }
 
   /** This room's parent changed what it hands down (a channel's run policy, to its threads). */

@@ -1,11 +1,13 @@
 import { parentRoomId, type RunPolicy } from "@duet/shared";
+import type { UsageEntry } from "../usage/usage-entries.ts";
 
 /** Child rooms cleaned at once: a workspace room may hold thousands, and each clean-up waits on a sandbox. */
 export const CHILD_CLEANUPS_AT_ONCE = 6;
 
-/** What a room's parent hands down: the run policy set on it (null when it set none). */
+/** What a room's parent hands down: the run policy and the model set on it (null when it set none). */
 export interface Inherited {
   runPolicy: RunPolicy | null;
+  model?: string | null;
 }
 
 /** The RPC a room's parent answers when a room registers under it: what the child inherits. */
@@ -18,6 +20,8 @@ export interface RoomPeer extends ParentRoom {
   /** Empties the room (see Room.clean); answers its Outcome, whose body lists any `errors`. */
   cleanup(resetBy?: string): Promise<{ status: number; body: unknown }>;
   inheritPolicy(inherited: Inherited): Promise<void>;
+  /** The room's own model usage entries (a thread room's, added up by its channel). */
+  usageEntries(): Promise<UsageEntry[]>;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -75,6 +79,11 @@ export class RoomTree {
     return this.stored()?.runPolicy ?? null;
   }
 
+  /** The model the parent chose; null when it chose none or this room is not registered yet. */
+  inheritedModel(): string | null {
+    return this.stored()?.model ?? null;
+  }
+
   /**
    * Registers this room with its parent unless it already has (a top-level
    * room has none), keeping what the parent hands down: one RPC and one row,
@@ -99,7 +108,7 @@ export class RoomTree {
   }
 
   private keep(inherited: Inherited): void {
-    const value: Inherited = { runPolicy: inherited.runPolicy ?? null };
+    const value: Inherited = { runPolicy: inherited.runPolicy ?? null, model: inherited.model ?? null };
     this.sql.exec(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, LINK, JSON.stringify(value)).toArray();
     this.link = value;
   }

@@ -1,9 +1,13 @@
-import { channelOfThread, DuetError, type PolicyRequest, type PolicyResponse } from "@duet/shared";
+import { channelOfThread, DuetError, type ModelRequest, type ModelResponse, type PolicyRequest, type PolicyResponse, type UsageResponse } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
+import { RoomModelStore } from "../control/room-model.ts";
+import { overBudget, type DailyBudgets } from "../usage/budgets.ts";
+import type { UsageEntry } from "../usage/usage-entries.ts";
+import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
@@ -20,7 +24,7 @@ import { ScheduledRuns } from "./scheduled-runs.ts";
 import type { DeliveryPlatform } from "@duet/shared";
 import type { TurnDeps } from "../turns/run-turn.ts";
 import type { Vars } from "../vars.ts";
-import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
+import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 
 /** A room's sandbox, or why it has none (the configuration names the problem). */
 interface ExecutorSlot {
@@ -40,6 +44,7 @@ export class Room {
   readonly ledger: TurnLedger;
   readonly tree: RoomTree;
   readonly control: RoomControl;
+  readonly model: RoomModelStore;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -67,6 +72,8 @@ export class Room {
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
     this.control = new RoomControl(storage, this.config, this.redact, inherited);
     this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
+    const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
+    this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -76,6 +83,7 @@ export class Room {
       deps: () => this.turnDeps(),
       atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
+      overBudget: (userId) => overBudget(this.budgets(), this.ledger.usageTotals(), userId),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.scheduleRows = new Schedules(storage.sql, limits);
@@ -100,11 +108,14 @@ export class Room {
    * `resetBy`: the person who asked, if one did (see RoomControl.reset).
    */
   async clean(resetBy?: string): Promise<Outcome> {
-    this.turns.reset();
+    // A person's reset keeps the usage, so it does not reset a budget.
+    this.turns.reset(Boolean(resetBy));
     this.control.reset(resetBy);
     this.uploads.wipe();
     this.scheduleRows.wipe();
     await this.outbox.forget();
+    // A person's reset keeps the room's settings, as it keeps the run policy.
+    if (!resetBy) this.model.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
       const out = await this.peer(child).cleanup();
       return (out.body as { errors?: string[] }).errors ?? [];
@@ -136,24 +147,74 @@ export class Room {
    */
   async setPolicy(req: PolicyRequest): Promise<PolicyResponse> {
     const set = this.control.setPolicy(req);
-    const inherited: Inherited = { runPolicy: set.runPolicy };
+    await this.handDown("run policy");
+    return set;
+  }
+
+  /** The model turns use here, where it comes from, and the choices. A thread room asks its channel once, if no turn has yet. */
+  async modelView(): Promise<ModelResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    return this.model.view();
+  }
+
+  /** Switches this room's model (two rows: the choice and its audit entry), then hands it down as the run policy is. */
+  async setModel(req: ModelRequest): Promise<ModelResponse> {
+    this.storage.transactionSync(() => {
+      this.model.set(req.model.trim());
+      this.control.audit.record([{ at: Date.now(), kind: "model", model: req.model.trim(), requestedBy: req.userId }]);
+    });
+    await this.handDown("model");
+    return this.model.view();
+  }
+
+  /** Tells this channel's thread rooms what they now inherit (one RPC and one row each, only on a change). */
+  private async handDown(what: string): Promise<void> {
+    const inherited = this.inheritance();
     const failed = await this.tree.tellChildren(
       (child) => channelOfThread(child) === this.roomId,
       (child) => this.peer(child).inheritPolicy(inherited),
     );
     if (failed.length) {
-      console.error("threads not told of their channel's run policy", failed);
-      throw new DuetError("internal", `The run policy is set here, but ${failed.length} of this channel's threads could not be told; set it again to retry.`, {
+      console.error(`threads not told of their channel's ${what}`, failed);
+      throw new DuetError("internal", `The ${what} is set here, but ${failed.length} of this channel's threads could not be told; set it again to retry.`, {
         status: 502,
       });
     }
-    return set;
+  }
+
+  private inheritance(): Inherited {
+    return { runPolicy: this.control.policy.own(), model: this.model.own() };
+  }
+
+  /**
+   * Model usage over the last 7 UTC days, this room's and its thread rooms'
+   * together, and the budgets (what `userId` has left, when given). A thread
+   * room that cannot be asked is left out and logged.
+   */
+  async usage(userId?: string): Promise<UsageResponse> {
+    const entries = [...this.usageEntries()];
+    const threads = this.tree.children().filter((child) => channelOfThread(child) === this.roomId);
+    const failed = await cleanAll(threads, async (child) => {
+      entries.push(...(await this.peer(child).usageEntries()));
+      return [];
+    });
+    if (failed.size) console.error("thread rooms' usage could not be read", [...failed.keys()]);
+    return usageView(entries, this.budgets(), userId);
+  }
+
+  /** This room's own usage entries (what a channel room adds up from its threads). */
+  usageEntries(): UsageEntry[] {
+    return this.ledger.usageTotals().list();
+  }
+
+  private budgets(): DailyBudgets {
+    return { room: this.config.DUET_ROOM_DAILY_TOKENS, user: this.config.DUET_USER_DAILY_TOKENS };
   }
 
   /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */
   async registerChild(child: string): Promise<Inherited> {
     await this.tree.addChild(child);
-    return { runPolicy: this.control.policy.own() };
+    return this.inheritance();
   }
 
   /**
@@ -199,7 +260,7 @@ export class Room {
     return {
       roomId,
       config,
-      model: () => createLanguageModel(config, this.env),
+      model: () => createLanguageModel(config, this.env, this.model.get()),
       executor,
       executorProblem: problem,
       redact: this.redact,

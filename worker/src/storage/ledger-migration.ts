@@ -23,3 +23,9 @@ export function migrateMessageRows(sql: SqlStorage): void {
   sql.exec(`DROP TABLE duet_messages`);
   sql.exec(`DROP TABLE IF EXISTS duet_turns`);
 }
+
+/** Columns added since a room's table was created (SQLite adds a column without rewriting rows). */
+export function addColumns(sql: SqlStorage): void {
+  const have = new Set(sql.exec<Row>(`PRAGMA table_info(duet_ledger)`).toArray().map((c) => String(c.name)));
+  if (!have.has("user_name")) sql.exec(`ALTER TABLE duet_ledger ADD COLUMN user_name TEXT`);
+}

@@ -1,6 +1,7 @@
 import type { DuetMessage } from "@duet/shared";
 import { HistoryView } from "./history-view.ts";
 import { TurnRows } from "./turn-rows.ts";
+import type { UsageTotals } from "../usage/usage-entries.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 
 export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
@@ -81,9 +82,14 @@ export class TurnLedger {
     return this.view.history().length;
   }
 
-  /** Empties the ledger: history, pending turns and stored answers. */
-  wipe(): void {
-    this.rows.wipe();
+  /** Model usage over the last days, per day, person and model. */
+  usageTotals(now = Date.now()): UsageTotals {
+    return this.rows.usageTotals(now);
+  }
+
+  /** Empties the ledger: history, pending turns and stored answers; usage too unless `keepUsage` (a person's reset). */
+  wipe(keepUsage = false): void {
+    this.rows.wipe(keepUsage);
     this.view.wipe();
   }
 }

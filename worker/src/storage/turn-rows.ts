@@ -1,8 +1,10 @@
 import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
-import { migrateMessageRows } from "./ledger-migration.ts";
+import { addColumns, migrateMessageRows } from "./ledger-migration.ts";
 import { addOutboxColumns } from "../outbox/outbox-columns.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+import { UsageRows } from "./usage-rows.ts";
+import type { UsageTotals } from "../usage/usage-entries.ts";
 
 /** Answered turns shown as history: each is a user message and an agent message. */
 export const HISTORY_TURNS = HISTORY_KEEP / 2;
@@ -12,7 +14,7 @@ type Row = Record<string, SqlStorageValue>;
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
 /** The columns `place` binds, in order; the row's status is written into the statement (one of three words, not worth binding). */
-const COLUMNS = ["seq", "kind", "idem_key", "user_id", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver"] as const;
+const COLUMNS = ["seq", "kind", "idem_key", "user_id", "user_name", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver", "usage_carry"] as const;
 type RowValues = Record<(typeof COLUMNS)[number], SqlStorageValue>;
 /** A whole row into a new slot, or over a reused one, for each status a row is placed in. */
 const PLACE = Object.fromEntries(
@@ -41,6 +43,7 @@ const SHOWN = `status = 'done' AND reply IS NOT NULL`;
 export class TurnRows {
   private nextSeq: number;
   private readonly index = new LedgerIndex(HISTORY_TURNS);
+  private readonly usage: UsageRows;
 
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = storage.sql;
@@ -48,8 +51,12 @@ export class TurnRows {
       slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
       idem_key TEXT, user_id TEXT, question TEXT NOT NULL, received_at INTEGER NOT NULL,
       progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER)`);
-    storage.transactionSync(() => migrateMessageRows(sql));
+    storage.transactionSync(() => {
+      migrateMessageRows(sql);
+      addColumns(sql);
+    });
     addOutboxColumns(sql);
+    this.usage = new UsageRows(sql);
     for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown FROM duet_ledger`)) {
       this.index.set(Number(r.slot), {
         seq: Number(r.seq),
@@ -73,8 +80,10 @@ export class TurnRows {
   }
 
   /** A whole row, into a reusable slot (an UPDATE) or a new one (an INSERT): one row written either way. */
-  private place(status: "pending" | "done", v: RowValues, now: number): number {
+  private place(status: "pending" | "done", given: Omit<RowValues, "usage_carry">, now: number): number {
     const slot = this.index.reusable(now);
+    // The usage rollup rides along in the row written anyway, with the turn leaving a reused row added to it.
+    const v: RowValues = { ...given, usage_carry: this.usage.carryInto(slot, now) };
     const values = COLUMNS.map((c) => v[c]);
     if (slot === null) return Number(this.sql.exec<Row>(PLACE[status].insert, ...values).one().slot);
     this.write(PLACE[status].update, ...values, slot);
@@ -86,7 +95,7 @@ export class TurnRows {
     const seq = this.nextSeq++;
     const slot = this.place(
       "pending",
-      { seq, kind: turn.kind, idem_key: turn.idemKey, user_id: turn.userId, question: turn.question, received_at: turn.receivedAt,
+      { seq, kind: turn.kind, idem_key: turn.idemKey, user_id: turn.userId, user_name: turn.userName ?? null, question: turn.question, received_at: turn.receivedAt,
         progress: null, model_text: null, reply: null, answer: null, answered_at: null, deliver: turn.deliver ?? null },
       now,
     );
@@ -104,7 +113,7 @@ export class TurnRows {
     const { reply, runs } = note;
     const slot = this.place(
       "done",
-      { seq, kind: "message", idem_key: null, user_id: note.userId, question: note.question, received_at: note.at,
+      { seq, kind: "message", idem_key: null, user_id: note.userId, user_name: null, question: note.question, received_at: note.at,
         progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now, deliver: null },
       now,
     );
@@ -131,8 +140,9 @@ export class TurnRows {
       modelText, reply, JSON.stringify(rest), now, posted, turn.slot, turn.seq,
     );
     this.index.update(turn.slot, turn.seq, { status: "done", shown: true });
-    const { seq, userId, question, receivedAt } = turn;
-    return { ...rest, reply, seq, userId, question, receivedAt, modelText, answeredAt: now };
+    if (answer.usage) this.usage.answered(turn.slot, { userId: turn.userId, userName: turn.userName ?? null, at: now, usage: answer.usage });
+    const { seq, userId, userName, question, receivedAt } = turn;
+    return { ...rest, reply, seq, userId, userName: userName ?? null, question, receivedAt, modelText, answeredAt: now };
   }
 
   /**
@@ -181,7 +191,7 @@ export class TurnRows {
   shownTurns(limit: number): AnsweredTurn[] {
     return this.sql
       .exec<Row>(
-        `SELECT seq, user_id, question, received_at, model_text, reply, answer, answered_at FROM duet_ledger
+        `SELECT seq, user_id, user_name, question, received_at, model_text, reply, answer, answered_at FROM duet_ledger
          WHERE ${SHOWN} ORDER BY seq DESC LIMIT ?`,
         limit,
       )
@@ -191,6 +201,7 @@ export class TurnRows {
         ...(JSON.parse(String(r.answer)) as Omit<StoredAnswer, "reply">),
         seq: Number(r.seq),
         userId: str(r.user_id),
+        userName: str(r.user_name),
         question: String(r.question),
         receivedAt: Number(r.received_at),
         modelText: str(r.model_text),
@@ -200,10 +211,10 @@ export class TurnRows {
   }
 
   /** What the history shows of its newest turns (no model text, no runs), oldest first. */
-  shownLines(): { userId: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean }[] {
+  shownLines(): { userId: string | null; userName: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean }[] {
     return this.sql
       .exec<Row>(
-        `SELECT user_id, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped FROM duet_ledger
+        `SELECT user_id, user_name, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped FROM duet_ledger
          WHERE ${SHOWN} ORDER BY seq DESC LIMIT ?`,
         HISTORY_TURNS,
       )
@@ -211,6 +222,7 @@ export class TurnRows {
       .reverse()
       .map((r) => ({
         userId: str(r.user_id),
+        userName: str(r.user_name),
         question: String(r.question),
         receivedAt: Number(r.received_at),
         reply: String(r.reply),
@@ -219,10 +231,25 @@ export class TurnRows {
       }));
   }
 
-  /** Empties the table: history, pending turns and stored answers. */
-  wipe(): void {
+  /** Model usage over the last days (each answered turn's, and the rollup of those whose rows were reused). */
+  usageTotals(now = Date.now()): UsageTotals {
+    return this.usage.totals(now);
+  }
+
+  /**
+   * Empties the table: history, pending turns and stored answers. A person's
+   * reset (`keepUsage`) keeps the usage, in one free row, so budgets still hold.
+   */
+  wipe(keepUsage = false): void {
+    const carry = keepUsage ? this.usage.keepAll() : (this.usage.forget(), null);
     this.write(`DELETE FROM duet_ledger`);
     this.index.clear();
+    if (!carry) return;
+    const seq = this.nextSeq++;
+    const slot = Number(
+      this.sql.exec<Row>(`INSERT INTO duet_ledger (seq, kind, status, question, received_at, usage_carry) VALUES (?, 'message', 'free', '', 0, ?) RETURNING slot`, seq, carry).one().slot,
+    );
+    this.index.set(slot, { seq, kind: "message", status: "free", idemKey: null, receivedAt: 0, shown: false });
   }
 }
 
@@ -233,6 +260,7 @@ function toTurn(r: Row): LedgerTurn {
     kind: String(r.kind) as TurnKind,
     idemKey: str(r.idem_key),
     userId: str(r.user_id),
+    userName: str(r.user_name),
     question: String(r.question),
     receivedAt: Number(r.received_at),
     progress: str(r.progress),

@@ -1,4 +1,7 @@
 import type { Attachment, PendingApproval, RunResult } from "@duet/shared";
+import type { TurnUsage } from "../usage/usage-entries.ts";
+
+export type { TurnUsage } from "../usage/usage-entries.ts";
 
 /** A conversation turn (model, commands, history) or a direct command run (`/sandbox/exec`). */
 export type TurnKind = "message" | "exec";
@@ -12,6 +15,8 @@ export interface LedgerTurn {
   kind: TurnKind;
   idemKey: string | null;
   userId: string | null;
+  /** The asker's display name, when the bot sent one. */
+  userName?: string | null;
   /** The person's text (redacted), or a direct run's command (redacted). */
   question: string;
   receivedAt: number;
@@ -33,12 +38,16 @@ export interface StoredAnswer {
   pending?: PendingApproval[];
   /** Workspace files the model attached (`<attach>`), found after the commands ran. */
   attachments?: Attachment[];
+  /** The model call's tokens, kept in the turn's own row (no row of its own); absent where no model was asked. */
+  usage?: TurnUsage;
 }
+
 
 /** An answered turn as the model's context is built from it. */
 export interface AnsweredTurn extends StoredAnswer {
   seq: number;
   userId: string | null;
+  userName?: string | null;
   question: string;
   receivedAt: number;
   /** The model's own text, <run> tags included, redacted; null for a note (a decision, a direct run) and for turns stored before it was kept. */

@@ -23,6 +23,7 @@ function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Prom
 function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: ChatModel } {
   const asked: string[] = [];
   const provider: ChatModel = {
+    name: "test-model",
     async *stream(messages) {
       const q = messages[messages.length - 1].content;
       asked.push(q);

@@ -12,6 +12,7 @@ import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
 import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
+import { speakerOf } from "../model/speakers.ts";
 import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
 
 /**
@@ -38,6 +39,8 @@ export interface RoomParts {
   atomically: (fn: () => void) => void;
   /** Arms the room's alarm (a Durable Object alarm: no row is written). */
   setAlarm: (at: number) => Promise<void>;
+  /** Why a turn by this person may not start now (a daily token budget used up), or null. */
+  overBudget?: (userId: string | null) => DuetError | null;
 }
 
 const DELETED = "this room was deleted while the message was being answered";
@@ -139,10 +142,13 @@ export class RoomTurns {
       if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
+    // Past a budget: refused before anything is written or asked.
+    const refused = this.room.overBudget?.(req.userId || null);
+    if (refused) throw refused;
     const place = this.admit();
     const turn = this.accept(place, () =>
       ledger.accept({
-        kind: "message", idemKey: key, userId: req.userId || null, question: redact(req.text), receivedAt: Date.now(),
+        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(),
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
         deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
       }),
@@ -164,12 +170,15 @@ export class RoomTurns {
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await this.room.ensureRegistered();
+        // A turn that waited behind others may find the budget used up by them: it does not start.
+        const refused = this.room.overBudget?.(turn.userId);
+        if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
         const deps = this.room.deps();
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live },
-          { question: turn.question, receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
+          { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
         );
         let step = await steps.next();
         // Each step is the turn's progress before its next command: stored, so a restart knows where it was.
@@ -335,9 +344,9 @@ export class RoomTurns {
   }
 
   /** The room was cleaned: turns still running must not write into it. */
-  reset(): void {
+  reset(keepUsage = false): void {
     this.epoch++;
-    this.room.ledger.wipe();
+    this.room.ledger.wipe(keepUsage);
   }
 
   /** After the room's alarm fired: arm the next one while turns remain. */
@@ -362,7 +371,9 @@ const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
  * the answer's own and the history's kept JSON (the same text as serialising
  * the body), so the 50 messages are not serialised again for every answer.
  */
-function withHistory(answer: StoredAnswer, ledger: TurnLedger): Outcome {
+function withHistory(stored: StoredAnswer, ledger: TurnLedger): Outcome {
+  // The turn's usage is the room's bookkeeping (GET /usage), not part of the answer people get.
+  const { usage: _usage, ...answer } = stored;
   const own = JSON.stringify(answer);
   return { status: 200, body: { ...answer, messages: ledger.history() }, bodyJson: `${own.slice(0, -1)},"messages":${ledger.historyJson()}}` };
 }

@@ -2,11 +2,12 @@ import { DuetError, type Attachment, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
+import { speakerOf, type Speaker } from "../model/speakers.ts";
 import { streamModelText } from "../model/stream.ts";
 import type { ChatModel } from "../model/types.ts";
 import { readModelText, type ReadReply } from "../reply/reader.ts";
 import { buildReply } from "../reply/reply-text.ts";
-import type { AnsweredTurn, StoredAnswer } from "../storage/turn-types.ts";
+import type { AnsweredTurn, StoredAnswer, TurnUsage } from "../storage/turn-types.ts";
 import { runCommand, unknownRun, type CommandDeps } from "./run-command.ts";
 
 /** What a turn needs beyond a command's needs: the model, and how it is followed. */
@@ -45,6 +46,8 @@ export interface TurnInput {
   question: string;
   /** When the question arrived (ms): files shared since the previous question are told with it. */
   receivedAt: number;
+  /** Who asked it, as the model's context names them. */
+  asker?: Speaker;
   /** The progress stored before a restart, as JSON, or null for a new turn. */
   progress: string | null;
   /** The newest answered turns, oldest first. */
@@ -96,11 +99,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   let parsed: ReadReply;
   let stopped = false;
   let progress: Progress;
+  let usage: TurnUsage | undefined;
 
   if (!resumed) {
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
     if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on" && !deps.propose) deps.warmSandbox?.();
     const read = await askModel(deps, input, stop, emit);
+    usage = read.usage;
     parsed = read.reply;
     stopped = read.stopped;
     const secret = parsed.commands.flatMap((cmd, i) => (redact(cmd) === cmd ? [] : [i]));
@@ -169,36 +174,42 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...(stopped ? { stopped: true } : {}),
     ...(pending.length ? { pending } : {}),
     ...(attachments.length ? { attachments } : {}),
+    ...(usage ? { usage } : {}),
   };
   // Progress stored before it was kept redacted may hold the model's raw text.
   return { answer, modelText: resumed ? redact(progress.modelText) : progress.modelText };
 }
 
 /** The model's answer to the question, its text going out as it is read (redacted before any piece of a secret leaves). */
-async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emit: (e: TurnStreamEvent) => void): Promise<ModelAnswer> {
+async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emit: (e: TurnStreamEvent) => void): Promise<ModelAnswer & { usage: TurnUsage }> {
   const { config } = deps;
   // The model sees its own earlier words with their <run> tags and each result as a separate data message.
   const recent = input.recent.map((t) => ({
     userText: t.question,
+    speaker: speakerOf(t),
     modelText: t.modelText,
     shownText: t.reply,
     runs: t.runs,
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
   const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
-  const prompt = buildContext(recent, input.question, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
-  const pieces = streamModelText(deps.model(), prompt, {
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
+  const model = deps.model();
+  // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
+  const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };
+  const pieces = streamModelText(model, prompt, {
     signal: stop,
     timeoutMs: config.MODEL_TIMEOUT_MS,
     stream: deps.live === true,
     maxTokens: config.MODEL_MAX_TOKENS,
     temperature: config.MODEL_TEMPERATURE,
+    onUsage: (u) => Object.assign(usage, u),
   });
   if (!deps.live) {
     // Asked for whole, the answer is read whole and its text goes out in one piece (to a retry that joined the turn).
     const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, () => undefined, stop);
     emitWhole(read.reply, deps.redact, emit);
-    return read;
+    return { ...read, usage };
   }
   const shown = new StreamRedactor(deps.redact, config.secrets);
   const text = (delta: string) => {
@@ -206,7 +217,7 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
   };
   const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
   text(shown.finish());
-  return read;
+  return { ...read, usage };
 }
 
 /** The model's explanation, redacted, as one text event. */

@@ -1,4 +1,4 @@
-import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describePolicy, type Naming, type PolicySource, redactSecrets, type RunPolicy } from "@duet/shared";
+import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describeModel, describePolicy, describeUsage, type UsageResponse, type Naming, type PolicySource, redactSecrets, type RunPolicy } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
 import { type Rendered, renderNotice } from "../rendered.ts";
@@ -9,7 +9,16 @@ export function naming(secrets: readonly string[]): Naming {
   return {
     person: (id) => `<@${id.replace(/[^A-Za-z0-9]/g, "")}>`,
     command: (cmd) => `\`${escapeSlack(redactSecrets(cmd, secrets)).replace(/`/g, "'")}\``,
+    label: (name) => escapeSlack(name).replace(/[*_~`]/g, ""),
   };
+}
+
+export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): Rendered {
+  return renderNotice(`:brain: ${describeModel(r, naming([]))}`);
+}
+
+export function renderUsage(u: UsageResponse): Rendered {
+  return renderNotice(`:bar_chart: ${describeUsage(u, naming([]))}`);
 }
 
 export function renderPolicy(runPolicy: RunPolicy, setBy: string | undefined, source?: PolicySource): Rendered {

@@ -1,0 +1,75 @@
+import type { Naming } from "../format/control.ts";
+import type { PolicySource, UsageResponse, UsageRow } from "../schemas.ts";
+
+/**
+ * The room's model and its usage in words every front end shares; each passes
+ * how it names a person and shows a name (`code`).
+ */
+
+const MODEL_SOURCE: Record<PolicySource, string> = {
+  room: " (set here)",
+  channel: ", from this thread's channel",
+  default: " (the default)",
+};
+
+/** "The model here is `x` (the default). Choices: `x`, `y`.", or who just switched it. */
+export function describeModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }, name: Naming): string {
+  if (r.setBy) return `${name.person(r.setBy)} switched the model here to ${name.command(r.model)}; the next question goes to it.`;
+  const others = r.choices.length > 1 ? ` Choices: ${r.choices.map((c) => name.command(c)).join(", ")}.` : "";
+  return `The model here is ${name.command(r.model)}${r.source ? MODEL_SOURCE[r.source] : ""}.${others}`;
+}
+
+/** The help line naming the room's model. */
+export function modelLine(model: string): string {
+  return `Model here: ${model}.`;
+}
+
+const tokens = (n: number) => n.toLocaleString("en-US");
+
+/** A person's figures on one line: "Ada · fake-model · 1,234 in / 56 out · 3 turns". */
+function usageRowLine(r: UsageRow, name: Naming): string {
+  const who = r.userName ? (name.label?.(r.userName) ?? r.userName) : r.userId ? name.person(r.userId) : "someone";
+  const figures = r.inputTokens === null || r.outputTokens === null ? "tokens unknown (the model reported none)" : `${tokens(r.inputTokens)} in / ${tokens(r.outputTokens)} out`;
+  const unknown = r.unreported && r.inputTokens !== null ? ` (${r.unreported} without figures from the model)` : "";
+  return `${who} · ${r.model} · ${figures} · ${r.turns} turn${r.turns === 1 ? "" : "s"}${unknown}`;
+}
+
+/** Sums a day's rows per person and model across the week (null stays null only when no turn had figures). */
+function weekRows(u: UsageResponse): UsageRow[] {
+  const sum = new Map<string, UsageRow>();
+  for (const day of u.days) {
+    for (const r of day.rows) {
+      const key = JSON.stringify([r.userId, r.model]);
+      const have = sum.get(key);
+      if (!have) {
+        sum.set(key, { ...r });
+        continue;
+      }
+      const add = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : a + b);
+      have.inputTokens = add(have.inputTokens, r.inputTokens);
+      have.outputTokens = add(have.outputTokens, r.outputTokens);
+      have.turns += r.turns;
+      if (r.unreported) have.unreported = (have.unreported ?? 0) + r.unreported;
+      have.userName ??= r.userName;
+    }
+  }
+  return [...sum.values()];
+}
+
+/** `/duet usage`: today, the last 7 days, by person and model, then the budgets and what is left. */
+export function describeUsage(u: UsageResponse, name: Naming): string {
+  const today = u.days[0]?.rows ?? [];
+  const week = weekRows(u);
+  const lines = ["Model usage here (this room and its threads; UTC days):", "", "Today:"];
+  lines.push(...(today.length ? today.map((r) => `  ${usageRowLine(r, name)}`) : ["  nothing yet"]));
+  lines.push("", "Last 7 days:");
+  lines.push(...(week.length ? week.map((r) => `  ${usageRowLine(r, name)}`) : ["  nothing yet"]));
+  const resets = `resets at 00:00 UTC`;
+  if (u.budgets.room) lines.push("", `Room budget: ${tokens(u.budgets.room.used ?? 0)} of ${tokens(u.budgets.room.limit)} tokens used today, ${tokens(u.budgets.room.left ?? 0)} left (${resets}).`);
+  if (u.budgets.user) {
+    const b = u.budgets.user;
+    lines.push(b.left !== undefined ? `Your budget: ${tokens(b.used ?? 0)} of ${tokens(b.limit)} tokens used today, ${tokens(b.left)} left (${resets}).` : `Budget per person: ${tokens(b.limit)} tokens a day.`);
+  }
+  if (!u.budgets.room && !u.budgets.user) lines.push("", "No daily token budget is set.");
+  return lines.join("\n");
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { snowflake, user } from "../fakes/discord/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "../discord/harness.ts";
+
+/**
+ * A model per room, usage and budgets through the real discord.js client, the
+ * fake Discord and the real Worker: DUET_MODELS offers two models, and each
+ * person may use 300 tokens a day in a room (a first ask takes more).
+ */
+
+let stack: Stack;
+let h: DiscordHarness;
+startedForTests(
+  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,fake-large", DUET_USER_DAILY_TOKENS: "300" } } }),
+  (s) => ({ stack, h } = s),
+);
+
+const callsWith = (marker: string) => stack.model.calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
+
+describe("settings on Discord", () => {
+  it("/duet model switches the room's model, and the model is asked under the new name", async () => {
+    const ch = h.fake.addChannel(h.guildId, "model-switch");
+    const shown = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "model" }));
+    expect(shown.text).toContain("The model here is `fake-model` (the default). Choices: `fake-model`, `fake-large`.");
+    const set = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "model", options: { name: "fake-large" } }));
+    expect(set.text).toContain(`<@${h.fake.alice.id}> switched the model here to \`fake-large\``);
+    const marker = `after-switch-${ch}`;
+    await mentionAnswer(h, h.fake.message(ch, `SAY: ok ${marker}`, { mention: true }));
+    expect(callsWith(marker).map((c) => c.model)).toEqual(["fake-large"]);
+  });
+
+  it("/duet model with an unknown name answers the choices and changes nothing", async () => {
+    const ch = h.fake.addChannel(h.guildId, "model-unknown");
+    const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "model", options: { name: "gpt-9000" } }));
+    expect(text).toContain('Unknown model "gpt-9000"; choose one of: fake-model, fake-large');
+    expect((await stack.client.model(`discord-${h.guildId}-${ch}`)).model).toBe("fake-model");
+  });
+
+  it("a person past their daily budget is refused with the budget and its reset, with no model call; /duet usage shows their figures", async () => {
+    const spree = user(snowflake(), "spree");
+    h.fake.setMember(spree, { nick: "Spree" });
+    const other = user(snowflake(), "other");
+    const ch = h.fake.addChannel(h.guildId, "budget");
+    const first = `first-${ch}`;
+    const [answered] = await mentionAnswer(h, h.fake.message(ch, `SAY: fine ${first}`, { mention: true, from: spree }));
+    expect(answered.content).toContain(`fine ${first}`);
+    const second = `second-${ch}`;
+    const [refused] = await mentionAnswer(h, h.fake.message(ch, `SAY: again ${second}`, { mention: true, from: spree }));
+    expect(refused.content).toMatch(/You have used your daily budget of 300 model tokens in this room \(DUET_USER_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+    // Barrier: someone else's ask in the same room, answered after the refusal; the refused ask never reached the model.
+    const barrier = `barrier-${ch}`;
+    await mentionAnswer(h, h.fake.message(ch, `SAY: ok ${barrier}`, { mention: true, from: other }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(second)).toHaveLength(0);
+
+    const [call] = callsWith(first);
+    const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "usage" }, spree));
+    expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
+    expect(text).toContain("other · fake-model");
+    expect(text).toMatch(/Your budget: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import type { FakeSlack } from "../fakes/slack/index.ts";
+import type { Stack } from "../helpers/stack.ts";
+import { answerTo, type BotHandle, mention, newChannel, readable, slash, startSlackSetup } from "../slack/harness.ts";
+
+/**
+ * A model per room, usage and budgets through the real bolt app, the fake Slack
+ * and the real Worker: DUET_MODELS offers two models, and each person may use
+ * 300 tokens a day in a room (a first ask with the system prompt takes more).
+ */
+
+let stack: Stack;
+let slack: FakeSlack;
+let bot: BotHandle;
+
+const VARS = { DUET_MODELS: "fake-model,fake-large", DUET_USER_DAILY_TOKENS: "300" };
+startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
+
+/** The body Slack got on the command's response_url. */
+function responseTo(fields: Record<string, string>): Promise<string> {
+  const id = fields.response_url.split("/").pop();
+  return slack.waitFor(() => slack.responses.find((r) => r.id === id)?.body, "the response_url post").then((b) => readable(b as { text: string }));
+}
+const callsWith = (marker: string) => stack.model.calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
+
+describe("settings on Slack", () => {
+  it("/duet model switches the room's model, and the model is asked under the new name", async () => {
+    const channel = newChannel();
+    const shown = await slash(slack, bot, channel, "model", "U0ALICE");
+    expect(await responseTo(shown.fields)).toContain("The model here is `fake-model` (the default). Choices: `fake-model`, `fake-large`.");
+    const set = await slash(slack, bot, channel, "model fake-large", "U0ALICE");
+    expect(await responseTo(set.fields)).toContain("<@U0ALICE> switched the model here to `fake-large`");
+    const marker = `after-switch-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: ok ${marker}`, user: "U0ALICE" }));
+    expect(callsWith(marker).map((c) => c.model)).toEqual(["fake-large"]);
+  });
+
+  it("/duet model with an unknown name answers the choices and changes nothing", async () => {
+    const channel = newChannel();
+    const { fields } = await slash(slack, bot, channel, "model gpt-9000", "U0ALICE");
+    expect(await responseTo(fields)).toContain('Unknown model "gpt-9000"; choose one of: fake-model, fake-large');
+    expect((await stack.client.model(`slack-${slack.id.teamId}-${channel}`)).model).toBe("fake-model");
+  });
+
+  it("a person past their daily budget is refused with the budget and its reset, with no model call; /duet usage shows their figures", async () => {
+    slack.ws.people.set("U0SPREE", "Spree");
+    const channel = newChannel();
+    const first = `first-${channel}`;
+    const [answered] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: fine ${first}`, user: "U0SPREE" }));
+    expect(readable(answered)).toContain(`fine ${first}`);
+    const second = `second-${channel}`;
+    const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: again ${second}`, user: "U0SPREE" }));
+    expect(readable(refused)).toMatch(/You have used your daily budget of 300 model tokens in this room \(DUET_USER_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+    // Barrier: someone else's ask in the same room, answered after the refusal; the refused ask never reached the model.
+    const barrier = `barrier-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: ok ${barrier}`, user: "U0OTHER" }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(second)).toHaveLength(0);
+
+    const [call] = callsWith(first);
+    const { fields } = await slash(slack, bot, channel, "usage", "U0SPREE");
+    const text = await responseTo(fields);
+    expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
+    expect(text).toContain("member-U0OTHER · fake-model");
+    expect(text).toMatch(/Your budget: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+  });
+});

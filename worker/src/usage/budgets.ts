@@ -1,0 +1,51 @@
+import { DuetError, type Budget } from "@duet/shared";
+import { nextUtcMidnight, utcDay, type UsageTotals } from "./usage-entries.ts";
+
+/** The daily budgets an operator set (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS); absent: none. */
+export interface DailyBudgets {
+  room?: number;
+  user?: number;
+}
+
+/**
+ * Why a turn may not start: the room, or this person, has used its tokens
+ * for today (UTC). Checked before a turn's model call, never during one, so a
+ * turn already running finishes. A turn whose provider reported no usage
+ * counts nothing toward a budget: Duet cannot know what it cost.
+ */
+export function overBudget(budgets: DailyBudgets, totals: UsageTotals, userId: string | null, now = Date.now()): DuetError | null {
+  const today = utcDay(now);
+  const resets = resetsIn(now);
+  const roomUsed = totals.tokensOn(today);
+  if (budgets.room !== undefined && roomUsed >= budgets.room) {
+    return refusal(`This room has used its daily budget of ${budgets.room} model tokens (DUET_ROOM_DAILY_TOKENS: ${roomUsed} used today). It resets at 00:00 UTC, ${resets}.`, now);
+  }
+  if (budgets.user !== undefined && userId) {
+    const used = totals.tokensOn(today, userId);
+    if (used >= budgets.user) {
+      return refusal(`You have used your daily budget of ${budgets.user} model tokens in this room (DUET_USER_DAILY_TOKENS: ${used} used today). It resets at 00:00 UTC, ${resets}.`, now);
+    }
+  }
+  return null;
+}
+
+/** The budgets as the usage route shows them: each limit, what is used today and what is left (the person's, when one is named). */
+export function budgetsView(budgets: DailyBudgets, totals: UsageTotals, userId: string | undefined, now = Date.now()): { room?: Budget; user?: Budget } {
+  const today = utcDay(now);
+  const view = (limit: number, used: number): Budget => ({ limit, used, left: Math.max(0, limit - used) });
+  return {
+    ...(budgets.room !== undefined ? { room: view(budgets.room, totals.tokensOn(today)) } : {}),
+    ...(budgets.user !== undefined ? { user: userId ? view(budgets.user, totals.tokensOn(today, userId)) : { limit: budgets.user } } : {}),
+  };
+}
+
+function refusal(message: string, now: number): DuetError {
+  return new DuetError("over_budget", message, { retryAfterMs: nextUtcMidnight(now) - now });
+}
+
+/** "in 5 h 12 min": how long until the next 00:00 UTC. */
+function resetsIn(now: number): string {
+  const minutes = Math.ceil((nextUtcMidnight(now) - now) / 60_000);
+  const h = Math.floor(minutes / 60);
+  return `in ${h ? `${h} h ` : ""}${minutes % 60} min`;
+}

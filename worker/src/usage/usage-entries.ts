@@ -1,0 +1,92 @@
+/** One model call's cost as its provider reported it; null counts where the provider reported none (unknown, not zero). */
+export interface TurnUsage {
+  model: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+/** Days of usage kept: the 7 the usage route shows, and today's budgets. */
+export const USAGE_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * One person's use of one model on one UTC day: tokens as the provider
+ * reported them, how many turns, and how many of those the provider gave no
+ * figures for (counted apart: unknown is not zero).
+ */
+export interface UsageEntry {
+  date: string;
+  userId: string | null;
+  userName: string | null;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  turns: number;
+  unreported: number;
+}
+
+/** The UTC day of `at` (ms), as `YYYY-MM-DD`. */
+export function utcDay(at: number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/** When the UTC day holding `now` ends: budgets reset then. */
+export function nextUtcMidnight(now: number): number {
+  return (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+}
+
+/** The `USAGE_DAYS` UTC days up to the one holding `now`, newest first. */
+export function recentDays(now: number): string[] {
+  return Array.from({ length: USAGE_DAYS }, (_, i) => utcDay(now - i * DAY_MS));
+}
+
+/** Totals per day, person and model; adding the same turn twice counts it twice, so each source is added once. */
+export class UsageTotals {
+  private readonly entries = new Map<string, UsageEntry>();
+
+  /** One answered turn's usage. */
+  addTurn(at: number, userId: string | null, userName: string | null, usage: TurnUsage): void {
+    const reported = usage.inputTokens !== null && usage.outputTokens !== null;
+    this.add({
+      date: utcDay(at), userId, userName, model: usage.model,
+      inputTokens: reported ? usage.inputTokens! : 0, outputTokens: reported ? usage.outputTokens! : 0,
+      turns: 1, unreported: reported ? 0 : 1,
+    });
+  }
+
+  /** Already-added totals (a rollup kept in a row, a thread room's figures). */
+  add(e: UsageEntry): void {
+    const key = JSON.stringify([e.date, e.userId, e.model]);
+    const have = this.entries.get(key);
+    if (!have) {
+      this.entries.set(key, { ...e });
+      return;
+    }
+    have.inputTokens += e.inputTokens;
+    have.outputTokens += e.outputTokens;
+    have.turns += e.turns;
+    have.unreported += e.unreported;
+    // The newest name seen wins: people rename themselves.
+    if (e.userName) have.userName = e.userName;
+  }
+
+  addAll(entries: Iterable<UsageEntry>): this {
+    for (const e of entries) this.add(e);
+    return this;
+  }
+
+  /** The entries of the last `USAGE_DAYS` days up to `now`; older ones are dropped. */
+  list(now = Date.now()): UsageEntry[] {
+    const days = new Set(recentDays(now));
+    return [...this.entries.values()].filter((e) => days.has(e.date));
+  }
+
+  /** Tokens in and out on `date`, all people, or one person's. */
+  tokensOn(date: string, userId?: string): number {
+    let sum = 0;
+    for (const e of this.entries.values()) {
+      if (e.date === date && (userId === undefined || e.userId === userId)) sum += e.inputTokens + e.outputTokens;
+    }
+    return sum;
+  }
+}

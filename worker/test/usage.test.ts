@@ -1,0 +1,86 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, freshRoom, send } from "./helpers.ts";
+import { stream } from "./live-helpers.ts";
+
+const testEnv = env as unknown as Record<string, string>;
+
+interface ReportedCall {
+  messages: { content: string }[];
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** What the fake model reported for the calls whose last message holds `marker`. */
+async function reported(marker: string): Promise<ReportedCall[]> {
+  const { calls } = (await (await fetch(`${testEnv.FAKE_MODEL_URL}/_calls`)).json()) as { calls: ReportedCall[] };
+  return calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
+}
+
+async function usage(room: string, query = "") {
+  const res = await api(`/api/rooms/${room}/usage${query}`);
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const rows = async (room: string) => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+
+describe("model usage", () => {
+  it("adds up a streamed and a whole answer's tokens to what the model reported, per person and model", async () => {
+    const room = freshRoom();
+    const whole = `whole-${room}`;
+    const streamed = `streamed-${room}`;
+    expect((await send(room, `SAY: one ${whole}`, { userId: "U1", userName: "Ada" })).status).toBe(200);
+    await (await stream(room, `SAY: two ${streamed}`, { userId: "U1", userName: "Ada" })).rest();
+    const [a] = await reported(whole);
+    const [b] = await reported(streamed);
+    // Both ways the provider reported figures: a whole answer's `usage`, and a stream's last event.
+    expect(a.usage).toBeDefined();
+    expect(b.usage).toBeDefined();
+    const { body } = await usage(room);
+    expect(body.days).toHaveLength(7);
+    expect(body.days[0].rows).toEqual([
+      {
+        userId: "U1",
+        userName: "Ada",
+        model: "fake-model",
+        inputTokens: a.usage!.prompt_tokens + b.usage!.prompt_tokens,
+        outputTokens: a.usage!.completion_tokens + b.usage!.completion_tokens,
+        turns: 2,
+      },
+    ]);
+    expect(body.budgets).toEqual({});
+  });
+
+  it("counts a provider that reports no usage as unknown, not as zero", async () => {
+    const room = freshRoom();
+    expect((await send(room, "NOUSAGE SAY: no figures", { userId: "U2" })).status).toBe(200);
+    const { body } = await usage(room);
+    expect(body.days[0].rows).toEqual([{ userId: "U2", model: "fake-model", inputTokens: null, outputTokens: null, turns: 1, unreported: 1 }]);
+  });
+
+  it("keeps usage in the turn's own row: a turn still writes two rows, and turns whose rows were reused still count", async () => {
+    const room = freshRoom();
+    await send(room, "SAY: warm up", { userId: "U3" });
+    // Past the 25 turns the history shows, unkeyed turns' rows are reused: their usage goes into the rollup.
+    for (let i = 0; i < 27; i++) expect((await send(room, `SAY: turn ${i}`, { userId: "U3" })).status).toBe(200);
+    const before = await rows(room);
+    expect((await send(room, "SAY: one more", { userId: "U3" })).status).toBe(200);
+    expect((await rows(room)) - before).toBe(2);
+    const { body } = await usage(room);
+    expect(body.days[0].rows[0]).toMatchObject({ userId: "U3", turns: 29 });
+  });
+
+  it("adds a channel's thread rooms to the channel's usage", async () => {
+    const channel = `slack-${freshRoom("T").replace(/-/g, "")}-C1`;
+    const thread = `${channel}-1700000000.000100`;
+    expect((await send(channel, "SAY: in the channel", { userId: "U4" })).status).toBe(200);
+    expect((await send(thread, "SAY: in a thread", { userId: "U5", userName: "Bo" })).status).toBe(200);
+    const { body } = await usage(channel);
+    expect(body.days[0].rows.map((r: { userId: string; turns: number }) => [r.userId, r.turns]).sort()).toEqual([["U4", 1], ["U5", 1]]);
+  });
+
+  it("refuses a malformed userId with a 400", async () => {
+    const res = await usage(freshRoom(), `?userId=${"x".repeat(200)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.details.userId[0]).toMatch(/characters/);
+  });
+});
