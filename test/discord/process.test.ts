@@ -120,9 +120,9 @@ describe("the Discord bot's processes", () => {
     expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
     const [cmd] = fake.commands.guild.get(guildId) as { name: string; options: { name: string; options?: { name: string; required?: boolean }[] }[] }[];
     expect(cmd.name).toBe("duet");
-    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "run", "history", "stop", "reset", "policy", "model", "usage", "audit", "help"]);
-    expect(cmd.options[0].options).toEqual([expect.objectContaining({ name: "prompt", required: true })]);
-    expect(cmd.options[1].options).toEqual([expect.objectContaining({ name: "command", required: true })]);
+    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "help"]);
+    expect(cmd.options[0].options).toEqual([expect.objectContaining({ name: "prompt", required: true }), expect.objectContaining({ name: "file", required: false })]);
+    expect(cmd.options[2].options).toEqual([expect.objectContaining({ name: "command", required: true })]);
   });
 
   it("register without a guild registers globally, asking Discord for the application id", async () => {

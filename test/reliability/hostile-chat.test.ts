@@ -50,8 +50,9 @@ describe("hostile text in a mention", () => {
     const expected = `clean-[31m${marker}`;
     expect(plain(reply)).toContain(expected);
     expect(plain(reply)).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F\u200B-\u200F\u202A-\u202E\uFEFF]/);
+    // The model sees the question under its asker's display name (as the fake Slack serves it), the text cleaned.
     const last = rig.stack.model.calls.at(-1)!.messages.at(-1)!.content;
-    expect(last).toBe(`SAY: ${expected}`);
+    expect(last).toBe(`[from "member-U0ALICE"]\nSAY: ${expected}`);
     const { messages } = await rig.stack.client.history(slackRoom(slack.id.teamId, channel));
     expect(messages.map((x) => x.text)).toEqual([`SAY: ${expected}`, expected]);
   });
