@@ -3,31 +3,32 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { inspectorsAnswering, listeningPorts } from "../test/helpers/dev-processes.ts";
 import { quietPort } from "../test/helpers/ports.ts";
 import { REPO_ROOT } from "./dev-env.ts";
-import { workerArgs } from "./dev-worker.ts";
+import { WorkerConfigError, workerOptions } from "./dev-worker.ts";
 
-/** The value wrangler would read for `flag`, and how many times the flag is given. */
-function flag(args: string[], name: string): { value: string | undefined; count: number } {
-  const at = args.flatMap((a, i) => (a === name ? [args[i + 1]] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
-  return { value: at[0], count: at.length };
-}
-
-describe("workerArgs", () => {
-  it("uses its own address, port and state directory when none is given", () => {
-    const args = workerArgs([], { DUET_WORKER_PORT: "8899" });
-    expect(flag(args, "--ip")).toEqual({ value: "127.0.0.1", count: 1 });
-    expect(flag(args, "--port")).toEqual({ value: "8899", count: 1 });
-    expect(flag(args, "--persist-to").count).toBe(1);
+describe("workerOptions", () => {
+  it("uses its own address, port and state directory, with no inspector, when none is given", () => {
+    const options = workerOptions([], { DUET_WORKER_PORT: "8899" });
+    expect(options.dev?.server).toEqual({ hostname: "127.0.0.1", port: 8899 });
+    expect(options.dev?.persist).toMatch(/state$/);
+    expect(options.dev?.inspector).toBe(false);
   });
 
-  it("lets --port, --ip and --persist-to from the command line replace its own, in both spellings, after pnpm's --", () => {
-    const args = workerArgs(["--", "--port", "9000", "--ip=0.0.0.0", "--persist-to", "/tmp/state", "--var", "A:b"], {});
-    expect(flag(args, "--port")).toEqual({ value: "9000", count: 1 });
-    expect(flag(args, "--ip")).toEqual({ value: "0.0.0.0", count: 1 });
-    expect(flag(args, "--persist-to")).toEqual({ value: "/tmp/state", count: 1 });
-    expect(args).not.toContain("--");
-    expect(args.slice(-2)).toEqual(["--var", "A:b"]);
+  it("lets --port, --ip and --persist-to replace its own, in both spellings, after pnpm's --, and adds --var", () => {
+    const options = workerOptions(["--", "--port", "9000", "--ip=0.0.0.0", "--persist-to", "/tmp/state", "--var", "A:b:c"], {});
+    expect(options.dev?.server).toEqual({ hostname: "0.0.0.0", port: 9000 });
+    expect(options.dev?.persist).toBe("/tmp/state");
+    expect(options.bindings).toEqual({ A: { type: "plain_text", value: "b:c" } });
+  });
+
+  it("refuses what it cannot pass on with one line that says what is accepted", () => {
+    expect(() => workerOptions(["--inspector-port", "9229"], {})).toThrow(
+      new WorkerConfigError("unknown argument --inspector-port (accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE)"),
+    );
+    expect(() => workerOptions(["--port", "eighty"], {})).toThrow("--port must be a port number from 1 to 65535, not eighty");
+    expect(() => workerOptions(["--var", "novalue"], {})).toThrow("--var takes NAME:VALUE, not novalue");
   });
 });
 
@@ -47,7 +48,7 @@ describe("pnpm dev:worker --port P", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("answers /health on P and keeps state where --persist-to says, then stops with every process it started", async () => {
+  it("answers /health on P with no inspector listening, keeps state where --persist-to says, then stops with every process it started", async () => {
     const home = mkdtempSync(join(tmpdir(), "duet-dev-worker-home-"));
     const state = mkdtempSync(join(tmpdir(), "duet-dev-worker-state-"));
     dirs.push(home, state);
@@ -78,6 +79,9 @@ describe("pnpm dev:worker --port P", () => {
       expect(res.status, output).toBe(200);
       expect(readdirSync(state).length).toBeGreaterThan(0);
       expect(existsSync(join(home, "state"))).toBe(false);
+      // No local user can attach a debugger to the Worker and read its tokens.
+      expect(listeningPorts(groupMembers(pgid)).map((l) => l.port)).toContain(port);
+      expect(await inspectorsAnswering(groupMembers(pgid))).toEqual([]);
     } finally {
       if (child.exitCode === null) process.kill(-pgid, "SIGINT");
       await exited;

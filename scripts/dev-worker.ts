@@ -1,21 +1,63 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { unstable_startWorker } from "wrangler";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
+type StartInput = Parameters<typeof unstable_startWorker>[0];
+
 /**
- * `pnpm dev:worker`: the Worker under `wrangler dev` on 127.0.0.1:8787 with its
- * Durable Object state persisted under .duet/. Extra arguments go to wrangler,
- * e.g. `pnpm dev:worker --port 9000`; an `--ip`, `--port` or `--persist-to` among
- * them replaces this script's own value (wrangler refuses a flag given twice).
- * Tokens and model settings reach wrangler through a 0600 file, never its command line.
+ * `pnpm dev:worker`: the Worker under wrangler's dev server (workerd) on
+ * 127.0.0.1:8787 with its Durable Object state persisted under .duet/.
+ * Started through wrangler's API rather than `wrangler dev`: the CLI always opens an
+ * unauthenticated V8 inspector on a local port, through which any local user could
+ * read the Worker's secrets; the API turns it off. Arguments: `--ip`, `--port`,
+ * `--persist-to` replace this script's own values, `--var NAME:VALUE` adds a variable.
+ * Tokens and model settings reach the Worker through a 0600 file, never a command line.
  */
 
-/** Whether `args` sets `flag`, as `--flag value` or `--flag=value`. */
-const sets = (args: string[], flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+/** A setting or argument the Worker cannot start with: one line for the person, no stack. */
+export class WorkerConfigError extends Error {}
 
-export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env): string[] {
-  const forwarded = forwardedArgs(extra);
+const USAGE = "accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE";
+
+interface WorkerFlags {
+  ip?: string;
+  port?: string;
+  persistTo?: string;
+  vars: Record<string, string>;
+}
+
+/** `--flag value` and `--flag=value`, after pnpm's `--`; anything else is refused with what is accepted. */
+function parseFlags(extra: string[]): WorkerFlags {
+  const args = forwardedArgs(extra);
+  const flags: WorkerFlags = { vars: {} };
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!["--ip", "--port", "--persist-to", "--var"].includes(name)) throw new WorkerConfigError(`unknown argument ${args[i]} (${USAGE})`);
+    const value = inline ?? args[++i];
+    if (value === undefined || value === "") throw new WorkerConfigError(`${name} needs a value (${USAGE})`);
+    if (name === "--ip") flags.ip = value;
+    if (name === "--port") flags.port = value;
+    if (name === "--persist-to") flags.persistTo = value;
+    if (name === "--var") {
+      const at = value.indexOf(":");
+      if (at < 1) throw new WorkerConfigError(`--var takes NAME:VALUE, not ${value}`);
+      flags.vars[value.slice(0, at)] = value.slice(at + 1);
+    }
+  }
+  return flags;
+}
+
+function parsePort(value: string, from: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) throw new WorkerConfigError(`${from} must be a port number from 1 to 65535, not ${value}`);
+  return port;
+}
+
+/** What wrangler's dev server is started with: `extra` is the command line, `env` the environment. */
+export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.env): StartInput {
+  const flags = parseFlags(extra);
   const tokens = devTokens();
   const vars: Record<string, string | undefined> = {
     DUET_API_TOKEN: tokens.DUET_API_TOKEN,
@@ -31,21 +73,23 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
     SANDBOX_ALLOWED_HOSTS: env.SANDBOX_ALLOWED_HOSTS,
     SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
   };
+  // Later files win: the developer's own .dev.vars (which an explicit list would otherwise skip), then ours.
   const envFiles = [existsSync(join(REPO_ROOT, ".dev.vars")) ? [join(REPO_ROOT, ".dev.vars")] : [], writeWorkerEnvFile(vars)].flat();
-  const defaults: [string, string][] = [
-    ["--ip", "127.0.0.1"],
-    ["--port", env.DUET_WORKER_PORT ?? "8787"],
-    ["--persist-to", join(DUET_DIR, "state")],
-  ];
-  return [
-    "dev",
-    "--config", join(REPO_ROOT, "wrangler.toml"),
-    ...defaults.flatMap(([flag, value]) => (sets(forwarded, flag) ? [] : [flag, value])),
-    "--show-interactive-dev-session=false",
-    // Later files win: the developer's own .dev.vars (which --env-file would otherwise skip), then ours.
-    ...envFiles.flatMap((f) => ["--env-file", f]),
-    ...forwarded,
-  ];
+  const port = flags.port !== undefined ? parsePort(flags.port, "--port") : parsePort(env.DUET_WORKER_PORT ?? "8787", "DUET_WORKER_PORT");
+  return {
+    config: join(REPO_ROOT, "wrangler.toml"),
+    envFiles,
+    bindings: Object.fromEntries(Object.entries(flags.vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
+    // Without v2 the dev server's fetch hangs on Node 20 (measured).
+    build: { nodejsCompatMode: "v2" },
+    dev: {
+      server: { hostname: flags.ip ?? "127.0.0.1", port },
+      inspector: false,
+      persist: flags.persistTo ?? join(DUET_DIR, "state"),
+      watch: false,
+      logLevel: "log",
+    },
+  };
 }
 
 /**
@@ -56,7 +100,7 @@ export function workerArgs(extra: string[], env: NodeJS.ProcessEnv = process.env
 export function writeWorkerEnvFile(vars: Record<string, string | undefined>, file = join(DUET_DIR, "worker.env")): string {
   const lines = Object.entries(vars).flatMap(([key, value]) => {
     if (!value) return [];
-    if (/['\n\r]/.test(value)) throw new Error(`${key} cannot contain a quote (') or a line break`);
+    if (/['\n\r]/.test(value)) throw new WorkerConfigError(`${key} cannot contain a quote (') or a line break`);
     return [`${key}='${value.replace(/\$/g, "\\$")}'`];
   });
   mkdirSync(DUET_DIR, { recursive: true });
@@ -66,9 +110,12 @@ export function writeWorkerEnvFile(vars: Record<string, string | undefined>, fil
   return file;
 }
 
-/** `options` lets `pnpm dev` pipe the output and give wrangler its own process group. */
+/**
+ * This script in a child process (`pnpm dev` pipes its output and gives it a process
+ * group of its own). The command line holds only `extra`; secrets go through the env file.
+ */
 export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.env, options: SpawnOptions = {}) {
-  return spawn(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), workerArgs(extra, env), {
+  return spawn(join(REPO_ROOT, "node_modules", ".bin", "tsx"), [join(REPO_ROOT, "scripts", "dev-worker.ts"), ...forwardedArgs(extra)], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "inherit", "inherit"],
     ...options,
@@ -76,10 +123,42 @@ export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.en
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const child = spawnWorker(process.argv.slice(2));
-  const stop = () => child.kill("SIGINT");
+async function main(): Promise<void> {
+  let options: StartInput;
+  try {
+    options = workerOptions(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof WorkerConfigError)) throw err;
+    console.error(`pnpm dev:worker: ${err.message}`);
+    process.exit(2);
+  }
+  process.env.WRANGLER_SEND_METRICS = "false";
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  let stopping = false;
+  let started: Promise<Awaited<ReturnType<typeof unstable_startWorker>>> | undefined;
+  const stop = () => {
+    if (stopping) process.exit(130); // a second Ctrl-C: do not wait
+    stopping = true;
+    // dispose() stops workerd and closes the server, so nothing outlives this process.
+    void (started ?? Promise.resolve(undefined))
+      .then((w) => w?.dispose())
+      .then(() => process.exit(0), () => process.exit(1));
+  };
+  // Before starting: a signal during the slow first build must still take workerd down.
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  child.on("exit", (code) => process.exit(code ?? 0));
+  // Loaded here, not at the top: `pnpm dev` imports spawnWorker from this file, and
+  // loading wrangler there installs its own SIGINT handling, which exits before the stack is stopped.
+  const { unstable_startWorker: start } = await import("wrangler");
+  started = start(options);
+  const worker = await started;
+  await worker.ready;
+  console.log(`Worker ready on ${(await worker.url).toString().replace(/\/$/, "")}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: unknown) => {
+    console.error(`pnpm dev:worker: the Worker could not start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
 }

@@ -10,8 +10,9 @@ import { portFree, waitUntilAnswering } from "./dev/ready.ts";
 
 /**
  * `pnpm dev`: the local sandbox executor (in this process), the Worker under
- * `wrangler dev`, and each bot whose tokens are set, until Ctrl-C. One line says
- * why when any of them cannot start or dies.
+ * wrangler's dev server with no inspector (scripts/dev-worker.ts), and each bot
+ * whose tokens are set, until Ctrl-C. One line says why when any of them cannot
+ * start or dies.
  */
 
 /** wrangler bundles the Worker and boots workerd; the first run on a busy 2-core machine is slow. */
@@ -79,7 +80,7 @@ function startBot(name: string, entry: string, env: NodeJS.ProcessEnv): Supervis
 
 function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandbox: RunningExecutor, bots: Map<string, Supervised>): string[] {
   const lines = [
-    `  Worker   ${workerUrl}  (wrangler pid ${worker.pid}; state in ${shown(join(DUET_DIR, "state"))})`,
+    `  Worker   ${workerUrl}  (pid ${worker.pid}; state in ${shown(join(DUET_DIR, "state"))})`,
     `  sandbox  ${sandbox.url}  (isolation: ${sandbox.isolation}; network: ${sandbox.network}; workspaces in ${shown(sandbox.root)})`,
   ];
   for (const plan of config.bots) {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel } from "./fakes/model.ts";
-import { cleanEnv, descendants, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
+import { cleanEnv, descendants, inspectorsAnswering, listeningPorts, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
 import { quietPort } from "./helpers/ports.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
@@ -150,10 +150,17 @@ describe("pnpm dev + duet CLI", () => {
     expect(usage.stderr).toContain("Usage: duet");
   });
 
+  it("leaves no inspector listening: no local user can attach to the Worker and read its secrets", async () => {
+    const stack = [dev.child.pid!, ...descendants(await processes(), dev.child.pid!).map((p) => p.pid)];
+    // The probe must see the stack's listeners, or an empty answer would prove nothing.
+    expect(listeningPorts(stack).map((l) => l.port)).toContain(workerPort);
+    expect(await inspectorsAnswering(stack)).toEqual([]);
+  }, 60_000);
+
   it("stops everything it started on SIGINT", async () => {
     const started = descendants(await processes(), dev.child.pid!);
     expect(started.some((p) => /workerd/.test(p.args))).toBe(true);
-    expect(started.some((p) => /wrangler/.test(p.args))).toBe(true);
+    expect(started.some((p) => /scripts\/dev-worker\.ts/.test(p.args))).toBe(true);
 
     dev.child.kill("SIGINT");
     expect(await dev.exited).toBe(0);

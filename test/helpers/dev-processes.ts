@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -60,4 +60,68 @@ export function descendants(all: Proc[], root: number): Proc[] {
 /** Running (not zombie) processes among `pids`, or whose command line mentions `marker`. */
 export async function stillRunning(pids: number[], marker: string): Promise<Proc[]> {
   return (await processes()).filter((p) => !p.stat.startsWith("Z") && (pids.includes(p.pid) || p.args.includes(marker)));
+}
+
+/** TCP ports in LISTEN state whose socket is held open by one of `pids`, read from /proc. */
+export function listeningPorts(pids: number[]): { host: string; port: number }[] {
+  const byInode = new Map<string, { host: string; port: number }>();
+  for (const [file, v6] of [["/proc/net/tcp", false], ["/proc/net/tcp6", true]] as const) {
+    let table = "";
+    try {
+      table = readFileSync(file, "utf8");
+    } catch {
+      continue; // no IPv6 on this host
+    }
+    for (const line of table.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // f[1] is local "ADDR:PORT" in hex, f[3] the state (0A: LISTEN), f[9] the socket's inode.
+      if (f[3] !== "0A") continue;
+      const [addr, port] = f[1]!.split(":");
+      byInode.set(f[9]!, { host: v6 ? "::1" : hexToIpv4(addr!), port: parseInt(port!, 16) });
+    }
+  }
+  const found: { host: string; port: number }[] = [];
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    for (const fd of fds) {
+      const inode = /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`))?.[1];
+      const listener = inode && byInode.get(inode);
+      if (listener && !found.some((l) => l.port === listener.port)) found.push(listener);
+    }
+  }
+  return found;
+}
+
+/** /proc/net/tcp writes an IPv4 address as one little-endian hex word; 0.0.0.0 is probed on loopback. */
+function hexToIpv4(hex: string): string {
+  const ip = [3, 2, 1, 0].map((i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16)).join(".");
+  return ip === "0.0.0.0" ? "127.0.0.1" : ip;
+}
+
+function safeReadlink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The listeners among `pids` that answer as a V8/Chrome DevTools inspector does
+ * (`GET /json/version` with a `Protocol-Version`): anyone on the machine could attach.
+ */
+export async function inspectorsAnswering(pids: number[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const { host, port } of listeningPorts(pids)) {
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/json/version`;
+    // A listener that is not HTTP never answers: give up on it rather than hang the test.
+    const body = await fetch(url, { signal: AbortSignal.timeout(3_000) }).then((r) => r.text(), () => "");
+    if (body.includes("Protocol-Version")) found.push(`${host}:${port}`);
+  }
+  return found;
 }
