@@ -42,6 +42,16 @@ describe("the room's disk quota", () => {
     expect(after).toMatchObject({ exitCode: 0, stdout: "0\nwrote\n" });
   });
 
+  test("two DELETEs of a room at once both succeed and leave neither disk nor files", async () => {
+    expect((await ex.exec("sandbox-disk-twice", "head -c 1048576 /dev/zero > one-mib && echo wrote")).stdout).toBe("wrote\n");
+    const image = join(ex.root, "disks", "sandbox-disk-twice.ext4");
+    expect(existsSync(image)).toBe(true);
+    const both = await Promise.all([ex.request("DELETE", "/api/sessions/sandbox-disk-twice"), ex.request("DELETE", "/api/sessions/sandbox-disk-twice")]);
+    expect(both).toEqual([{ status: 200, body: { success: true } }, { status: 200, body: { success: true } }]);
+    expect(existsSync(image)).toBe(false);
+    expect((await ex.exec("sandbox-disk-twice", "ls -A | wc -l")).stdout).toBe("0\n");
+  });
+
   test("the workspace shows the room's quota as its size", async () => {
     const r = await ex.exec("sandbox-disk-df", "df -B1 --output=size /workspace | tail -1");
     expect(Number(r.stdout.trim())).toBeLessThanOrEqual(QUOTA);

@@ -39,6 +39,8 @@ export class Workspaces {
   readonly probeDir: string;
   readonly disksDir: string;
   private readonly mounting = new Map<string, Promise<void>>();
+  /** Removals in progress: a second DELETE of the same room waits for the first instead of racing its unmount. */
+  private readonly removing = new Map<string, Promise<void>>();
 
   /**
    * `owner`: host uid/gid the sandbox runs as when the executor is root; null to keep our own.
@@ -115,7 +117,15 @@ export class Workspaces {
    * Node's rmSync builds full paths and fails (ENAMETOOLONG) on a tree a command
    * made 600 levels deep.
    */
-  async remove(sessionId: string): Promise<void> {
+  remove(sessionId: string): Promise<void> {
+    const running = this.removing.get(sessionId);
+    if (running) return running;
+    const removal = this.removeNow(sessionId).finally(() => this.removing.delete(sessionId));
+    this.removing.set(sessionId, removal);
+    return removal;
+  }
+
+  private async removeNow(sessionId: string): Promise<void> {
     const dir = this.pathOf(sessionId);
     if (this.disks) await this.disks.destroy(dir, this.imageOf(sessionId));
     if (!existsSync(dir)) return;
