@@ -20,7 +20,9 @@ let client: WorkerClient;
 beforeAll(async () => {
   // The product's default model deadline. The stack's 5 s suits failure tests, but with
   // 200 rooms starting at once on 2 cores, a turn can wait longer than that for its model call.
-  rig = await startRig({ MODEL_TIMEOUT_MS: "30000" });
+  // Likewise a command's deadline: 200 first commands queued at one executor (each also making
+  // its room's disk) can wait past the default; what this test holds is isolation, not speed.
+  rig = await startRig({ MODEL_TIMEOUT_MS: "30000", COMMAND_TIMEOUT_MS: "45000" });
   // The stack's client gives up after 30 s; 200 turns queued on 2 cores (each also waking its
   // sandbox) can take longer, so this client waits as long as the bots would.
   client = new WorkerClient({ baseUrl: rig.stack.workerUrl, token: rig.stack.token, timeoutMs: 90_000 });
