@@ -1,19 +1,14 @@
 import { z } from "zod";
 import { deliveryTargetSchema } from "./delivery-target.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
-import { TEXT_MAX_CHARS, USER_ID_MAX_CHARS, USER_NAME_MAX_CHARS } from "./limits.ts";
+import { TEXT_MAX_CHARS } from "./limits.ts";
+import { actorField, userNameField } from "./person-fields.ts";
 import { WHEN_MAX_CHARS } from "./schedule-when.ts";
 
 /** The wire of `/api/rooms/:roomId/schedules`: asks a room runs on its own, on a schedule. */
 
 /** A schedule's id as people type it in `/duet unschedule <id>`: short, lower-case letters and digits. */
 export const SCHEDULE_ID_PATTERN = /^[a-z0-9]{1,32}$/;
-
-const actor = z
-  .string({ error: "User id must be a string" })
-  .trim()
-  .min(1, "User id cannot be empty")
-  .max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`);
 
 export const scheduleRequestSchema = z.object({
   /** `every 30m`, `every weekday 09:00 Europe/Berlin`, a cron line: read by the Worker (schedule-when.ts). */
@@ -27,14 +22,14 @@ export const scheduleRequestSchema = z.object({
     .transform(sanitizeChatText)
     .refine((t) => t.length > 0, "Ask cannot be empty")
     .refine((t) => t.length <= TEXT_MAX_CHARS, `Ask must be at most ${TEXT_MAX_CHARS} characters`),
-  userId: actor,
-  userName: z.string().trim().max(USER_NAME_MAX_CHARS, `User name must be at most ${USER_NAME_MAX_CHARS} characters`).optional(),
+  userId: actorField,
+  userName: userNameField,
   /** Where each run's answer is posted, as a new message (the outbox delivers it); absent, answers stay in the room's history. */
   target: deliveryTargetSchema.optional(),
 });
 export type ScheduleRequest = z.input<typeof scheduleRequestSchema>;
 
-export const unscheduleRequestSchema = z.object({ userId: actor });
+export const unscheduleRequestSchema = z.object({ userId: actorField });
 export type UnscheduleRequest = z.input<typeof unscheduleRequestSchema>;
 
 export const scheduleViewSchema = z.object({

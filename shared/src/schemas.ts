@@ -5,23 +5,12 @@ import {
   CMD_MAX_CHARS,
   IDEMPOTENCY_KEY_MAX_CHARS,
   TEXT_MAX_CHARS,
-  USER_ID_MAX_CHARS,
-  USER_NAME_MAX_CHARS,
 } from "./limits.ts";
+import { actorField, userIdField, userNameField } from "./person-fields.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
-
-/** Who asked: the chat platform's user id, kept with the message in the history. */
-const userIdField = z.string().trim().max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`).optional();
-
-/** Who asked, as people see them: a display name, one line, kept with the message and shown to the model as data. */
-const userNameField = z
-  .string({ error: "User name must be a string" })
-  .transform((n) => sanitizeChatText(n).replace(/\s+/g, " "))
-  .refine((n) => n.length <= USER_NAME_MAX_CHARS, `User name must be at most ${USER_NAME_MAX_CHARS} characters`)
-  .optional();
 
 /** The bot's id for this delivery (event or interaction id): a repeat within 24 hours gets the stored answer. */
 const idempotencyKeyField = z
@@ -200,13 +189,6 @@ export type StopResponse = z.infer<typeof stopResponseSchema>;
 /** Whether a room runs the model's commands at once (`auto`) or waits for a person to approve each (`approve`). */
 export const runPolicySchema = z.enum(["auto", "approve"], { error: "Run policy must be auto or approve" });
 export type RunPolicy = z.infer<typeof runPolicySchema>;
-
-/** Who did it: required where the Worker records a person's decision. */
-const actorField = z
-  .string({ error: "User id must be a string" })
-  .trim()
-  .min(1, "User id cannot be empty")
-  .max(USER_ID_MAX_CHARS, `User id must be at most ${USER_ID_MAX_CHARS} characters`);
 
 export const policyRequestSchema = z.object({ runPolicy: runPolicySchema, userId: actorField });
 export type PolicyRequest = z.input<typeof policyRequestSchema>;

@@ -102,6 +102,25 @@ describe("a live answer in Slack", () => {
     expectSpaced([...callsIn(channel, "chat.startStream"), ...appends]);
   });
 
+  it("a command that ends just before the answer does still shows complete in the stream: the stream's stop carries it", async () => {
+    const channel = newChannel();
+    const parent = userMessage(slack, channel, "build it");
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    let answer = applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } });
+    answer = applyLiveEvent(answer, { event: "run-start", data: { index: 0, cmd: "make" } });
+    live.update(answer);
+    await slack.waitFor(() => callsIn(channel, "chat.startStream").length > 0, "the stream's start");
+    // The command's end and the final answer both land within one interval: the final state supersedes the live one.
+    answer = applyLiveEvent(answer, { event: "run-end", data: { index: 0, cmd: "make", exitCode: 0, durationMs: 120, stdout: "ok\n", stderr: "", truncated: false } });
+    live.update(answer);
+    await live.finish(renderAnswer(finalOf(answer)));
+
+    const [msg] = slack.ws.thread(channel, parent);
+    expect(msg.stream!.tasks).toMatchObject([{ title: "$ make", status: "complete", details: "exit 0 · 120 ms" }]);
+    expect(callsIn(channel, "chat.appendStream")).toHaveLength(0);
+    expect(msg.stream!.open).toBe(false);
+  });
+
   it("where streaming is refused, posts and updates the message at most once a second, and ends as the non-streamed answer", async () => {
     slack.streams.refused = "feature_not_enabled";
     const channel = newChannel();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, freshRoom, modelCallsWith, send } from "./helpers.ts";
+import { feedUntilItems as feedOf, readFeed as read } from "./feed-helpers.ts";
 import { release, stream, unique } from "./live-helpers.ts";
 
 /** Rows the room has written since it woke (its stats). */
@@ -9,21 +10,10 @@ async function rowsWritten(room: string): Promise<number> {
 
 const slackThread = (channel: string) => ({ platform: "slack", place: { channel, threadTs: "1700000000.000100" } });
 
-/** One read of a platform's feed; only this room's items (other tests' rooms share the feed). */
-async function readFeed(platform: string, room: string, waitMs = 0) {
-  const res = await api(`/api/deliveries/${platform}?waitMs=${waitMs}`);
-  const body = (await res.json()) as { items: { roomId: string; key: string; messageId: string | null; answer: { reply: string }; question: string }[] };
-  return { status: res.status, items: body.items.filter((i) => i.roomId === room) };
-}
+type Item = { roomId: string; key: string; messageId: string | null; answer: { reply: string }; question: string };
 
-/** Reads the feed (each read waits for a room to be listed) until this room's items show up. */
-async function feedUntilItems(platform: string, room: string) {
-  for (let i = 0; i < 20; i++) {
-    const { items } = await readFeed(platform, room, 2_000);
-    if (items.length) return items;
-  }
-  throw new Error(`no item of ${room} reached the ${platform} feed`);
-}
+const readFeed = (platform: string, room: string, waitMs = 0) => read<Item>(platform, room, waitMs);
+const feedUntilItems = (platform: string, room: string) => feedOf<Item>(platform, room);
 
 function confirm(room: string, key: string, messageId: string, final = true) {
   return api(`/api/rooms/${room}/deliveries`, { method: "POST", json: { key, messageId, final } });
@@ -63,8 +53,12 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     for (const key of keys) await send(room, `SAY: answer ${key}`, { idempotencyKey: key, deliver: slackThread("C3") });
     const [first, second] = await Promise.all([readFeed("slack", room, 2_000), readFeed("slack", room, 2_000)]);
     let seen = [...first.items, ...second.items].map((i) => i.key);
-    for (let i = 0; seen.length < keys.length && i < 20; i++) seen = [...seen, ...(await readFeed("slack", room, 2_000)).items.map((x) => x.key)];
+    for (const deadline = Date.now() + 40_000; seen.length < keys.length && Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      seen = [...seen, ...(await readFeed("slack", room, 2_000)).items.map((x) => x.key)];
+    }
     expect(seen.sort()).toEqual([...keys].sort());
+    // Delivered: the room leaves the feed, so later reads wait for their own rooms again.
+    for (const key of keys) expect(await (await confirm(room, key, "1700000000.000400")).json()).toEqual({ confirmed: true });
   });
 
   it("a message posted while the turn ran is handed back, to be edited instead of posted again", async () => {
@@ -93,7 +87,7 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     expect(claimed.key).toBe(key);
     expect((await readFeed("slack", room)).items).toEqual([]);
     // Reads come back empty while the lease holds (the room stays listed, so they answer at once); once it ends the answer is offered again.
-    let again: Awaited<ReturnType<typeof readFeed>>["items"] = [];
+    let again: Item[] = [];
     for (let i = 0; i < 100 && !again.length; i++) {
       again = (await readFeed("slack", room)).items;
       if (!again.length) await new Promise((r) => setTimeout(r, 500));

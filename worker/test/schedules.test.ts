@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inRoom, audit } from "./control-helpers.ts";
+import { feedUntilItems } from "./feed-helpers.ts";
 import { api, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
 type View = { id: string; when: string; ask: string; userId: string; nextRunAt: number; createdAt: number; target: unknown };
@@ -39,14 +40,7 @@ function alarmAt(room: string): Promise<number | null> {
 }
 
 /** Reads the platform's feed until this room's items show up. */
-async function feedItems(room: string, platform = "slack"): Promise<Item[]> {
-  for (let i = 0; i < 20; i++) {
-    const res = await api(`/api/deliveries/${platform}?waitMs=2000`);
-    const items = ((await res.json()) as { items: Item[] }).items.filter((x) => x.roomId === room);
-    if (items.length) return items;
-  }
-  throw new Error(`no item of ${room} reached the ${platform} feed`);
-}
+const feedItems = (room: string, platform = "slack") => feedUntilItems<Item>(platform, room);
 
 describe("schedules: asks a room runs on its own", () => {
   it("a due schedule asks its question as a turn and offers the answer to the channel as a new message", async () => {

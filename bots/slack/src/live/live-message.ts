@@ -69,6 +69,8 @@ export class SlackLiveMessage {
   /** What the stream shows: its text, and each task's last status. */
   private streamed = "";
   private tasks = new Map<string, string>();
+  /** The newest live state pushed, shown or not: a stream ends on it, so its last task statuses are never dropped. */
+  private latest: LiveAnswer | null = null;
   private readonly throttle: LatestThrottle<State>;
   private readonly timers: Timers;
 
@@ -90,6 +92,7 @@ export class SlackLiveMessage {
 
   /** The answer so far; shown now or within the interval. */
   update(answer: LiveAnswer): void {
+    this.latest = answer;
     this.throttle.push({ kind: "live", answer });
   }
 
@@ -115,7 +118,7 @@ export class SlackLiveMessage {
   }
 
   private async showFinal(rendered: Rendered): Promise<void> {
-    if (this.mode === "stream") await this.endStream();
+    if (this.mode === "stream") await this.endStream(this.latest);
     if (this.mode === "none") {
       // An answer done before its first update is posted whole here; the room still hears of the ts first.
       this.setTs(await this.call(() => this.client.chat.postMessage({ channel: this.place.channel, thread_ts: this.place.threadTs, text: rendered.text, blocks: rendered.blocks, unfurl_links: false, unfurl_media: false })));
@@ -164,10 +167,15 @@ export class SlackLiveMessage {
     this.commit(text, tasks);
   }
 
-  /** Stops the stream (what it shows stays until the next chat.update); a stream Slack already ended is fine. */
-  private async endStream(): Promise<void> {
+  /**
+   * Stops the stream (what it shows stays until the next chat.update), carrying
+   * what `last` adds to it; a stream Slack already ended is fine.
+   */
+  private async endStream(last: LiveAnswer | null = null): Promise<void> {
+    const { text, tasks } = last ? this.changes(last) : { text: "", tasks: [] };
+    const chunks = [...markdown(text), ...tasks];
     try {
-      await this.streamer?.stop();
+      await this.streamer?.stop(chunks.length ? { chunks } : undefined);
     } catch (err) {
       if (isRateLimited(err)) throw rateLimited(err);
       if (!STREAM_OVER.has(slackErrorCode(err)) && !/stream state is completed/.test(String(err))) throw err;
