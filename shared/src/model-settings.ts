@@ -82,5 +82,8 @@ export const budgetFields = {
   DUET_USER_DAILY_TOKENS: optionalIntVar("DUET_USER_DAILY_TOKENS", 1, 1e12),
 };
 
+/** The models and budgets as zod fields, for the Worker's config and for `pnpm dev`'s check before it starts anything. */
+export const modelSettingFields = { DUET_MODELS: modelListVar, ...budgetFields };
+
 /** Every variable read here: `pnpm dev` hands these from its environment to the Worker. */
-export const MODEL_SETTING_VARS = ["DUET_MODELS", "DUET_ROOM_DAILY_TOKENS", "DUET_USER_DAILY_TOKENS"] as const;
+export const MODEL_SETTING_VARS = Object.keys(modelSettingFields) as (keyof typeof modelSettingFields)[];

@@ -9,9 +9,8 @@ import {
   DEFAULT_MODEL_TEMPERATURE,
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_WORKSPACE_MAX_BYTES,
-  budgetFields,
   intVar,
-  modelListVar,
+  modelSettingFields,
   MODEL_PROVIDERS,
   networkPolicyOf,
   type ModelProviderName,
@@ -33,8 +32,6 @@ const schema = z.object({
   DUET_API_TOKEN_PREVIOUS: optionalText,
   MODEL_PROVIDER: z.enum(MODEL_PROVIDERS, { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
   MODEL: optionalText,
-  /** The models a room may switch to: `name=provider:model` or plain names for MODEL_PROVIDER, comma-separated. */
-  DUET_MODELS: modelListVar,
   OPENAI_BASE_URL: optionalText.pipe(z.url({ error: "OPENAI_BASE_URL must be a URL" }).optional()),
   OPENAI_API_KEY: optionalText,
   MODEL_TIMEOUT_MS: intVar("MODEL_TIMEOUT_MS", DEFAULT_MODEL_TIMEOUT_MS, 100, 600_000),
@@ -63,8 +60,12 @@ const schema = z.object({
   DUET_SCHEDULE_MIN_INTERVAL_S: intVar("DUET_SCHEDULE_MIN_INTERVAL_S", 900, 1, 7 * 24 * 60 * 60),
   /** Schedules one room may hold: each is a row and a turn per run. */
   DUET_SCHEDULES_PER_ROOM: intVar("DUET_SCHEDULES_PER_ROOM", 10, 0, 100),
-  /** Daily model-token budgets (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS); unset: none. */
-  ...budgetFields,
+  /**
+   * The models a room may switch to (DUET_MODELS: `name=provider:model` or
+   * plain names for MODEL_PROVIDER) and the daily token budgets
+   * (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS; unset: none).
+   */
+  ...modelSettingFields,
 });
 
 export type WorkerConfig = z.infer<typeof schema> & {
