@@ -29,6 +29,8 @@ export default defineConfig({
           COMMAND_TIMEOUT_MS: "5000",
           // Answers unconfirmed this long are offered in the feed; short so tests see it at once.
           DUET_DELIVERY_GRACE_MS: "300",
+          // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.
+          DUET_USER_DAILY_TOKENS: "1000000000",
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
         },
