@@ -7,14 +7,14 @@ import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetu
 /**
  * A model per room, usage and budgets through the real discord.js client, the
  * fake Discord and the real Worker: DUET_MODELS offers two models (one by a name
- * of its own), and each person may use 300 tokens a day across the workspace's
- * rooms (a first ask takes more).
+ * of its own), each person may use 300 tokens a day across the workspace's
+ * rooms (a first ask takes more), and each room 600.
  */
 
 let stack: Stack;
 let h: DiscordHarness;
 startedForTests(
-  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300" } } }),
+  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600" } } }),
   (s) => ({ stack, h } = s),
 );
 
@@ -68,6 +68,19 @@ describe("settings on Discord", () => {
     expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
     expect(text).toContain("other · fake-model");
     expect(text).toMatch(/Your budget across this workspace's rooms: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+  });
+
+  it("a room past its daily budget refuses the next ask, whoever asks, with that budget and its reset, and no model call", async () => {
+    const ch = h.fake.addChannel(h.guildId, "room-budget");
+    for (const name of ["rooma", "roomb"]) await mentionAnswer(h, h.fake.message(ch, `SAY: fine ${name}-${ch}`, { mention: true, from: user(snowflake(), name) }));
+    const late = `late-${ch}`;
+    const [refused] = await mentionAnswer(h, h.fake.message(ch, `SAY: late ${late}`, { mention: true, from: user(snowflake(), "roomc") }));
+    expect(refused.content).toMatch(/This room has used its daily budget of 600 model tokens \(DUET_ROOM_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+    // Barrier: an ask in another channel, answered after the refusal; the refused one never reached the model.
+    const barrier = `barrier-${ch}`;
+    await mentionAnswer(h, h.fake.message(h.fake.addChannel(h.guildId, "room-budget-other"), `SAY: ok ${barrier}`, { mention: true, from: user(snowflake(), "roomd") }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(late)).toHaveLength(0);
   });
 
   it("a person's budget holds across the server's channels: spent in one, refused in another, with no model call", async () => {

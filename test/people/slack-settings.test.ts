@@ -7,15 +7,15 @@ import { answerTo, type BotHandle, mention, newChannel, readable, slash, startSl
 /**
  * A model per room, usage and budgets through the real bolt app, the fake Slack
  * and the real Worker: DUET_MODELS offers two models (one by a name of its
- * own), and each person may use 300 tokens a day across the workspace's rooms
- * (a first ask with the system prompt takes more).
+ * own), each person may use 300 tokens a day across the workspace's rooms
+ * (a first ask with the system prompt takes more), and each room 600.
  */
 
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300" };
+const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600" };
 startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The body Slack got on the command's response_url. */
@@ -72,6 +72,19 @@ describe("settings on Slack", () => {
     expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
     expect(text).toContain("member-U0OTHER · fake-model");
     expect(text).toMatch(/Your budget across this workspace's rooms: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+  });
+
+  it("a room past its daily budget refuses the next ask, whoever asks, with that budget and its reset, and no model call", async () => {
+    const channel = newChannel();
+    for (const user of ["U0ROOMA", "U0ROOMB"]) await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: fine ${user}-${channel}`, user }));
+    const late = `late-${channel}`;
+    const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: late ${late}`, user: "U0ROOMC" }));
+    expect(readable(refused)).toMatch(/This room has used its daily budget of 600 model tokens \(DUET_ROOM_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+    // Barrier: an ask in another channel, answered after the refusal; the refused one never reached the model.
+    const barrier = `barrier-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel: newChannel(), text: `SAY: ok ${barrier}`, user: "U0ROOMD" }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(late)).toHaveLength(0);
   });
 
   it("a person's budget holds across the workspace's channels: spent in one, refused in another, with no model call", async () => {
