@@ -133,6 +133,10 @@ export class RoomTurns {
    */
   private async open(req: MessageRequest, live: boolean): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
+    // Asked first: a person's budget may be counted in another object (an RPC, during which
+    // another request may come in), and from the key's lookup to the turn's admission nothing
+    // may wait on I/O, so a retry with the same key finds this turn and joins it.
+    const refused = await this.room.overBudget?.(req.userId || null);
     const key = req.idempotencyKey ?? null;
     if (key) {
       const stored = () => {
@@ -145,8 +149,7 @@ export class RoomTurns {
       if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
-    // Past a budget: refused before anything is written or asked.
-    const refused = await this.room.overBudget?.(req.userId || null);
+    // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
     const turn = this.accept(place, () =>
