@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,6 +29,37 @@ describe("workerOptions", () => {
     );
     expect(() => workerOptions(["--port", "eighty"], {})).toThrow("--port must be a port number from 1 to 65535, not eighty");
     expect(() => workerOptions(["--var", "novalue"], {})).toThrow("--var takes NAME:VALUE, not novalue");
+  });
+
+  it("refuses a budget that is not a number, or a model list with an unknown provider, from the environment or --var, with the Worker's one line", () => {
+    expect(() => workerOptions([], { DUET_ROOM_DAILY_TOKENS: "lots" })).toThrow(new WorkerConfigError("DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000"));
+    expect(() => workerOptions(["--var", "DUET_USER_DAILY_TOKENS:12k"], {})).toThrow(/^DUET_USER_DAILY_TOKENS must be an integer/);
+    expect(() => workerOptions([], { DUET_MODELS: "fast=anthropic:claude" })).toThrow('DUET_MODELS has "fast=anthropic:claude": "anthropic" is not a provider (one of workers-ai, openai)');
+  });
+
+  it("hands the models and budgets from the environment to the Worker", () => {
+    const options = workerOptions([], { DUET_MODELS: "fast=workers-ai:@cf/x,strong=openai:gpt-4o", DUET_ROOM_DAILY_TOKENS: "5000" });
+    const file = readFileSync(options.envFiles!.at(-1)!, "utf8");
+    expect(file).toContain("DUET_MODELS='fast=workers-ai:@cf/x,strong=openai:gpt-4o'\n");
+    expect(file).toContain("DUET_ROOM_DAILY_TOKENS='5000'\n");
+  });
+});
+
+describe("pnpm dev:worker with a malformed budget", () => {
+  it("stops before anything starts, with one line naming the setting", async () => {
+    const home = join(tmpdir(), `duet-never-created-${process.pid}`);
+    const child = spawn(join(REPO_ROOT, "node_modules", ".bin", "tsx"), ["scripts/dev-worker.ts"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DUET_HOME: home, DUET_ROOM_DAILY_TOKENS: "lots" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout!.on("data", (d: Buffer) => (output += d));
+    child.stderr!.on("data", (d: Buffer) => (output += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(output.trim()).toBe("pnpm dev:worker: DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000");
+    expect(existsSync(home)).toBe(false);
   });
 });
 

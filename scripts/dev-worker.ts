@@ -1,7 +1,9 @@
 import { spawn, type SpawnOptions } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError, MODEL_SETTING_VARS, modelSettingFields, parseEnv } from "@duet/shared";
 import type { unstable_startWorker } from "wrangler";
+import { z } from "zod";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
 type StartInput = Parameters<typeof unstable_startWorker>[0];
@@ -58,6 +60,10 @@ function parsePort(value: string, from: string): number {
 /** What wrangler's dev server is started with: `extra` is the command line, `env` the environment. */
 export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.env): StartInput {
   const flags = parseFlags(extra);
+  const devVars = join(REPO_ROOT, ".dev.vars");
+  const settings = Object.fromEntries(MODEL_SETTING_VARS.map((name) => [name, env[name]]));
+  // As the Worker will see them (arguments over the environment over .dev.vars): a malformed one stops here, before anything starts.
+  checkModelSettings({ ...(existsSync(devVars) ? readDotenv(readFileSync(devVars, "utf8")) : {}), ...present(settings), ...flags.vars });
   const tokens = devTokens();
   const vars: Record<string, string | undefined> = {
     DUET_API_TOKEN: tokens.DUET_API_TOKEN,
@@ -72,9 +78,11 @@ export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.
     SANDBOX_NETWORK: env.SANDBOX_NETWORK,
     SANDBOX_ALLOWED_HOSTS: env.SANDBOX_ALLOWED_HOSTS,
     SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
+    // The models a room may switch to and the daily budgets.
+    ...settings,
   };
   // Later files win: the developer's own .dev.vars (which an explicit list would otherwise skip), then ours.
-  const envFiles = [existsSync(join(REPO_ROOT, ".dev.vars")) ? [join(REPO_ROOT, ".dev.vars")] : [], writeWorkerEnvFile(vars)].flat();
+  const envFiles = [existsSync(devVars) ? [devVars] : [], writeWorkerEnvFile(vars)].flat();
   const port = flags.port !== undefined ? parsePort(flags.port, "--port") : parsePort(env.DUET_WORKER_PORT ?? "8787", "DUET_WORKER_PORT");
   return {
     config: join(REPO_ROOT, "wrangler.toml"),
@@ -90,6 +98,31 @@ export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.
       logLevel: "log",
     },
   };
+}
+
+const modelSettings = z.object(modelSettingFields);
+
+/** The Worker's models and budgets, read as the Worker reads them; a malformed one is the Worker's one line. */
+function checkModelSettings(vars: Record<string, string>): void {
+  try {
+    parseEnv(modelSettings, vars);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new WorkerConfigError(err.message);
+    throw err;
+  }
+}
+
+/** The variables that are set (an empty one is left out of the Worker's env file, so it sets nothing). */
+const present = (vars: Record<string, string | undefined>) => Object.fromEntries(Object.entries(vars).filter((e): e is [string, string] => Boolean(e[1])));
+
+/** `NAME=value` lines of a dotenv file (quotes taken off); enough to check the settings above before wrangler reads the file. */
+function readDotenv(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m) vars[m[1]!] = m[2]!.replace(/^(['"])(.*)\1$/, "$2");
+  }
+  return vars;
 }
 
 /**

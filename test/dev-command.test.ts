@@ -206,4 +206,12 @@ describe("pnpm dev when something is wrong", () => {
     expect(dev.output().trim()).toBe("pnpm dev: DUET_WORKER_PORT must be a port number from 1 to 65535");
     expect(existsSync(join(tmpdir(), "duet-never-created"))).toBe(false);
   });
+
+  it("refuses a daily budget that is not a number with one line naming it, before anything starts", async () => {
+    const home = join(tmpdir(), "duet-never-created-budget");
+    const dev = startDev(cleanEnv({ DUET_HOME: home, DUET_ROOM_DAILY_TOKENS: "lots" }));
+    expect(await dev.exited).toBe(1);
+    expect(dev.output().trim()).toBe("pnpm dev: DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000");
+    expect(existsSync(home)).toBe(false);
+  });
 });

@@ -19,7 +19,8 @@ export default defineConfig({
           DUET_STORE_KEY: "test-store-key-0123456789abcdef0123456789",
           MODEL_PROVIDER: "openai",
           MODEL: "fake-model",
-          DUET_MODELS: "fake-model,fake-large",
+          // Two models of the configured provider (the fake OpenAI-compatible model) and one of Workers AI (the fake binding below).
+          DUET_MODELS: "fake-model,fake-large,edge=workers-ai:@cf/test/edge-model",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,
           OPENAI_API_KEY: "sk-test-openai-key-0123456789",
           SANDBOX_PROVIDER: "local",
@@ -28,9 +29,14 @@ export default defineConfig({
           COMMAND_TIMEOUT_MS: "5000",
           // Answers unconfirmed this long are offered in the feed; short so tests see it at once.
           DUET_DELIVERY_GRACE_MS: "300",
+          // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.
+          DUET_USER_DAILY_TOKENS: "1000000000",
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
         },
+        // Workers AI's `AI` binding cannot run locally: a wrapped binding stands in for it.
+        wrappedBindings: { AI: { scriptName: "fake-workers-ai" } },
+        workers: [{ name: "fake-workers-ai", modules: true, scriptPath: `${root}/worker/test/fixtures/fake-workers-ai.js` }],
       },
     })),
   ],

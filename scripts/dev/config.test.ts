@@ -39,6 +39,8 @@ describe("loadDevConfig", () => {
     expect(() => loadDevConfig({ SANDBOX_PORT: "70000" }, "/repo")).toThrow(/SANDBOX_PORT must be a port number from 0 to 65535/);
     expect(() => loadDevConfig({ MODEL_PROVIDER: "anthropic" }, "/repo")).toThrow(/MODEL_PROVIDER must be workers-ai or openai/);
     expect(() => loadDevConfig({ OPENAI_BASE_URL: "localhost:11434" }, "/repo")).toThrow(/OPENAI_BASE_URL must be an http\(s\) URL/);
+    expect(() => loadDevConfig({ DUET_ROOM_DAILY_TOKENS: "lots" }, "/repo")).toThrow("pnpm dev: DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000");
+    expect(() => loadDevConfig({ DUET_MODELS: "a=openai:x,a=openai:y" }, "/repo")).toThrow('pnpm dev: DUET_MODELS names "a" twice; each name must be different');
   });
 });
 

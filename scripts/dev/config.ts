@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, parseEnv } from "@duet/shared";
+import { ConfigError, modelSettingFields, parseEnv } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -37,6 +37,8 @@ const schema = z.object({
   SLACK_APP_TOKEN: text,
   SLACK_SIGNING_SECRET: text,
   DISCORD_TOKEN: text,
+  // The Worker's models and budgets, checked here so a malformed one stops start-up before anything runs.
+  ...modelSettingFields,
 });
 
 export interface BotPlan {

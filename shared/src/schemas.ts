@@ -280,7 +280,8 @@ export const usageRowSchema = z.object({
 export type UsageRow = z.infer<typeof usageRowSchema>;
 
 /** A daily token budget: the limit, what is used today and what is left (for the person asked about, for a per-person budget). */
-export const budgetSchema = z.object({ limit: z.number(), used: z.number().optional(), left: z.number().optional() });
+/** A daily budget: its limit, what is used today and left; `where` says what a person's counts (e.g. "across this workspace's rooms"). */
+export const budgetSchema = z.object({ limit: z.number(), used: z.number().optional(), left: z.number().optional(), where: z.string().optional() });
 export type Budget = z.infer<typeof budgetSchema>;
 
 /** A room's model usage (with its thread rooms'), newest day first, the last 7 UTC days, and its budgets. */

@@ -6,15 +6,16 @@ import { answerTo, type BotHandle, mention, newChannel, readable, slash, startSl
 
 /**
  * A model per room, usage and budgets through the real bolt app, the fake Slack
- * and the real Worker: DUET_MODELS offers two models, and each person may use
- * 300 tokens a day in a room (a first ask with the system prompt takes more).
+ * and the real Worker: DUET_MODELS offers two models (one by a name of its
+ * own), each person may use 300 tokens a day across the workspace's rooms
+ * (a first ask with the system prompt takes more), and each room 600.
  */
 
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-const VARS = { DUET_MODELS: "fake-model,fake-large", DUET_USER_DAILY_TOKENS: "300" };
+const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600" };
 startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The body Slack got on the command's response_url. */
@@ -24,13 +25,26 @@ function responseTo(fields: Record<string, string>): Promise<string> {
 }
 const callsWith = (marker: string) => stack.model.calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
 
+/**
+ * `ask` (marked `marker`) by `user` in `channel` is refused with the per-person budget and its reset,
+ * and never reaches the model: a barrier (`other`'s ask in the same channel, answered after it) is.
+ */
+async function refusedWithoutModelCall(channel: string, ask: string, marker: string, user: string, other: string) {
+  const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: ask, user }));
+  expect(readable(refused)).toMatch(/You have used your daily budget of 300 model tokens across this workspace's rooms \(DUET_USER_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+  const barrier = `barrier-${channel}`;
+  await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: ok ${barrier}`, user: other }));
+  expect(callsWith(barrier)).toHaveLength(1);
+  expect(callsWith(marker)).toHaveLength(0);
+}
+
 describe("settings on Slack", () => {
-  it("/duet model switches the room's model, and the model is asked under the new name", async () => {
+  it("/duet model switches the room's model, and its provider is asked for it under the provider's own name", async () => {
     const channel = newChannel();
     const shown = await slash(slack, bot, channel, "model", "U0ALICE");
-    expect(await responseTo(shown.fields)).toContain("The model here is `fake-model` (the default). Choices: `fake-model`, `fake-large`.");
-    const set = await slash(slack, bot, channel, "model fake-large", "U0ALICE");
-    expect(await responseTo(set.fields)).toContain("<@U0ALICE> switched the model here to `fake-large`");
+    expect(await responseTo(shown.fields)).toContain("The model here is `fake-model` (the default). Choices: `fake-model`, `large`.");
+    const set = await slash(slack, bot, channel, "model large", "U0ALICE");
+    expect(await responseTo(set.fields)).toContain("<@U0ALICE> switched the model here to `large`");
     const marker = `after-switch-${channel}`;
     await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: ok ${marker}`, user: "U0ALICE" }));
     expect(callsWith(marker).map((c) => c.model)).toEqual(["fake-large"]);
@@ -39,7 +53,7 @@ describe("settings on Slack", () => {
   it("/duet model with an unknown name answers the choices and changes nothing", async () => {
     const channel = newChannel();
     const { fields } = await slash(slack, bot, channel, "model gpt-9000", "U0ALICE");
-    expect(await responseTo(fields)).toContain('Unknown model "gpt-9000"; choose one of: fake-model, fake-large');
+    expect(await responseTo(fields)).toContain('Unknown model "gpt-9000"; choose one of: fake-model, large');
     expect((await stack.client.model(`slack-${slack.id.teamId}-${channel}`)).model).toBe("fake-model");
   });
 
@@ -50,19 +64,36 @@ describe("settings on Slack", () => {
     const [answered] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: fine ${first}`, user: "U0SPREE" }));
     expect(readable(answered)).toContain(`fine ${first}`);
     const second = `second-${channel}`;
-    const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: again ${second}`, user: "U0SPREE" }));
-    expect(readable(refused)).toMatch(/You have used your daily budget of 300 model tokens in this room \(DUET_USER_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
-    // Barrier: someone else's ask in the same room, answered after the refusal; the refused ask never reached the model.
-    const barrier = `barrier-${channel}`;
-    await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: ok ${barrier}`, user: "U0OTHER" }));
-    expect(callsWith(barrier)).toHaveLength(1);
-    expect(callsWith(second)).toHaveLength(0);
+    await refusedWithoutModelCall(channel, `SAY: again ${second}`, second, "U0SPREE", "U0OTHER");
 
     const [call] = callsWith(first);
     const { fields } = await slash(slack, bot, channel, "usage", "U0SPREE");
     const text = await responseTo(fields);
     expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
     expect(text).toContain("member-U0OTHER · fake-model");
-    expect(text).toMatch(/Your budget: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+    expect(text).toMatch(/Your budget across this workspace's rooms: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
+  });
+
+  it("a room past its daily budget refuses the next ask, whoever asks, with that budget and its reset, and no model call", async () => {
+    const channel = newChannel();
+    for (const user of ["U0ROOMA", "U0ROOMB"]) await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: fine ${user}-${channel}`, user }));
+    const late = `late-${channel}`;
+    const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: late ${late}`, user: "U0ROOMC" }));
+    expect(readable(refused)).toMatch(/This room has used its daily budget of 600 model tokens \(DUET_ROOM_DAILY_TOKENS: \d+ used today\)\. It resets at 00:00 UTC, in /);
+    // Barrier: an ask in another channel, answered after the refusal; the refused one never reached the model.
+    const barrier = `barrier-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel: newChannel(), text: `SAY: ok ${barrier}`, user: "U0ROOMD" }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(late)).toHaveLength(0);
+  });
+
+  it("a person's budget holds across the workspace's channels: spent in one, refused in another, with no model call", async () => {
+    const [one, two] = [newChannel(), newChannel()];
+    const spent = `spent-${one}`;
+    await answerTo(slack, await mention(slack, bot, { channel: one, text: `SAY: fine ${spent}`, user: "U0ROAMER" }));
+    expect(callsWith(spent)).toHaveLength(1);
+    const elsewhere = `elsewhere-${two}`;
+    // The barrier is someone with budget left.
+    await refusedWithoutModelCall(two, `SAY: again ${elsewhere}`, elsewhere, "U0ROAMER", "U0NEWCOMER");
   });
 });

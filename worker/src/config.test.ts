@@ -35,6 +35,22 @@ describe("Worker config: models and budgets", () => {
     expect(load({ DUET_MODELS: "b,c" })).toMatchObject({ model: "b", models: ["b", "c"] });
   });
 
+  it("serves each offered model from its own provider, plain names from MODEL_PROVIDER", () => {
+    const c = load({ MODEL_PROVIDER: "openai", DUET_MODELS: "small,fast=workers-ai:@cf/meta/llama-3.1-8b-instruct,strong=openai:gpt-4o", MODEL: "strong" });
+    expect(c.models).toEqual(["strong", "small", "fast"]);
+    expect(Object.fromEntries(c.offered)).toEqual({
+      small: { provider: "openai", model: "small" },
+      fast: { provider: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct" },
+      strong: { provider: "openai", model: "gpt-4o" },
+    });
+  });
+
+  it("stops with one line on an unknown provider, an empty name or a name given twice", () => {
+    expect(() => load({ DUET_MODELS: "fast=anthropic:claude" })).toThrow('Worker misconfigured: DUET_MODELS has "fast=anthropic:claude": "anthropic" is not a provider (one of workers-ai, openai)');
+    expect(() => load({ DUET_MODELS: "=openai:gpt-4o" })).toThrow(/^Worker misconfigured: DUET_MODELS has "=openai:gpt-4o": the name before = is empty/);
+    expect(() => load({ DUET_MODELS: "a=openai:x,a=workers-ai:y" })).toThrow('Worker misconfigured: DUET_MODELS names "a" twice; each name must be different');
+  });
+
   it("reads the daily token budgets, none when unset, and stops with one line on one that is not a number", () => {
     const none = load({});
     expect([none.DUET_ROOM_DAILY_TOKENS, none.DUET_USER_DAILY_TOKENS]).toEqual([undefined, undefined]);

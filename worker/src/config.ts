@@ -10,8 +10,10 @@ import {
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_WORKSPACE_MAX_BYTES,
   intVar,
+  modelSettingFields,
+  MODEL_PROVIDERS,
   networkPolicyOf,
-  optionalIntVar,
+  type ModelProviderName,
   numberVar,
   optionalText,
   parseEnv,
@@ -28,10 +30,8 @@ const schema = z.object({
   DUET_API_TOKEN: optionalText,
   /** Still accepted while a rotation is under way: the bots move to the new token, then this is removed. */
   DUET_API_TOKEN_PREVIOUS: optionalText,
-  MODEL_PROVIDER: z.enum(["workers-ai", "openai"], { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
+  MODEL_PROVIDER: z.enum(MODEL_PROVIDERS, { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
   MODEL: optionalText,
-  /** The models a room may switch to, comma-separated. */
-  DUET_MODELS: optionalText,
   OPENAI_BASE_URL: optionalText.pipe(z.url({ error: "OPENAI_BASE_URL must be a URL" }).optional()),
   OPENAI_API_KEY: optionalText,
   MODEL_TIMEOUT_MS: intVar("MODEL_TIMEOUT_MS", DEFAULT_MODEL_TIMEOUT_MS, 100, 600_000),
@@ -60,20 +60,30 @@ const schema = z.object({
   DUET_SCHEDULE_MIN_INTERVAL_S: intVar("DUET_SCHEDULE_MIN_INTERVAL_S", 900, 1, 7 * 24 * 60 * 60),
   /** Schedules one room may hold: each is a row and a turn per run. */
   DUET_SCHEDULES_PER_ROOM: intVar("DUET_SCHEDULES_PER_ROOM", 10, 0, 100),
-  /** Model tokens (in and out) a room may use per UTC day; unset: no budget. */
-  DUET_ROOM_DAILY_TOKENS: optionalIntVar("DUET_ROOM_DAILY_TOKENS", 1, 1e12),
-  /** Model tokens one person may use per UTC day in a room; unset: no budget. */
-  DUET_USER_DAILY_TOKENS: optionalIntVar("DUET_USER_DAILY_TOKENS", 1, 1e12),
+  /**
+   * The models a room may switch to (DUET_MODELS: `name=provider:model` or
+   * plain names for MODEL_PROVIDER) and the daily token budgets
+   * (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS; unset: none).
+   */
+  ...modelSettingFields,
 });
 
 export type WorkerConfig = z.infer<typeof schema> & {
-  /** The default model: MODEL, else the first of DUET_MODELS, else the provider's default. */
+  /** The default model's name: MODEL, else the first of DUET_MODELS, else the provider's default. */
   model: string;
-  /** The models a room may use: the default first, then the rest of DUET_MODELS. */
+  /** The names of the models a room may use: the default first, then the rest of DUET_MODELS. */
   models: string[];
+  /** Each name's provider and the provider's own name for the model. */
+  offered: Map<string, ServedModel>;
   secrets: string[];
   network: NetworkPolicy;
 };
+
+/** Which provider serves an offered model, and the provider's name for it. */
+export interface ServedModel {
+  provider: ModelProviderName;
+  model: string;
+}
 
 export { ConfigError };
 
@@ -85,12 +95,14 @@ export function loadConfig(env: Vars): WorkerConfig {
   const hit = cache.get(env);
   if (hit) return hit;
   const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");
-  const offered = (c.DUET_MODELS ?? "").split(",").map((m) => m.trim()).filter(Boolean);
-  const model = c.MODEL ?? offered[0] ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
-  const models = [...new Set([model, ...offered])];
+  const offered = new Map<string, ServedModel>(c.DUET_MODELS.map((e) => [e.name, { provider: e.provider ?? c.MODEL_PROVIDER, model: e.model }]));
+  // MODEL names an offered model, or is one more model of MODEL_PROVIDER (offered first).
+  const model = c.MODEL ?? c.DUET_MODELS[0]?.name ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
+  if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });
+  const models = [model, ...[...offered.keys()].filter((name) => name !== model)];
   // Values that must never reach chat or history, even if a command prints them.
   const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
-  const config = { ...c, model, models, secrets, network: networkPolicyOf(c) };
+  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c) };
   cache.set(env, config);
   return config;
 }

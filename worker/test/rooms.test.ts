@@ -65,6 +65,15 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(await history(room)).toHaveLength(2);
   });
 
+  it("concurrent duplicates of one key by a person with a budget (counted in another object) share one turn", async () => {
+    const room = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
+    const text = `SLOW:200 SAY: dup <run>echo dup-${room}</run>`;
+    const results = await Promise.all([1, 2, 3, 4].map(() => send(room, text, { idempotencyKey: "EvDupPerson", userId: "U1" })));
+    for (const r of results) expect(r.body.reply).toBe(results[0].body.reply);
+    expect(await modelCallsWith(`echo dup-${room}`)).toHaveLength(1);
+    expect(await history(room)).toHaveLength(2);
+  });
+
   it("a failed turn's key can be retried and then succeeds once", async () => {
     const room = freshRoom();
     const failed = await send(room, "FAIL:503", { idempotencyKey: "EvRetry" });

@@ -47,7 +47,7 @@ describe("model usage", () => {
         turns: 2,
       },
     ]);
-    expect(body.budgets).toEqual({});
+    expect(body.budgets).toEqual({ user: { limit: 1_000_000_000 } });
   });
 
   it("counts a provider that reports no usage as unknown, not as zero", async () => {
@@ -67,6 +67,32 @@ describe("model usage", () => {
     expect((await rows(room)) - before).toBe(2);
     const { body } = await usage(room);
     expect(body.days[0].rows[0]).toMatchObject({ userId: "U3", turns: 29 });
+  });
+
+  it("counts a person's tokens across their workspace's rooms: one row in their own usage object per turn, the room's two rows unchanged", async () => {
+    const team = freshRoom("T").replace(/-/g, "");
+    const first = `first-${team}`;
+    const second = `second-${team}`;
+    const person = (env as unknown as { PERSON_USAGE: DurableObjectNamespace }).PERSON_USAGE.getByName(JSON.stringify([`slack-${team}`, "U9"])) as unknown as {
+      stats(): Promise<{ rowsWrittenSinceStart: number }>;
+    };
+    const thread = `slack-${team}-C2-1700000000.000100`;
+    expect((await send(`slack-${team}-C1`, `SAY: one ${first}`, { userId: "U9" })).status).toBe(200);
+    expect((await send(thread, "SAY: warm up", { userId: "U8" })).status).toBe(200);
+    const roomBefore = await rows(thread);
+    const personBefore = (await person.stats()).rowsWrittenSinceStart;
+    expect((await send(thread, `SAY: two ${second}`, { userId: "U9" })).status).toBe(200);
+    expect((await person.stats()).rowsWrittenSinceStart - personBefore).toBe(1);
+    expect((await rows(thread)) - roomBefore).toBe(2);
+    const [a] = await reported(first);
+    const [b] = await reported(second);
+    const spent = a.usage!.prompt_tokens + a.usage!.completion_tokens + b.usage!.prompt_tokens + b.usage!.completion_tokens;
+    // Another channel of the same workspace: its own rows hold none of U9's turns, the budget holds both.
+    const { body } = await usage(`slack-${team}-C3`, "?userId=U9");
+    expect(body.days[0].rows).toEqual([]);
+    expect(body.budgets.user).toEqual({ limit: 1_000_000_000, used: spent, left: 1_000_000_000 - spent, where: "across this workspace's rooms" });
+    // Another workspace's person of the same id is someone else.
+    expect((await usage(`slack-${team}X-C1`, "?userId=U9")).body.budgets.user.used).toBe(0);
   });
 
   it("adds a channel's thread rooms to the channel's usage", async () => {

@@ -223,5 +223,9 @@ describe("model and usage", () => {
     expect(shown).toContain("Ada !channel · m · 1,200 in / 34 out · 2 turns");
     expect(shown).toContain("<@U2> · m · tokens unknown (the model reported none) · 1 turn");
     expect(shown).toContain("Your budget: 1,234 of 5,000 tokens used today, 3,766 left (resets at 00:00 UTC).");
+    const across = { ...usage, budgets: { user: { ...usage.budgets.user, where: "across this workspace's rooms" } } };
+    expect(describeUsage(across, { person: (id) => id, command: (c) => c, label: (n) => n })).toContain(
+      "Your budget across this workspace's rooms: 1,234 of 5,000 tokens used today, 3,766 left (resets at 00:00 UTC).",
+    );
   });
 });

@@ -68,7 +68,12 @@ export function describeUsage(u: UsageResponse, name: Naming): string {
   if (u.budgets.room) lines.push("", `Room budget: ${tokens(u.budgets.room.used ?? 0)} of ${tokens(u.budgets.room.limit)} tokens used today, ${tokens(u.budgets.room.left ?? 0)} left (${resets}).`);
   if (u.budgets.user) {
     const b = u.budgets.user;
-    lines.push(b.left !== undefined ? `Your budget: ${tokens(b.used ?? 0)} of ${tokens(b.limit)} tokens used today, ${tokens(b.left)} left (${resets}).` : `Budget per person: ${tokens(b.limit)} tokens a day.`);
+    const where = b.where ? ` ${b.where}` : "";
+    lines.push(
+      b.left !== undefined
+        ? `Your budget${where}: ${tokens(b.used ?? 0)} of ${tokens(b.limit)} tokens used today, ${tokens(b.left)} left (${resets}).`
+        : `Budget per person${where}: ${tokens(b.limit)} tokens a day.`,
+    );
   }
   if (!u.budgets.room && !u.budgets.user) lines.push("", "No daily token budget is set.");
   return lines.join("\n");

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
-import { ConfigError } from "../config.ts";
+import { ConfigError, loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
@@ -25,6 +25,14 @@ function wantsStream(accept: string | undefined): boolean {
 }
 
 export const app = new Hono<App>();
+
+// Settings are read before anything else (once per isolate): a Worker with a
+// malformed one answers every request, health checks too, with the one line
+// naming it (503), rather than working in part.
+app.use("*", async (c, next) => {
+  loadConfig(c.env);
+  await next();
+});
 
 app.get("/health", (c) => c.text("ok"));
 

@@ -6,25 +6,28 @@ import type { ChatModel } from "./types.ts";
 import { WorkersAIChatModel } from "./workers-ai-stream.ts";
 
 /**
- * The configured model: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM,
- * llama.cpp's server, AI Gateway) or Workers AI through the `AI` binding. Both
- * stream; an unusable configuration is refused in words an operator can act on.
+ * The model offered as `name` (DUET_MODELS, MODEL), from the provider that
+ * serves it: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp's
+ * server, AI Gateway) or Workers AI through the `AI` binding. Both stream; an
+ * unusable configuration is refused in words an operator can act on.
  */
-export function createLanguageModel(config: WorkerConfig, env: Vars, model = config.model): ChatModel {
-  if (config.MODEL_PROVIDER === "openai") {
+export function createLanguageModel(config: WorkerConfig, env: Vars, name = config.model): ChatModel {
+  const served = config.offered.get(name);
+  if (!served) throw new DuetError("model_not_configured", `The model "${name}" is not offered (DUET_MODELS)`);
+  if (served.provider === "openai") {
     if (!config.OPENAI_BASE_URL) {
       throw new DuetError(
         "model_not_configured",
-        "No model is configured: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or use MODEL_PROVIDER=workers-ai",
+        `No model endpoint is configured for ${name}: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or serve it with workers-ai`,
       );
     }
-    return new OpenAIChatModel(config.OPENAI_BASE_URL, model, config.OPENAI_API_KEY);
+    return new OpenAIChatModel(config.OPENAI_BASE_URL, served.model, config.OPENAI_API_KEY, name);
   }
   if (!env.AI) {
     throw new DuetError(
       "model_not_configured",
-      "MODEL_PROVIDER is workers-ai but the AI binding is missing: deploy with the production environment, or set MODEL_PROVIDER=openai",
+      `${name} is served by workers-ai but the AI binding is missing: deploy with the production environment, or serve it with openai`,
     );
   }
-  return new WorkersAIChatModel(env.AI, model);
+  return new WorkersAIChatModel(env.AI, served.model, name);
 }

@@ -17,8 +17,10 @@ export class OpenAIChatModel implements ChatModel {
 
   constructor(
     baseUrl: string,
-    readonly name: string,
+    /** The endpoint's own name for the model, sent with each request. */
+    private readonly model: string,
     private readonly apiKey?: string,
+    readonly name = model,
   ) {
     this.url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
   }
@@ -28,7 +30,7 @@ export class OpenAIChatModel implements ChatModel {
       method: "POST",
       headers: { "content-type": "application/json", ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
       body: JSON.stringify({
-        model: this.name,
+        model: this.model,
         messages,
         stream: request.stream,
         ...(request.stream ? { stream_options: { include_usage: true } } : {}),

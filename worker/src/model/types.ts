@@ -36,7 +36,7 @@ export interface TokenUsage {
  * the deadline are the caller's (streamModelText).
  */
 export interface ChatModel {
-  /** The model's name as the provider knows it (what usage is counted under). */
+  /** The model's name as people choose it (DUET_MODELS; what usage is counted under). */
   readonly name: string;
   stream(messages: ChatMessage[], request: ModelRequest): AsyncIterable<string>;
   /** True when an aborted `request.signal` ends the answer (a fetch does, headers and body alike); otherwise the caller watches the signal. */

@@ -18,14 +18,16 @@ export interface AiBinding {
 export class WorkersAIChatModel implements ChatModel {
   constructor(
     private readonly ai: AiBinding,
-    readonly name: string,
+    /** Workers AI's own name for the model (`@cf/...`). */
+    private readonly model: string,
+    readonly name = model,
   ) {}
 
   async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {
     let answer: unknown;
     try {
       const input = { messages, stream: request.stream, max_tokens: request.maxTokens, temperature: request.temperature };
-      answer = await this.ai.run(this.name, input, { signal: request.signal });
+      answer = await this.ai.run(this.model, input, { signal: request.signal });
     } catch (err) {
       throw bindingError(err);
     }

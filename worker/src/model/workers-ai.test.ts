@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createLanguageModel } from "./language-model.ts";
 import { streamModelText } from "./stream.ts";
-import type { WorkerConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
 import type { Vars } from "../vars.ts";
 
 /** A stand-in for the `AI` binding (it needs a Cloudflare account): with `stream: true` it answers SSE, as Workers AI does. */
@@ -38,7 +38,7 @@ function sse(pieces: string[], last?: Record<string, unknown>): ReadableStream<U
   });
 }
 
-const config = { MODEL_PROVIDER: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct-fast" } as WorkerConfig;
+const config = loadConfig({ MODEL_PROVIDER: "workers-ai", MODEL: "@cf/meta/llama-3.1-8b-instruct-fast" } as Vars);
 const messages = [{ role: "user" as const, content: "hi" }];
 
 async function collect(pieces: AsyncIterable<string>): Promise<string[]> {

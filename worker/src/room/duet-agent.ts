@@ -13,6 +13,7 @@ import type {
 } from "@duet/shared";
 import type { Upload } from "../files/upload-log.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
+import type { PersonUsage } from "../usage/person-object.ts";
 import type { LiveOutcome } from "../live/live-turns.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
@@ -26,6 +27,7 @@ import { dropNamelessAlarm, knowsName, rememberName } from "./room-name.ts";
 export interface Env extends Vars {
   DUET_AGENT: DurableObjectNamespace<DuetAgent>;
   DELIVERY_FEED: DurableObjectNamespace<DeliveryFeed>;
+  PERSON_USAGE: DurableObjectNamespace<PersonUsage>;
 }
 
 /**
@@ -53,6 +55,7 @@ export class DuetAgent extends Agent<Env> {
       this.name,
       (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
       (platform) => this.env.DELIVERY_FEED.getByName(platform),
+      (key) => this.env.PERSON_USAGE.getByName(key),
     );
     return this.parts;
   }

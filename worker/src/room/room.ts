@@ -5,7 +5,8 @@ import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
-import { overBudget, type DailyBudgets } from "../usage/budgets.ts";
+import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
+import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
@@ -50,6 +51,7 @@ export class Room {
   readonly outbox: Outbox;
   readonly schedules: ScheduledRuns;
   private readonly scheduleRows: Schedules;
+  private readonly people: PersonBudget;
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
@@ -62,8 +64,11 @@ export class Room {
     private readonly peer: (roomId: string) => RoomPeer,
     /** A platform's delivery feed (outbox/feed-object.ts). */
     feed: (platform: DeliveryPlatform) => FeedPeer,
+    /** One person's usage across their workspace's rooms (usage/person-object.ts), by key. */
+    person: (key: string) => PersonPeer,
   ) {
     this.config = loadConfig(env);
+    this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS, person);
     this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage);
     this.uploads = new UploadLog(storage);
@@ -83,7 +88,8 @@ export class Room {
       deps: () => this.turnDeps(),
       atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
-      overBudget: (userId) => overBudget(this.budgets(), this.ledger.usageTotals(), userId),
+      overBudget: async (userId) => overBudget(this.budgets(), this.ledger.usageTotals(), await this.personToday(userId)),
+      counted: (userId, usage, at) => this.people.counted(userId, usage, at),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.scheduleRows = new Schedules(storage.sql, limits);
@@ -199,7 +205,13 @@ export class Room {
       return [];
     });
     if (failed.size) console.error("thread rooms' usage could not be read", [...failed.keys()]);
-    return usageView(entries, this.budgets(), userId);
+    return usageView(entries, this.budgets(), await this.personToday(userId));
+  }
+
+  /** What `userId` used today toward their budget, in every room it counts across; null without a budget or a person. */
+  private async personToday(userId: string | null | undefined): Promise<PersonToday | null> {
+    const used = await this.people.usedToday(userId);
+    return used === null ? null : { used, where: this.people.where };
   }
 
   /** This room's own usage entries (what a channel room adds up from its threads). */

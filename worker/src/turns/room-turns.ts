@@ -7,6 +7,7 @@ import { TurnChannel } from "../live/turn-channel.ts";
 import { guard, ok, type Outcome } from "../outcome.ts";
 import { CONTEXT_TURNS } from "../storage/history-view.ts";
 import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "../storage/turn-ledger.ts";
+import type { TurnUsage } from "../storage/turn-types.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
@@ -40,7 +41,9 @@ export interface RoomParts {
   /** Arms the room's alarm (a Durable Object alarm: no row is written). */
   setAlarm: (at: number) => Promise<void>;
   /** Why a turn by this person may not start now (a daily token budget used up), or null. */
-  overBudget?: (userId: string | null) => DuetError | null;
+  overBudget?: (userId: string | null) => Promise<DuetError | null>;
+  /** An answered turn's usage, told to where the person's budget is counted (across rooms). */
+  counted?: (userId: string | null, usage: TurnUsage | undefined, at: number) => Promise<void>;
 }
 
 const DELETED = "this room was deleted while the message was being answered";
@@ -130,6 +133,10 @@ export class RoomTurns {
    */
   private async open(req: MessageRequest, live: boolean): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
+    // Asked first: a person's budget may be counted in another object (an RPC, during which
+    // another request may come in), and from the key's lookup to the turn's admission nothing
+    // may wait on I/O, so a retry with the same key finds this turn and joins it.
+    const refused = await this.room.overBudget?.(req.userId || null);
     const key = req.idempotencyKey ?? null;
     if (key) {
       const stored = () => {
@@ -142,8 +149,7 @@ export class RoomTurns {
       if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
     }
     const redact = this.room.deps().redact;
-    // Past a budget: refused before anything is written or asked.
-    const refused = this.room.overBudget?.(req.userId || null);
+    // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
     const turn = this.accept(place, () =>
@@ -171,7 +177,7 @@ export class RoomTurns {
       try {
         await this.room.ensureRegistered();
         // A turn that waited behind others may find the budget used up by them: it does not start.
-        const refused = this.room.overBudget?.(turn.userId);
+        const refused = await this.room.overBudget?.(turn.userId);
         if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
@@ -185,7 +191,10 @@ export class RoomTurns {
         for (; !step.done; step = await steps.next()) ledger.markStarted(turn, step.value);
         const { answer, modelText } = step.value;
         if (!current()) throw new DuetError("not_found", DELETED);
-        ledger.answer(turn, answer, modelText, Date.now(), this.room.outbox.takePosted(turn.idemKey));
+        const answeredAt = Date.now();
+        ledger.answer(turn, answer, modelText, answeredAt, this.room.outbox.takePosted(turn.idemKey));
+        // Before the answer goes out, so the person's next ask finds it counted; a failure is logged, the answer kept.
+        await this.room.counted?.(turn.userId, answer.usage, answeredAt).catch((err) => console.error("a turn's usage could not be counted toward its person's budget", err));
         if (turn.deliver) this.room.outbox.answered().catch((err) => console.error("the room's delivery check could not be armed", err));
         // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
         control.recordRuns("auto", answer.runs, turn.userId, killedBy(stop, answer.runs, deps.redact));

@@ -8,34 +8,43 @@ export interface DailyBudgets {
 }
 
 /**
+ * One person's use today as their budget counts it: in every room of their
+ * workspace (`used`, from their usage object), and where that is, in words.
+ */
+export interface PersonToday {
+  used: number;
+  where: string;
+}
+
+/**
  * Why a turn may not start: the room, or this person, has used its tokens
  * for today (UTC). Checked before a turn's model call, never during one, so a
  * turn already running finishes. A turn whose provider reported no usage
  * counts nothing toward a budget: Duet cannot know what it cost.
  */
-export function overBudget(budgets: DailyBudgets, totals: UsageTotals, userId: string | null, now = Date.now()): DuetError | null {
+export function overBudget(budgets: DailyBudgets, totals: UsageTotals, person: PersonToday | null, now = Date.now()): DuetError | null {
   const today = utcDay(now);
   const resets = resetsIn(now);
   const roomUsed = totals.tokensOn(today);
   if (budgets.room !== undefined && roomUsed >= budgets.room) {
     return refusal(`This room has used its daily budget of ${budgets.room} model tokens (DUET_ROOM_DAILY_TOKENS: ${roomUsed} used today). It resets at 00:00 UTC, ${resets}.`, now);
   }
-  if (budgets.user !== undefined && userId) {
-    const used = totals.tokensOn(today, userId);
-    if (used >= budgets.user) {
-      return refusal(`You have used your daily budget of ${budgets.user} model tokens in this room (DUET_USER_DAILY_TOKENS: ${used} used today). It resets at 00:00 UTC, ${resets}.`, now);
-    }
+  if (budgets.user !== undefined && person && person.used >= budgets.user) {
+    return refusal(
+      `You have used your daily budget of ${budgets.user} model tokens ${person.where} (DUET_USER_DAILY_TOKENS: ${person.used} used today). It resets at 00:00 UTC, ${resets}.`,
+      now,
+    );
   }
   return null;
 }
 
 /** The budgets as the usage route shows them: each limit, what is used today and what is left (the person's, when one is named). */
-export function budgetsView(budgets: DailyBudgets, totals: UsageTotals, userId: string | undefined, now = Date.now()): { room?: Budget; user?: Budget } {
+export function budgetsView(budgets: DailyBudgets, totals: UsageTotals, person: PersonToday | null, now = Date.now()): { room?: Budget; user?: Budget } {
   const today = utcDay(now);
   const view = (limit: number, used: number): Budget => ({ limit, used, left: Math.max(0, limit - used) });
   return {
     ...(budgets.room !== undefined ? { room: view(budgets.room, totals.tokensOn(today)) } : {}),
-    ...(budgets.user !== undefined ? { user: userId ? view(budgets.user, totals.tokensOn(today, userId)) : { limit: budgets.user } } : {}),
+    ...(budgets.user !== undefined ? { user: person ? { ...view(budgets.user, person.used), where: person.where } : { limit: budgets.user } } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { UsageResponse, UsageRow } from "@duet/shared";
-import { budgetsView, type DailyBudgets } from "./budgets.ts";
+import { budgetsView, type DailyBudgets, type PersonToday } from "./budgets.ts";
 import { nextUtcMidnight, recentDays, type UsageEntry, UsageTotals } from "./usage-entries.ts";
 
 /**
@@ -9,7 +9,7 @@ import { nextUtcMidnight, recentDays, type UsageEntry, UsageTotals } from "./usa
  * where only some had, the figures are those reported and `unreported` says
  * how many were not.
  */
-export function usageView(entries: UsageEntry[], budgets: DailyBudgets, userId: string | undefined, now = Date.now()): UsageResponse {
+export function usageView(entries: UsageEntry[], budgets: DailyBudgets, person: PersonToday | null, now = Date.now()): UsageResponse {
   const totals = new UsageTotals().addAll(entries);
   const listed = totals.list(now);
   const days = recentDays(now).map((date) => ({
@@ -19,7 +19,7 @@ export function usageView(entries: UsageEntry[], budgets: DailyBudgets, userId: 
       .sort((a, b) => b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens) || b.turns - a.turns)
       .map(rowOf),
   }));
-  return { days, budgets: budgetsView(budgets, totals, userId, now), resetsAt: nextUtcMidnight(now) };
+  return { days, budgets: budgetsView(budgets, totals, person, now), resetsAt: nextUtcMidnight(now) };
 }
 
 function rowOf(e: UsageEntry): UsageRow {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { readModelList } from "./model-settings.ts";
+
+describe("DUET_MODELS", () => {
+  it("reads named entries with their provider, and plain names for MODEL_PROVIDER", () => {
+    expect(readModelList("fast=workers-ai:@cf/meta/llama-3.1-8b-instruct, strong=openai:gpt-4o,gpt-4o-mini,")).toEqual([
+      { name: "fast", provider: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct" },
+      { name: "strong", provider: "openai", model: "gpt-4o" },
+      { name: "gpt-4o-mini", model: "gpt-4o-mini" },
+    ]);
+    expect(readModelList(undefined)).toEqual([]);
+  });
+
+  it("ends the provider at the first colon, so a model name may hold more (Ollama tags)", () => {
+    expect(readModelList("local=openai:qwen2.5:7b")).toEqual([{ name: "local", provider: "openai", model: "qwen2.5:7b" }]);
+    expect(readModelList("qwen2.5:7b")).toEqual([{ name: "qwen2.5:7b", model: "qwen2.5:7b" }]);
+  });
+
+  it("says in one line what is wrong with a bad entry", () => {
+    expect(readModelList("fast=anthropic:claude")).toBe('DUET_MODELS has "fast=anthropic:claude": "anthropic" is not a provider (one of workers-ai, openai)');
+    expect(readModelList("=openai:gpt-4o")).toBe('DUET_MODELS has "=openai:gpt-4o": the name before = is empty (write name=provider:model)');
+    expect(readModelList("fast=openai:")).toBe('DUET_MODELS has "fast=openai:": the model after openai: is empty');
+    expect(readModelList("fast=gpt-4o")).toBe('DUET_MODELS has "fast=gpt-4o": no provider (write fast=provider:model, provider one of workers-ai, openai)');
+    expect(readModelList("fast=openai:gpt-4o,fast=workers-ai:@cf/x")).toBe('DUET_MODELS names "fast" twice; each name must be different');
+    expect(readModelList("a,b,a")).toBe('DUET_MODELS names "a" twice; each name must be different');
+  });
+});
