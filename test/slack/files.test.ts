@@ -103,6 +103,18 @@ describe("files shared with Duet", () => {
     expect(await uploads(channel)).toEqual([]);
   });
 
+  it("a file whose own URL is on another host is never requested, so the token never goes there", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "forged.csv", content: "never" });
+    // The same fake under another host name: what it receives is recorded as "elsewhere".
+    const forged = { ...file, url_private_download: String(file.url_private_download).replace("127.0.0.1", "localhost") };
+    const m = await mention(slack, bot, { channel, text: "SAY: Looking.", files: [forged] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("leads away from Slack's own file servers");
+    expect(slack.sharedFiles.elsewhere).toEqual([]);
+    expect(await uploads(channel)).toEqual([]);
+  });
+
   it("a file over the limit gets a message and is never downloaded; one that sends more than its declared size is cut off with nothing written", async () => {
     const channel = newChannel();
     const big = slack.sharedFiles.share({ name: "big.bin", content: Buffer.alloc(FILE_MAX + 1), mimetype: "application/octet-stream" });
