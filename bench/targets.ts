@@ -1,4 +1,5 @@
 import type { Result } from "./stats.ts";
+import { BOT_GROWTH_TARGET_MIB } from "./suites/files.ts";
 import { DESIGN_LABELS, RATIOS, sideName } from "./suites/side-by-side.ts";
 
 /**
@@ -71,6 +72,10 @@ export const TARGETS: Target[] = [
   ...["slack HTTP (built)", "slack Socket Mode (built)", "discord (built)"].map((label): Target => ({
     what: `${label} bot RSS idle ≤ 80 MiB`, result: `${label}: bot RSS idle`, stat: "median", op: "≤", limit: 80, unit: "MiB",
     why: "see scripts/build/runtime.ts for what keeps it down; the node binary alone maps ~39 MiB of it",
+  })),
+  ...(["in", "out"] as const).map((way): Target => ({
+    what: `Slack bot peak RSS over idle while a 20 MiB file goes ${way} ≤ ${BOT_GROWTH_TARGET_MIB} MiB`, result: `files: Slack bot peak RSS over idle, 20 MiB ${way}`, stat: "median", op: "≤", limit: BOT_GROWTH_TARGET_MIB, unit: "MiB",
+    why: "the bot held more of the file than the pieces in flight: a body read whole (arrayBuffer, a Buffer concat) instead of streamed through",
   })),
   {
     what: "prewarm on: end-to-end ≤ 1.25 × (max(model, cold start) + command)", result: "prewarm on: ratio to max(model, cold start) + command", stat: "median", op: "≤", limit: 1.25, unit: "×",

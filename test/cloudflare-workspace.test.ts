@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WORKSPACE_NOT_SAVED } from "@duet/shared";
@@ -13,6 +13,15 @@ import type { Stack } from "./helpers/stack.ts";
  * local R2 bucket (wrangler's) and restores it before the next command.
  */
 const WORKSPACE_MAX = 4 * 1024 * 1024;
+
+/** Waits for `ready` to hold, checking every 20 ms (a barrier on what the sandbox did, not a guess at how long it takes). */
+async function until(ready: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!ready()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe("the cloudflare workspace across sleep, crash and DELETE", () => {
   let stack: Stack;
@@ -101,5 +110,28 @@ describe("the cloudflare workspace across sleep, crash and DELETE", () => {
     // Barrier: a command that changes something is saved (its archive read out of the container), so saving was possible all along.
     await stack.client.exec(room, { cmd: "echo two > two.txt" });
     expect((await requests()).slice(before + 2)).toContain("POST /api/read/stream");
+  });
+
+  it("a turn with another queued behind it leaves the save to that one: one save covers both, and both survive a crash", async () => {
+    const room = "cfw-queued";
+    await stack.client.exec(room, { cmd: "echo base > base.txt" });
+    const saves = async () => ((await (await standIn(stack, "requests", { room })).json()) as string[]).filter((r) => r === "POST /api/read/stream").length;
+    const before = await saves();
+    // The first turn changes the workspace, then waits until the test lets it go.
+    const first = stack.client.message(room, { text: "SAY: First. <run>echo a > a.txt; until [ -e go ]; do sleep 0.05; done</run>" });
+    await until(() => existsSync(join(disk(room), "a.txt")), "the first turn's command to start");
+    // Barrier: a streamed answer's headers come once its turn has its place in the room's queue.
+    const second = await fetch(`${stack.workerUrl}/api/rooms/${room}/message`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.token}`, accept: "text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ text: "SAY: Second. <run>echo b > b.txt</run>" }),
+    });
+    expect(second.status).toBe(200);
+    writeFileSync(join(disk(room), "go"), "");
+    expect((await first).runs[0]).toMatchObject({ exitCode: 0 });
+    expect(await second.text()).toContain("event: done");
+    expect((await saves()) - before).toBe(1);
+    await sleep(room, "crash");
+    expect((await stack.client.exec(room, { cmd: "cat a.txt b.txt" })).result.stdout).toBe("a\nb\n");
   });
 });

@@ -1,6 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BOT_ENTRIES, bundle } from "../../scripts/build/bundle.ts";
 import { startSandboxStack } from "../../test/helpers/sandbox-stack.ts";
 import { single, type Result } from "../stats.ts";
+import { throughSlackBot } from "./files-bot.ts";
 
 /**
  * A 20 MiB file in and out of a room's workspace through the Worker (PUT and
@@ -32,7 +37,13 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 const mbps = (ms: number) => FILE_BYTES / (1024 * 1024) / (ms / 1000);
 
+/** The most the bot's RSS may grow while it moves the file: it streams, holding a few pieces, never the file. */
+export const BOT_GROWTH_TARGET_MIB = 16;
+
 export async function filesSuite(): Promise<Result[]> {
+  const builtDir = mkdtempSync(join(tmpdir(), "duet-bench-files-"));
+  // Built before anything is timed, as `pnpm build` builds the image's bots.
+  await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
   const started = await startSandboxStack({ executor: { fileMaxBytes: 32 * 1024 * 1024 } });
   try {
     const { stack, executor } = started;
@@ -56,7 +67,9 @@ export async function filesSuite(): Promise<Result[]> {
     ] as const) {
       if (!ok) throw new Error(`files: the ${name} bytes differ from what was sent`);
     }
+    const bot = await throughSlackBot(stack, builtDir, bytes, sha);
     const note = "20 MiB, one run, streamed in 256 KiB pieces";
+    const botNote = "built Slack bot (HTTP mode), fake Slack, instant model; one run";
     return [
       single("files: 20 MiB into the workspace through the Worker", "MB/s", mbps(workerIn.ms), 1, note),
       single("files: 20 MiB into the workspace, executor direct", "MB/s", mbps(directIn.ms), 1, note),
@@ -64,8 +77,15 @@ export async function filesSuite(): Promise<Result[]> {
       single("files: 20 MiB out of the workspace through the Worker", "MB/s", mbps(workerOut.ms), 1, note),
       single("files: 20 MiB out of the workspace, executor direct", "MB/s", mbps(directOut.ms), 1, note),
       single("files: out, Worker / direct", "×", mbps(workerOut.ms) / mbps(directOut.ms), 1, "throughput ratio"),
+      single("files: 20 MiB in through the Slack bot and the Worker", "MB/s", mbps(bot.inMs), 1, `${botNote}; mention sent → the turn's model call, made once the file is in uploads/`),
+      single("files: in, Slack bot / direct", "×", mbps(bot.inMs) / mbps(directIn.ms), 1, "throughput ratio to 'executor direct' in this run"),
+      single("files: 20 MiB out through the Worker and the Slack bot", "MB/s", mbps(bot.outMs), 1, `${botNote}; mention with <attach> sent → the upload shared in the thread`),
+      single("files: out, Slack bot / direct", "×", mbps(bot.outMs) / mbps(directOut.ms), 1, "throughput ratio to 'executor direct' in this run"),
+      single("files: Slack bot peak RSS over idle, 20 MiB in", "MiB", bot.inGrowthMiB, 1, `VmHWM while moving it − settled VmRSS just before (${bot.idleMiB.toFixed(1)} MiB); target ≤ ${BOT_GROWTH_TARGET_MIB}`),
+      single("files: Slack bot peak RSS over idle, 20 MiB out", "MiB", bot.outGrowthMiB, 1, `VmHWM while moving it − settled VmRSS just before; target ≤ ${BOT_GROWTH_TARGET_MIB}`),
     ];
   } finally {
     await started.stop();
+    rmSync(builtDir, { recursive: true, force: true });
   }
 }

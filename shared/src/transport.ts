@@ -89,7 +89,9 @@ export class WorkerTransport {
         },
         body: upload ? upload.body : init.body !== undefined ? JSON.stringify(init.body) : undefined,
         // A streamed request body must say so (fetch sends it while the answer may already come back).
-        ...(upload ? { duplex: "half" } : {}),
+        // `redirect: "error"`: to follow a redirect fetch clones the request, teeing the body, and the
+        // unread branch keeps every byte sent (a whole 20 MiB file in the bot's memory, measured).
+        ...(upload ? { duplex: "half", redirect: "error" } : {}),
         signal: init.signal ?? AbortSignal.timeout(timeoutMs),
       } as RequestInit);
     } catch (err) {

@@ -14,6 +14,8 @@ const FILE_MAX = 64 * 1024;
 
 let stack: Stack;
 let h: DiscordHarness;
+/** A bot (on a fake Discord of its own) set to take bigger files than the Worker does, so the Worker's own limit is what refuses them. */
+let loose: DiscordHarness;
 
 startedForTests(
   async () => {
@@ -22,22 +24,25 @@ startedForTests(
       wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, DUET_FILE_MAX_BYTES: String(FILE_MAX) }),
     });
     const harness = await startDiscordHarness(sandbox.stack, { env: (fake) => ({ DISCORD_CDN_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX) }) });
+    const looser = await startDiscordHarness(sandbox.stack, { env: (fake) => ({ DISCORD_CDN_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX * 4) }) });
     return {
       stack: sandbox.stack,
       h: harness,
+      loose: looser,
       async stop() {
+        await looser.stop();
         await harness.stop();
         await sandbox.stop();
       },
     };
   },
-  (s) => ({ stack, h } = s),
+  (s) => ({ stack, h, loose } = s),
 );
 
 let seq = 0;
 const newChannel = () => h.fake.addChannel(h.guildId, `files-${++seq}`);
-const roomOf = (channel: string) => `discord-${h.guildId}-${channel}`;
-const uploads = async (channel: string) => (await stack.client.listFiles(roomOf(channel), "uploads").catch(() => ({ entries: [] }))).entries.map((e) => e.path);
+const roomOf = (channel: string, guildId = h.guildId) => `discord-${guildId}-${channel}`;
+const uploads = async (channel: string, guildId = h.guildId) => (await stack.client.listFiles(roomOf(channel, guildId), "uploads").catch(() => ({ entries: [] }))).entries.map((e) => e.path);
 const said = (messages: { content: string }[]) => messages.map((m) => m.content).join("\n");
 /** REST calls that carried files into `channel` (channel messages) or for an interaction (its webhook). */
 const fileCalls = (where: string) => h.fake.calls.filter((c) => c.files.length > 0 && c.path.includes(where));
@@ -82,6 +87,25 @@ describe("files shared with Duet", () => {
     expect(said(await mentionAnswer(h, msg))).toContain("`big.bin` (64 KiB) is over the 64 KiB a file may be");
     expect(h.fake.cdn.fetched).not.toContain(file.id);
     expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("an attachment the Worker refuses (413 past its DUET_FILE_MAX_BYTES) gets its own reply naming that limit; the turn still answers and uploads/ shows nothing of it", async () => {
+    const channel = loose.fake.addChannel(loose.guildId, `files-loose-${++seq}`);
+    const file = loose.fake.cdn.attach("wide.csv", Buffer.alloc(FILE_MAX * 2, "a"));
+    const msg = loose.fake.message(channel, "SAY: Listing. <run>mkdir -p uploads && ls -A uploads/ && echo listed</run>", { mention: true, attachments: [file] });
+    // The refusal is posted first, then the turn answers: its command's output is the barrier.
+    await loose.fake.waitForCall((c) => JSON.stringify(c.body ?? "").includes("listed"), 30_000, "the answer with the listing");
+    const replies = (await mentionAnswer(loose, msg)).map((m) => m.content);
+    // The bot fetched it (its own limit allows it): the Worker's limit is what refused it.
+    expect(loose.fake.cdn.fetched).toContain(file.id);
+    // One reply of its own, naming the Worker's 64 KiB (the bot's own limit is 256 KiB).
+    const refusal = replies.filter((t) => t.includes("wide.csv"));
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toContain("`wide.csv` is over the 64 KiB a file may be, so it was not added to the workspace.");
+    const answer = replies.find((t) => t.includes("listed"));
+    expect(answer).toContain("Listing.");
+    expect(answer).not.toContain("wide");
+    expect(await uploads(channel, loose.guildId)).toEqual([]);
   });
 });
 

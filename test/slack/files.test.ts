@@ -17,6 +17,8 @@ const FILE_MAX = 64 * 1024;
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
+/** A bot set to take bigger files than the Worker does, so the Worker's own limit is what refuses them. */
+let looseBot: BotHandle;
 
 startedForTests(
   async () => {
@@ -26,18 +28,21 @@ startedForTests(
     });
     const fake = await startFakeSlack();
     const started = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX) });
+    const loose = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX * 4) });
     return {
       stack: sandbox.stack,
       slack: fake,
       bot: started,
+      looseBot: loose,
       async stop() {
+        await loose.stop();
         await started.stop();
         await fake.close();
         await sandbox.stop();
       },
     };
   },
-  (s) => ({ stack, slack, bot } = s),
+  (s) => ({ stack, slack, bot, looseBot } = s),
 );
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
@@ -98,6 +103,18 @@ describe("files shared with Duet", () => {
     expect(await uploads(channel)).toEqual([]);
   });
 
+  it("a file whose own URL is on another host is never requested, so the token never goes there", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "forged.csv", content: "never" });
+    // The same fake under another host name: what it receives is recorded as "elsewhere".
+    const forged = { ...file, url_private_download: String(file.url_private_download).replace("127.0.0.1", "localhost") };
+    const m = await mention(slack, bot, { channel, text: "SAY: Looking.", files: [forged] });
+    const text = threadText(await answerTo(slack, m));
+    expect(text).toContain("leads away from Slack's own file servers");
+    expect(slack.sharedFiles.elsewhere).toEqual([]);
+    expect(await uploads(channel)).toEqual([]);
+  });
+
   it("a file over the limit gets a message and is never downloaded; one that sends more than its declared size is cut off with nothing written", async () => {
     const channel = newChannel();
     const big = slack.sharedFiles.share({ name: "big.bin", content: Buffer.alloc(FILE_MAX + 1), mimetype: "application/octet-stream" });
@@ -107,6 +124,23 @@ describe("files shared with Duet", () => {
     expect(text).toContain("`big.bin` (64 KiB) is over the 64 KiB a file may be");
     expect(text).toContain("`liar.bin` sent more than the 1 byte Slack said it has, so it was not added");
     expect(slack.sharedFiles.downloads.some((d) => d.id === big.id)).toBe(false);
+    expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("a file the Worker refuses (413 past its DUET_FILE_MAX_BYTES) gets its own message in the thread naming that limit; the turn still answers and uploads/ shows nothing of it", async () => {
+    const channel = newChannel();
+    const wide = slack.sharedFiles.share({ name: "wide.csv", content: Buffer.alloc(FILE_MAX * 2, "a") });
+    const m = await mention(slack, looseBot, { channel, text: "SAY: Listing. <run>mkdir -p uploads && ls -A uploads/ && echo listed</run>", files: [wide] });
+    const replies = await answerTo(slack, m);
+    // The bot fetched it (its own limit allows it): the Worker's limit is what refused it.
+    expect(slack.sharedFiles.downloads.some((d) => d.id === wide.id)).toBe(true);
+    const refusal = replies.map((r) => readable(r as never)).filter((t) => t.includes("wide.csv"));
+    // One message of its own, naming the Worker's 64 KiB (the bot's own limit is 256 KiB).
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toContain("`wide.csv` is over the 64 KiB a file may be, so it was not added to the workspace.");
+    const answer = replies.map((r) => readable(r as never)).find((t) => t.includes("listed"));
+    expect(answer).toContain("Listing.");
+    expect(answer).not.toContain("wide");
     expect(await uploads(channel)).toEqual([]);
   });
 });

@@ -70,7 +70,8 @@ async function shareOne(deps: FlowDeps, asker: Asker, file: IncomingFile, platfo
     abort.abort();
     const declared = file.bytes;
     if (over && declared !== undefined && declared < max) return FILE_WORDS.sizeChanged(file.name, declared, platform);
-    if (over || (err instanceof DuetError && err.code === "payload_too_large")) return FILE_WORDS.uploadTooBig(file.name, max);
+    if (over) return FILE_WORDS.uploadTooBig(file.name, max);
+    if (err instanceof DuetError && err.code === "payload_too_large") return refusedAsTooBig(file.name, err);
     if (err instanceof SourceError) {
       deps.log(`A file shared in ${asker.room} was not fetched: ${err.message}`);
       return sourceWords(err.problem)(file.name, platform);
@@ -78,6 +79,15 @@ async function shareOne(deps: FlowDeps, asker: Asker, file: IncomingFile, platfo
     deps.log(`A file shared in ${asker.room} was not saved: ${(err as Error).message}`);
     return FILE_WORDS.notSaved(file.name, describeForUser(err));
   }
+}
+
+/**
+ * The Worker refused the file as too large: past its DUET_FILE_MAX_BYTES (named
+ * in the answer, and it may differ from the bot's) or past the workspace's room.
+ */
+function refusedAsTooBig(name: string, err: DuetError): string {
+  const limit = Number(err.details?.maxBytes?.[0]);
+  return Number.isSafeInteger(limit) && limit > 0 ? FILE_WORDS.uploadTooBig(name, limit) : FILE_WORDS.refusedTooLarge(name, err.message);
 }
 
 function sourceWords(problem: SourceProblem): (name: string, platform: string) => string {

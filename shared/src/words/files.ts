@@ -27,6 +27,8 @@ export const FILE_WORDS = {
   offHost: (name: string, platform: string) =>
     `Duet did not fetch ${quote(name)}: its link leads away from ${platform}'s own file servers, and Duet only reads files from those.`,
   unavailable: (name: string, platform: string) => `Duet could not fetch ${quote(name)} from ${platform}. Please share it again.`,
+  /** Refused as too large by a limit the bot could not name (the workspace's room); `why` is the refusal's own words. */
+  refusedTooLarge: (name: string, why: string) => `${quote(name)} was not added to the workspace: ${why.replace(/\.$/, "")}.`,
   /** The Worker refused or failed the write; `why` is describeForUser's sentence. */
   notSaved: (name: string, why: string) => `${quote(name)} was not added to the workspace. ${why}`,
   /** An attachment or a `get` the platform cannot carry. */

@@ -1,7 +1,12 @@
 import { DuetError } from "@duet/shared";
 
-/** The 413 for a file past DUET_FILE_MAX_BYTES, the same words at every end. */
-export const fileTooLarge = (max: number) => new DuetError("payload_too_large", `the file is larger than ${max} bytes (DUET_FILE_MAX_BYTES)`);
+/**
+ * The 413 for a file past DUET_FILE_MAX_BYTES, the same words at every end; the
+ * limit rides in `details.maxBytes`, so a bot whose own setting differs still
+ * names the one that refused the file.
+ */
+export const fileTooLarge = (max: number) =>
+  new DuetError("payload_too_large", `the file is larger than ${max} bytes (DUET_FILE_MAX_BYTES)`, { details: { maxBytes: [String(max)] } });
 
 /** How much of an upload past the limit is read and dropped, so the 413 reaches a client still sending (wrangler dev's proxy breaks the connection otherwise). */
 const DISCARD_MAX_BYTES = 8 * 1024 * 1024;

@@ -50,6 +50,8 @@ async function uploadOne(client: webApi.WebClient, logger: Logger, file: Outgoin
     headers: { "content-type": "application/octet-stream", "content-length": String(file.bytes) },
     body,
     duplex: "half",
+    // Following a redirect would make fetch tee the body and keep all of it (see shared/src/transport.ts).
+    redirect: "error",
   } as RequestInit);
   await res.body?.cancel().catch(() => undefined);
   if (!res.ok) throw new Error(`the upload URL answered HTTP ${res.status}`);
