@@ -169,7 +169,7 @@ export class RoomTurns {
   keepForDelivery(req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
     this.room.ledger.keep(
       { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
-      { reply, explanation: "", runs: [] },
+      { reply, explanation: reply, runs: [] },
     );
   }
 
