@@ -61,7 +61,13 @@ beforeAll(async () => {
   worker.stderr!.on("data", (d) => (log += d));
   await until(() => log.includes("Worker ready on"), () => `pnpm dev:worker did not become ready:\n${log}`, 90_000);
   client = new WorkerClient({ baseUrl: workerUrl, token: TOKEN, timeoutMs: 30_000 });
-  bot = runBuilt(built, "slack", {
+  bot = startSlackBot();
+  botUrl = await botUrlOf(bot);
+}, 180_000);
+
+/** The built Slack bot in HTTP mode, against the fake Slack and the dev Worker. */
+function startSlackBot(): BotProc {
+  return runBuilt(built, "slack", {
     SLACK_BOT_TOKEN: slack.id.botToken,
     SLACK_API_URL: slack.apiUrl,
     DUET_WORKER_URL: workerUrl,
@@ -69,10 +75,13 @@ beforeAll(async () => {
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_PORT: "0",
   });
+}
+
+async function botUrlOf(proc: BotProc): Promise<string> {
   const port = /listens for Slack on port (\d+)/;
-  await until(() => port.test(bot.output()), () => `the bot did not start:\n${bot.output()}`, 30_000);
-  botUrl = `http://127.0.0.1:${port.exec(bot.output())![1]}/slack/events`;
-}, 180_000);
+  await until(() => port.test(proc.output()), () => `the bot did not start:\n${proc.output()}`, 30_000);
+  return `http://127.0.0.1:${port.exec(proc.output())![1]}/slack/events`;
+}
 
 /** Polls `done` (outside a test, where expect.poll cannot run) until it holds, or fails with `why`. */
 async function until(done: () => boolean, why: () => string, timeoutMs: number): Promise<void> {
@@ -118,27 +127,24 @@ async function mention(channel: string, text: string) {
 }
 
 describe("the outbox under pnpm dev:worker", () => {
-  it("a client that hangs up mid-turn is normal: no uncaught error in the Worker's log, and the turn is answered into the history", async () => {
-    const room = "cli-dev-hangup";
-    const hold = `dev-hangup-${Date.now()}`;
-    const abort = new AbortController();
-    const res = await fetch(`${workerUrl}/api/rooms/${room}/message`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ text: `HOLD:${hold} CHUNK:5 SAY: Looking at it now for you <run>echo hung-up-output</run>`, userId: "U1" }),
-      signal: abort.signal,
-    });
-    expect(res.status).toBe(200);
-    // The first piece arrived: the bot dies now, the model still holding the rest.
-    const reader = res.body!.getReader();
-    await reader.read();
-    abort.abort();
+  it("a bot killed mid-turn is normal: no uncaught error in the Worker's log, and the turn is answered into the history", async () => {
+    const channel = "CDEVKILLED";
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    const doomed = startSlackBot();
+    const url = await botUrlOf(doomed);
+    const hold = `dev-killed-${Date.now()}`;
+    const payload = mentionEvent(slack, { channel, text: `HOLD:${hold} CHUNK:5 SAY: Looking at it now for you <run>echo killed-bot-output</run>` });
+    expect((await postEvent(url, payload, { secret: SECRET })).status).toBe(200);
+    // The model is answering (its first piece sent, the rest held) and the bot follows the turn's stream: the bot dies now.
+    await expect.poll(() => model.calls.filter((c) => JSON.stringify(c).includes(hold)).length, { timeout: 20_000 }).toBe(1);
+    doomed.child.kill("SIGKILL");
+    await doomed.exited;
     await fetch(`${model.url}/_release/${hold}`, { method: "POST" });
     await expect
-      .poll(async () => (await client.history(room)).messages.some((m) => m.text.includes("hung-up-output")), { timeout: 30_000 })
+      .poll(async () => (await client.history(room)).messages.some((m) => m.text.includes("killed-bot-output")), { timeout: 30_000 })
       .toBe(true);
     // The barrier: a failing model call the Worker logs as a refusal, logged after anything the hang-up made it log.
-    await client.message(room, { text: "FAIL:503 log barrier" }).catch(() => undefined);
+    await client.message("cli-dev-barrier", { text: "FAIL:503 log barrier" }).catch(() => undefined);
     await expect.poll(() => log, { timeout: 30_000 }).toContain("model refusal");
     expect(log).not.toContain("Uncaught");
     expect(log).not.toContain("Network connection lost");
