@@ -6,9 +6,9 @@ import { interactionAnswer, type DiscordHarness, startDiscordSetup } from "./har
 
 /**
  * `/duet schedule|schedules|unschedule` end to end through the real discord.js
- * bot and a real Worker whose minimum interval is a second (set for tests). The
- * runs' answers wait in the Discord delivery feed for the bot that posts them;
- * this test reads the feed as that bot would.
+ * bot and a real Worker whose minimum interval is a second (set for tests), so
+ * the room's own alarm runs them; the bot's delivery loop posts each run's
+ * answer into the channel as a new message, which the fake Discord records.
  */
 
 const VIEW_AND_SEND = String((1 << 10) | (1 << 11));
@@ -29,8 +29,13 @@ async function command(channel: string, subcommand: string, options: Record<stri
   return { text, ephemeral: rec.ephemeral };
 }
 
+/** The bot's messages in the channel that a schedule's runs posted (not replies to anyone). */
+function runsOf(channel: string, id: string) {
+  return h.fake.messagesIn(channel).filter((m) => m.author.id === h.fake.botUser.id && m.content.includes(`Scheduled ask \`${id}\``));
+}
+
 describe("/duet schedule on Discord", () => {
-  it("schedules, lists and unschedules; each run's answer waits in the Discord feed for this channel", async () => {
+  it("schedules, lists and unschedules; the bot posts each run's answer in the channel as a new message", async () => {
     const channel = h.fake.addChannel(h.guildId, "sched");
     const room = `discord-${h.guildId}-${channel}`;
     const made = await command(channel, "schedule", { when: "every 1s", prompt: "SAY: discord tick <run>echo d-sched</run>" });
@@ -38,10 +43,12 @@ describe("/duet schedule on Discord", () => {
     const id = /Id `([a-z0-9]+)`/.exec(made.text)?.[1];
     expect(made.text).toContain(`<@${h.fake.alice.id}> scheduled \`SAY: discord tick <run>echo d-sched</run>\` (\`every 1s\`)`);
 
-    let item;
-    for (let i = 0; i < 20 && !item; i++) item = (await stack.client.deliveries("discord", 2_000)).items.find((x) => x.roomId === room);
-    expect(item).toMatchObject({ deliver: { platform: "discord", place: { channel, schedule: id } }, question: "SAY: discord tick <run>echo d-sched</run>" });
-    expect(item!.answer.reply).toContain("Output (echo d-sched):\nd-sched");
+    // The room's own alarm runs it; the bot's delivery loop posts it, a message of its own, replying to no one.
+    await expect.poll(() => runsOf(channel, id!).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    const [run] = runsOf(channel, id!);
+    expect(run.content).toContain(`⏰ Scheduled ask \`${id}\` by <@${h.fake.alice.id}>: \`SAY: discord tick <run>echo d-sched</run>\``);
+    expect(run.content).toContain("```\n$ echo d-sched\nd-sched\n```");
+    expect(run.message_reference ?? null).toBeNull();
 
     const listed = await command(channel, "schedules", {}, mallory);
     expect(listed.ephemeral).toBe(true);
@@ -50,6 +57,24 @@ describe("/duet schedule on Discord", () => {
     const removed = await command(channel, "unschedule", { id: id! });
     expect(removed.text).toContain(`removed schedule \`${id}\``);
     expect((await stack.client.schedules(room)).schedules).toEqual([]);
+  });
+
+  it("a run that could not run (the model down) is said in the channel, once per run", async () => {
+    const channel = h.fake.addChannel(h.guildId, "sched-fail");
+    const room = `discord-${h.guildId}-${channel}`;
+    const scheduled = async (prompt: string) => /Id `([a-z0-9]+)`/.exec((await command(channel, "schedule", { when: "every 1s", prompt })).text)![1];
+    const id = await scheduled("FAIL:503 the model is down");
+    await expect.poll(() => runsOf(channel, id).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    expect(runsOf(channel, id)[0].content).toMatch(new RegExp(`^⏰ Scheduled ask \`${id}\`.*\n⚠️ The scheduled ask \`${id}\` could not run: .*HTTP 503`));
+    await command(channel, "unschedule", { id });
+    // The barrier: a later schedule's first run, asked after every run of the first. Then one message per run asked, each with its own nonce.
+    const barrier = await scheduled("SAY: barrier run");
+    await expect.poll(() => runsOf(channel, barrier).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    await command(channel, "unschedule", { id: barrier });
+    const asked = (await stack.client.audit(room)).entries.filter((e) => e.kind === "scheduled-run" && e.scheduleId === id);
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => runsOf(channel, id).length, { timeout: 30_000 }).toBe(asked.length);
+    expect(new Set(runsOf(channel, id).map((m) => m.nonce)).size).toBe(asked.length);
   });
 
   it("refuses bad input and people who may not run commands, telling only them", async () => {

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inRoom, audit } from "./control-helpers.ts";
-import { feedUntilItems } from "./feed-helpers.ts";
+import { feedUntilItems, readFeed } from "./feed-helpers.ts";
 import { api, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
 type View = { id: string; when: string; ask: string; userId: string; nextRunAt: number; createdAt: number; target: unknown };
@@ -111,6 +111,25 @@ describe("schedules: asks a room runs on its own", () => {
     await killRoom(room);
     expect(await runDurableObjectAlarm(roomStub(room))).toBe(true);
     expect((await feedItems(room))[0].question).toBe(`SAY: after-restart-${room}`);
+  });
+
+  it("a run that fails (the model down) is posted to its channel as a message of its own, once, and kept out of the history", async () => {
+    const room = freshRoom("cli-sched");
+    const { id, nextRunAt } = (await schedule(room, { when: "every 1h", ask: `FAIL:503 down-${room}` })).body.schedule as View;
+    await runDueAt(room, nextRunAt);
+    const [item, ...more] = await feedItems(room);
+    expect(more).toEqual([]);
+    expect(item.deliver).toEqual({ platform: "slack", place: { channel: "C-sched", schedule: id } });
+    expect(item.question).toBe(`FAIL:503 down-${room}`);
+    expect(item.answer.reply).toMatch(new RegExp(`^⚠️ The scheduled ask \`${id}\` could not run: .*HTTP 503.*\.$`));
+    expect(item.answer.runs).toEqual([]);
+    expect(await history(room)).toEqual([]);
+    // Confirmed by the bot that posted it: a later read (the barrier) has nothing of this room's, and the run is not asked again.
+    expect((await api(`/api/rooms/${room}/deliveries`, { method: "POST", json: { key: item.key, messageId: "1700000000.000900" } })).status).toBe(200);
+    await runDueAt(room, nextRunAt);
+    expect((await readFeed("slack", room)).items).toEqual([]);
+    expect((await send(room, "SAY: barrier")).status).toBe(200);
+    expect((await history(room)).map((m) => [m.role, m.text.slice(0, 12)])).toEqual([["user", "SAY: barrier"], ["agent", "barrier"]]);
   });
 
   it("under approve, a scheduled run proposes and waits like any other turn", async () => {

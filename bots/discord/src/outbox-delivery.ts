@@ -3,7 +3,8 @@ import { type REST, Routes } from "discord.js";
 import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { type LivePayload, restRequest } from "./live/targets.ts";
-import { renderReply } from "./render.ts";
+import { scheduledRunLine } from "./control/render-schedules.ts";
+import { MESSAGE_MAX_CHARS, type Outgoing, renderReply } from "./render.ts";
 
 /** Where a Discord answer goes, as the room keeps it: the channel (or thread), and the person's message it replies to. */
 export function discordTarget(channel: string, replyTo?: string): DeliveryTarget {
@@ -33,7 +34,7 @@ const idOf = (res: unknown) => (res as { id: string }).id;
 export async function deliverToDiscord(rest: REST, secrets: readonly string[], log: Logger, item: DeliveryItem): Promise<string | null> {
   const { channel, replyTo } = item.deliver.place;
   if (!channel) return null;
-  const out = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, secrets);
+  const out = withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, secrets), scheduledRunLine(item, secrets));
   let first: string | null = null;
   for (const [i, msg] of out.entries()) {
     // The final messages' own buttons (Run and Skip), or none: a live answer's Stop button goes.
@@ -53,4 +54,12 @@ export async function deliverToDiscord(rest: REST, secrets: readonly string[], l
   }
   if (first) log.info(`delivered an answer kept in ${item.roomId} (${out.length} message${out.length === 1 ? "" : "s"})`);
   return first;
+}
+
+/** A scheduled run's answer is nobody's reply: its first message starts with the schedule's line, or the line goes alone when it does not fit. */
+function withHeading(out: Outgoing[], heading: string | null): Outgoing[] {
+  if (!heading) return out;
+  const [first, ...rest] = out;
+  if (first && heading.length + 1 + first.content.length <= MESSAGE_MAX_CHARS) return [{ ...first, content: `${heading}\n${first.content}` }, ...rest];
+  return [{ content: heading.slice(0, MESSAGE_MAX_CHARS), files: [] }, ...out];
 }

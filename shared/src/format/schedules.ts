@@ -31,3 +31,8 @@ export function unscheduledText(s: ScheduleView, by: string, name: Naming): stri
 export function scheduledRunHeading(scheduleId: string, userId: string | null, ask: string, name: Naming): string {
   return `⏰ Scheduled ask ${name.command(scheduleId)}${userId ? ` by ${name.person(userId)}` : ""}: ${name.command(shortCommand(ask))}`;
 }
+
+/** What a scheduled run's own message says when the run could not happen (the model down, a budget used up, the room full). */
+export function scheduledRunFailedText(scheduleId: string, reason: string): string {
+  return `⚠️ The scheduled ask \`${scheduleId}\` could not run: ${reason.replace(/\.?$/, ".")}`;
+}

@@ -112,7 +112,9 @@ export class Outbox {
     const leaseUntil = now + DELIVERY_LEASE_MS;
     const items = rows.map((r): DeliveryItem => {
       this.sql.exec(`UPDATE duet_ledger SET lease_until = ? WHERE slot = ?`, leaseUntil, r.slot);
-      const answer = { ...(JSON.parse(String(r.answer)) as Omit<StoredAnswer, "reply">), reply: String(r.reply), messages: [] };
+      // A row kept only for delivery (not in the history) holds its reply in the answer.
+      const stored = JSON.parse(String(r.answer)) as StoredAnswer;
+      const answer = { ...stored, reply: r.reply === null ? stored.reply : String(r.reply), messages: [] };
       return {
         roomId: this.roomId,
         key: String(r.idem_key),

@@ -1,6 +1,6 @@
-import type { DeliveryTarget, MessageRequest, ScheduleRequest, ScheduleView } from "@duet/shared";
+import { scheduledRunFailedText, type DeliveryTarget, type MessageRequest, type ScheduleRequest, type ScheduleView } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
-import type { Outcome } from "../outcome.ts";
+import { outcomeOf, type Outcome } from "../outcome.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import type { DueRun, Schedules } from "../schedules/schedules.ts";
 import { armAlarmBy } from "../storage/alarm.ts";
@@ -15,6 +15,8 @@ export interface ScheduleParts {
   redact: (text: string) => string;
   /** Puts an ask to the room as a turn, under its run policy, in its queue. */
   ask: (req: MessageRequest) => Promise<Outcome>;
+  /** Keeps `reply` for delivery where the request's answer would have gone, outside the history (texts redacted). */
+  keepForDelivery: (req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string) => void;
 }
 
 /**
@@ -22,7 +24,8 @@ export interface ScheduleParts {
  * (two rows, one transaction); the room's alarm, shared with its keep-awake
  * and its outbox, is armed for the next run. A due run is a turn like any
  * other, its answer kept for delivery to the schedule's channel as a new
- * message and offered to the platform's feed at once.
+ * message and offered to the platform's feed at once. A run that could not
+ * run (the model down, a budget used up) is said there instead, once.
  */
 export class ScheduledRuns {
   constructor(private readonly room: ScheduleParts) {}
@@ -76,13 +79,21 @@ export class ScheduledRuns {
     // The schedule's id in the place marks a scheduled answer: the bot posts it as a new message, and the outbox offers it at once.
     const deliver: DeliveryTarget | undefined = target && { platform: target.platform, place: { ...target.place, schedule: schedule.id } };
     // The due time in the key: an alarm that fires again for the same run joins that turn instead of asking twice.
-    const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: `schedule-${schedule.id}-${dueAt}`, ...(deliver ? { deliver } : {}) };
+    const key = `schedule-${schedule.id}-${dueAt}`;
+    const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: key, ...(deliver ? { deliver } : {}) };
     this.room
       .ask(request)
+      .catch(outcomeOf)
       .then(async (out) => {
-        if (out.status === 200 && deliver) await this.room.outbox.offerNow(deliver.platform);
-        else console.error(`scheduled run ${schedule.id} was not answered (${out.status})`, out.body);
+        if (out.status !== 200) {
+          console.error(`scheduled run ${schedule.id} was not answered (${out.status})`, out.body);
+          // Nobody watches a scheduled run: its channel is told, once, in the run's own message. A deleted room is told nothing.
+          if (!deliver || out.status === 404) return;
+          const reason = (out.body as { error?: string } | null)?.error ?? "an internal error";
+          this.room.keepForDelivery({ ...request, idempotencyKey: key, deliver }, this.room.redact(scheduledRunFailedText(schedule.id, reason)));
+        }
+        if (deliver) await this.room.outbox.offerNow(deliver.platform);
       })
-      .catch((err) => console.error(`scheduled run ${schedule.id} failed`, err));
+      .catch((err) => console.error(`scheduled run ${schedule.id} could not be offered for delivery`, err));
   }
 }

@@ -36,6 +36,11 @@ export class TurnLedger {
     this.view.add(this.rows.note(note, seq, now));
   }
 
+  /** An answer for a bot to post that is not part of the conversation (kept out of the history): one row written. */
+  keep(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, answer: StoredAnswer, now = Date.now()): void {
+    this.rows.keep(turn, answer, now);
+  }
+
   /** The turn's progress (redacted JSON) before its next command starts: one row written. */
   markStarted(turn: LedgerTurn, progress: string): void {
     this.rows.markStarted(turn, progress);

@@ -121,6 +121,22 @@ export class TurnRows {
     return { reply, explanation: "", runs, seq, userId: note.userId, question: note.question, receivedAt: note.at, modelText: null, answeredAt: now };
   }
 
+  /**
+   * An answer kept only for a bot to post, outside the history (its reply in
+   * `answer`, the row's own reply left empty): one row written. A retry of its
+   * key is answered from it, so it is posted once.
+   */
+  keep(turn: Omit<LedgerTurn, "slot" | "seq" | "progress">, answer: StoredAnswer, now: number): void {
+    const seq = this.nextSeq++;
+    const slot = this.place(
+      "done",
+      { seq, kind: "message", idem_key: turn.idemKey, user_id: turn.userId, user_name: turn.userName ?? null, question: turn.question, received_at: turn.receivedAt,
+        progress: null, model_text: null, reply: null, answer: JSON.stringify(answer), answered_at: now, deliver: turn.deliver ?? null },
+      now,
+    );
+    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false });
+  }
+
   /** Stores a turn's progress (redacted) before its next command starts, so a restart knows where it was. */
   markStarted(turn: LedgerTurn, progress: string): void {
     turn.progress = progress;

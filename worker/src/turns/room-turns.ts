@@ -1,4 +1,4 @@
-import { DuetError, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
+import { DuetError, type DecisionRequest, type DeliveryTarget, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
@@ -163,6 +163,20 @@ export class RoomTurns {
     const channel = new TurnChannel();
     const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
+  }
+
+  /**
+   * An answer for a bot to post that is no turn of the conversation (a
+   * scheduled run that could not run says so where its answer would have
+   * gone): kept under the request's key for delivery, out of the history and
+   * the model's context. One row written. Its texts come redacted: this is
+   * also how a room whose configuration is broken says so.
+   */
+  keepForDelivery(req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
+    this.room.ledger.keep(
+      { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
+      { reply, explanation: reply, runs: [] },
+    );
   }
 
   private trackMessage(key: string, channel: TurnChannel, answer: Promise<Outcome>): Promise<Outcome> {
