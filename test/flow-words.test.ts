@@ -12,11 +12,11 @@ import { makeStyle, renderReply as cliReply } from "../scripts/cli/render.ts";
 
 /** What a person reads of a reply on each front end, markup and all. */
 function everywhere(reply: Reply): Record<"slack" | "discord" | "cli", string> {
-  const slack = slackReply(reply, { secrets: [], place: "thread", room: "slack-T1-C1" });
+  const slack = slackReply(reply, { place: "thread", room: "slack-T1-C1" });
   return {
     slack: JSON.stringify(slack.blocks),
-    discord: discordReply(reply, []).map((m) => m.content).join("\n"),
-    cli: cliReply(reply, "demo", { style: makeStyle(false), secrets: [], baseUrl: "http://127.0.0.1:8787", tokenSource: "env" }),
+    discord: discordReply(reply).map((m) => m.content).join("\n"),
+    cli: cliReply(reply, "demo", { style: makeStyle(false), baseUrl: "http://127.0.0.1:8787", tokenSource: "env" }),
   };
 }
 
