@@ -1,5 +1,5 @@
 import { renderReply as discordReply } from "@duet/discord";
-import { type MessageResponse, notRunNote, type Reply, resetText, STOP_WORDS, STOPPED_NOTE } from "@duet/shared";
+import { HELP_INTRO, type MessageResponse, notRunNote, type Reply, resetText, STOP_WORDS, STOPPED_NOTE } from "@duet/shared";
 import { renderReply as slackReply } from "@duet/slack";
 import { describe, expect, it } from "vitest";
 import { makeStyle, renderReply as cliReply } from "../scripts/cli/render.ts";
@@ -55,5 +55,11 @@ describe("the flow's words", () => {
     // The person is named in each platform's markup; the sentence after it is shared.
     const sentence = resetText("", [], "").trim();
     for (const [where, text] of Object.entries(reset)) expect(text, where).toContain(sentence);
+  });
+
+  it("introduce Duet in help in one wording on Slack and Discord", () => {
+    const { slack, discord } = everywhere({ kind: "help" });
+    expect(slack).toContain(HELP_INTRO);
+    expect(discord).toContain(HELP_INTRO);
   });
 });

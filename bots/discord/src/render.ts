@@ -8,6 +8,7 @@ import {
   explanationOf,
   headTail,
   helpEntries,
+  HELP_INTRO,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
@@ -142,7 +143,7 @@ const DISCORD_SYNTAX = {
 
 export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
-    "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
+    HELP_INTRO,
     "",
     ...helpEntries(DISCORD_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
     "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",

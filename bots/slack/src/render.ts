@@ -5,6 +5,7 @@ import {
   type ExecResult,
   explanationOf,
   helpEntries,
+  HELP_INTRO,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
@@ -136,7 +137,7 @@ const SLACK_SYNTAX = {
 
 export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
-    "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
+    HELP_INTRO,
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
     "You can also mention Duet (`@Duet` _question_) in a channel or a thread, or send it a direct message; it answers in the thread.",
     ...settingsLines(settings).map(escapeSlack),
