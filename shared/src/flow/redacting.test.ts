@@ -47,6 +47,7 @@ describe("redactReply", () => {
       { kind: "hint", text: OWN },
       { kind: "error", text: `failed: ${GHP}` },
       { kind: "refused", text: OWN },
+      { kind: "reset", user: "U1", errors: [`sandbox: ${OWN}`] },
     ];
     for (const reply of replies) {
       expect(leaks(reply), reply.kind).toBe(true);

@@ -37,7 +37,12 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
     case "refused":
     case "error":
       return { ...reply, text: r(reply.text) };
-    default:
+    case "reset":
+      return { ...reply, errors: reply.errors.map(r) };
+    // Settings: model names, policies and people's ids, set by the operator or the Worker.
+    case "policy":
+    case "model":
+    case "usage":
       return reply;
   }
 }
