@@ -31,9 +31,10 @@ import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/r
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
- * Discord messages from Worker answers. The chunking, head/tail and redaction
- * are shared with Slack; the layout is Discord's: markdown, one code block per
- * command holding `$ cmd` and its output, and long output as a .txt file.
+ * Discord messages from Worker answers, already redacted by the flow. The
+ * chunking and head/tail are shared with Slack; the layout is Discord's:
+ * markdown, one code block per command holding `$ cmd` and its output, and
+ * long output as a .txt file.
  */
 
 export interface Outgoing {
