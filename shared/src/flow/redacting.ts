@@ -97,8 +97,26 @@ export function redactingView(view: LiveView, secrets: readonly string[]): LiveV
       // A command started: the text written before it is whole.
       if (answer.runs.length > (last?.runs.length ?? 0)) settled = answer.text.length;
       last = answer;
-      view.update(redactLive(answer, secrets, settled));
+      view.update(redactedWhenRead(answer, secrets, settled));
     },
     finish: (reply) => view.finish(redactReply(reply, secrets), last ? redactLive(last, secrets, Infinity) : undefined),
+  };
+}
+
+/**
+ * `answer` redacted on first read: a surface paces what it shows (about once a
+ * second) and reads only the newest snapshot, while the stream may send
+ * hundreds, and redacting the whole text for each would cost ~ms apiece.
+ */
+function redactedWhenRead(answer: LiveAnswer, secrets: readonly string[], settled: number): LiveAnswer {
+  let shown: LiveAnswer | null = null;
+  const read = () => (shown ??= redactLive(answer, secrets, settled));
+  return {
+    get text() {
+      return read().text;
+    },
+    get runs() {
+      return read().runs;
+    },
   };
 }
