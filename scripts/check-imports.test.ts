@@ -30,6 +30,18 @@ describe("the import graph", () => {
     expect(importsInto(join(repo, "scripts"), join(repo, "worker/src"), ["@duet/worker"])).toEqual([]);
   });
 
+  // Between packages a circle would run through these: shared sits under every front end and the Worker.
+  it("lets shared/src import no front end and not the Worker", () => {
+    expect(importsInto(join(repo, "shared/src"), join(repo, "bots"), ["@duet/slack", "@duet/discord", "@duet/worker"])).toEqual([]);
+    expect(importsInto(join(repo, "shared/src"), join(repo, "worker/src"))).toEqual([]);
+  });
+
+  it("lets worker/src import no bot, and neither bot the other", () => {
+    expect(importsInto(join(repo, "worker/src"), join(repo, "bots"), ["@duet/slack", "@duet/discord"])).toEqual([]);
+    expect(importsInto(join(repo, "bots/slack/src"), join(repo, "bots/discord"), ["@duet/discord"])).toEqual([]);
+    expect(importsInto(join(repo, "bots/discord/src"), join(repo, "bots/slack"), ["@duet/slack"])).toEqual([]);
+  });
+
   // Parts of the Worker below http/ and reply/ that once reached up into them for a helper.
   for (const [part, above] of WORKER_BELOW) {
     it(`lets worker/src/${part} import nothing from worker/src/${above}`, () => {
@@ -69,5 +81,12 @@ describe("the import checker", () => {
 
   it("reads a statement's specifier wherever its brace list ends", () => {
     expect(specifiersOf(`import {\n  a,\n  b,\n} from "./ab.ts";\nexport type { T } from './t.ts';\nconst s = "x from 'y'";\n`)).toEqual(["./ab.ts", "./t.ts"]);
+  });
+
+  it("finds a circle closed by a dynamic import, and reads none from a comment", () => {
+    write("lazy/a.ts", `import { b } from "./b.ts";\nexport const a = b;\n`);
+    write("lazy/b.ts", `export const b = 1;\nexport const later = () => import("./a.ts");\n// const c = await import("./c.ts");\n`);
+    expect(findCycles(join(dir, "lazy"))).toEqual([["a.ts", "b.ts", "a.ts"]]);
+    expect(specifiersOf(` * import("./c.ts") in a doc comment\n`)).toEqual([]);
   });
 });

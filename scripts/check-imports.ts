@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The import graph of a folder of TypeScript, read as text with no compiler:
- * every `import … from`, `import type … from`, `export … from` and bare
- * `import "…"` of each .ts file, relative specifiers resolved to files. It
+ * every `import … from`, `import type … from`, `export … from`, bare
+ * `import "…"` and dynamic `import("…")` of each .ts file, relative specifiers resolved to files. It
  * reports circles (a file that, through its imports, imports itself), since a
  * part that calls up into its caller is a circle, and says which files import
  * from a folder they must not (scripts/ speaks to the Worker over HTTP only).
@@ -23,6 +23,8 @@ const SKIPPED_DIRS = new Set(["node_modules", "dist", ".git", ".wrangler", ".due
  */
 const FROM_STATEMENT = /^[ \t]*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
 const BARE_IMPORT = /^[ \t]*import\s*["']([^"']+)["']/gm;
+/** `import("…")` with a literal specifier, on a line that is not a comment's: a value import made later is one all the same. */
+const DYNAMIC_IMPORT = /^(?![ \t]*(?:\*|\/\/)).*?\bimport\(\s*["']([^"']+)["']\s*\)/gm;
 
 export interface ImportEdge {
   /** The importing file, absolute. */
@@ -52,7 +54,7 @@ export function sourceFiles(root: string): string[] {
 /** The specifiers a file imports or re-exports, in order. */
 export function specifiersOf(source: string): string[] {
   const found: { at: number; spec: string }[] = [];
-  for (const re of [FROM_STATEMENT, BARE_IMPORT]) {
+  for (const re of [FROM_STATEMENT, BARE_IMPORT, DYNAMIC_IMPORT]) {
     for (const m of source.matchAll(re)) found.push({ at: m.index ?? 0, spec: m[1] });
   }
   return found.sort((a, b) => a.at - b.at).map((f) => f.spec);

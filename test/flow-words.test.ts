@@ -1,5 +1,5 @@
 import { renderReply as discordReply } from "@duet/discord";
-import { type MessageResponse, notRunNote, type Reply, resetText, STOP_WORDS, STOPPED_NOTE } from "@duet/shared";
+import { HELP_INTRO, type MessageResponse, notRunNote, type Reply, resetText, STOP_WORDS, STOPPED_NOTE } from "@duet/shared";
 import { renderReply as slackReply } from "@duet/slack";
 import { describe, expect, it } from "vitest";
 import { makeStyle, renderReply as cliReply } from "../scripts/cli/render.ts";
@@ -12,11 +12,11 @@ import { makeStyle, renderReply as cliReply } from "../scripts/cli/render.ts";
 
 /** What a person reads of a reply on each front end, markup and all. */
 function everywhere(reply: Reply): Record<"slack" | "discord" | "cli", string> {
-  const slack = slackReply(reply, { secrets: [], place: "thread", room: "slack-T1-C1" });
+  const slack = slackReply(reply, { place: "thread", room: "slack-T1-C1" });
   return {
     slack: JSON.stringify(slack.blocks),
-    discord: discordReply(reply, []).map((m) => m.content).join("\n"),
-    cli: cliReply(reply, "demo", { style: makeStyle(false), secrets: [], baseUrl: "http://127.0.0.1:8787", tokenSource: "env" }),
+    discord: discordReply(reply).map((m) => m.content).join("\n"),
+    cli: cliReply(reply, "demo", { style: makeStyle(false), baseUrl: "http://127.0.0.1:8787", tokenSource: "env" }),
   };
 }
 
@@ -55,5 +55,11 @@ describe("the flow's words", () => {
     // The person is named in each platform's markup; the sentence after it is shared.
     const sentence = resetText("", [], "").trim();
     for (const [where, text] of Object.entries(reset)) expect(text, where).toContain(sentence);
+  });
+
+  it("introduce Duet in help in one wording on Slack and Discord", () => {
+    const { slack, discord } = everywhere({ kind: "help" });
+    expect(slack).toContain(HELP_INTRO);
+    expect(discord).toContain(HELP_INTRO);
   });
 });

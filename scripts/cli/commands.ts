@@ -7,7 +7,7 @@ import { renderReply, type Style } from "./render.ts";
 export interface CliContext {
   client: WorkerClient;
   style: Style;
-  /** The CLI's own token, kept out of anything printed. */
+  /** The CLI's own token, kept out of anything printed (the flow redacts it). */
   secrets: readonly string[];
   userId: string;
   baseUrl: string;
@@ -53,15 +53,15 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
 
 /** A live answer at the terminal; Ctrl-C while it runs stops the room's turn. */
 function liveView(room: string, ctx: CliContext, write: (text: string) => void, print: (reply: Reply) => Promise<{ id: string }>): LiveView {
-  const printer = new LivePrinter(write, ctx.style, ctx.secrets);
+  const printer = new LivePrinter(write, ctx.style);
   const off = stopOnInterrupt(room, ctx, STOP_WORDS.stopping, (line) => printer.notice((l) => ctx.err(l), line));
   return {
     update: (answer) => printer.update(answer),
-    async finish(reply) {
+    async finish(reply, ended) {
       off?.();
       notePending(reply, ctx);
       if (reply.kind !== "answer" || !printer.live) return print(reply);
-      printer.finish(reply.answer);
+      printer.finish(reply.answer, ended);
       return { id: room };
     },
   };
@@ -86,7 +86,7 @@ function notePending(reply: Reply, ctx: CliContext): void {
 /** Runs one action against a room through the shared flow. Resolves to the exit code. */
 export async function runAction(room: string, action: RoomAction, ctx: CliContext): Promise<number> {
   const surface = terminalSurface(room, ctx);
-  const flow = { worker: ctx.client, log: () => {}, streaming: Boolean(ctx.write) };
+  const flow = { worker: ctx.client, log: () => {}, secrets: ctx.secrets, streaming: Boolean(ctx.write) };
   // A live answer stops on Ctrl-C by itself; a direct run has no live view, so it is watched here.
   const off = action.kind === "run" ? stopOnInterrupt(room, ctx, STOP_WORDS.stoppingCommand, (line) => ctx.err(line)) : undefined;
   try {
@@ -103,7 +103,7 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
 /** Runs or skips a command waiting for approval; the decision and any output are printed. Resolves to the exit code. */
 export async function runDecision(room: string, pick: { approvalId: string; decision: "run" | "skip" }, ctx: CliContext): Promise<number> {
   const surface = terminalSurface(room, ctx);
-  const flow = { worker: ctx.client, log: () => {} };
+  const flow = { worker: ctx.client, log: () => {}, secrets: ctx.secrets };
   const outcome = await decide(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, { ...pick, message: { id: room } });
   return outcome === "answered" ? surface.exitCode() : 1;
 }

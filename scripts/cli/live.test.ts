@@ -1,22 +1,23 @@
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type TurnStreamEvent } from "@duet/shared";
+import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse, redactingView, type TurnStreamEvent } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { LivePrinter } from "./live.ts";
 import { makeStyle } from "./render.ts";
 
 const done = { reply: "", messages: [], runs: [] as never[] };
 
-/** Feeds events one by one, as the flow does, and returns what was printed. */
+/** Feeds events one by one through the flow's redaction, as the flow does, and returns what was printed. */
 function printer() {
   // One terminal: stdout's writes and stderr's lines interleave in it.
   const written: string[] = [];
-  const p = new LivePrinter((t) => written.push(t), makeStyle(false), []);
+  const p = new LivePrinter((t) => written.push(t), makeStyle(false));
+  const view = redactingView({ update: (a) => p.update(a), finish: async (reply, ended) => (reply.kind === "answer" && p.finish(reply.answer, ended), null) }, []);
   let answer: LiveAnswer = emptyLiveAnswer();
   return {
     feed: (event: string, data: unknown) => {
       answer = applyLiveEvent(answer, { event, data } as TurnStreamEvent);
-      p.update(answer);
+      view.update(answer);
     },
-    finish: (res: Parameters<LivePrinter["finish"]>[0]) => p.finish(res),
+    finish: (res: MessageResponse) => void view.finish({ kind: "answer", answer: res, question: "", user: "" }),
     notice: (text: string) => p.notice((line) => written.push(`${line}\n`), text),
     text: () => written.join(""),
   };

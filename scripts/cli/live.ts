@@ -1,13 +1,12 @@
-import { type LiveAnswer, liveText, type MessageResponse, notRunNote, redactSecrets, STOPPED_NOTE } from "@duet/shared";
+import { type LiveAnswer, type MessageResponse, notRunNote, STOPPED_NOTE } from "@duet/shared";
 import { inert, renderPending, renderRun, type Style } from "./render.ts";
 
 /**
  * `duet ask` as the answer happens: the model's text is printed as it arrives,
  * each command's line when it starts, and its status and output when it ends.
- * Each update is the whole answer so far; only what is new is printed. Text is
- * redacted before it is printed, so the last word of what has arrived waits for
- * the next piece (a secret is recognised only whole); a command's start, and the
- * end of the turn, print everything before it.
+ * Each update is the whole answer so far, redacted by the flow with its last
+ * word held back (a secret is recognised only whole); only what is new is
+ * printed, and the end of the turn prints the held-back rest.
  */
 export class LivePrinter {
   /** The (redacted) text printed so far. */
@@ -20,7 +19,6 @@ export class LivePrinter {
   constructor(
     private readonly write: (text: string) => void,
     private readonly style: Style,
-    private readonly secrets: readonly string[],
   ) {}
 
   /** False until the first update: an answer that came whole (a Worker without streams) is printed whole. */
@@ -31,16 +29,16 @@ export class LivePrinter {
   update(answer: LiveAnswer): void {
     this.last = answer;
     const fresh = answer.runs.filter((r) => !this.started.has(r.index) || (r.state === "done" && !this.ended.has(r.index)));
-    this.printText(answer, fresh.length > 0);
+    this.printText(answer);
     for (const run of fresh) {
       if (!this.started.has(run.index)) {
         this.started.add(run.index);
-        this.line(`${this.style.bold(this.style.cyan(inert(`$ ${redactSecrets(run.cmd, this.secrets)}`)))} ${this.style.dim("running…")}`);
+        this.line(`${this.style.bold(this.style.cyan(inert(`$ ${run.cmd}`)))} ${this.style.dim("running…")}`);
       }
       if (run.state === "done") {
         this.ended.add(run.index);
         // The command line is already printed: its status and output follow.
-        this.line(renderRun(run.result, this.style, this.secrets).split("\n").slice(1).join("\n"));
+        this.line(renderRun(run.result, this.style).split("\n").slice(1).join("\n"));
       }
     }
   }
@@ -57,17 +55,17 @@ export class LivePrinter {
     print(text);
   }
 
-  /** The end of the turn: the rest of the text, then what the answer adds (commands not run, a stop). */
-  finish(res: MessageResponse): void {
-    if (this.last) this.printText(this.last, true);
-    if (res.skipped?.length) this.line(this.style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, this.secrets))))));
+  /** The end of the turn: the rest of the text (`ended`, the last live answer whole), then what the answer adds (commands not run, a stop). */
+  finish(res: MessageResponse, ended?: LiveAnswer): void {
+    if (ended) this.printText(ended);
+    if (res.skipped?.length) this.line(this.style.yellow(notRunNote(res, res.skipped.map((c) => inert(c)))));
     if (res.stopped) this.line(this.style.yellow(STOPPED_NOTE));
-    if (res.pending?.length) this.line(`\n${renderPending(res.pending, this.style, this.secrets)}`);
+    if (res.pending?.length) this.line(`\n${renderPending(res.pending, this.style)}`);
     if (!this.atLineStart) this.write("\n");
   }
 
-  private printText(answer: LiveAnswer, final: boolean): void {
-    const text = inert(liveText(answer, this.secrets, final));
+  private printText(answer: LiveAnswer): void {
+    const text = inert(answer.text);
     let same = 0;
     while (same < this.printed.length && same < text.length && text[same] === this.printed[same]) same++;
     // Text held back (the last word) that was already printed at a command's start: nothing new.

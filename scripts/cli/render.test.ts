@@ -61,11 +61,10 @@ describe("renderRun", () => {
     expect(text).toContain("omitted; the CLI shows about 40 lines");
   });
 
-  it("makes terminal escape sequences in output inert and redacts secrets", () => {
-    const text = renderRun(run({ stdout: "\x1b[2Jgone\nTOKEN=abcdef123456\n", cmd: "cat .env" }), plain, ["abcdef123456"]);
+  it("makes terminal escape sequences in output inert", () => {
+    const text = renderRun(run({ stdout: "\x1b[2Jgone\n", cmd: "cat .env" }), plain);
     expect(text).not.toContain("\x1b");
     expect(text).toContain("gone");
-    expect(text).not.toContain("abcdef123456");
   });
 
   it("names a failure without an exit code", () => {

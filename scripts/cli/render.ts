@@ -16,7 +16,6 @@ import {
   headTailLines,
   helpEntries,
   notRunNote,
-  redactSecrets,
   resetText,
   STOPPED_NOTE,
   runOfExec,
@@ -70,8 +69,8 @@ export function inert(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, (c) => (c === "\r" ? "" : "\uFFFD"));
 }
 
-export function renderRun(run: RunResult, style: Style, secrets: readonly string[] = []): string {
-  const view = describeRun(run, secrets);
+export function renderRun(run: RunResult, style: Style): string {
+  const view = describeRun(run);
   const lines = [style.bold(style.cyan(inert(view.command).replace(/\n/g, "\n  "))), `  ${view.ok ? style.green(view.status) : style.red(view.status)}`];
   const output = inert(view.output);
   if (output.trim() === "") {
@@ -83,29 +82,29 @@ export function renderRun(run: RunResult, style: Style, secrets: readonly string
   return lines.join("\n");
 }
 
-export function renderAnswer(res: MessageResponse, style: Style, secrets: readonly string[] = []): string {
+export function renderAnswer(res: MessageResponse, style: Style): string {
   const parts: string[] = [];
-  const explanation = inert(redactSecrets(explanationOf(res), secrets));
+  const explanation = inert(explanationOf(res));
   if (explanation) parts.push(explanation);
-  for (const run of res.runs) parts.push(renderRun(run, style, secrets));
+  for (const run of res.runs) parts.push(renderRun(run, style));
   if (res.skipped?.length) {
-    parts.push(style.yellow(notRunNote(res, res.skipped.map((c) => inert(redactSecrets(c, secrets))))));
+    parts.push(style.yellow(notRunNote(res, res.skipped.map((c) => inert(c)))));
   }
   if (res.stopped) parts.push(style.yellow(STOPPED_NOTE));
-  if (res.pending?.length) parts.push(renderPending(res.pending, style, secrets));
+  if (res.pending?.length) parts.push(renderPending(res.pending, style));
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
 }
 
 /** The commands an answer left waiting under `approve`, numbered as `/approve N` counts them, with the ids `duet approve` takes. */
-export function renderPending(pending: readonly PendingApproval[], style: Style, secrets: readonly string[] = []): string {
-  const lines = pending.flatMap((p, i) => [`  [${i + 1}] ${inert(redactSecrets(p.cmd, secrets))}`, style.dim(`      id ${p.id}`)]);
+export function renderPending(pending: readonly PendingApproval[], style: Style): string {
+  const lines = pending.flatMap((p, i) => [`  [${i + 1}] ${inert(p.cmd)}`, style.dim(`      id ${p.id}`)]);
   const how = "/approve N or /skip N in `duet chat`; `duet approve ROOM ID` or `duet skip ROOM ID`; Run or Skip in Slack or Discord";
   return style.yellow([`Waiting for approval (run policy: approve):`, ...lines, `  ${how}`].join("\n"));
 }
 
-export function renderExec(cmd: string, result: ExecResult, style: Style, secrets: readonly string[] = []): string {
-  return renderRun(runOfExec(cmd, result), style, secrets);
+export function renderExec(cmd: string, result: ExecResult, style: Style): string {
+  return renderRun(runOfExec(cmd, result), style);
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -116,12 +115,12 @@ export function formatTs(ts: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-export function renderHistory(room: string, messages: readonly DuetMessage[], style: Style, secrets: readonly string[] = []): string {
+export function renderHistory(room: string, messages: readonly DuetMessage[], style: Style): string {
   if (messages.length === 0) return style.dim(`(no messages in ${room} yet)`);
   return messages
     .map((m) => {
       const who = m.role === "agent" ? style.green("duet") : style.cyan(m.userId || "user");
-      const text = inert(redactSecrets(m.text, secrets)).replace(/\n/g, "\n    ");
+      const text = inert(m.text).replace(/\n/g, "\n    ");
       return `${style.dim(formatTs(m.ts))} ${style.bold(who)}: ${text}`;
     })
     .join("\n");
@@ -165,7 +164,6 @@ export function chatHelp(): string {
 /** Where the CLI is reached and how it authenticates, for advice beside an error. */
 export interface ErrorContext {
   style: Style;
-  secrets: readonly string[];
   baseUrl: string;
   tokenSource: string;
 }
@@ -180,36 +178,36 @@ function errorLine(reply: Extract<Reply, { kind: "error" }>, ctx: ErrorContext):
 
 /** The chat flow's replies as terminal text. */
 export function renderReply(reply: Reply, room: string, ctx: ErrorContext): string {
-  const { style, secrets } = ctx;
+  const { style } = ctx;
   switch (reply.kind) {
     case "answer":
-      return renderAnswer(reply.answer, style, secrets);
+      return renderAnswer(reply.answer, style);
     case "ran":
-      return renderExec(reply.cmd, reply.result, style, secrets);
+      return renderExec(reply.cmd, reply.result, style);
     case "history":
-      return renderHistory(room, reply.messages, style, secrets);
+      return renderHistory(room, reply.messages, style);
     case "reset":
       return renderReset(room, reply.user, reply.errors, style);
     case "help":
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":
-      return describePolicy(reply.runPolicy, reply.setBy, terminalNaming(secrets), reply.source).replace(/\*/g, "");
+      return describePolicy(reply.runPolicy, reply.setBy, TERMINAL_NAMING, reply.source).replace(/\*/g, "");
     case "model":
-      return describeModel(reply, terminalNaming(secrets));
+      return describeModel(reply, TERMINAL_NAMING);
     case "usage":
-      return describeUsage(reply.usage, terminalNaming(secrets));
+      return describeUsage(reply.usage, TERMINAL_NAMING);
     case "audit":
-      return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, terminalNaming(secrets))}`)].join("\n");
+      return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, TERMINAL_NAMING)}`)].join("\n");
     case "scheduled":
-      return scheduledText(reply.schedule, reply.user, terminalNaming(secrets));
+      return scheduledText(reply.schedule, reply.user, TERMINAL_NAMING);
     case "schedules":
-      return [style.bold(schedulesTitle(reply.schedules.length)), ...reply.schedules.map((s) => `  ${describeSchedule(s, terminalNaming(secrets))}`)].join("\n");
+      return [style.bold(schedulesTitle(reply.schedules.length)), ...reply.schedules.map((s) => `  ${describeSchedule(s, TERMINAL_NAMING)}`)].join("\n");
     case "unscheduled":
-      return unscheduledText(reply.schedule, reply.user, terminalNaming(secrets));
+      return unscheduledText(reply.schedule, reply.user, TERMINAL_NAMING);
     case "refused":
       return style.yellow(reply.text);
     case "decided":
-      return describeDecision(reply.approval, terminalNaming(secrets));
+      return describeDecision(reply.approval, TERMINAL_NAMING);
     case "hint":
       return reply.text;
     case "error":
@@ -217,7 +215,5 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
   }
 }
 
-/** People by their ids and commands as typed (redacted, inert): a terminal has no mentions. */
-function terminalNaming(secrets: readonly string[]): Naming {
-  return { person: (id) => id, command: (cmd) => `\`${inert(redactSecrets(cmd, secrets))}\``, label: (name) => inert(name) };
-}
+/** People by their ids and commands as typed (inert): a terminal has no mentions. */
+const TERMINAL_NAMING: Naming = { person: (id) => id, command: (cmd) => `\`${inert(cmd)}\``, label: (name) => inert(name) };

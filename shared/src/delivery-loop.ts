@@ -1,5 +1,7 @@
 import type { WorkerClient } from "./client.ts";
 import type { DeliveryItem, DeliveryPlatform } from "./delivery.ts";
+import { redactAnswer } from "./format/redact-answer.ts";
+import { redactSecrets } from "./format/redact.ts";
 
 /** How long a read of the feed waits for an answer before the bot reads again. */
 export const FEED_WAIT_MS = 20_000;
@@ -9,8 +11,10 @@ const PAUSE_MS = 1_000;
 export interface DeliveryLoopOptions {
   platform: DeliveryPlatform;
   worker: WorkerClient;
-  /** Posts the item (or edits `item.messageId`); the posted message's id, or null when the platform refused it. */
+  /** Posts the item (or edits `item.messageId`), its answer and question already redacted; the posted message's id, or null when the platform refused it. */
   deliver(item: DeliveryItem): Promise<string | null>;
+  /** Literal values never shown in chat (the bot's own tokens), besides the shared patterns, as the flow's FlowDeps.secrets. */
+  secrets?: readonly string[];
   log(line: string): void;
   waitMs?: number;
 }
@@ -61,7 +65,8 @@ export class DeliveryLoop {
 
   private async deliverOne(item: DeliveryItem): Promise<void> {
     try {
-      const messageId = await this.opts.deliver(item);
+      const secrets = this.opts.secrets ?? [];
+      const messageId = await this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) });
       if (messageId) await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
     } catch (err) {
       this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);

@@ -6,6 +6,7 @@ export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
 export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
+export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";

@@ -1,3 +1,5 @@
+import { ConfigError } from "./env-config.ts";
+
 /**
  * How a bot process that cannot start says so, whichever bot and whatever the
  * cause (configuration, a refused token, Discord or Slack unreachable, a port in
@@ -7,4 +9,14 @@
 export function failStartup(bot: "slack" | "discord", reason: unknown): never {
   console.error(`[${bot}] could not start: ${reason instanceof Error ? reason.message : String(reason)}`);
   process.exit(1);
+}
+
+/** `load()`'s config; a missing or malformed variable (a ConfigError) stops the bot in one line, anything else is a bug and throws. */
+export function configOrFail<T>(bot: "slack" | "discord", load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    failStartup(bot, err);
+  }
 }

@@ -96,8 +96,26 @@ describe("live answers on Discord", () => {
     const limited = h.fake.calls.filter((c) => c.route === "PATCH /channels/:id/messages/:message" && c.status === 429);
     expect(limited).toHaveLength(1);
     expect(reply.message_reference).toMatchObject({ message_id: question.id });
-    expect(Math.min(...gaps(editsOf(h, reply.id)))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
+    // At least two edits, so the spacing is measured over something (Math.min of nothing is Infinity).
+    const spacing = gaps(editsOf(h, reply.id));
+    expect(spacing.length).toBeGreaterThan(0);
+    expect(Math.min(...spacing)).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     expect(contents([reply])).toEqual((await reference(SLOW)).slice(0, 1));
+  });
+
+  it("never shows the bot's own token, in the growing reply or the final answer, even split across the model's pieces", async () => {
+    // The Worker does not know the Discord token and no pattern matches it: only the flow's redaction, with the
+    // bot's secrets, keeps it out. It arrives in pieces of 6 characters, and the command (shown running) prints it.
+    const token = h.fake.token;
+    const { rec } = await ask(h, `CHUNK:6 DRIP:120 SAY: The bot token is ${token} and that is all, said slowly so it streams.\n<run>echo ${token} && sleep 2</run>\nDone.`);
+    const { text } = await interactionAnswer(h, rec);
+    const live = shown(rec).flatMap((m) => editsOf(h, m.id)).map((e) => e.content);
+    // The live reply carried the redacted token before the end, and the command's line with it.
+    expect(live.some((c) => c.includes("The bot token is [redacted]") && !c.includes("Done."))).toBe(true);
+    expect(live.some((c) => c.includes("`$ echo [redacted] && sleep 2` · running"))).toBe(true);
+    expect(text).toContain("The bot token is [redacted]");
+    expect(text).toContain("$ echo [redacted]");
+    for (const shownText of [...live, text]) expect(shownText).not.toContain(token.slice(0, 8));
   });
 
   it("stops a turn from its Stop button, only in its own room, and from /duet stop", async () => {

@@ -78,7 +78,7 @@ describe("a live answer in Slack", () => {
   it("streams into the thread soon after the first token, grows at least 3 times, and ends as the non-streamed answer", async () => {
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
     const { answer, firstTokenAt } = await slowAnswer(live);
     const rendered = renderAnswer(finalOf(answer));
     const ts = await live.finish(rendered);
@@ -105,7 +105,7 @@ describe("a live answer in Slack", () => {
   it("a command that ends just before the answer does still shows complete in the stream: the stream's stop carries it", async () => {
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
     let answer = applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } });
     answer = applyLiveEvent(answer, { event: "run-start", data: { index: 0, cmd: "make" } });
     live.update(answer);
@@ -125,7 +125,7 @@ describe("a live answer in Slack", () => {
     slack.streams.refused = "feature_not_enabled";
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
     const { answer, firstTokenAt } = await slowAnswer(live);
     const rendered = renderAnswer(finalOf(answer));
     await live.finish(rendered);
@@ -148,7 +148,7 @@ describe("a live answer in Slack", () => {
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
     slack.rateLimit("chat.update", 2, 1);
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
     const { answer } = await slowAnswer(live, 100);
     const rendered = renderAnswer(finalOf(answer));
     expect(await live.finish(rendered)).not.toBeNull();
@@ -165,7 +165,7 @@ describe("a live answer in Slack", () => {
     slack.streams.lifetimeMs = 1_500;
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [] });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
     const { answer } = await slowAnswer(live, 200);
     const rendered = renderAnswer(finalOf(answer));
     await live.finish(rendered);
@@ -179,7 +179,7 @@ describe("a live answer in Slack", () => {
   it("ends its own stream before Slack's lifetime and goes on with chat.update", async () => {
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
-    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, secrets: [], streamLifetimeMs: 1_200 });
+    const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true, streamLifetimeMs: 1_200 });
     const { answer } = await slowAnswer(live, 200);
     const rendered = renderAnswer(finalOf(answer));
     await live.finish(rendered);

@@ -90,6 +90,23 @@ describe("live answers in Slack", () => {
     expect(endState(answer)).toEqual(endState(await reference(SLOW)));
   });
 
+  it("never shows the bot's own secrets, in the stream or the final answer, even split across the model's pieces", async () => {
+    // The Worker knows neither; the signing secret matches no pattern, so only the flow's redaction with the
+    // bot's secrets keeps it out. It arrives in pieces of 6 characters, and the command (shown running) prints it.
+    const channel = newChannel();
+    const said = `The secret is ${SIGNING_SECRET} and the token is ${setup.slack.id.botToken}, said slowly so it streams.`;
+    const m = await mention(setup.slack, live, { channel, text: `CHUNK:6 DRIP:120 SAY: ${said}\n<run>echo ${SIGNING_SECRET} && sleep 2</run>\nDone.` });
+    const [answer] = await answerTo(setup.slack, m);
+    const streamed = answer.stream!.appends.map((a) => a.text).join("");
+    expect(streamed).toContain("The secret is [redacted] and the token is xoxb-[redacted]");
+    expect(answer.stream!.tasks).toMatchObject([{ title: "$ echo [redacted] && sleep 2" }]);
+    expect(JSON.stringify(answer.blocks)).toContain("The secret is [redacted]");
+    const everything = JSON.stringify(setup.slack.calls.filter((c) => c.args.channel === channel).map((c) => c.args));
+    expect(everything).toContain("[redacted]");
+    expect(everything).not.toContain(SIGNING_SECRET);
+    expect(everything).not.toContain(setup.slack.id.botToken);
+  });
+
   it("posts the answer anew when its live message can no longer be updated", async () => {
     setup.slack.streams.refused = "feature_not_enabled";
     setup.slack.refuse("chat.update", "message_not_found");
@@ -110,7 +127,10 @@ describe("live answers in Slack", () => {
     const m = await mention(setup.slack, live, { channel, text: SLOW });
     const [answer] = await answerTo(setup.slack, m);
     expect(callsFor("chat.appendStream", channel).some((c) => c.error === "message_not_in_streaming_state")).toBe(true);
-    expect(Math.min(...gaps(callsFor("chat.update", channel)))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
+    // At least two updates, so the spacing is measured over something (Math.min of nothing is Infinity).
+    const spacing = gaps(callsFor("chat.update", channel));
+    expect(spacing.length).toBeGreaterThan(0);
+    expect(Math.min(...spacing)).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     expect(botReplies(setup.slack, channel, m.threadTs)).toHaveLength(1);
     expect(endState(answer)).toEqual(endState(await reference(SLOW)));
   });

@@ -59,8 +59,10 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
-  const flow = { worker, log: (line: string) => log.warn(line), roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
-  const deps: BotDeps = { flow, log, secrets: [config.token, config.apiToken], claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
+  // The bot's own tokens, never shown in chat: the flow and the delivery loop redact them from everything posted.
+  const secrets = [config.token, config.apiToken];
+  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
+  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.
@@ -96,7 +98,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, deps.secrets, log, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, log, item) });
 
   return {
     client,

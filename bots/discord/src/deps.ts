@@ -1,7 +1,7 @@
 import type { DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
 import type { AccessRule } from "./config.ts";
 
-/** What the event handlers share: the chat flow's deps, secrets to redact and a logger. */
+/** What the event handlers share: the chat flow's deps (the bot's secrets bound in) and a logger. */
 
 export interface Logger {
   info(msg: string): void;
@@ -17,8 +17,6 @@ export const consoleLogger: Logger = {
 
 export interface BotDeps {
   flow: FlowDeps;
-  /** Literal values never shown in chat (the bot's own tokens), on top of the shared patterns. */
-  secrets: string[];
   log: Logger;
   /** Message ids already answered by any process: a gateway resume can replay MESSAGE_CREATE, and a guild may move to another shard process. */
   claims: DeliveryClaims;

@@ -1,8 +1,8 @@
 import { DRAIN_MS } from "@duet/shared";
 import { startHealthServer, type HealthServer } from "@duet/shared/health";
-import { failStartup } from "@duet/shared/startup";
+import { configOrFail, failStartup } from "@duet/shared/startup";
 import { createDiscordBot } from "./bot.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfig } from "./config.ts";
 import { checkWorkerOrFail } from "./worker-check.ts";
 
 /**
@@ -11,13 +11,7 @@ import { checkWorkerOrFail } from "./worker-check.ts";
  * SIGINT/SIGTERM. A bad config or a refused token ends start-up with one line.
  */
 
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  failStartup("discord", err);
-}
+const config = configOrFail("discord", loadConfig);
 
 await checkWorkerOrFail(config);
 

@@ -31,10 +31,10 @@ const idOf = (res: unknown) => (res as { id: string }).id;
  * the answer, else it is posted as a reply to the person's message; each
  * message goes with its nonce enforced. Resolves with the first message's id.
  */
-export async function deliverToDiscord(rest: REST, secrets: readonly string[], log: Logger, item: DeliveryItem): Promise<string | null> {
+export async function deliverToDiscord(rest: REST, log: Logger, item: DeliveryItem): Promise<string | null> {
   const { channel, replyTo } = item.deliver.place;
   if (!channel) return null;
-  const out = withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, secrets), scheduledRunLine(item, secrets));
+  const out = withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }), scheduledRunLine(item));
   let first: string | null = null;
   for (const [i, msg] of out.entries()) {
     // The final messages' own buttons (Run and Skip), or none: a live answer's Stop button goes.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { MessageResponse, RunResult } from "@duet/shared";
-import { helpText, renderExec, renderHistory, renderMessage, MESSAGE_MAX_CHARS } from "./render.ts";
+import { type MessageResponse, redactReply, type RunResult } from "@duet/shared";
+import { helpText, renderExec, renderHistory, renderMessage, renderReply, MESSAGE_MAX_CHARS } from "./render.ts";
 
 const run = (over: Partial<RunResult> = {}): RunResult => ({ cmd: "ls", exitCode: 0, stdout: "a\nb\n", stderr: "", truncated: false, durationMs: 12, ...over });
 const answer = (reply: string, runs: RunResult[] = [], skipped?: string[]): MessageResponse => ({ reply, messages: [], runs, skipped });
@@ -49,8 +49,9 @@ describe("renderMessage", () => {
     expect(out[1].content.startsWith("```py\n")).toBe(true);
   });
 
-  it("redacts secrets, the bot's own tokens included", () => {
-    const [msg] = renderMessage(answer("Env.", [run({ cmd: "env", stdout: "API_KEY=abc123secretvalue\nDISCORD=my-bot-token-value\n" })]), ["my-bot-token-value"]);
+  it("shows an answer the flow redacted with no secret, the bot's own tokens included", () => {
+    const res = answer("Env.", [run({ cmd: "env", stdout: "API_KEY=abc123secretvalue\nDISCORD=my-bot-token-value\n" })]);
+    const [msg] = renderReply(redactReply({ kind: "answer", answer: res, question: "q", user: "1" }, ["my-bot-token-value"]));
     expect(msg.content).toContain("API_KEY=[redacted]");
     expect(msg.content).not.toContain("abc123secretvalue");
     expect(msg.content).not.toContain("my-bot-token-value");

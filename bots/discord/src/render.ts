@@ -8,13 +8,13 @@ import {
   explanationOf,
   headTail,
   helpEntries,
+  HELP_INTRO,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
   NO_HISTORY,
   NOTHING_TO_SAY,
   notRunNote,
-  redactSecrets,
   resetText,
   runOfExec,
   sanitizeChatText,
@@ -31,9 +31,10 @@ import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/r
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
- * Discord messages from Worker answers. The chunking, head/tail and redaction
- * are shared with Slack; the layout is Discord's: markdown, one code block per
- * command holding `$ cmd` and its output, and long output as a .txt file.
+ * Discord messages from Worker answers, already redacted by the flow. The
+ * chunking and head/tail are shared with Slack; the layout is Discord's:
+ * markdown, one code block per command holding `$ cmd` and its output, and
+ * long output as a .txt file.
  */
 
 export interface Outgoing {
@@ -68,8 +69,8 @@ export function renderNotice(text: string): Outgoing[] {
 }
 
 /** One command as a Discord block: a status line, then `$ cmd` and its output in one code block. */
-function runBlock(run: RunResult, index: number, total: number, secrets: readonly string[]): { text: string; file?: AttachmentPayload } {
-  const view = describeRun(run, secrets);
+function runBlock(run: RunResult, index: number, total: number): { text: string; file?: AttachmentPayload } {
+  const view = describeRun(run);
   const name = total === 1 ? "output.txt" : `output-${index + 1}.txt`;
   const short = headTail(view.output, INLINE_OUTPUT_MAX_CHARS, `full output in ${name}`);
   const body = view.output ? `${view.command}\n${short.text}` : `${view.command}\n(no output)`;
@@ -79,13 +80,13 @@ function runBlock(run: RunResult, index: number, total: number, secrets: readonl
   return { text, file: { attachment: Buffer.from(`${view.command}\n${view.output}\n`, "utf8"), name } };
 }
 
-export function renderMessage(res: MessageResponse, secrets: readonly string[] = []): Outgoing[] {
+export function renderMessage(res: MessageResponse): Outgoing[] {
   const parts: string[] = [];
   const files: AttachmentPayload[] = [];
   const explanation = sanitizeChatText(explanationOf(res));
   if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
-    const block = runBlock(run, i, res.runs.length, secrets);
+    const block = runBlock(run, i, res.runs.length);
     parts.push(block.text);
     if (block.file) files.push(block.file);
   });
@@ -93,8 +94,8 @@ export function renderMessage(res: MessageResponse, secrets: readonly string[] =
   if (res.skipped?.length) {
     parts.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
   }
-  const out = toMessages(redactSecrets(parts.join("\n\n"), secrets), files);
-  return res.pending?.length ? withProposal(out, proposalPart(res.pending, secrets)) : out;
+  const out = toMessages(parts.join("\n\n"), files);
+  return res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
 }
 
 /** The proposal goes last, in the last message when it fits, so its buttons sit under it. */
@@ -106,13 +107,13 @@ function withProposal(out: Outgoing[], part: { content: string; components: RowJ
   return [...out, { content: part.content.slice(0, MESSAGE_MAX_CHARS), files: [], components: part.components }];
 }
 
-export function renderExec(cmd: string, result: ExecResult, secrets: readonly string[] = []): Outgoing[] {
-  const block = runBlock(runOfExec(cmd, result), 0, 1, secrets);
+export function renderExec(cmd: string, result: ExecResult): Outgoing[] {
+  const block = runBlock(runOfExec(cmd, result), 0, 1);
   return toMessages(block.text, block.file ? [block.file] : []);
 }
 
 /** The last messages, newest last, as short quotes; ephemeral, so user mentions are fine to show. */
-export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Outgoing[] {
+export function renderHistory(messages: DuetMessage[]): Outgoing[] {
   if (messages.length === 0) return toMessages(NO_HISTORY);
   const shown = messages.slice(-HISTORY_SHOWN);
   const lines = shown.map((m) => {
@@ -120,7 +121,7 @@ export function renderHistory(messages: DuetMessage[], secrets: readonly string[
     return `${who} <t:${Math.floor(m.ts / 1000)}:R>\n> ${escapeFences(historySnippet(m.text)) || "(empty)"}`;
   });
   const header = historyTitle(shown.length, messages.length);
-  return toMessages(redactSecrets([header, ...lines].join("\n"), secrets));
+  return toMessages([header, ...lines].join("\n"));
 }
 
 /** How the commands are typed in Discord: slash-command options, named. */
@@ -143,7 +144,7 @@ const DISCORD_SYNTAX = {
 
 export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
-    "**Duet** is an AI pair programmer with a sandbox shared by everyone in this channel.",
+    HELP_INTRO,
     "",
     ...helpEntries(DISCORD_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
     "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
@@ -154,14 +155,14 @@ export function helpText(settings: { network?: string; runPolicy?: "auto" | "app
 }
 
 /** The chat flow's replies as Discord messages. */
-export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[] {
+export function renderReply(reply: Reply): Outgoing[] {
   switch (reply.kind) {
     case "answer":
-      return renderMessage(reply.answer, secrets);
+      return renderMessage(reply.answer);
     case "ran":
-      return renderExec(reply.cmd, reply.result, secrets);
+      return renderExec(reply.cmd, reply.result);
     case "history":
-      return renderHistory(reply.messages, secrets);
+      return renderHistory(reply.messages);
     case "reset":
       return renderNotice(`🧹 ${resetText(`<@${reply.user}>`, reply.errors, "`/duet reset`")}`);
     case "help":
@@ -169,13 +170,13 @@ export function renderReply(reply: Reply, secrets: readonly string[]): Outgoing[
     case "policy":
       return renderNotice(renderPolicy(reply.runPolicy, reply.setBy, reply.source));
     case "audit":
-      return renderNotice(renderAudit(reply.entries, reply.total, secrets));
+      return renderNotice(renderAudit(reply.entries, reply.total));
     case "scheduled":
-      return renderNotice(renderScheduled(reply.schedule, reply.user, secrets));
+      return renderNotice(renderScheduled(reply.schedule, reply.user));
     case "schedules":
-      return renderNotice(renderSchedules(reply.schedules, secrets));
+      return renderNotice(renderSchedules(reply.schedules));
     case "unscheduled":
-      return renderNotice(renderUnscheduled(reply.schedule, reply.user, secrets));
+      return renderNotice(renderUnscheduled(reply.schedule, reply.user));
     case "model":
       return renderNotice(renderModel(reply));
     case "usage":

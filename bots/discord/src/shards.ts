@@ -2,10 +2,10 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { DRAIN_MS } from "@duet/shared";
 import { startHealthServer } from "@duet/shared/health";
-import { failStartup } from "@duet/shared/startup";
+import { configOrFail, failStartup } from "@duet/shared/startup";
 import { REST, Routes, ShardingManager } from "discord.js";
 import { restOptions } from "./bot.ts";
-import { ConfigError, loadConfig, type DiscordConfig } from "./config.ts";
+import { loadConfig, type DiscordConfig } from "./config.ts";
 import { shardsHealth } from "./health.ts";
 import { checkWorkerOrFail } from "./worker-check.ts";
 
@@ -17,13 +17,7 @@ import { checkWorkerOrFail } from "./worker-check.ts";
  * manager serves /healthz on HEALTH_PORT for all of them.
  */
 
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  failStartup("discord", err);
-}
+const config = configOrFail("discord", loadConfig);
 
 /** Discord's recommendation, asked through DISCORD_API_URL (discord.js's own "auto" always asks discord.com). */
 async function recommendedShards(c: DiscordConfig): Promise<number> {

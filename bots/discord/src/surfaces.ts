@@ -18,8 +18,6 @@ const TOKEN_GONE = new Set([50027 /* invalid webhook token */, 10015 /* unknown 
 
 export interface SurfaceDeps {
   log: Logger;
-  /** Literal values never shown in chat (the bot's own tokens). */
-  secrets: readonly string[];
   /** How often the typing indicator is renewed while Duet works. */
   typingRenewMs: number;
   /** The largest file posted (DUET_FILE_MAX_BYTES; Discord's own limit applies below it). */
@@ -38,7 +36,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
   // message to the delivery as if it were the answer.
   const nonce = room ? deliveryNonce(room, message.id, 0) : undefined;
   const post = async (reply: Reply): Promise<PostedRef | null> => {
-    const out = renderReply(reply, deps.secrets);
+    const out = renderReply(reply);
     try {
       const [first, ...rest] = out;
       const once = nonce && reply.kind === "answer" ? { nonce, enforceNonce: true } : {};
@@ -81,7 +79,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   let replied = false;
   const post = (reply: Reply) => {
     replied = true;
-    return send(interaction, renderReply(reply, deps.secrets), ephemeral, deps);
+    return send(interaction, renderReply(reply), ephemeral, deps);
   };
   const sendFiles = async (msg: FilesMessage) => {
     const first = !replied;
@@ -117,11 +115,11 @@ function liveView(
   onPosted?: (ref: PostedRef) => void,
   fallback?: (reply: Reply) => Promise<PostedRef | null>,
 ): LiveView {
-  const live = new DiscordLiveMessage(target, deps.log, { room, secrets: deps.secrets, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
+  const live = new DiscordLiveMessage(target, deps.log, { room, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {
-      const out = renderReply(reply, deps.secrets);
+      const out = renderReply(reply);
       const id = await live.finish(out);
       if (!id) return fallback ? fallback(reply) : null;
       deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -132,7 +130,7 @@ function liveView(
 
 /** Shows `reply` in place of what a posted message showed (its first part: an edit is one message). */
 async function editWith(edit: (body: { content: string; files: Outgoing["files"]; allowedMentions: { parse: [] } }) => Promise<unknown>, ref: PostedRef, reply: Reply, deps: SurfaceDeps): Promise<boolean> {
-  const [first] = renderReply(reply, deps.secrets);
+  const [first] = renderReply(reply);
   try {
     await edit({ content: first.content, files: first.files, allowedMentions: { parse: [] } });
     return true;

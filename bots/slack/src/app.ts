@@ -134,12 +134,12 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
+    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins });
-    const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, secrets, ...options.live });
+    const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });
     const people = new PeopleNames(out);
     const messageDeps = {
-      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, secrets, status, live, files, people,
+      flow, out, claims: new DeliveryClaims(worker, (line) => logger.warn(line)), scope: config.roomScope, logger, status, live, files, people,
       get botUserId() {
         return botUser();
       },
@@ -154,8 +154,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     };
     registerWelcome(built, welcome, track);
     const access = new SlackAccess(config.access, client, logger);
-    registerSlashCommand(built, { flow, out, logger, secrets, access, live, files, people }, track);
-    registerApprovalClicks(built, { flow, out, access, logger, secrets }, track);
+    registerSlashCommand(built, { flow, out, logger, access, live, files, people }, track);
+    registerApprovalClicks(built, { flow, out, access, logger }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
@@ -178,8 +178,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     app = built;
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
-    const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, secrets, item);
-    deliveries = new DeliveryLoop({ platform: "slack", worker, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
+    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
     deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);

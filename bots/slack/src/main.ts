@@ -1,8 +1,8 @@
 import { checkWorkerToken } from "@duet/shared";
 import { startHealthServer, type HealthServer } from "@duet/shared/health";
-import { failStartup } from "@duet/shared/startup";
+import { configOrFail, failStartup } from "@duet/shared/startup";
 import { createSlackBot } from "./app.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfig } from "./config.ts";
 
 /**
  * `pnpm dev:slack` / `pnpm start:slack`: read the config once, check the
@@ -12,13 +12,7 @@ import { ConfigError, loadConfig } from "./config.ts";
  */
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    failStartup("slack", err);
-  }
+  const config = configOrFail("slack", loadConfig);
   // A wrong DUET_API_TOKEN would fail every turn: better not to start. An unreachable
   // Worker is different: it may come up later, and the bot says so in chat meanwhile.
   const token = await checkWorkerToken(config.workerUrl, config.apiToken);

@@ -22,13 +22,13 @@ export function slackTarget(place: { channel: string; threadTs?: string; ts?: st
  * else posts it in the thread; then the asker's message gets its ✅ and the
  * thread status ends.
  */
-export async function deliverToSlack(out: SlackOut, status: ThreadStatus, secrets: readonly string[], item: DeliveryItem): Promise<string | null> {
+export async function deliverToSlack(out: SlackOut, status: ThreadStatus, item: DeliveryItem): Promise<string | null> {
   const { channel, threadTs, ts } = item.deliver.place;
   if (!channel) return null;
   // Without the asker's message (a slash command's answer) the answer names who asked, as a slash answer does.
-  const r = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, { secrets, place: ts ? "thread" : "slash", room: item.roomId });
+  const r = renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }, { place: ts ? "thread" : "slash", room: item.roomId });
   // A scheduled run's answer is a new message in the channel (no thread in its place): it says which schedule asked.
-  const heading = scheduledRunBlock(item, secrets);
+  const heading = scheduledRunBlock(item);
   const blocks = heading ? [heading, ...r.blocks].slice(0, MAX_BLOCKS) : r.blocks;
   let posted: string | null = null;
   if (item.messageId) {

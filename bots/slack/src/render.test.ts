@@ -1,4 +1,4 @@
-import type { DuetMessage, MessageResponse, RunResult } from "@duet/shared";
+import { type DuetMessage, type MessageResponse, redactReply, type RunResult } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { helpText, MAX_BLOCKS, renderAnswer, renderExec, renderHistory, renderReply } from "./render.ts";
 
@@ -41,12 +41,10 @@ describe("renderAnswer", () => {
     expect(block.match(/```/g)).toHaveLength(2);
   });
 
-  it("redacts secrets in commands, output and explanation, including the bot's own tokens", () => {
-    const r = renderAnswer(
-      answer("The key is sk-abcdefghijklmnopqrstuvwxyz1234", [run("echo $TOKEN", "xoxb-123456789012-abcdefghijkl\nmy-own-worker-token")]),
-      { secrets: ["my-own-worker-token"] },
-    );
-    const all = texts(r.blocks).join("\n") + r.text;
+  it("shows an answer the flow redacted with no secret in commands, output and explanation, the bot's own tokens included", () => {
+    const res = answer("The key is sk-abcdefghijklmnopqrstuvwxyz1234", [run("echo $TOKEN", "xoxb-123456789012-abcdefghijkl\nmy-own-worker-token")]);
+    const r = renderReply(redactReply({ kind: "answer", answer: res, question: "q", user: "U1" }, ["my-own-worker-token"]), { place: "thread" });
+    const all = texts(r.blocks).join("\n") + r.text + r.uploads.map((u) => u.content).join("");
     expect(all).not.toMatch(/sk-abcdef|xoxb-123456789012-abc|my-own-worker-token/);
     expect(all).toContain("[redacted]");
   });
@@ -130,7 +128,7 @@ describe("the help Slack shows", () => {
   });
 
   it("puts what was wrong above it", () => {
-    const r = renderReply({ kind: "help", problem: "Unknown command `dance`." }, { secrets: [], place: "slash" });
+    const r = renderReply({ kind: "help", problem: "Unknown command `dance`." }, { place: "slash" });
     expect(r.blocks.map((b) => JSON.stringify(b)).join("")).toMatch(/Unknown command `dance`\..*\/duet ask/);
   });
 });

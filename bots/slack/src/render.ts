@@ -5,6 +5,7 @@ import {
   type ExecResult,
   explanationOf,
   helpEntries,
+  HELP_INTRO,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
@@ -12,7 +13,6 @@ import {
   NO_HISTORY,
   NOTHING_TO_SAY,
   notRunNote,
-  redactSecrets,
   type Reply,
   resetText,
   runOfExec,
@@ -45,17 +45,15 @@ export interface RenderOptions {
   reserveBlocks?: number;
   /** Where uploaded files end up, for the "see the file" note. */
   where?: string;
-  /** Literal values to redact besides the shared patterns (the bot's own tokens). */
-  secrets?: readonly string[];
   /** The room the answer belongs to, named by its Run and Skip buttons. */
   room?: string;
 }
 
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
-  const explanation = redactSecrets(explanationOf(res), opts.secrets);
-  const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(redactSecrets(c, opts.secrets)).replace(/`/g, "'")}\``);
+  const explanation = explanationOf(res);
+  const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(c).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
-  const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room, opts.secrets ?? []) : [];
+  const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room) : [];
   if (res.stopped) notes.push(context(`:black_square_for_stop: _${STOPPED_NOTE}_`));
   return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
@@ -68,7 +66,7 @@ function assemble(explanation: string, runs: RunResult[], notes: Block[], opts: 
   const where = opts.where ?? "in this thread";
   const uploads: Upload[] = [];
   const runBlocks = runs.map((run, i) => {
-    const r = renderRun(run, i, where, opts.secrets);
+    const r = renderRun(run, i, where);
     if (r.upload) uploads.push(r.upload);
     return r.block;
   });
@@ -104,12 +102,12 @@ function fallbackText(explanation: string, runs: RunResult[]): string {
 }
 
 /** `/duet history`: the room's recent messages, newest last, for the caller only. */
-export function renderHistory(messages: DuetMessage[], secrets: readonly string[] = []): Rendered {
+export function renderHistory(messages: DuetMessage[]): Rendered {
   if (messages.length === 0) return { text: NO_HISTORY, blocks: [section(NO_HISTORY)], uploads: [] };
   const shown = messages.slice(-HISTORY_SHOWN);
   const lines = shown.map((m) => {
     const who = m.role === "agent" ? "*Duet*" : m.userId ? `<@${m.userId.replace(/[^A-Za-z0-9]/g, "")}>` : "*someone*";
-    return `${who}: ${escapeSlack(historySnippet(redactSecrets(m.text, secrets)))}`;
+    return `${who}: ${escapeSlack(historySnippet(m.text))}`;
   });
   const title = historyTitle(shown.length, messages.length);
   const chunks = chunkMessage([`*${title}*`, ...lines].join("\n"), SECTION_MAX_CHARS);
@@ -139,7 +137,7 @@ const SLACK_SYNTAX = {
 
 export function helpText(settings: { network?: string; runPolicy?: "auto" | "approve"; model?: string } = {}): string {
   return [
-    "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.",
+    HELP_INTRO,
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
     "You can also mention Duet (`@Duet` _question_) in a channel or a thread, or send it a direct message; it answers in the thread.",
     ...settingsLines(settings).map(escapeSlack),
@@ -153,20 +151,20 @@ export function helpText(settings: { network?: string; runPolicy?: "auto" | "app
  */
 export type ReplyPlace = "thread" | "slash";
 
-export function renderReply(reply: Reply, opts: { secrets: readonly string[]; place: ReplyPlace; room?: string }): Rendered {
+export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: string }): Rendered {
   const slash = opts.place === "slash";
-  const base = { secrets: opts.secrets, room: opts.room, ...(slash ? { reserveBlocks: 1, where: "in this channel" } : {}) };
+  const base = { room: opts.room, ...(slash ? { reserveBlocks: 1, where: "in this channel" } : {}) };
   switch (reply.kind) {
     case "answer": {
       const r = renderAnswer(reply.answer, base);
-      return slash ? { ...r, blocks: [askedLine(reply.user, reply.question, opts.secrets), ...r.blocks] } : r;
+      return slash ? { ...r, blocks: [askedLine(reply.user, reply.question), ...r.blocks] } : r;
     }
     case "ran": {
       const r = renderExec(reply.cmd, reply.result, base);
       return slash ? { ...r, blocks: [context(`<@${reply.user}> ran a command in this channel's sandbox`), ...r.blocks] } : r;
     }
     case "history":
-      return renderHistory(reply.messages, opts.secrets);
+      return renderHistory(reply.messages);
     case "reset":
       return renderNotice(`:broom: ${resetText(`<@${reply.user}>`, reply.errors.map(escapeSlack), "`/duet reset`")}`);
     case "help":
@@ -174,13 +172,13 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
     case "policy":
       return renderPolicy(reply.runPolicy, reply.setBy, reply.source);
     case "audit":
-      return renderAudit(reply.entries, reply.total, opts.secrets);
+      return renderAudit(reply.entries, reply.total);
     case "scheduled":
-      return renderScheduled(reply.schedule, reply.user, opts.secrets);
+      return renderScheduled(reply.schedule, reply.user);
     case "schedules":
-      return renderSchedules(reply.schedules, opts.secrets);
+      return renderSchedules(reply.schedules);
     case "unscheduled":
-      return renderUnscheduled(reply.schedule, reply.user, opts.secrets);
+      return renderUnscheduled(reply.schedule, reply.user);
     case "model":
       return renderModel(reply);
     case "usage":
@@ -198,7 +196,7 @@ export function renderReply(reply: Reply, opts: { secrets: readonly string[]; pl
 }
 
 /** Above a slash command's answer (live or whole): who asked what, since no question stands above it in the channel. */
-export function askedLine(user: string, question: string, secrets: readonly string[]): Block {
-  const flat = redactSecrets(question, secrets).replace(/\s+/g, " ").trim();
+export function askedLine(user: string, question: string): Block {
+  const flat = question.replace(/\s+/g, " ").trim();
   return context(`<@${user}> asked: ${escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat)}`);
 }

@@ -42,11 +42,10 @@ function fitOutput(output: string, prefix: string, budget: number, note: string)
 }
 
 /**
- * `where` completes "the full output is in <file> …" (in this thread, in this channel);
- * `secrets` are literal values to redact besides the shared patterns (the bot's tokens).
+ * `where` completes "the full output is in <file> …" (in this thread, in this channel).
  */
-export function renderRun(run: RunResult, index: number, where = "in this thread", secrets: readonly string[] = []): RunBlock {
-  const d = describeRun(run, secrets);
+export function renderRun(run: RunResult, index: number, where = "in this thread"): RunBlock {
+  const d = describeRun(run);
   const { inline, inBlock } = commandLine(d.command);
   const header = `${d.ok ? ":white_check_mark:" : ":x:"} ${inline}  ·  ${escapeSlack(d.status)}`;
   const prefix = escapeSlack(inBlock);

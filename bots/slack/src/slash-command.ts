@@ -37,8 +37,6 @@ export interface SlashDeps {
   flow: FlowDeps;
   out: SlackOut;
   logger: Logger;
-  /** The bot's own tokens, redacted from anything it posts. */
-  secrets: readonly string[];
   access: SlackAccess;
   /** Live answers for `/duet ask`. */
   live: LiveMessages;
@@ -79,7 +77,7 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     const parsed = typed.kind === "ask" ? parseDuetCommand(slackToPlain(await deps.people.withNames(command.team_id, command.text ?? ""))) : typed;
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
-    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger, deps.secrets);
+    const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger);
     const name = parsed.kind === "ask" ? await deps.people.name(command.team_id, command.user_id) : null;
     // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
     const scheduleTarget = { platform: "slack" as const, place: { channel: command.channel_id } };
@@ -89,10 +87,9 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
   });
 }
 
-/** For `/duet ask`: a live answer posted in the channel, under the line that says who asked what. */
+/** For `/duet ask`: a live answer posted in the channel, under the line that says who asked what (the flow's redacted question). */
 function liveAnswer(deps: SlashDeps, command: SlashCommand, parsed: DuetCommand, room: string) {
   if (parsed.kind !== "ask") return undefined;
-  const heading = [askedLine(command.user_id, sanitizeChatText(parsed.text), deps.secrets)];
-  const place = { channel: command.channel_id, recipientUserId: command.user_id, recipientTeamId: command.team_id, heading };
-  return (onPosted?: (ts: string) => void) => deps.live({ ...place, room, onPosted });
+  const place = { channel: command.channel_id, recipientUserId: command.user_id, recipientTeamId: command.team_id };
+  return (onPosted?: (ts: string) => void, question = "") => deps.live({ ...place, heading: [askedLine(command.user_id, question)], room, onPosted });
 }

@@ -21,15 +21,15 @@ export interface ConversationPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer here, its Stop button naming the room; absent, answers are posted whole. */
-  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void, question?: string) => SlackLiveMessage;
   /** Where workspace files are posted (the same conversation and thread). */
   files?: FileSurface;
 }
 
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
-export function conversationSurface(out: SlackOut, status: ThreadStatus, place: ConversationPlace, secrets: readonly string[]): ChatSurface {
+export function conversationSurface(out: SlackOut, status: ThreadStatus, place: ConversationPlace): ChatSurface {
   const { channel, threadTs } = place;
-  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "thread", room: place.room });
+  const rendered = (reply: Reply) => renderReply(reply, { place: "thread", room: place.room });
   const uploadAll = async (r: Rendered) => {
     for (const upload of r.uploads) await out.upload(channel, upload, threadTs);
   };
@@ -57,7 +57,7 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
     },
     showProgress: () => status.show(channel, threadTs),
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, () => status.clear(channel, threadTs)) } : {}),
   };
 }
 
@@ -92,7 +92,7 @@ export interface SlashPlace {
   /** The room answered in, named by Run and Skip buttons. */
   room?: string;
   /** A live answer posted in the channel by the bot (slash-command.ts says why); absent, answers are whole. */
-  live?: (onPosted?: (ts: string) => void) => SlackLiveMessage;
+  live?: (onPosted?: (ts: string) => void, question?: string) => SlackLiveMessage;
   /** Where workspace files are posted: the channel, since a response_url cannot carry them. */
   files?: FileSurface;
 }
@@ -103,8 +103,8 @@ export interface SlashPlace {
  * them. The ack already told the caller Duet is working, so progress shows nothing more.
  * A live answer the channel refused (Duet is not a member) ends whole through the response_url.
  */
-export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace, logger: Logger, secrets: readonly string[]): ChatSurface {
-  const rendered = (reply: Reply) => renderReply(reply, { secrets, place: "slash", room: place.room });
+export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace, logger: Logger): ChatSurface {
+  const rendered = (reply: Reply) => renderReply(reply, { place: "slash", room: place.room });
   const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
     const r = rendered(reply);
     try {
@@ -125,6 +125,6 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     postPrivate: (reply) => send(reply, "ephemeral", false),
     showProgress: () => async () => {},
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(live(tsTo(onPosted)), rendered, post) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post) } : {}),
   };
 }

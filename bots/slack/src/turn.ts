@@ -27,8 +27,6 @@ export interface MessageDeps {
   scope: RoomScope;
   botUserId: string;
   logger: Logger;
-  /** The bot's own tokens, redacted from anything it posts. */
-  secrets: readonly string[];
   status: ThreadStatus;
   /** Live answers (chat streaming, or updates where a workspace has none). */
   live: LiveMessages;
@@ -135,7 +133,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const teamId = parsed.place.teamId;
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const files = deps.files.surface({ channel: msg.channel, threadTs });
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files }, deps.secrets);
+  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
   const name = await deps.people.name(teamId, e.user);
   const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}) };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");

@@ -7,6 +7,7 @@ import { attempt, failure, outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, PostedRef } from "./surface.ts";
 import type { Asker, FlowDeps, GuardedAction, Outcome } from "./types.ts";
+import { redacting } from "./redacting.ts";
 
 /**
  * The room's controls, once for every front end: who may do what (the front
@@ -55,6 +56,7 @@ export async function guarded(surface: ChatSurface, asker: Asker, action: Guarde
  * people only) and says so to everyone, since it changes what Duet does for all.
  */
 export async function policy(deps: FlowDeps, surface: ChatSurface, asker: Asker, runPolicy?: RunPolicy): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   if (!runPolicy) {
     const { reply, ok } = await attempt(deps, "policy", asker.room, async () => {
       const { runPolicy: current, source } = await deps.worker.policy(asker.room);
@@ -73,6 +75,7 @@ export async function policy(deps: FlowDeps, surface: ChatSurface, asker: Asker,
 
 /** `/duet audit`: the room's latest audited events, for the asker only. */
 export async function audit(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "audit", asker.room, async () => {
     const { entries } = await deps.worker.audit(asker.room);
     return { kind: "audit", entries: entries.slice(-AUDIT_SHOWN), total: entries.length };
@@ -107,6 +110,7 @@ function execOf(run: RunResult): ExecResult {
  * clicker only and changes nothing.
  */
 export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker, click: Decision): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   return guarded(surface, asker, "approve", async () => {
     let decided;
     try {
@@ -143,6 +147,7 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
  * reaches the Worker.
  */
 export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, asker: Asker | undefined, problem?: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   if (problem) return outcome(true, await surface.postPrivate({ kind: "help", problem }));
   const [info, current, model] = await Promise.all([
     within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),

@@ -10,6 +10,7 @@ import { outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, OutgoingFile } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import { redactReply, redacting } from "./redacting.ts";
 
 /**
  * Files between the chat and the room's workspace, once for every platform:
@@ -40,7 +41,7 @@ const maxOf = (deps: FlowDeps) => deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
 export async function shareFiles(deps: FlowDeps, say: (reply: Reply) => Promise<unknown>, asker: Asker, files: readonly IncomingFile[], platform: string): Promise<void> {
   for (const file of files) {
     const problem = await shareOne(deps, asker, file, platform);
-    if (problem) await say({ kind: "error", text: problem });
+    if (problem) await say(redactReply({ kind: "error", text: problem }, deps.secrets ?? []));
   }
 }
 
@@ -106,6 +107,7 @@ function outgoing(deps: FlowDeps, room: string, a: { path: string; bytes: number
  * One too big for the platform is named with its size instead.
  */
 export async function sendAttachments(deps: FlowDeps, surface: ChatSurface, asker: Asker, answer: MessageResponse): Promise<void> {
+  surface = redacting(surface, deps.secrets);
   const files = surface.files;
   const attachments = answer.attachments ?? [];
   if (!files || attachments.length === 0) return;
@@ -125,6 +127,7 @@ function tooBigWords(deps: FlowDeps, path: string, bytes: number, platformMax: n
 
 /** `get <path>`: the workspace file posted in the place, or why not (to the asker only). */
 export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker, raw: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const privately = async (text: string) => outcome(true, await surface.postPrivate({ kind: "hint", text }));
   if (!raw.trim()) return privately(FILE_WORDS.getUsage);
   const checked = checkWorkspacePath(raw.trim());

@@ -196,7 +196,8 @@ describe("a live ask", () => {
       "progress:on",
       "progress:off",
       "update:Listing |",
-      "update:Listing files.|",
+      // The last word waits until it is whole (a secret is only recognised whole); a command's start completes it.
+      "update:Listing |",
       "update:Listing files.|ls:running",
       "update:Listing files.|ls:done",
       "finish:answer",

@@ -12,6 +12,7 @@ import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { getFile, sendAttachments } from "./files.ts";
+import { redacting } from "./redacting.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -22,12 +23,13 @@ import { getFile, sendAttachments } from "./files.ts";
 
 /** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
   };
-  const view = deps.streaming !== false ? surface.live?.((ref) => void reportPosted(deps, asker, ref)) : undefined;
+  const view = deps.streaming !== false ? surface.live?.((ref) => void reportPosted(deps, asker, ref), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);
@@ -100,6 +102,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
 
 /** Stops the room's running turn, whoever started it; its live answer ends as stopped. */
 export async function stop(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   try {
     const { stopped } = await deps.worker.stop(asker.room, asker.user);
     if (stopped) return outcome(true, await surface.post({ kind: "hint", text: STOP_WORDS.stopping }));
@@ -111,6 +114,7 @@ export async function stop(deps: FlowDeps, surface: ChatSurface, asker: Asker): 
 
 /** A command run in the room's sandbox directly, without the model. */
 export async function run(deps: FlowDeps, surface: ChatSurface, asker: Asker, cmd: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await withProgress(deps, surface, "run", asker.room, async () => {
     const res = await deps.worker.exec(asker.room, { cmd, userId: asker.user, idempotencyKey: asker.key });
     deps.roomUsed?.(asker.room);
@@ -121,12 +125,14 @@ export async function run(deps: FlowDeps, surface: ChatSurface, asker: Asker, cm
 
 /** The room's recent conversation, for the asker only. */
 export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await withProgress(deps, surface, "history", asker.room, async () => ({ kind: "history", messages: (await deps.worker.history(asker.room)).messages }));
   return outcome(ok, await surface.postPrivate(reply));
 }
 
 /** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
 export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await withProgress(deps, surface, "reset", asker.room, async () => {
     // Says who reset it: the room's emptied audit starts with that.
     const res = await deps.worker.cleanup(asker.room, { userId: asker.user });
@@ -137,11 +143,13 @@ export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker):
 
 /** How to use Duet, for the asker only, after what was wrong with what they typed. */
 export async function help(surface: ChatSurface, problem?: string): Promise<Outcome> {
+  surface = redacting(surface);
   return outcome(true, await surface.postPrivate({ kind: "help", ...(problem ? { problem } : {}) }));
 }
 
 /** One parsed command through its flow. */
 export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, command: DuetCommand): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   switch (command.kind) {
     case "ask":
       return ask(deps, surface, asker, command.text);

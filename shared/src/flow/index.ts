@@ -7,4 +7,5 @@ export { getFile, sendAttachments, shareFiles, type IncomingFile } from "./files
 export { answersPrivately, helpEntries, settingsLines } from "./help.ts";
 export { audit, decide, guarded, guardOf, helpWithSettings, policy, refusalText, AUDIT_SHOWN, type Decision } from "./control.ts";
 export { stopClick, type StopClick } from "./stop-click.ts";
+export { redactLive, redactReply, redacting, redactingView } from "./redacting.ts";
 export { model, usage } from "./settings.ts";

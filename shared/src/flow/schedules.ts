@@ -4,6 +4,7 @@ import type { Reply } from "./reply.ts";
 import { guarded } from "./control.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import { redacting } from "./redacting.ts";
 
 /**
  * `/duet schedule`, `/duet schedules`, `/duet unschedule`, once for every
@@ -13,6 +14,7 @@ import type { Asker, FlowDeps, Outcome } from "./types.ts";
  */
 
 export async function schedule(deps: FlowDeps, surface: ChatSurface, asker: Asker, when: string, ask: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   return guarded(surface, asker, "run", async () => {
     const { reply, ok } = await attempt(deps, "schedule", asker.room, () => refusedAsIs(async () => {
       const req = { when, ask, userId: asker.user, ...(asker.scheduleTarget ? { target: asker.scheduleTarget } : {}) };
@@ -24,6 +26,7 @@ export async function schedule(deps: FlowDeps, surface: ChatSurface, asker: Aske
 }
 
 export async function schedules(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "schedules", asker.room, async () => ({ kind: "schedules", schedules: (await deps.worker.schedules(asker.room)).schedules }));
   return outcome(ok, await surface.postPrivate(reply));
 }
@@ -39,6 +42,7 @@ async function refusedAsIs(call: () => Promise<Reply>): Promise<Reply> {
 }
 
 export async function unschedule(deps: FlowDeps, surface: ChatSurface, asker: Asker, id: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   return guarded(surface, asker, "run", async () => {
     const { reply, ok } = await attempt(deps, "unschedule", asker.room, () => refusedAsIs(async () => {
       const { schedule: view } = await deps.worker.unschedule(asker.room, id, { userId: asker.user });

@@ -2,6 +2,7 @@ import { attempt, outcome } from "./attempt.ts";
 import { guarded } from "./control.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import { redacting } from "./redacting.ts";
 
 /**
  * The room's model and its usage, once for every front end. Switching the
@@ -10,6 +11,7 @@ import type { Asker, FlowDeps, Outcome } from "./types.ts";
  * refused by the Worker with the choices.
  */
 export async function model(deps: FlowDeps, surface: ChatSurface, asker: Asker, name?: string): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   if (!name) {
     const { reply, ok } = await attempt(deps, "model", asker.room, async () => ({ kind: "model", ...(await deps.worker.model(asker.room)) }));
     return outcome(ok, await surface.postPrivate(reply));
@@ -31,6 +33,7 @@ export async function model(deps: FlowDeps, surface: ChatSurface, asker: Asker, 
 
 /** `/duet usage`: the room's model tokens today and this week, by person and model, and what the asker has left; for the asker only. */
 export async function usage(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "usage", asker.room, async () => ({ kind: "usage", usage: await deps.worker.usage(asker.room, asker.user) }));
   return outcome(ok, await surface.postPrivate(reply));
 }

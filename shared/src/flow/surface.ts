@@ -33,9 +33,10 @@ export interface ChatSurface {
    * the room the surface answers in. Absent where an answer cannot grow (a private Discord reply; Slack's
    * response_url, which a slash command's live answer leaves for its fallback);
    * the flow then posts the whole answer at the end. `onPosted` hears of the
-   * first message the answer is shown in, as soon as it is posted.
+   * first message the answer is shown in, as soon as it is posted; `question`
+   * (redacted) is what was asked, for a place that shows it above the answer.
    */
-  live?(onPosted?: (ref: PostedRef) => void): LiveView;
+  live?(onPosted?: (ref: PostedRef) => void, question?: string): LiveView;
   /** Where workspace files can be posted here (answers' attachments, `get`); absent where they cannot. */
   files?: FileSurface;
 }
@@ -59,9 +60,17 @@ export interface FileSurface {
   send(files: OutgoingFile[], comment?: string): Promise<boolean>;
 }
 
-/** One answer as it happens: shown (at the place's own pace) as it changes, then replaced by the final reply. */
+/**
+ * One answer as it happens: shown (at the place's own pace) as it changes, then
+ * replaced by the final reply. What it is handed is already redacted, a live
+ * answer's last word held back until it is whole.
+ */
 export interface LiveView {
   update(answer: LiveAnswer): void;
-  /** Shows `reply` (the answer as a non-streamed one looks, or the failure) in place of the live answer. */
-  finish(reply: Reply): Promise<PostedRef | null>;
+  /**
+   * Shows `reply` (the answer as a non-streamed one looks, or the failure) in
+   * place of the live answer; `ended` is the last live answer with its held-back
+   * word, for a place that cannot replace what it showed (a terminal).
+   */
+  finish(reply: Reply, ended?: LiveAnswer): Promise<PostedRef | null>;
 }

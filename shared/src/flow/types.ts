@@ -25,6 +25,11 @@ export interface FlowDeps {
   roomUsed?(room: string): void;
   /** False: nobody runs or skips a command proposed for their own question (DUET_APPROVE_OWN=no); else they may. */
   approveOwn?: boolean;
+  /**
+   * Literal values never shown in chat (the bot's own tokens), besides the shared
+   * patterns: bound once here, applied by the flow to everything it hands a surface.
+   */
+  secrets?: readonly string[];
   /** Answers grow in place as the turn runs where the surface can show that (DUET_STREAMING, default on). */
   streaming?: boolean;
   /** The largest file taken into or out of a workspace (DUET_FILE_MAX_BYTES, default DEFAULT_FILE_MAX_BYTES). */

@@ -1,10 +1,9 @@
 import type { RunResult } from "../schemas.ts";
 import { combineOutput } from "./output.ts";
-import { redactSecrets } from "./redact.ts";
 
 /**
- * One command's result as both bots show it: the command line, a status line and the
- * output, secrets already redacted. The bots only choose the layout (blocks, embeds).
+ * One command's result as every front end shows it: the command line, a status line and
+ * the output (the flow redacted them before). The front ends only choose the layout.
  */
 
 export type RunView = { command: string; status: string; output: string; ok: boolean };
@@ -29,19 +28,18 @@ export function formatDuration(ms: number): string {
  * `command` is `$ <cmd>`; `status` is `exit 0 · 12 ms`, `failed: <error>` or, when the
  * exit code is null, `outcome unknown (the Worker restarted while it ran)`, with
  * `· output truncated` added when the sandbox cut the output; `output` is stdout then
- * stderr. Command, error and output pass through redactSecrets (plus `extraSecrets`,
- * e.g. the bot's own token). `ok` is exit 0 without an error.
+ * stderr. `ok` is exit 0 without an error.
  */
-export function describeRun(run: RunResult, extraSecrets: readonly string[] = []): RunView {
+export function describeRun(run: RunResult): RunView {
   let status: string;
-  if (run.error) status = `failed: ${redactSecrets(run.error, extraSecrets)}`;
+  if (run.error) status = `failed: ${run.error}`;
   else if (run.exitCode === null) status = "outcome unknown (the Worker restarted while it ran)";
   else status = `exit ${run.exitCode} · ${formatDuration(run.durationMs)}`;
   if (run.truncated) status += " · output truncated";
   return {
-    command: `$ ${redactSecrets(run.cmd, extraSecrets)}`,
+    command: `$ ${run.cmd}`,
     status,
-    output: redactSecrets(combineOutput(run.stdout, run.stderr), extraSecrets),
+    output: combineOutput(run.stdout, run.stderr),
     ok: run.exitCode === 0 && !run.error,
   };
 }

@@ -1,4 +1,4 @@
 export { LatestThrottle, realTimers, type ThrottleOptions, type Timers } from "./throttle.ts";
-export { applyLiveEvent, emptyLiveAnswer, liveRunViews, liveText, type LiveAnswer, type LiveEvent, type LiveRun, type LiveRunView } from "./live-answer.ts";
+export { applyLiveEvent, emptyLiveAnswer, liveRunViews, type LiveAnswer, type LiveEvent, type LiveRun, type LiveRunView } from "./live-answer.ts";
 export { pageChanges, pagesOf, type PageChanges } from "./pages.ts";
 export { streamingVar } from "./streaming-config.ts";

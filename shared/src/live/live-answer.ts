@@ -1,12 +1,12 @@
 import { describeRun } from "../format/run-view.ts";
-import { redactSecrets } from "../format/redact.ts";
 import type { RunResult, TurnStreamEvent } from "../schemas.ts";
 
 /**
  * What a live answer shows while the turn runs: the model's text so far and each
  * command, running, then finished with its exit code and duration. Built from
- * the Worker's stream events; each front end lays it out its own way (Slack
- * task updates or blocks, a Discord message, terminal lines).
+ * the Worker's stream events; the flow redacts it (holding the last word back)
+ * before a front end lays it out its own way (Slack task updates or blocks, a
+ * Discord message, terminal lines).
  */
 
 /** The stream events a live answer is built from (the Worker's `text`, `run-start`, `run-end`). */
@@ -47,26 +47,11 @@ export interface LiveRunView {
   state: "running" | "ok" | "failed";
 }
 
-/** Each command's line, secrets redacted (plus `extraSecrets`, e.g. the bot's own tokens). */
-export function liveRunViews(answer: LiveAnswer, extraSecrets: readonly string[] = []): LiveRunView[] {
+/** Each command's line, as the flow handed it (redacted). */
+export function liveRunViews(answer: LiveAnswer): LiveRunView[] {
   return answer.runs.map((run) => {
-    if (run.state === "running") return { id: String(run.index), command: `$ ${redactSecrets(run.cmd, extraSecrets)}`, status: "running…", state: "running" };
-    const view = describeRun(run.result, extraSecrets);
+    if (run.state === "running") return { id: String(run.index), command: `$ ${run.cmd}`, status: "running…", state: "running" };
+    const view = describeRun(run.result);
     return { id: String(run.index), command: view.command, status: view.status, state: view.ok ? "ok" : "failed" };
   });
-}
-
-/**
- * The text to show so far, secrets redacted. A secret can arrive split across
- * deltas and is only recognised whole, so text after the last whitespace is held
- * back until the next delta (or the end of the turn) completes it.
- */
-export function liveText(answer: LiveAnswer, extraSecrets: readonly string[] = [], final = false): string {
-  const text = final ? answer.text : answer.text.slice(0, lastBoundary(answer.text));
-  return redactSecrets(text, extraSecrets);
-}
-
-function lastBoundary(text: string): number {
-  for (let i = text.length - 1; i >= 0; i--) if (/\s/.test(text[i])) return i + 1;
-  return 0;
 }

@@ -5,6 +5,9 @@
  * adds only its markup (an emoji) around them.
  */
 
+/** The first line of help on Slack and Discord: what Duet is and what a channel shares. */
+export const HELP_INTRO = "Duet is an AI pair programmer for this channel. Everyone here shares one conversation and one sandbox.";
+
 /** A question that was empty after cleaning, where no front end gave a better hint. */
 export const EMPTY_QUESTION_HINT = "Ask Duet something: the question was empty.";
 

@@ -1,4 +1,4 @@
-import { describeDecision, type DecidedApproval, type PendingApproval, proposalHint, redactSecrets, shortCommand } from "@duet/shared";
+import { describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
 
 /**
  * A proposal under the `approve` run policy, as Discord shows it: a numbered
@@ -42,12 +42,12 @@ export function readApprovalCustomId(customId: string): ApprovalButton | null {
   return m ? { decision: m[1] as "run" | "skip", n: Number(m[2]), id: m[3] } : null;
 }
 
-const inline = (cmd: string, secrets: readonly string[]) => `\`${shortCommand(redactSecrets(cmd, secrets)).replace(/`/g, "'")}\``;
+const inline = (cmd: string) => `\`${shortCommand(cmd).replace(/`/g, "'")}\``;
 const lineStart = (n: number) => `⏳ **${n}.** `;
 
 /** The proposal's text and its button rows (each command's Run and Skip side by side; those past 10 get none). */
-export function proposalPart(pending: PendingApproval[], secrets: readonly string[]): { content: string; components: RowJson[] } {
-  const lines = pending.map((p, i) => `${lineStart(i + 1)}${inline(p.cmd, secrets)}`);
+export function proposalPart(pending: PendingApproval[]): { content: string; components: RowJson[] } {
+  const lines = pending.map((p, i) => `${lineStart(i + 1)}${inline(p.cmd)}`);
   const buttons = pending.flatMap((p, i): ButtonJson[] => [
     { type: 2, style: 3, label: `Run ${i + 1}`, custom_id: approvalCustomId({ decision: "run", n: i + 1, id: p.id }) },
     { type: 2, style: 2, label: `Skip ${i + 1}`, custom_id: approvalCustomId({ decision: "skip", n: i + 1, id: p.id }) },
@@ -62,9 +62,9 @@ export function proposalPart(pending: PendingApproval[], secrets: readonly strin
 }
 
 /** The message's content and rows after `approval` (command `n`) was decided. */
-export function withDecision(content: string, rows: RowJson[], n: number, approval: DecidedApproval, secrets: readonly string[]): { content: string; components: RowJson[] } {
+export function withDecision(content: string, rows: RowJson[], n: number, approval: DecidedApproval): { content: string; components: RowJson[] } {
   const mark = approval.decision === "run" ? "✅" : "⏭️";
-  const said = describeDecision(approval, { person: (u) => `<@${u.replace(/\D/g, "")}>`, command: (c) => inline(c, secrets) });
+  const said = describeDecision(approval, { person: (u) => `<@${u.replace(/\D/g, "")}>`, command: inline });
   const lines = content.split("\n").map((l) => (l.startsWith(lineStart(n)) ? `${mark} **${n}.** ${said}` : l));
   const components = rows
     .map((row) => ({ ...row, components: row.components.filter((b) => readApprovalCustomId(b.custom_id)?.id !== approval.id) }))

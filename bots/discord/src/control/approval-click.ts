@@ -45,7 +45,7 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
   }
   const followUp = async (reply: Reply, ephemeral: boolean) => {
     let first = null;
-    for (const part of renderReply(reply, deps.secrets)) {
+    for (const part of renderReply(reply)) {
       const sent = await interaction
         .followUp({ content: part.content, files: part.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) })
         .catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
@@ -60,7 +60,7 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
     async edit(_ref, reply) {
       if (reply.kind !== "decided") return false;
       const before = shownNow(interaction);
-      const shown = withDecision(before.content, before.components, button.n, reply.approval, deps.secrets);
+      const shown = withDecision(before.content, before.components, button.n, reply.approval);
       latest.set(interaction.message.id, shown);
       try {
         await interaction.editReply({ content: shown.content, components: shown.components, allowedMentions: { parse: [] } });

@@ -1,4 +1,4 @@
-import { LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, liveText, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
+import { LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
 import type { Logger } from "../deps.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
 import type { LivePayload, LiveTarget } from "./targets.ts";
@@ -27,16 +27,15 @@ export function stopRow(room: string): unknown {
 }
 
 /** The live text: the answer so far, then a line per command. */
-export function liveContent(answer: LiveAnswer, secrets: readonly string[]): string {
-  const runs = liveRunViews(answer, secrets).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
-  return [liveText(answer, secrets).trimEnd(), runs.join("\n")].filter(Boolean).join("\n\n");
+export function liveContent(answer: LiveAnswer): string {
+  const runs = liveRunViews(answer).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
+  return [answer.text.trimEnd(), runs.join("\n")].filter(Boolean).join("\n\n");
 }
 
 type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; messages: Outgoing[] };
 
 export interface DiscordLiveOptions {
   room: string;
-  secrets: readonly string[];
   timers?: Timers;
   intervalMs?: number;
   /** Hears the id of the answer's first message as soon as it is posted. */
@@ -72,7 +71,7 @@ export class DiscordLiveMessage {
 
   private async show(state: State): Promise<void> {
     if (state.kind === "final") return this.showFinal(state.messages);
-    const pages = pagesOf(liveContent(state.answer, this.opts.secrets), MESSAGE_MAX_CHARS, WORKING);
+    const pages = pagesOf(liveContent(state.answer), MESSAGE_MAX_CHARS, WORKING);
     const { edits, posts } = pageChanges(
       this.shown.map((s) => s.content),
       pages,

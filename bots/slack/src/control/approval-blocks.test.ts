@@ -9,7 +9,7 @@ const pending = [
 
 describe("proposal blocks", () => {
   it("names the room and the approval in each button's value", () => {
-    const blocks = proposalBlocks(pending, room, []);
+    const blocks = proposalBlocks(pending, room);
     const actions = blocks.filter((b) => b.type === "actions") as { block_id: string; elements: { action_id: string; value: string }[] }[];
     expect(actions.map((a) => a.block_id)).toEqual(["duet-approval-a-1", "duet-approval-a-2"]);
     expect(actions[1].elements.map((e) => [e.action_id, readApprovalValue(e.value)])).toEqual([
@@ -26,8 +26,8 @@ describe("proposal blocks", () => {
   });
 
   it("replaces only the decided command's buttons with who decided", () => {
-    const blocks = proposalBlocks(pending, room, []);
-    const after = withDecision(blocks, { id: "a-1", cmd: "echo 1", expiresAt: 0, decision: "skip", decidedBy: "U2", decidedAt: 1 }, []);
+    const blocks = proposalBlocks(pending, room);
+    const after = withDecision(blocks, { id: "a-1", cmd: "echo 1", expiresAt: 0, decision: "skip", decidedBy: "U2", decidedAt: 1 });
     expect(after.filter((b) => b.type === "actions").map((b) => b.block_id)).toEqual(["duet-approval-a-2"]);
     expect(JSON.stringify(after)).toContain(":next_track_button: <@U2> skipped `echo 1`");
     expect(after).toHaveLength(blocks.length);

@@ -1,4 +1,4 @@
-import { describeDecision, type DecidedApproval, type PendingApproval, proposalHint, redactSecrets, shortCommand } from "@duet/shared";
+import { describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { context, section } from "../run-block.ts";
 import type { Block } from "../slack-api.ts";
@@ -36,15 +36,15 @@ export function readApprovalValue(value: string | undefined): ApprovalRef | null
   }
 }
 
-const inline = (cmd: string, secrets: readonly string[]) => `\`${escapeSlack(shortCommand(redactSecrets(cmd, secrets))).replace(/`/g, "'")}\``;
+const inline = (cmd: string) => `\`${escapeSlack(shortCommand(cmd)).replace(/`/g, "'")}\``;
 
 /** The hint, then per command its line and its Run / Skip buttons. */
-export function proposalBlocks(pending: PendingApproval[], room: string, secrets: readonly string[]): Block[] {
+export function proposalBlocks(pending: PendingApproval[], room: string): Block[] {
   if (pending.length === 0) return [];
   const blocks: Block[] = [context(proposalHint(pending.length))];
   for (const p of pending) {
     const value = approvalValue({ room, id: p.id });
-    blocks.push(section(`:hourglass_flowing_sand: ${inline(p.cmd, secrets)}`));
+    blocks.push(section(`:hourglass_flowing_sand: ${inline(p.cmd)}`));
     blocks.push({
       type: "actions",
       block_id: `${BLOCK_PREFIX}${p.id}`,
@@ -58,8 +58,8 @@ export function proposalBlocks(pending: PendingApproval[], room: string, secrets
 }
 
 /** `blocks` with the decided approval's buttons replaced by who ran or skipped it; the rest as they were. */
-export function withDecision(blocks: Block[], approval: DecidedApproval, secrets: readonly string[]): Block[] {
-  const line = describeDecision(approval, { person: (u) => `<@${u.replace(/[^A-Za-z0-9]/g, "")}>`, command: (c) => inline(c, secrets) });
+export function withDecision(blocks: Block[], approval: DecidedApproval): Block[] {
+  const line = describeDecision(approval, { person: (u) => `<@${u.replace(/[^A-Za-z0-9]/g, "")}>`, command: inline });
   const mark = approval.decision === "run" ? ":white_check_mark:" : ":next_track_button:";
   return blocks.map((b) => (b.block_id === `${BLOCK_PREFIX}${approval.id}` ? context(`${mark} ${line}`) : b));
 }

@@ -19,7 +19,6 @@ export interface ClickDeps {
   out: SlackOut;
   access: SlackAccess;
   logger: Logger;
-  secrets: readonly string[];
 }
 
 export function registerApprovalClicks(app: App, deps: ClickDeps, track: (p: Promise<void>) => Promise<void>): void {
@@ -43,18 +42,18 @@ export function registerApprovalClicks(app: App, deps: ClickDeps, track: (p: Pro
         const threadTs = message.thread_ts ?? message.ts;
         const surface: ChatSurface = {
           async post(reply) {
-            const r = renderReply(reply, { secrets: deps.secrets, place: "thread" });
+            const r = renderReply(reply, { place: "thread" });
             const ts = await deps.out.post(channel.id, r.text, r.blocks, threadTs);
             for (const upload of r.uploads) await deps.out.upload(channel.id, upload, threadTs);
             return ts ? { id: ts } : null;
           },
           async postPrivate(reply) {
-            const r = renderReply(reply, { secrets: deps.secrets, place: "thread" });
+            const r = renderReply(reply, { place: "thread" });
             return (await deps.out.postEphemeral(channel.id, user.id, r.text, r.blocks, message.thread_ts)) ? { id: `ephemeral:${user.id}` } : null;
           },
           async edit(_ref, reply: Reply) {
             if (reply.kind !== "decided") return false;
-            const blocks = withDecision(latest.get(key) ?? (message.blocks as unknown as Block[]), reply.approval, deps.secrets);
+            const blocks = withDecision(latest.get(key) ?? (message.blocks as unknown as Block[]), reply.approval);
             latest.set(key, blocks);
             return deps.out.update(channel.id, message.ts, message.text || "Duet's proposed commands", blocks);
           },

@@ -1,4 +1,4 @@
-import { chunkMessage, type LiveAnswer, type LiveRunView, liveRunViews, liveText } from "@duet/shared";
+import { chunkMessage, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Block } from "../slack-api.ts";
@@ -34,12 +34,12 @@ const ICON: Record<LiveRunView["state"], string> = { running: ":hourglass_flowin
  * The live answer as blocks: `heading` (a slash answer's "who asked" line), the
  * text so far, a line per command, the Stop button.
  */
-export function liveBlocks(answer: LiveAnswer, room: string, secrets: readonly string[], heading: readonly Block[] = []): Block[] {
-  const text = markdownToMrkdwn(liveText(answer, secrets));
+export function liveBlocks(answer: LiveAnswer, room: string, heading: readonly Block[] = []): Block[] {
+  const text = markdownToMrkdwn(answer.text);
   const sections = text ? chunkMessage(text, SECTION_MAX_CHARS).filter((c) => c.trim()).map(section) : [];
   // Past the budget the newest text is what matters while it grows; the final message has all of it.
   const shownText = sections.length > TEXT_BLOCKS_MAX ? [context("_…_"), ...sections.slice(-(TEXT_BLOCKS_MAX - 1))] : sections;
-  const runs = liveRunViews(answer, secrets).map((r) => context(`${ICON[r.state]} \`${escapeSlack(r.command).replace(/`/g, "'")}\`  ·  ${escapeSlack(r.status)}`));
+  const runs = liveRunViews(answer).map((r) => context(`${ICON[r.state]} \`${escapeSlack(r.command).replace(/`/g, "'")}\`  ·  ${escapeSlack(r.status)}`));
   const shownRuns = runs.length > RUN_BLOCKS_MAX ? runs.slice(-RUN_BLOCKS_MAX) : runs;
   const body = [...shownText, ...shownRuns];
   return [...heading, ...(body.length ? body : [context("_Duet is working on it…_")]), stopButton(room)];
@@ -56,8 +56,8 @@ export interface TaskChunk {
 const TASK_STATUS: Record<LiveRunView["state"], TaskChunk["status"]> = { running: "in_progress", ok: "complete", failed: "error" };
 
 /** Each command as a task_update chunk: in progress, then complete (exit 0) or error, with its status. */
-export function taskChunks(answer: LiveAnswer, secrets: readonly string[]): TaskChunk[] {
-  return liveRunViews(answer, secrets).map((r) => ({
+export function taskChunks(answer: LiveAnswer): TaskChunk[] {
+  return liveRunViews(answer).map((r) => ({
     type: "task_update",
     id: `run-${r.id}`,
     title: r.command.length > TASK_TITLE_MAX ? `${r.command.slice(0, TASK_TITLE_MAX - 1)}…` : r.command,
@@ -67,6 +67,6 @@ export function taskChunks(answer: LiveAnswer, secrets: readonly string[]): Task
 }
 
 /** Streamed text is Markdown; Slack's control characters are escaped so output cannot ping a channel. */
-export function streamedText(answer: LiveAnswer, secrets: readonly string[], final = false): string {
-  return escapeSlack(liveText(answer, secrets, final));
+export function streamedText(answer: LiveAnswer): string {
+  return escapeSlack(answer.text);
 }

@@ -39,7 +39,6 @@ export interface LivePlace {
 
 export interface LiveOptions {
   streaming: boolean;
-  secrets: readonly string[];
   timers?: Timers;
   intervalMs?: number;
   streamLifetimeMs?: number;
@@ -204,7 +203,7 @@ export class SlackLiveMessage {
   }
 
   private blocksOf(answer: LiveAnswer): Block[] {
-    return liveBlocks(answer, this.place.room, this.opts.secrets, this.place.heading);
+    return liveBlocks(answer, this.place.room, this.place.heading);
   }
 
   private async updateTo(text: string, blocks: Rendered["blocks"]): Promise<void> {
@@ -225,9 +224,9 @@ export class SlackLiveMessage {
 
   /** The text not yet streamed and the tasks whose status changed. Text the redaction rewrote is left for the final message. */
   private changes(answer: LiveAnswer): { text: string; tasks: TaskChunk[] } {
-    const full = streamedText(answer, this.opts.secrets);
+    const full = streamedText(answer);
     const text = full.startsWith(this.streamed) ? full.slice(this.streamed.length) : "";
-    const tasks = taskChunks(answer, this.opts.secrets).filter((t) => this.tasks.get(t.id) !== `${t.status}`);
+    const tasks = taskChunks(answer).filter((t) => this.tasks.get(t.id) !== `${t.status}`);
     return { text, tasks };
   }
 
