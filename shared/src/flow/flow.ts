@@ -29,8 +29,10 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
   };
-  const view = deps.streaming !== false ? surface.live?.((ref) => void reportPosted(deps, asker, ref), question) : undefined;
-  if (view) return askLive(deps, surface, asker, question, view, request);
+  // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
+  const reports: Promise<void>[] = [];
+  const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
+  if (view) return askLive(deps, surface, asker, question, view, request, reports);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);
     deps.roomUsed?.(asker.room);
@@ -75,7 +77,7 @@ async function reportPosted(deps: FlowDeps, asker: Asker, posted: PostedRef): Pr
  * answer (or the failure) replaces it. Progress shows until the first event;
  * from then on the growing answer is the progress.
  */
-async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest): Promise<Outcome> {
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[]): Promise<Outcome> {
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
@@ -96,6 +98,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     await (progressStopped ?? stopProgress());
   }
   const posted = await view.finish(reply);
+  await Promise.all(reports);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
