@@ -16,7 +16,8 @@ import { watchSlack } from "../watch.ts";
  * running one command (streaming on, the default). Reported side by side: ack
  * p99, the command's end → ✅ on the mention (posted right after the final
  * message), the most messages posted in one channel in any second (Slack allows
- * about one), and the bots' CPU per turn. Then what the replicas' shared state
+ * about one), and the bots' CPU per turn; on one replica first, mentions one at
+ * a time: the command's end → the final message with nothing else running. Then what the replicas' shared state
  * costs: a delivery claim, and an installation lookup cached against a Worker
  * round trip.
  */
@@ -116,6 +117,32 @@ async function burst(stack: BenchStack, s: Setup, label: string, channels: (i: n
   ];
 }
 
+/** Mentions answered one after another, with nothing else running: the floor under the bursts' figures. */
+const ALONE = 10;
+
+/**
+ * The time from a command's end to the answer's final message, one mention at
+ * a time: the text streams, the command (`echo`, so its start is its end) runs,
+ * and the final message follows. The final message is the channel's last
+ * chat.update, as the fake Slack recorded its arrival.
+ */
+async function alone(stack: BenchStack, s: Setup, label: string): Promise<Result[]> {
+  const run = `alone${Date.now().toString(36)}`;
+  const samples: number[] = [];
+  for (let i = 0; i < ALONE; i++) {
+    const channel = `CAL${run.toUpperCase()}X${i}`;
+    const marker = `${run}-${i}`;
+    const payload = mentionEvent(s.slack, { channel, text: `SAY: Let me check that for you. <run>echo ${marker}</run>` });
+    const done = s.arrivals.expect(`done:${channel}:${payload.event.ts}`, 60_000);
+    await post(`${s.balancer.url}/slack/events`, payload);
+    await done;
+    const ran = stack.executor!.calls.find((c) => c.command === `echo ${marker}`);
+    const final = s.slack.calls.filter((c) => c.ok && c.method === "chat.update" && c.args.channel === channel).at(-1);
+    if (ran && final) samples.push(final.at - ran.at);
+  }
+  return [summarize(`${label}, alone: command's end → final message`, "ms", samples, `${ALONE} mentions one at a time; target ≤ 200 ms p50`)];
+}
+
 /** The delivery claim every mention now costs, and an installation lookup from the cache against one that reads the Worker. */
 async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   const worker = new WorkerClient({ baseUrl: stack.workerUrl, token: stack.token });
@@ -158,6 +185,7 @@ export async function replicasSuite(stack: BenchStack): Promise<Result[]> {
       const label = `slack ×${replicas}`;
       // Warm both replicas' connections and the Worker's rooms code.
       for (let i = 0; i < 4; i++) await warm(s, `CWARM${replicas}X${i}`);
+      if (replicas === 1) results.push(...(await alone(stack, s, label)));
       results.push(...(await burst(stack, s, `${label}, 50 channels`, (i) => `CR${replicas}X${i}`)));
       results.push(...(await burst(stack, s, `${label}, one channel`, () => `CR${replicas}ONE`)));
     } finally {

@@ -67,6 +67,16 @@ afterAll(async () => {
 const events = () => `${balancer.url}/slack/events`;
 /** The replica the balancer gave the last request to. */
 const lastReplica = () => balancer.sentTo.at(-1)!.replica;
+/**
+ * Makes the balancer's next request go to `replica`: a signed url_verification
+ * (answered by bolt, changing nothing) takes the turn of any replica before it.
+ */
+async function nextGoesTo(replica: number): Promise<void> {
+  while ((balancer.sentTo.at(-1)!.replica + 1) % replicas.length !== replica) {
+    await postEvent(events(), { token: "x", challenge: "steer", type: "url_verification" }, { secret: SECRET });
+  }
+}
+const other = (replica: number) => (replica + 1) % replicas.length;
 const claimsOf = (eventId: string) => worker.crossings.filter((c) => c.path.startsWith("/api/claims/") && c.body?.id === eventId && c.status === 200);
 
 describe("two Slack replicas behind a load balancer", () => {
@@ -115,6 +125,47 @@ describe("two Slack replicas behind a load balancer", () => {
     const output = await slack.waitFor(() => slack.ws.thread(channel, ts).find((m) => m.ts !== proposal.ts && readable(m).includes("approved-elsewhere\n")), "the command's output in the thread");
     expect(readable(output)).toContain("approved-elsewhere");
     expect(stack.executor!.calls.filter((c) => c.command === "echo approved-elsewhere")).toHaveLength(1);
+  });
+
+  it("an event, its retry, a Run click and a Stop click, the last three on the replica that did not start the turn: one answer, one run, one stop", async () => {
+    const channel = newChannel();
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    await stack.client.setPolicy(room, { runPolicy: "approve", userId: "U0ALICE" });
+    const marker = `stopped-elsewhere-${Date.now()}`;
+    const cmd = `sleep 30 && echo ${marker}`;
+    const payload = mentionEvent(slack, { channel, text: `SAY: Proposing a long one. <run>${cmd}</run>` });
+    const ts = String(payload.event.ts);
+    await postEvent(events(), payload, { secret: SECRET });
+    const starter = lastReplica();
+    await postEvent(events(), payload, { secret: SECRET, retryNum: 1, retryReason: "http_timeout" });
+    expect(lastReplica()).toBe(other(starter));
+    // Barrier: both replicas asked the Worker about this event, so the retry has had its turn.
+    await expect.poll(() => claimsOf(payload.event_id).length, { timeout: 20_000 }).toBe(2);
+    const [proposal] = (await answerTo(slack, { channel, ts, threadTs: ts })).map((m) => structuredClone(m) as SlackMessage);
+    const run = (proposal.blocks ?? []).filter((b) => b.type === "actions").flatMap((b) => b.elements as { action_id: string; value: string }[]).find((e) => e.action_id === "duet_approval_run")!;
+
+    await nextGoesTo(other(starter));
+    await postInteraction(events(), buttonClick(slack, { channel, messageTs: proposal.ts, actionId: run.action_id, value: run.value, user: "U0ALICE" }), { secret: SECRET });
+    expect(lastReplica()).toBe(other(starter));
+    await expect.poll(() => stack.executor!.calls.filter((c) => c.command === cmd).length, { timeout: 20_000 }).toBe(1);
+
+    await nextGoesTo(other(starter));
+    await postInteraction(events(), buttonClick(slack, { channel, messageTs: proposal.ts, actionId: "duet_stop", value: room, user: "U0BOB" }), { secret: SECRET });
+    expect(lastReplica()).toBe(other(starter));
+    const result = await slack.waitFor(() => slack.ws.thread(channel, ts).find((m) => m.ts !== proposal.ts && readable(m).includes("sleep 30")), "the stopped command's result in the thread", 30_000);
+    // Killed in its sleep: stopped by the person who clicked, its echo never ran.
+    expect(readable(result)).toContain("stopped by U0BOB");
+    expect(readable(result)).not.toMatch(new RegExp(`^${marker}$`, "m"));
+
+    // Barrier: a later mention in the thread is answered after anything the clicks or the retry could have posted.
+    const later = mentionEvent(slack, { channel, threadTs: ts, text: "SAY: after-the-stop" });
+    await postEvent(events(), later, { secret: SECRET });
+    await slack.waitFor(() => botReplies(slack, channel, ts).some((m) => readable(m).includes("after-the-stop") && !JSON.stringify(m.blocks ?? []).includes("duet_stop")), "the later answer");
+    expect(botReplies(slack, channel, ts).filter((m) => readable(m).includes("Proposing a long one"))).toHaveLength(1);
+    expect(modelCallsFor(stack, "Proposing a long one")).toBe(1);
+    expect(stack.executor!.calls.filter((c) => c.command === cmd)).toHaveLength(1);
+    expect(worker.crossings.filter((c) => c.path === `/api/rooms/${room}/stop` && c.status === 200)).toHaveLength(1);
+    expect(slack.ws.ephemeral.filter((e) => e.channel === channel && /Stopping/.test(e.text))).toHaveLength(1);
   });
 
   it("an answer whose replica is killed mid-turn is delivered once by the other replica", async () => {

@@ -53,6 +53,8 @@ function finalOf(answer: LiveAnswer): MessageResponse {
 }
 
 const editsOf = (ids: string[]): MessageEdit[] => fake.edits.filter((e) => ids.includes(e.messageId));
+/** Edits that showed a live state (under the Stop button; the final messages carry none): the ones the interval spaces. */
+const liveEdits = (edits: MessageEdit[]): MessageEdit[] => edits.filter((e) => e.buttons.some((b) => b.startsWith(STOP_PREFIX)));
 function gaps(edits: MessageEdit[]): number[] {
   return edits.slice(1).map((e, i) => e.at - edits[i].at);
 }
@@ -74,12 +76,30 @@ describe("a live answer on Discord", () => {
     const edits = editsOf([id!]);
     expect(edits[0].at - firstTokenAt).toBeLessThan(LIVE_INTERVAL_MS);
     expect(edits.length).toBeGreaterThanOrEqual(4);
-    expect(Math.min(...gaps(edits))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
+    expect(Math.min(...gaps(liveEdits(edits)))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     // The command showed running, then its exit code and duration, with the Stop button until the end.
     expect(edits.some((e) => e.content.includes("⏳ `$ make build` · running…") && e.buttons[0] === `${STOP_PREFIX}${room()}`)).toBe(true);
     expect(edits.some((e) => e.content.includes("❌ `$ make build` · exit 2 · 2.3 s"))).toBe(true);
     expect(rec.original).toMatchObject({ content: final[0].content, components: [] });
     expect(rec.followups).toHaveLength(final.length - 1);
+  });
+
+  it("edits the final answer into place as soon as it is complete, without waiting out the interval after the last live edit", async () => {
+    const rec = await deferred();
+    const live = new DiscordLiveMessage(interactionTarget(rest, fake.applicationId, rec.token), log, { room: room() });
+    let answer = applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } });
+    answer = applyLiveEvent(answer, { event: "run-start", data: { index: 0, cmd: "make" } });
+    live.update(answer);
+    await fake.world.waitForCall((c) => c.path.includes(rec.token) && c.method === "PATCH" && c.status === 200);
+    answer = applyLiveEvent(answer, { event: "run-end", data: { index: 0, cmd: "make", exitCode: 0, durationMs: 120, stdout: "ok\n", stderr: "", truncated: false } });
+    live.update(answer);
+    const final = renderMessage(finalOf(answer));
+    const id = await live.finish(final);
+    const edits = editsOf([id!]);
+    expect(liveEdits(edits)).toHaveLength(1);
+    // The fake's own arrival times: the final edit did not wait for the interval to pass.
+    expect(edits[1].at - edits[0].at).toBeLessThan(LIVE_INTERVAL_MS);
+    expect(rec.original).toMatchObject({ content: final[0].content, components: [] });
   });
 
   it("continues past 2,000 characters in follow-ups without breaking a code block, and moves the Stop button along", async () => {
@@ -98,7 +118,7 @@ describe("a live answer on Discord", () => {
     const ids = shown.map((m) => m.id);
     const withButton = fake.edits.filter((e) => ids.includes(e.messageId) && e.buttons.length > 0);
     expect(new Set(withButton.map((e) => e.messageId)).size).toBeGreaterThan(1);
-    for (const id of ids) expect(Math.min(Infinity, ...gaps(editsOf([id])))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
+    for (const id of ids) expect(Math.min(Infinity, ...gaps(liveEdits(editsOf([id]))))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     expect(shown.every((m) => (m.components as unknown[]).length === 0)).toBe(true);
   });
 
@@ -115,7 +135,7 @@ describe("a live answer on Discord", () => {
     const limited = fake.calls.filter((c) => c.route === "PATCH /channels/:id/messages/:message" && c.status === 429);
     expect(limited).toHaveLength(1);
     // At least two edits, so the spacing is measured over something (Math.min of nothing is Infinity).
-    const spacing = gaps(editsOf([id!]));
+    const spacing = gaps(liveEdits(editsOf([id!])));
     expect(spacing.length).toBeGreaterThan(0);
     expect(Math.min(...spacing)).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     expect(logs).toEqual([]);

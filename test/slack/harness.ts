@@ -171,6 +171,9 @@ export const readable = (msg: { text: string; blocks?: Record<string, unknown>[]
 /** The calls of `method` the bot made for `channel`. */
 export const callsIn = (slack: FakeSlack, method: string, channel: string): ApiCall[] => slack.callsOf(method).filter((c) => c.args.channel === channel);
 
+/** The calls that showed a live state (they carry the Stop button, the final message none): the ones the live interval spaces. */
+export const liveCalls = (calls: ApiCall[]): ApiCall[] => calls.filter((c) => JSON.stringify(c.args.blocks ?? "").includes(STOP_ACTION_ID));
+
 /** Time between each successful call and the one before it, as the fake recorded them. */
 export function gaps(calls: ApiCall[]): number[] {
   const ok = calls.filter((c) => c.status === 200);

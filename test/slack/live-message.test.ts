@@ -3,7 +3,7 @@ import { createLogger, LIVE_INTERVAL_MS, LogLevel, renderAnswer, SlackLiveMessag
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ApiCall, type FakeSlack, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
 import { sleep } from "../fakes/http.ts";
-import { newChannel } from "./harness.ts";
+import { liveCalls, newChannel } from "./harness.ts";
 
 /**
  * A live answer in the fake Slack, through bolt's own Web API client: the
@@ -49,6 +49,11 @@ async function slowAnswer(live: SlackLiveMessage, everyMs = 250): Promise<{ answ
   }
   return { answer, firstTokenAt };
 }
+
+/** An answer whose command `make` is running. */
+const building = (): LiveAnswer => applyLiveEvent(applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } }), { event: "run-start", data: { index: 0, cmd: "make" } });
+/** The same answer once `make` has ended. */
+const made = (answer: LiveAnswer): LiveAnswer => applyLiveEvent(answer, { event: "run-end", data: { index: 0, cmd: "make", exitCode: 0, durationMs: 120, stdout: "ok\n", stderr: "", truncated: false } });
 
 function finalOf(answer: LiveAnswer): MessageResponse {
   const runs = answer.runs.flatMap((r) => (r.state === "done" ? [r.result] : []));
@@ -106,12 +111,11 @@ describe("a live answer in Slack", () => {
     const channel = newChannel();
     const parent = userMessage(slack, channel, "build it");
     const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
-    let answer = applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } });
-    answer = applyLiveEvent(answer, { event: "run-start", data: { index: 0, cmd: "make" } });
+    let answer = building();
     live.update(answer);
     await slack.waitFor(() => callsIn(channel, "chat.startStream").length > 0, "the stream's start");
     // The command's end and the final answer both land within one interval: the final state supersedes the live one.
-    answer = applyLiveEvent(answer, { event: "run-end", data: { index: 0, cmd: "make", exitCode: 0, durationMs: 120, stdout: "ok\n", stderr: "", truncated: false } });
+    answer = made(answer);
     live.update(answer);
     await live.finish(renderAnswer(finalOf(answer)));
 
@@ -119,6 +123,29 @@ describe("a live answer in Slack", () => {
     expect(msg.stream!.tasks).toMatchObject([{ title: "$ make", status: "complete", details: "exit 0 · 120 ms" }]);
     expect(callsIn(channel, "chat.appendStream")).toHaveLength(0);
     expect(msg.stream!.open).toBe(false);
+  });
+
+  it("puts the final message in place as soon as the answer is complete, without waiting out the second after the last live call", async () => {
+    for (const refused of [null, "feature_not_enabled"]) {
+      slack.streams.refused = refused;
+      const channel = newChannel();
+      const parent = userMessage(slack, channel, "build it");
+      const live = new SlackLiveMessage(client, out, logger, place(channel, parent), { streaming: true });
+      let answer = building();
+      live.update(answer);
+      const first = refused ? "chat.postMessage" : "chat.startStream";
+      const [shown] = await slack.waitFor(() => (callsIn(channel, first).length ? callsIn(channel, first) : null), "the live answer's first call");
+      answer = made(answer);
+      live.update(answer);
+      const rendered = renderAnswer(finalOf(answer));
+      await live.finish(rendered);
+      const [final] = callsIn(channel, "chat.update").filter((c) => !liveCalls([c]).length);
+      // The fake's own arrival times: the final message did not wait for the live interval to pass.
+      expect(final.at - shown.at, `streaming ${refused ?? "on"}`).toBeLessThan(LIVE_INTERVAL_MS);
+      expect(liveCalls(callsIn(channel, "chat.update"))).toHaveLength(0);
+      const [msg] = slack.ws.thread(channel, parent);
+      expect([msg.text, msg.blocks]).toEqual([rendered.text, rendered.blocks]);
+    }
   });
 
   it("where streaming is refused, posts and updates the message at most once a second, and ends as the non-streamed answer", async () => {
@@ -134,7 +161,7 @@ describe("a live answer in Slack", () => {
     expect(posted.at - firstTokenAt).toBeLessThan(LIVE_INTERVAL_MS);
     const updates = callsIn(channel, "chat.update");
     expect(updates.length).toBeGreaterThanOrEqual(3);
-    expectSpaced(updates);
+    expectSpaced(liveCalls(updates));
     expect(updates[0].at - posted.at).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     const [msg] = slack.ws.thread(channel, parent);
     expect([msg.text, msg.blocks]).toEqual([rendered.text, rendered.blocks]);
@@ -173,7 +200,7 @@ describe("a live answer in Slack", () => {
     const [msg] = slack.ws.thread(channel, parent);
     expect(slack.ws.thread(channel, parent)).toHaveLength(1);
     expect([msg.text, msg.blocks]).toEqual([rendered.text, rendered.blocks]);
-    expectSpaced(callsIn(channel, "chat.update"));
+    expectSpaced(liveCalls(callsIn(channel, "chat.update")));
   });
 
   it("ends its own stream before Slack's lifetime and goes on with chat.update", async () => {

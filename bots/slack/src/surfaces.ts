@@ -44,34 +44,55 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
     await uploadAll(r);
     return { id: ts };
   };
+  const postPrivate = async (reply: Reply): Promise<PostedRef | null> => {
+    const r = rendered(reply);
+    return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
+  };
   const live = place.live;
   return {
-    post,
+    post: (reply) => (refusedAsBusy(reply) ? postPrivate(reply) : post(reply)),
     async edit(ref, reply) {
       const r = rendered(reply);
       return out.update(channel, ref.id, r.text, r.blocks);
     },
-    async postPrivate(reply) {
-      const r = rendered(reply);
-      return (await out.postEphemeral(channel, place.user, r.text, r.blocks, threadTs)) ? { id: `ephemeral:${place.user}` } : null;
-    },
+    postPrivate,
     showProgress: () => status.show(channel, threadTs),
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, postPrivate, () => status.clear(channel, threadTs)) } : {}),
   };
 }
+
+/**
+ * A full room refused the question before anything was shown: only the person
+ * who asked hears it (with the ⚠️ on their message). A burst of mentions in one
+ * channel would otherwise post one notice each, far past Slack's one message a
+ * second per channel; an ephemeral is not a channel message.
+ */
+const refusedAsBusy = (reply: Reply): boolean => reply.kind === "error" && reply.code === "room_busy";
 
 /**
  * A live Slack message as the flow's live view: it ends as `render` shows the
  * reply. An answer whose message refused its final form (or was never posted)
  * is posted anew the surface's own way, then `after` runs (a thread's status
  * is cleared: a renewal in flight when the answer began could land after the
- * stream's first post, which Slack would not clear again).
+ * stream's first post, which Slack would not clear again). A refusal by a full
+ * room, which comes before any live state, goes to the asker only.
  */
-function liveView(message: SlackLiveMessage, render: (reply: Reply) => Rendered, post: (reply: Reply) => Promise<PostedRef | null>, after: () => Promise<void> = async () => {}): LiveView {
+function liveView(
+  message: SlackLiveMessage,
+  render: (reply: Reply) => Rendered,
+  post: (reply: Reply) => Promise<PostedRef | null>,
+  postPrivate: (reply: Reply) => Promise<PostedRef | null>,
+  after: () => Promise<void> = async () => {},
+): LiveView {
   return {
     update: (answer) => message.update(answer),
     async finish(reply) {
+      if (refusedAsBusy(reply)) {
+        const told = await postPrivate(reply);
+        await after();
+        return told;
+      }
       const ts = await message.finish(render(reply));
       const shown = ts ? { id: ts } : await post(reply);
       await after();
@@ -117,14 +138,15 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     return { id: "response_url" };
   };
   const post = (reply: Reply) => send(reply, "in_channel", false);
+  const postPrivate = (reply: Reply) => send(reply, "ephemeral", false);
   const live = place.live;
   return {
-    post,
+    post: (reply) => (refusedAsBusy(reply) ? postPrivate(reply) : post(reply)),
     // A response_url can replace the message it posted, which is the only one it knows.
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
-    postPrivate: (reply) => send(reply, "ephemeral", false),
+    postPrivate,
     showProgress: () => async () => {},
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, postPrivate) } : {}),
   };
 }

@@ -77,12 +77,32 @@ describe("LatestThrottle", () => {
     // b and c were overtaken by d before the second was up.
     expect(p.calls.map((c) => c.state)).toEqual(["a", "d"]);
     t.push("e");
+    await timers.advance(200);
     const done = t.finish("final");
     await timers.advance(5000);
     expect(await done).toBe(true);
-    expect(p.calls.map((c) => c.state)).toEqual(["a", "d", "final"]);
-    const starts = p.calls.map((c) => c.start);
-    expect(starts).toEqual([0, 1000, 2000]);
+    // e was overtaken by the final state, which did not wait out the second after d.
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([
+      ["a", 0],
+      ["d", 1000],
+      ["final", 1200],
+    ]);
+  });
+
+  it("sends the final state once the call in flight has ended, without waiting out the interval", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers, 100);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers });
+    t.push("a");
+    await timers.advance(50);
+    // a is still in flight: the final state waits for it, then goes at once.
+    const done = t.finish("final");
+    await timers.advance(1000);
+    expect(await done).toBe(true);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([
+      ["a", 0],
+      ["final", 100],
+    ]);
   });
 
   it("counts the interval from the end of a slow call", async () => {
@@ -121,9 +141,26 @@ describe("LatestThrottle", () => {
     const done = t.finish("final");
     await timers.advance(10_000);
     expect(await done).toBe(true);
+    // The final state did not wait out the interval after b, but it did wait out its own Retry-After.
     expect(p.calls.slice(-2).map((c) => [c.state, c.start])).toEqual([
-      ["final", 5000],
-      ["final", 6000],
+      ["final", 4000],
+      ["final", 4500],
+    ]);
+  });
+
+  it("sends the final state no sooner than a pending Retry-After", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, timers, retryAfterMs });
+    p.failWith(new RateLimited(3000));
+    t.push("a");
+    await timers.advance(500);
+    const done = t.finish("final");
+    await timers.advance(5000);
+    expect(await done).toBe(true);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([
+      ["a", 0],
+      ["final", 3000],
     ]);
   });
 

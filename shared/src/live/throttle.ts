@@ -4,6 +4,13 @@
  * the latest state, so states that came in between are skipped, never queued.
  * `finish` delivers the final state and resolves once it is shown.
  *
+ * The final state does not wait out the interval: it goes as soon as the call in
+ * flight has ended (and any Retry-After has passed). The interval paces a message
+ * that keeps changing, one call per message per interval; the final state is the
+ * message's last call, so it adds one call where the platform's limits (Slack's
+ * per method and workspace, Discord's per channel bucket) have room for it, and
+ * the person sees the complete answer a second sooner.
+ *
  * The interval is counted from the end of the previous call, not its start: the
  * platform counts calls as they arrive, and the only moment known to be after
  * an arrival is the answer. Counting from the start would let a slow call and a
@@ -44,8 +51,10 @@ export class LatestThrottle<T> {
   private latest: { state: T } | null = null;
   private inFlight = false;
   private timer: unknown = null;
-  /** Earliest time the next call may start. */
+  /** Earliest time the next live state may be shown: the interval after the last call. */
   private readyAt = 0;
+  /** Earliest time any call may start, the final one too: a 429's Retry-After. */
+  private retryAt = 0;
   private attempts = 0;
   private final: { state: T; settle: (shown: boolean) => void } | null = null;
   private closed = false;
@@ -66,8 +75,9 @@ export class LatestThrottle<T> {
   }
 
   /**
-   * Shows `state` as the last one, still keeping the interval, and resolves
-   * true once it is shown, false when it could not be (the failure went to onError).
+   * Shows `state` as the last one, as soon as no call is in flight and no
+   * Retry-After is pending (the interval is not waited out), and resolves true
+   * once it is shown, false when it could not be (the failure went to onError).
    */
   finish(state: T): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
@@ -91,8 +101,15 @@ export class LatestThrottle<T> {
   }
 
   private schedule(): void {
-    if (this.closed || this.inFlight || this.timer !== null || !this.latest) return;
-    const wait = this.readyAt - this.timers.now();
+    if (this.closed || this.inFlight || !this.latest) return;
+    const at = this.final ? this.retryAt : Math.max(this.readyAt, this.retryAt);
+    const wait = at - this.timers.now();
+    // A finish while a live state waits for the interval: the final state may go sooner.
+    if (this.timer !== null) {
+      if (!this.final) return;
+      this.timers.clearTimeout(this.timer);
+      this.timer = null;
+    }
     if (wait <= 0) return void this.run();
     this.timer = this.timers.setTimeout(() => {
       this.timer = null;
@@ -125,8 +142,8 @@ export class LatestThrottle<T> {
       this.attempts += 1;
       const wait = this.opts.retryAfterMs?.(err);
       if (wait !== undefined && this.attempts < (this.opts.maxAttempts ?? DEFAULT_ATTEMPTS)) {
-        // Try again after the wait, with whatever is latest by then.
-        this.readyAt = now + Math.max(wait, this.opts.intervalMs);
+        // Try again after the wait (and, for a live state, the interval), with whatever is latest by then.
+        this.retryAt = now + wait;
         if (!this.latest) this.latest = { state };
       } else {
         this.attempts = 0;

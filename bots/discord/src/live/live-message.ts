@@ -9,7 +9,9 @@ import type { LivePayload, LiveTarget } from "./targets.ts";
  * command's state and a Stop button. Past 2,000 characters the answer goes on
  * in more messages, split where a code block stays whole in each; the Stop
  * button moves to the newest. The end state is the non-streamed answer's
- * messages (with their files), the first ones edited into place.
+ * messages (with their files), the first ones edited into place as soon as
+ * the edit before them has ended: the channel's bucket (5 edits per 5 s) has
+ * room for one more, so the complete answer does not wait out the 1.5 s.
  *
  * discord.js's REST client waits out a 429 itself; since the throttle counts
  * the interval from the end of a call, the wait only makes the next edit later.

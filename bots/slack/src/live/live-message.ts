@@ -13,12 +13,14 @@ import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, ta
  * non-streamed answer gets (its blocks, then its files), put in place by one
  * chat.update.
  *
- * Every Slack call goes through one throttle: at most one a second (chat.update
- * is limited to about that per message), each carrying the latest state; a 429
- * is waited out and the latest state sent after it, so nothing is lost.
+ * Every Slack call goes through one throttle: live states at most one a second,
+ * each carrying the latest; a 429 is waited out and the latest state sent after
+ * it, so nothing is lost. The final message does not wait out the second: Slack
+ * limits chat.update per method and workspace, not per message, so the complete
+ * answer goes as soon as the call before it has ended.
  */
 
-/** At most one call a second: chat.update's limit, and often enough to read as live. */
+/** At most one live update a second: within chat.update's budget for a workspace, and often enough to read as live. */
 export const LIVE_INTERVAL_MS = 1_000;
 /** Slack ends a stream about 5 minutes after it starts; this ends it first and goes on with chat.update. */
 export const STREAM_LIFETIME_MS = 4 * 60_000 + 30_000;
