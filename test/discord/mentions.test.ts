@@ -134,7 +134,7 @@ describe("Discord mentions", () => {
     const dm = h.fake.directMessage("hello there");
     const [answer] = await mentionAnswer(h, dm);
     expect(answer.content).toContain("Duet works in servers");
-    expect(h.workerRequests.length).toBe(before);
+    expect(h.workerRequests.slice(before)).toEqual([]);
   });
 
   it("a redelivered message reaches the model once", async () => {
