@@ -4,7 +4,7 @@ import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { releaseHeld } from "../helpers/model-control.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, callsIn, mention, newChannel, readable, repeatWatcher, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, callsIn, mention, newChannel, readable, repeatWatcher, SIGNING_SECRET, slash, slashAnswerIn, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * A room answers one question at a time. Whoever asks while others wait is
@@ -53,6 +53,25 @@ describe("a question asked while others wait in the channel", () => {
       expect(slack.ws.ephemeral.filter((e) => e.channel === channel && QUEUE_NOTE.test(e.text)).map((e) => e.user)).toEqual(["U0SECOND", "U0THIRD"]);
       expect(slack.ws.everything(channel).filter((m) => QUEUE_NOTE.test(readable(m)))).toEqual([]);
       expect(callsIn(slack, "chat.postMessage", channel).filter((c) => QUEUE_NOTE.test(JSON.stringify(c.args)))).toEqual([]);
+    } finally {
+      await bot.stop();
+    }
+  }, 120_000);
+
+  it("/duet ask behind a mention tells the asker their place through the command's response_url, only to them", async () => {
+    const bot: BotHandle = await startBot(slack, stack);
+    try {
+      const channel = newChannel();
+      const hold = `place-slash-${Date.now()}`;
+      const first = await mention(slack, bot, { channel, text: `HOLD:${hold} CHUNK:6 SAY: first-in-line answer`, user: "U0FIRST" });
+      await expect.poll(() => stack.model.calls.filter((c) => JSON.stringify(c).includes(hold)).length, { timeout: 20_000 }).toBe(1);
+      await slash(slack, bot, channel, "ask SAY: slash-in-line answer", "U0SLASH");
+      const note = await slack.waitFor(() => slack.ws.ephemeral.find((e) => e.channel === channel && e.user === "U0SLASH" && QUEUE_NOTE.test(e.text)), "the slash asker's note");
+      expect(note).toMatchObject({ via: "response_url", text: queuedNote(1) });
+      await releaseHeld(stack.model, hold);
+      await answerTo(slack, first);
+      expect(readable(await slashAnswerIn(slack, channel))).toContain("slash-in-line answer");
+      expect(slack.ws.everything(channel).filter((m) => QUEUE_NOTE.test(readable(m)))).toEqual([]);
     } finally {
       await bot.stop();
     }
