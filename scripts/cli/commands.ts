@@ -46,6 +46,8 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     // A terminal cannot change what it printed; the new version follows.
     edit: async (_ref, reply) => Boolean(await print(reply)),
     showProgress: () => async () => {},
+    // On stderr, like other notices: what a script reads from stdout is the answer alone.
+    queued: async (note) => ctx.err(ctx.style.yellow(note)),
     live: ctx.write ? () => liveView(room, ctx, ctx.write!, print) : undefined,
     exitCode: () => code,
   };

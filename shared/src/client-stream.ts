@@ -1,5 +1,5 @@
 import { DuetError, ERROR_CODES, type ErrorCode } from "./errors.ts";
-import { messageResponseSchema, type MessageRequest, type MessageResponse, type TurnStreamEvent } from "./schemas.ts";
+import { messageResponseSchema, STREAM_EVENTS_HEADER, type MessageRequest, type MessageResponse, type TurnStreamEvent } from "./schemas.ts";
 import { SseDecoder } from "./sse.ts";
 import type { WorkerTransport } from "./transport.ts";
 
@@ -32,6 +32,9 @@ export async function streamMessage(
   }, lost, signal);
 }
 
+/** The optional events this client reads: every connection asks for the same, so a re-joined stream counts alike. */
+const READS = { [STREAM_EVENTS_HEADER]: "queued" };
+
 async function streamOnce(
   t: WorkerTransport,
   path: string,
@@ -54,7 +57,7 @@ async function streamOnce(
   try {
     let res: Response;
     try {
-      res = await t.send("POST", path, { body, accept: "text/event-stream", signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
+      res = await t.send("POST", path, { body, accept: "text/event-stream", headers: READS, signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
     } catch {
       throw lost();
     }

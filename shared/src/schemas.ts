@@ -164,10 +164,13 @@ export const errorBodySchema = z.object({
 
 /**
  * A live turn as server-sent events (`Accept: text/event-stream` on the message
- * route): `text`, `run-start` and `run-end` as they happen, then exactly one of
- * `done` (the JSON answer's body) or `error`.
+ * route): `queued` first when the turn waits behind others (only for a client
+ * that sends STREAM_EVENTS_HEADER), `text`, `run-start` and `run-end` as they
+ * happen, then exactly one of `done` (the JSON answer's body) or `error`.
  */
 export const turnStreamEventSchemas = {
+  /** The turn was admitted behind `ahead` others in its room (the running one included); sent once, at admission. */
+  queued: z.object({ ahead: z.number().int().min(1) }),
   /** Model text as it is written; never a `<run>` tag or part of one. */
   text: z.object({ delta: z.string() }),
   "run-start": z.object({ index: z.number().int(), cmd: z.string() }),
@@ -177,6 +180,13 @@ export const turnStreamEventSchemas = {
   error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean(), retryAfterMs: z.number().optional() }),
 } as const;
 export type TurnStreamEventName = keyof typeof turnStreamEventSchemas;
+
+/**
+ * A client lists here the optional stream events it reads (`queued`): a
+ * client's SSE decoder refuses an event it does not know, so the Worker sends
+ * them only to clients that ask.
+ */
+export const STREAM_EVENTS_HEADER = "duet-stream-events";
 export type TurnStreamEvent = {
   [K in TurnStreamEventName]: { event: K; data: z.infer<(typeof turnStreamEventSchemas)[K]> };
 }[TurnStreamEventName];

@@ -1,4 +1,5 @@
 import { PassThrough } from "node:stream";
+import { queuedNote } from "@duet/shared";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../scripts/duet-cli.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
@@ -45,6 +46,24 @@ describe("duet ask, live", () => {
     expect(await done).toBe(0);
     expect(t.printed()).toContain("Stopping Duet's answer.");
     expect(t.printed()).toContain("Stopped before it finished.");
+  });
+});
+
+describe("duet ask behind another question in the room", () => {
+  it("prints the asker's place once, before the answer", async () => {
+    const first = terminal();
+    const held = runCli(["ask", "cli-live-queue", "HOLD:cli-queue CHUNK:8 SAY: first-in-line answer"], first.io);
+    // The model has the first question and holds its answer: the room is busy with it.
+    await vi.waitFor(() => expect(stack.model.calls.filter((c) => JSON.stringify(c).includes("HOLD:cli-queue"))).toHaveLength(1), { timeout: 20_000 });
+    const t = terminal();
+    const done = runCli(["ask", "cli-live-queue", "SAY: second-in-line answer"], t.io);
+    // Told while the first answer is still held: nothing of theirs has run.
+    await t.until(queuedNote(1));
+    await release("cli-queue");
+    expect([await held, await done]).toEqual([0, 0]);
+    expect(t.printed().split(queuedNote(1))).toHaveLength(2);
+    expect(t.printed().indexOf(queuedNote(1))).toBeLessThan(t.printed().indexOf("second-in-line answer"));
+    expect(first.printed()).not.toContain("ahead of yours");
   });
 });
 

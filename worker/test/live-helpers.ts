@@ -7,9 +7,9 @@ let n = 0;
 /** A name no other test uses, for the fake model's holds, hangs and rate limits. */
 export const unique = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
 
-/** A turn asked for live: its events can be read one at a time, or to the end. */
-export async function stream(roomId: string, text: string, extra: Record<string, unknown> = {}) {
-  const res = await api(`/api/rooms/${roomId}/message`, { method: "POST", json: { text, ...extra }, headers: { accept: "text/event-stream" } });
+/** A turn asked for live (`headers` besides Accept): its events can be read one at a time, or to the end. */
+export async function stream(roomId: string, text: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const res = await api(`/api/rooms/${roomId}/message`, { method: "POST", json: { text, ...extra }, headers: { accept: "text/event-stream", ...headers } });
   const reader = res.body!.getReader();
   const decoder = new SseDecoder();
   const bytes = new TextDecoder();

@@ -4,6 +4,7 @@ import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
 import { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
+import { afterNote, noteInDeferredReply, reactWhileQueued } from "./queued.ts";
 import { renderReply, type Outgoing } from "./render.ts";
 import { discordFileSurface, DISCORD_FILE_MAX_BYTES, type FilesMessage } from "./files/outgoing.ts";
 
@@ -60,6 +61,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
       return channel.send(msg);
     }, Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
+    queued: () => reactWhileQueued(message, deps.log),
     ...(room ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps, onPosted) } : {}),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
@@ -86,6 +88,8 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     replied = true;
     return first ? interaction.editReply(msg) : interaction.followUp({ ...msg, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
   };
+  // The place note's edit of the deferred reply, which the live answer's first edit waits for.
+  let noted: Promise<unknown> = Promise.resolve();
   // Discord says how big a file this interaction may carry (boosted servers take more).
   const limit = Math.min(interaction.attachmentSizeLimit ?? DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes);
   return {
@@ -94,10 +98,15 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     files: discordFileSurface(sendFiles, limit, deps.log),
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
+    // Before any answer: the flow tells the place only while the turn waits.
+    queued: async (note) => {
+      noted = noteInDeferredReply(interaction, note).catch((err) => deps.log.warn(`could not show interaction ${interaction.id} its place: ${String(err)}`));
+      await noted;
+    },
     // Private answers (history, help) are short and final: only public ones grow.
     ...(ephemeral || !room
       ? {}
-      : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
+      : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(afterNote(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), () => noted), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
   };
 }
 

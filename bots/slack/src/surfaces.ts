@@ -56,6 +56,8 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
       return out.update(channel, ref.id, r.text, r.blocks);
     },
     postPrivate,
+    // Only the asker sees it, in their thread: a busy channel gets no message per waiting person.
+    queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
     showProgress: () => status.show(channel, threadTs),
     ...(place.files ? { files: place.files } : {}),
     ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, postPrivate, () => status.clear(channel, threadTs)) } : {}),
@@ -145,6 +147,7 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     // A response_url can replace the message it posted, which is the only one it knows.
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate,
+    queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
     showProgress: () => async () => {},
     ...(place.files ? { files: place.files } : {}),
     ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, postPrivate) } : {}),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
-import type { MessageResponse } from "../schemas.ts";
+import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../schemas.ts";
+import { queuedNote } from "../words/queue.ts";
 import { ask, help, history, reset, run, runCommand } from "./flow.ts";
 import type { FlowDeps } from "./types.ts";
 import type { Reply } from "./reply.ts";
@@ -209,6 +210,70 @@ describe("a live ask", () => {
     expect(await ask(deps, surface, asker, "list")).toBe("answered");
     expect(seen).toEqual(["progress:on", "progress:off", "post:answer"]);
     expect(posted).toEqual([{ kind: "answer", answer, question: "list", user: "U1" }]);
+  });
+});
+
+describe("a live ask that waits behind others", () => {
+  const events: TurnStreamEvent[] = [
+    { event: "queued", data: { ahead: 2 } },
+    { event: "text", data: { delta: "Listing files." } },
+    { event: "done", data: answer },
+  ];
+  const sse = (evs: TurnStreamEvent[]) => evs.map(encodeSseEvent).join("");
+
+  /** A surface that records the order of what it is asked, with the queue note; `undo` is what takes the note back. */
+  function recording(seen: string[], undo = true): ChatSurface {
+    return {
+      ...fakeSurface({ events: seen, posted: [], privately: [], requests: [] }),
+      live: () => ({ update: (a) => void seen.push(`update:${a.text}`), finish: async (reply) => (seen.push(`finish:${reply.kind}`), { id: "live" }) }),
+      async queued(note) {
+        seen.push(`queued:${note}`);
+        return undo ? async () => void seen.push("unqueued") : undefined;
+      },
+    };
+  }
+
+  it("tells the asker their place once, keeps progress on while they wait, and takes the note back when the answer starts", async () => {
+    const sent: (string | null)[] = [];
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      sent.push(new Headers(init?.headers).get(STREAM_EVENTS_HEADER));
+      return new Response(sse(events), { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const seen: string[] = [];
+    const deps = { worker: new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 }), log: () => {} };
+    expect(await ask(deps, recording(seen), asker, "list")).toBe("answered");
+    // The client asks for the event: a Worker sends it to no other.
+    expect(sent).toEqual(["queued"]);
+    // The note is taken back as the answer starts (the surface's own call, in flight beside the first update) and before it ends.
+    expect(seen.filter((e) => e !== "unqueued")).toEqual(["progress:on", `queued:${queuedNote(2)}`, "progress:off", "update:Listing ", "finish:answer"]);
+    expect(seen.slice(-2)).toEqual(["unqueued", "finish:answer"]);
+    expect(queuedNote(2)).toBe("⏳ 2 questions are ahead of yours in this conversation. Your answer will come here when it is your turn.");
+    expect(queuedNote(1)).toMatch(/^⏳ 1 question is ahead of yours/);
+  });
+
+  it("tells them once when the stream is lost after the note and joined again, the Worker handing it out anew", async () => {
+    let calls = 0;
+    const fetch: typeof globalThis.fetch = async () => {
+      calls++;
+      // The first connection breaks right after the note; the retry replays the turn from its start, the note first.
+      const body = calls === 1 ? sse(events.slice(0, 1)) : sse(events);
+      return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const seen: string[] = [];
+    const worker = new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 1, sleep: async () => {} });
+    expect(await ask({ worker, log: () => {} }, recording(seen), asker, "list")).toBe("answered");
+    expect(calls).toBe(2);
+    expect(seen.filter((e) => e.startsWith("queued:"))).toEqual([`queued:${queuedNote(2)}`]);
+  });
+
+  it("gives the asker the answer when the note cannot be shown, and logs why", async () => {
+    const fetch: typeof globalThis.fetch = async () => new Response(sse(events), { status: 200, headers: { "content-type": "text/event-stream" } });
+    const seen: string[] = [];
+    const logged: string[] = [];
+    const surface: ChatSurface = { ...recording(seen), queued: async () => Promise.reject(new Error("channel_not_found")) };
+    expect(await ask({ worker: new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 }), log: (l) => logged.push(l) }, surface, asker, "list")).toBe("answered");
+    expect(seen.at(-1)).toBe("finish:answer");
+    expect(logged).toEqual(["The queue note in slack-T1-C1 could not be shown: channel_not_found"]);
   });
 });
 

@@ -4,11 +4,12 @@ import { attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
+import { queuedNote } from "../words/queue.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
-import type { ChatSurface, LiveView, PostedRef } from "./surface.ts";
+import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { getFile, sendAttachments } from "./files.ts";
@@ -81,10 +82,14 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
+  const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
   try {
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
+      // Waiting is not answering: progress goes on, and the live answer has not begun.
+      if (e.event === "queued") return place.told(e.data.ahead);
+      place.started();
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
@@ -95,12 +100,31 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     reply = failure(deps, "ask", asker.room, err);
     ok = false;
   } finally {
-    await (progressStopped ?? stopProgress());
+    await Promise.all([progressStopped ?? stopProgress(), place.started()]);
   }
   const posted = await view.finish(reply);
   await Promise.all(reports);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
+}
+
+/**
+ * The asker's place in the room's queue: told once (the Worker says it once,
+ * and a stream re-joined after a lost connection skips what was handed out),
+ * its sign taken back when the answer starts. A surface that fails to say it
+ * only logs: the answer still comes.
+ */
+function queuePlace(deps: FlowDeps, surface: ChatSurface, asker: Asker): { told(ahead: number): void; started(): Promise<void> } {
+  let shown: Promise<Unqueue | void> | null = null;
+  let takenBack: Promise<void> | null = null;
+  const failed = (what: string) => (err: unknown) => void deps.log(`The queue note in ${asker.room} could not be ${what}: ${(err as Error)?.message ?? err}`);
+  return {
+    told(ahead) {
+      if (shown || takenBack || !surface.queued) return;
+      shown = surface.queued(queuedNote(ahead)).catch(failed("shown"));
+    },
+    started: () => (takenBack ??= shown ? shown.then((undo) => undo?.()).catch(failed("taken back")) : Promise.resolve()),
+  };
 }
 
 /** Stops the room's running turn, whoever started it; its live answer ends as stopped. */

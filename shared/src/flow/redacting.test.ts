@@ -5,7 +5,7 @@ import type { MessageResponse, TurnStreamEvent } from "../schemas.ts";
 import { encodeSseEvent } from "../sse.ts";
 import { decide } from "./control.ts";
 import { ask, runCommand } from "./flow.ts";
-import { redactLive, redactReply } from "./redacting.ts";
+import { redacting, redactLive, redactReply } from "./redacting.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
 
@@ -130,6 +130,13 @@ describe("the flow hands surfaces only redacted replies", () => {
     await decide({ ...deps, worker: worker([], decision) }, surface, asker, { approvalId: "a1", decision: "run", message: { id: "1" } });
     expect(seen.map((r) => (r as Reply).kind)).toEqual(["history", "answer", "decided", "ran"]);
     for (const item of seen) expect(leaks(item)).toBe(false);
+  });
+
+  it("a queue note, through the same wrapper as every other call", async () => {
+    const notes: string[] = [];
+    const surface: ChatSurface = { ...recorder().surface, queued: async (note) => void notes.push(note) };
+    await redacting(surface, [OWN]).queued!(`waiting on ${OWN}`);
+    expect(notes).toEqual(["waiting on [redacted]"]);
   });
 
   /** What a surface is handed when the flow has no secrets: the control that shows the token would reach it. */

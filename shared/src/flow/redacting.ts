@@ -75,13 +75,14 @@ const wrapped = new WeakSet<ChatSurface>();
 export function redacting(surface: ChatSurface, secrets: readonly string[] = []): ChatSurface {
   if (wrapped.has(surface)) return surface;
   const shown = (reply: Reply) => redactReply(reply, secrets);
-  const { live, files } = surface;
+  const { live, files, queued } = surface;
   const out: ChatSurface = {
     post: (reply) => surface.post(shown(reply)),
     edit: (ref, reply) => surface.edit(ref, shown(reply)),
     postPrivate: (reply) => surface.postPrivate(shown(reply)),
     showProgress: () => surface.showProgress(),
     ...(files ? { files: { ...files, send: (list, comment) => files.send(list, comment === undefined ? undefined : redactSecrets(comment, secrets)) } } : {}),
+    ...(queued ? { queued: (note) => queued.call(surface, redactSecrets(note, secrets)) } : {}),
     ...(live ? { live: (onPosted, question) => redactingView(live.call(surface, onPosted, question === undefined ? undefined : redactSecrets(question, secrets)), secrets) } : {}),
   };
   wrapped.add(out);

@@ -39,7 +39,17 @@ export interface ChatSurface {
   live?(onPosted?: (ref: PostedRef) => void, question?: string): LiveView;
   /** Where workspace files can be posted here (answers' attachments, `get`); absent where they cannot. */
   files?: FileSurface;
+  /**
+   * Tells the person who asked, once, that their question waits behind others
+   * (`note`, the words); the least noise the place allows (Slack: an ephemeral).
+   * Resolves with what takes the sign back when the answer starts (a reaction),
+   * if anything. Absent, the wait shows only the progress indicator.
+   */
+  queued?(note: string): Promise<Unqueue | void>;
 }
+
+/** Takes back a "you are queued" sign once the answer starts. */
+export type Unqueue = () => Promise<void>;
 
 /** A workspace file on its way to the chat: streamed from the Worker only when sent. */
 export interface OutgoingFile {

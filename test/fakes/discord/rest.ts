@@ -233,6 +233,17 @@ route("GET", "/channels/:id/messages/:message", (ctx, p) => {
   return ok(msg);
 });
 
+/** The bot's own reaction (`@me`) on a message in the channel: added once however often it is put, removed by DELETE. */
+function ownReaction(ctx: RestContext, p: Params, change: (now: string[]) => string[]) {
+  channelOr404(ctx, p.id);
+  const msg = ctx.world.messages.get(p.message);
+  if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
+  ctx.world.reactions.set(msg.id, change(ctx.world.reactions.get(msg.id) ?? []));
+  return noContent;
+}
+route("PUT", "/channels/:id/messages/:message/reactions/:emoji/@me", (ctx, p) => ownReaction(ctx, p, (now) => (now.includes(p.emoji) ? now : [...now, p.emoji])));
+route("DELETE", "/channels/:id/messages/:message/reactions/:emoji/@me", (ctx, p) => ownReaction(ctx, p, (now) => now.filter((e) => e !== p.emoji)));
+
 /** Only the bot's own messages can be edited by it (Discord: 50005). */
 route("PATCH", "/channels/:id/messages/:message", (ctx, p, body, files) => {
   channelOr404(ctx, p.id);

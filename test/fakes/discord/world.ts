@@ -80,6 +80,8 @@ export class World {
   readonly commands = { global: [] as unknown[], guild: new Map<string, unknown[]>() };
   readonly typing: string[] = [];
   readonly edits: MessageEdit[] = [];
+  /** The bot's own reactions, by message id: what people see on a message now. */
+  readonly reactions = new Map<string, string[]>();
   /** Messages posted with `enforce_nonce`, by author and nonce: a repeat within the window gets the same message. */
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   rateLimit: RateLimitPlan | null = null;

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DuetError, execRequestSchema, messageRequestSchema, stopRequestSchema } from "@duet/shared";
+import { DuetError, execRequestSchema, messageRequestSchema, STREAM_EVENTS_HEADER, stopRequestSchema } from "@duet/shared";
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
-import type { LiveOutcome } from "../live/live-turns.ts";
+import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
@@ -22,6 +22,12 @@ type App = { Bindings: Env };
 /** A client asks for the live stream with `Accept: text/event-stream`; anything else gets the JSON answer. */
 function wantsStream(accept: string | undefined): boolean {
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? "");
+}
+
+/** The optional stream events a client reads, from its comma-separated list (names it does not know are ignored). */
+function streamOptions(list: string | undefined): StreamOptions {
+  const names = (list ?? "").split(",").map((n) => n.trim().toLowerCase());
+  return { queued: names.includes("queued") };
 }
 
 export const app = new Hono<App>();
@@ -48,7 +54,7 @@ app.post("/api/rooms/:roomId/message", async (c) => {
   const body = await readJson(c, messageRequestSchema);
   if (!wantsStream(c.req.header("accept"))) return send(await stub.message(body));
   // The RPC types cannot express a stream inside a union; at run time it crosses as a byte stream.
-  const live = (await stub.messageStream(body)) as unknown as LiveOutcome;
+  const live = (await stub.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)))) as unknown as LiveOutcome;
   return live.stream ? new Response(live.stream, { status: 200, headers: SSE_HEADERS }) : send(live);
 });
 app.all("/api/rooms/:roomId/message", methodNotAllowed);

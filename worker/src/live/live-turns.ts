@@ -66,9 +66,25 @@ export class LiveTurns {
   }
 }
 
-/** A stream of `channel` for one client; a retry that joined a turn gets its `done` marked as replayed. */
-export function streamOf(channel: TurnChannel, joined: boolean): ReadableStream<Uint8Array> {
-  return hangUpSafe(sseStream(joined ? markReplayed(channel.subscribe()) : channel.subscribe()));
+/** The events a client reads only when it says so (`STREAM_EVENTS_HEADER`): a client older than them refuses an event it does not know. */
+export interface StreamOptions {
+  /** The turn waited behind others (`queued`, its first event). */
+  queued?: boolean;
+}
+
+/**
+ * A stream of `channel` for one client; a retry that joined a turn gets its
+ * `done` marked as replayed. Optional events the client did not ask for are
+ * left out (each of its reconnects leaves out the same, so it counts the
+ * events it was handed alike).
+ */
+export function streamOf(channel: TurnChannel, joined: boolean, accepts: StreamOptions = {}): ReadableStream<Uint8Array> {
+  const events = accepts.queued ? channel.subscribe() : withoutQueued(channel.subscribe());
+  return hangUpSafe(sseStream(joined ? markReplayed(events) : events));
+}
+
+async function* withoutQueued(events: AsyncIterable<TurnStreamEvent>): AsyncGenerator<TurnStreamEvent, void> {
+  for await (const e of events) if (e.event !== "queued") yield e;
 }
 
 /** A stored answer as a stream: one `done`. */

@@ -14,7 +14,7 @@ import type {
 import type { Upload } from "../files/upload-log.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { PersonUsage } from "../usage/person-object.ts";
-import type { LiveOutcome } from "../live/live-turns.ts";
+import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome } from "../outcome.ts";
 import { meterSql } from "../storage/sql-meter.ts";
@@ -125,9 +125,9 @@ export class DuetAgent extends Agent<Env> {
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
-  async messageStream(req: MessageRequest): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}): Promise<LiveOutcome> {
     try {
-      return await this.room.turns.messageStream(req);
+      return await this.room.turns.messageStream(req, accepts);
     } catch (err) {
       return outcomeOf(err);
     }

@@ -1,7 +1,7 @@
 import { DuetError, type DecisionRequest, type DeliveryTarget, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
 import type { Outbox } from "../outbox/outbox.ts";
-import { LiveTurns, storedStream, streamOf, type LiveOutcome } from "../live/live-turns.ts";
+import { LiveTurns, storedStream, streamOf, type LiveOutcome, type StreamOptions } from "../live/live-turns.ts";
 import { TurnStopped } from "../live/stop.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { guard, ok, type Outcome } from "../outcome.ts";
@@ -108,10 +108,11 @@ export class RoomTurns {
    * The same turn, live: the SSE stream of its events. A retry of a running
    * turn follows it from its first event; a retry of an answered one gets its
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
+   * `accepts` names the optional events the client reads (`queued`).
    */
-  async messageStream(req: MessageRequest): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}): Promise<LiveOutcome> {
     const { answer, channel, joined } = await this.open(req, true);
-    if (channel) return { status: 200, body: null, stream: streamOf(channel, joined) };
+    if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
   }
@@ -161,6 +162,8 @@ export class RoomTurns {
     );
     const epoch = this.epoch;
     const channel = new TurnChannel();
+    // Behind other work: the turn's first event says how much, so the asker is told their place.
+    if (place.ahead > 0) channel.publish({ event: "queued", data: { ahead: place.ahead } });
     const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
@@ -348,6 +351,7 @@ export class RoomTurns {
         place.cancel();
         settle();
       },
+      ahead: place.ahead,
     };
   }
 

@@ -67,4 +67,16 @@ describe("TurnQueue", () => {
     await third;
     expect(log).toEqual(["second", "third"]);
   });
+
+  it("tells each place how many are ahead of it, the running one included, and counts a finished place out", async () => {
+    const queue = new TurnQueue();
+    const hold = gate();
+    const running = queue.admit();
+    const done = running.run(() => hold.opened);
+    const [second, third] = [queue.admit(), queue.admit()];
+    expect([running.ahead, second.ahead, third.ahead]).toEqual([0, 1, 2]);
+    hold.open();
+    await Promise.all([done, second.run(async () => undefined), third.run(async () => undefined)]);
+    expect(queue.admit().ahead).toBe(0);
+  });
 });

@@ -6,6 +6,8 @@ export interface QueuePlace {
   run<T>(work: () => Promise<T>): Promise<T>;
   /** Gives the place up without running anything (what was to run could not be accepted). */
   cancel(): void;
+  /** Places taken before this one and not yet done when it was taken (the running one included): 0 runs at once. */
+  readonly ahead: number;
 }
 
 /**
@@ -18,6 +20,8 @@ export interface QueuePlace {
 export class TurnQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private waiting = 0;
+  /** Places taken and not yet done: waiting or running. */
+  private held = 0;
 
   constructor(private readonly maxWaiting = ROOM_QUEUE_MAX) {}
 
@@ -29,7 +33,9 @@ export class TurnQueue {
         retryAfterMs: 2_000,
       });
     }
+    const ahead = this.held;
     this.waiting++;
+    this.held++;
     let task: (() => Promise<unknown>) | null = null;
     let give: ((work: () => Promise<unknown>) => void) | null = null;
     const start = (work: () => Promise<unknown>) => {
@@ -39,7 +45,7 @@ export class TurnQueue {
     // Work given in the same tick as the admission (the usual case) starts as soon as the place comes up.
     const result = this.tail.then(() => (task ? start(task) : new Promise<() => Promise<unknown>>((r) => (give = r)).then(start)));
     // The chain must survive a failed task, or one error would block the room forever.
-    this.tail = result.catch(() => undefined);
+    this.tail = result.catch(() => undefined).finally(() => this.held--);
     const once = (work: () => Promise<unknown>) => {
       if (task) throw new Error("a queue place runs one piece of work");
       task = work;
@@ -51,6 +57,7 @@ export class TurnQueue {
         return result as Promise<T>;
       },
       cancel: () => once(async () => undefined),
+      ahead,
     };
   }
 

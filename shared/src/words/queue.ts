@@ -1,0 +1,11 @@
+/**
+ * What a person whose question waits behind others is told, once, when the
+ * room takes it: the room answers one question at a time, and without this
+ * the wait is silent (only the progress indicator shows).
+ */
+
+/** `ahead`: the requests before theirs in the room, the one being answered included. */
+export function queuedNote(ahead: number): string {
+  const others = ahead === 1 ? "1 question is" : `${ahead} questions are`;
+  return `⏳ ${others} ahead of yours in this conversation. Your answer will come here when it is your turn.`;
+}
