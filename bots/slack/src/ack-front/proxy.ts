@@ -31,14 +31,18 @@ export class LoopbackProxy {
       res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
       answer.pipe(res);
     });
+    let hungUp = false;
     upstream.on("error", (err) => {
+      if (hungUp) return;
       this.fail(`The ack front could not pass ${req.method} ${req.url} to the bot: ${err.message}`);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("The bot is not answering; try again shortly.");
       else res.destroy();
     });
     // A caller that hangs up takes its request to bolt with it.
     res.on("close", () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      hungUp = true;
+      upstream.destroy();
     });
     if (body) upstream.end(body);
     else req.pipe(upstream);
