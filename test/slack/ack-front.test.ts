@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type FakeSlack, mentionEvent, postEvent } from "../fakes/slack/index.ts";
+import { type FakeSlack, mentionEvent, postEvent, postSigned } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { startWorkerTap } from "../helpers/worker-tap.ts";
@@ -82,6 +82,13 @@ describe("the Slack ack front", () => {
     expect(tap.calls.filter((c) => JSON.stringify(c.body ?? "").includes(forged.event_id) || JSON.stringify(c.body ?? "").includes("forged-marker"))).toEqual([]);
     expect(modelCallsFor(stack, "forged-marker")).toBe(0);
     expect(slack.ws.reactionsOn(channel, String(forged.event.ts))).toEqual([]);
+  });
+
+  it("answers as bolt would what it does not hand over: a body past 4 MiB gets 413, Slack's unsigned ssl_check 200", async () => {
+    const huge = JSON.stringify({ type: "event_callback", padding: "x".repeat(4 * 1024 * 1024) });
+    expect((await postSigned(bot.url, huge, "application/json", { secret: SIGNING_SECRET })).status).toBe(413);
+    const check = await fetch(bot.url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "ssl_check=1&token=legacy" });
+    expect(check.status).toBe(200);
   });
 
   it("stops in the middle of a stream of events: each one Slack got a 200 for is answered by the time the bot has stopped, the rest are refused", async () => {
