@@ -15,6 +15,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const BOT_ENTRIES: Record<string, string> = {
   "duet-bot": "bots/duet-bot.ts",
   "slack/main": "bots/slack/src/main.ts",
+  // The Slack bot's ack front runs in a thread of its own, from its own file beside slack/main (ACK_FRONT_BUNDLE).
+  "slack/ack-front": "bots/slack/src/ack-front/thread.ts",
   "discord/main": "bots/discord/src/main.ts",
   "discord/shards": "bots/discord/src/shards.ts",
   "discord/register": "bots/discord/src/register-main.ts",

@@ -16,7 +16,8 @@ import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
 import { PeopleNames } from "./people.ts";
-import { buildReceiver } from "./receiver.ts";
+import { buildReceiver, EVENTS_PATH, processHandedOver } from "./receiver.ts";
+import { AckFront } from "./ack-front/front.ts";
 import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
 import { WorkerInstallationStore } from "./oauth/installation-store.ts";
 import { registerUninstall } from "./oauth/uninstall.ts";
@@ -50,6 +51,8 @@ export interface SlackBotOptions {
   statusRenewMs?: number;
   /** Live answers' pacing and stream lifetime (tests shorten the lifetime). */
   live?: Partial<Pick<LiveOptions, "intervalMs" | "streamLifetimeMs">>;
+  /** HTTP mode: the thread that serves SLACK_PORT ended on its own, so Slack can no longer reach the bot (default: logged). */
+  onFatal?: (err: Error) => void;
 }
 
 export interface SlackBot {
@@ -75,6 +78,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
   let socketReceiver: SocketModeReceiver | undefined;
   let port: number | undefined;
   let httpServer: Server | undefined;
+  let front: AckFront | undefined;
   let botUserId: string | undefined;
   const health = new SlackHealth();
   let deliveries: DeliveryLoop | undefined;
@@ -164,8 +168,19 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     });
 
     if (config.mode === "http") {
-      httpServer = (await built.start({ port: config.port, host: options.host })) as Server;
-      port = (httpServer.address() as AddressInfo).port;
+      // bolt's receiver on loopback, behind the ack front that owns SLACK_PORT.
+      httpServer = (await built.start({ port: 0, host: "127.0.0.1" })) as Server;
+      const upstreamPort = (httpServer.address() as AddressInfo).port;
+      const settings = { port: config.port, host: options.host, signingSecret: config.signingSecret ?? "", upstreamPort, eventsPath: EVENTS_PATH, graceMs: STOP_GRACE_MS };
+      const onFatal = options.onFatal ?? ((err: Error) => logger.error(err.message));
+      try {
+        front = await AckFront.start({ settings, logger, onEvent: (event) => void track(processHandedOver(built, event, logger)), onFatal });
+      } catch (err) {
+        await built.stop();
+        httpServer = undefined;
+        throw err;
+      }
+      port = front.port;
       health.listening();
     } else {
       try {
@@ -197,6 +212,10 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       await socketReceiver.client.disconnect();
       socketReceiver = undefined;
     } else {
+      // The front first: it stops accepting and finishes its open requests, which may still
+      // need bolt behind it; once it has stopped, every event it acknowledged is tracked here.
+      await front?.stop();
+      front = undefined;
       // Requests are answered as soon as they are acked, so only a stuck client keeps a
       // connection open past the grace period; it must not keep the bot from stopping.
       const force = setTimeout(() => httpServer?.closeAllConnections(), STOP_GRACE_MS);

@@ -19,7 +19,13 @@ async function main(): Promise<void> {
   if (token.status === "refused") failStartup("slack", token.reason);
   if (token.status === "unknown") console.warn(`duet-slack: could not check DUET_API_TOKEN: ${token.reason}`);
 
-  const bot = createSlackBot(config);
+  // A bot whose HTTP front thread died can no longer hear Slack: end, so the supervisor starts a new one.
+  const bot = createSlackBot(config, {
+    onFatal: (err) => {
+      console.error(`duet-slack: ${err.message}`);
+      process.exit(1);
+    },
+  });
   let health: HealthServer | undefined;
   try {
     // Up before the connection, so a probe sees "starting" rather than nothing.

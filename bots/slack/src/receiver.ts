@@ -1,17 +1,26 @@
-import { HTTPReceiver, type HTTPReceiverOptions, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
+import { type App, HTTPReceiver, type HTTPReceiverOptions, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
 import { answerHealth, HEALTH_PATH, type Health } from "@duet/shared/health";
+import type { HandedOver } from "./ack-front/protocol.ts";
 import type { SlackConfig } from "./config.ts";
 
 /**
  * The transport: Socket Mode when an app token is set (no public URL needed),
- * else HTTP on SLACK_PORT at /slack/events with bolt's request signing (401 for
- * a bad or missing signature and for a timestamp more than 5 minutes old), with
+ * else HTTP at /slack/events with bolt's request signing (401 for a bad or
+ * missing signature and for a timestamp more than 5 minutes old), with
  * `GET /healthz` beside it (`health`; Socket Mode serves it on HEALTH_PORT).
+ *
+ * In HTTP mode SLACK_PORT belongs to the ack front (`ack-front/`), a thread
+ * that acknowledges signed events itself and passes every other request to
+ * this receiver, which listens on 127.0.0.1 behind it; the events it
+ * acknowledged reach bolt through `processHandedOver`.
  *
  * Both acknowledge an event that bolt itself fails on (a payload that does not
  * have the shape Slack documents): answering 500 would make Slack retry a
  * delivery that can only fail again, and count against the app's failure rate.
  */
+
+/** The path Slack posts events, commands and clicks to. */
+export const EVENTS_PATH = "/slack/events";
 
 /** `oauth`: the OAuth distribution options (install and redirect routes), when configured. */
 export function buildReceiver(
@@ -37,8 +46,7 @@ export function buildReceiver(
   return new HTTPReceiver({
     ...oauth,
     signingSecret: config.signingSecret ?? "",
-    endpoints: "/slack/events",
-    port: config.port,
+    endpoints: EVENTS_PATH,
     logger,
     customRoutes: [
       { path: "/health", method: ["GET"], handler: (_req, res) => res.writeHead(200).end("ok") },
@@ -56,4 +64,17 @@ export function buildReceiver(
       return true;
     },
   });
+}
+
+/**
+ * An event the ack front already acknowledged, processed by bolt as its HTTP
+ * receiver would (same retry fields, no custom properties); its `ack` does
+ * nothing, since Slack has had its 200.
+ */
+export async function processHandedOver(app: App, event: HandedOver, logger: Logger): Promise<void> {
+  try {
+    await app.processEvent({ body: JSON.parse(event.body), ack: async () => {}, retryNum: event.retryNum, retryReason: event.retryReason, customProperties: {} });
+  } catch (err) {
+    logger.warn(`Acknowledged an event bolt could not process: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
