@@ -49,7 +49,7 @@ describe("a new room's tables", () => {
     // A room woken again finds the table it made.
     await killRoom(room);
     await inRoom(roomStub(room), (agent) => agent.room.schedules.runDue(nextRunAt));
-    const [item] = await feedUntilItems<{ question: string; deliver: { place: Record<string, string> } }>("slack", room);
+    const [item] = await feedUntilItems<{ roomId: string; question: string; deliver: { place: Record<string, string> } }>("slack", room);
     expect(item).toMatchObject({ question: `SAY: late-${room}`, deliver: { place: { channel: "C-tables", schedule: id } } });
     expect((await history(room)).map((m) => m.text)).toContain(`SAY: late-${room}`);
   });
