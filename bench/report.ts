@@ -9,6 +9,8 @@ import { check } from "./targets.ts";
 /** Writes results.json (machine-readable) and RESULTS.md (table, machine, date, targets) and prints the table. */
 
 const here = fileURLToPath(new URL(".", import.meta.url));
+/** Where results.json and RESULTS.md are read and written: bench/, or a temp dir (DUET_BENCH_OUT) for a run that must leave them alone (bench/against.ts). */
+const out = process.env.DUET_BENCH_OUT || here;
 
 function version(pkg: string): string {
   try {
@@ -98,7 +100,7 @@ interface SavedRun {
 
 /** The figures of the last run, for a run of only some groups to keep the others' (none when there is no results.json). */
 export function previousRun(): SavedRun | undefined {
-  const file = join(here, "results.json");
+  const file = join(out, "results.json");
   if (!existsSync(file)) return undefined;
   return JSON.parse(readFileSync(file, "utf8")) as SavedRun;
 }
@@ -123,7 +125,7 @@ export function report(measured: Result[], problems: string[], seconds: number, 
     ? `\`pnpm bench ${partial.groups.join(" ")}\` measured its figures ${date} (${Math.round(seconds)} s) on ${where}; ${keptFrom ? `the other figures are kept from the run of ${keptFrom}` : "no other figures were kept"}.`
     : `Measured ${date} in one run of \`pnpm bench\` (${Math.round(seconds)} s) on ${where}.`;
   const saved = { date, machine: where, load: { start: loadAtStart, end: loadNow() }, seconds: Math.round(seconds), ...(partial ? { groups: partial.groups, ...(keptFrom ? { keptFrom } : {}) } : {}), results, problems };
-  writeFileSync(join(here, "results.json"), `${JSON.stringify(saved, null, 2)}\n`);
+  writeFileSync(join(out, "results.json"), `${JSON.stringify(saved, null, 2)}\n`);
   const md = [
     "# Benchmark results",
     "",
@@ -150,5 +152,5 @@ export function report(measured: Result[], problems: string[], seconds: number, 
     notes.trim(),
     "",
   ].join("\n");
-  writeFileSync(join(here, "RESULTS.md"), md);
+  writeFileSync(join(out, "RESULTS.md"), md);
 }

@@ -29,7 +29,8 @@ import { workspaceKeepSuite } from "./suites/workspace-keep.ts";
  *
  * `pnpm bench <group>...` runs only those groups (names in GROUPS); their figures
  * replace the same groups' figures in results.json and RESULTS.md, the rest are kept
- * from the previous run. E.g. `pnpm bench side-by-side`.
+ * from the previous run. E.g. `pnpm bench side-by-side`. `pnpm bench --against
+ * <commit> [group]...` measures them beside an older commit's (bench/against.ts).
  */
 
 /** The issue allows 10 minutes on 2 cores; suites not started by then are skipped and named. */
@@ -95,6 +96,11 @@ function selectedGroups(argv: string[]): Group[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--against")) {
+    // `pnpm bench --against <commit> [groups…]`: this tree beside an older commit, in one run (bench/against.ts).
+    const { runAgainst } = await import("./against.ts");
+    return runAgainst(process.argv.slice(2));
+  }
   const groups = selectedGroups(process.argv.slice(2));
   const on = (g: Group) => groups.includes(g);
   if (on("worker") || on("slack") || on("discord") || on("built")) {

@@ -1,15 +1,17 @@
 import { DuetError, type ModelResponse } from "@duet/shared";
+import { LazyTable } from "../storage/lazy-table.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
 /**
  * A room's model, as its run policy is kept (control/run-policy.ts): one row,
- * written only when someone switches. A room that chose none follows its
+ * written only when someone switches (the table too, made by the first switch). A room that chose none follows its
  * channel's choice (a thread room), else the default. A choice the operator
  * no longer offers (DUET_MODELS changed) is passed over, never called.
  */
 export class RoomModelStore {
   private cached: string | null | undefined;
+  private readonly table: LazyTable;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -17,13 +19,13 @@ export class RoomModelStore {
     private readonly choices: readonly string[],
     private readonly inherited: () => string | null = () => null,
   ) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_model (id INTEGER PRIMARY KEY CHECK (id = 1), model TEXT NOT NULL)`);
+    this.table = new LazyTable(storage.sql, "duet_model", `id INTEGER PRIMARY KEY CHECK (id = 1), model TEXT NOT NULL`);
   }
 
   /** The model chosen on this room itself, or null. */
   own(): string | null {
     if (this.cached === undefined) {
-      const row = this.storage.sql.exec<Row>(`SELECT model FROM duet_model WHERE id = 1`).toArray()[0];
+      const row = this.table.exists() ? this.storage.sql.exec<Row>(`SELECT model FROM duet_model WHERE id = 1`).toArray()[0] : undefined;
       this.cached = row ? String(row.model) : null;
     }
     return this.cached;
@@ -49,12 +51,13 @@ export class RoomModelStore {
         details: { model: [`Unknown model "${model}"; choose one of: ${this.choices.join(", ")}`] },
       });
     }
+    this.table.make();
     this.storage.sql.exec(`INSERT INTO duet_model (id, model) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET model = excluded.model`, model).toArray();
     this.cached = model;
   }
 
   wipe(): void {
-    this.storage.sql.exec(`DELETE FROM duet_model`).toArray();
+    if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_model`).toArray();
     this.cached = null;
   }
 }

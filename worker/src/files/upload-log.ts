@@ -1,4 +1,5 @@
 import { contentTypeOf } from "@duet/shared";
+import { LazyTable } from "../storage/lazy-table.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -18,19 +19,22 @@ export const UPLOADS_KEEP = 50;
  * One row written per upload and none per turn: rows live in UPLOADS_KEEP
  * fixed slots (an upsert reuses the oldest), and a turn reads the uploads that
  * arrived between the previous question and its own, by time, instead of
- * marking them as told.
+ * marking them as told. The table is made by the first upload: a room
+ * nobody shares a file into writes nothing here.
  */
 export class UploadLog {
   private nextSeq: number | null = null;
+  private readonly table: LazyTable;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly now: () => number = Date.now,
   ) {
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_uploads (slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL, upload TEXT NOT NULL)`);
+    this.table = new LazyTable(storage.sql, "duet_uploads", `slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL, upload TEXT NOT NULL`);
   }
 
   record(upload: Upload): void {
+    this.table.make();
     this.nextSeq ??= Number(this.storage.sql.exec<Row>(`SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM duet_uploads`).one().n);
     const seq = this.nextSeq++;
     this.storage.sql
@@ -44,6 +48,7 @@ export class UploadLog {
 
   /** Uploads that arrived after `after` and no later than `until` (ms), oldest first. */
   between(after: number, until: number): Upload[] {
+    if (!this.table.exists()) return [];
     return this.storage.sql
       .exec<Row>(`SELECT upload FROM duet_uploads WHERE at > ? AND at <= ? ORDER BY seq`, after, until)
       .toArray()
@@ -52,7 +57,7 @@ export class UploadLog {
 
   wipe(): void {
     this.nextSeq = null;
-    this.storage.sql.exec(`DELETE FROM duet_uploads`).toArray();
+    if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_uploads`).toArray();
   }
 }
 

@@ -100,7 +100,7 @@ export class Room {
       outbox: this.outbox,
       redact: this.redact,
       ask: (req) => this.turns.message(req),
-      keepForDelivery: (req, reply) => this.turns.keepForDelivery(req, reply),
+      ledger: this.ledger,
     });
   }
 

@@ -4,6 +4,7 @@ import { outcomeOf, type Outcome } from "../outcome.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import type { DueRun, Schedules } from "../schedules/schedules.ts";
 import { armAlarmBy } from "../storage/alarm.ts";
+import type { TurnLedger } from "../storage/turn-ledger.ts";
 
 /** What running a room's schedules needs from the room. */
 export interface ScheduleParts {
@@ -15,8 +16,8 @@ export interface ScheduleParts {
   redact: (text: string) => string;
   /** Puts an ask to the room as a turn, under its run policy, in its queue. */
   ask: (req: MessageRequest) => Promise<Outcome>;
-  /** Keeps `reply` for delivery where the request's answer would have gone, outside the history (texts redacted). */
-  keepForDelivery: (req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string) => void;
+  /** Where a run that could not run keeps its notice for delivery. */
+  ledger: TurnLedger;
 }
 
 /**
@@ -90,10 +91,24 @@ export class ScheduledRuns {
           // Nobody watches a scheduled run: its channel is told, once, in the run's own message. A deleted room is told nothing.
           if (!deliver || out.status === 404) return;
           const reason = (out.body as { error?: string } | null)?.error ?? "an internal error";
-          this.room.keepForDelivery({ ...request, idempotencyKey: key, deliver }, this.room.redact(scheduledRunFailedText(schedule.id, reason)));
+          keepForDelivery(this.room.ledger, { ...request, idempotencyKey: key, deliver }, this.room.redact(scheduledRunFailedText(schedule.id, reason)));
         }
         if (deliver) await this.room.outbox.offerNow(deliver.platform);
       })
       .catch((err) => console.error(`scheduled run ${schedule.id} could not be offered for delivery`, err));
   }
+}
+
+/**
+ * An answer for a bot to post that is no turn of the conversation (a
+ * scheduled run that could not run says so where its answer would have
+ * gone): kept under the request's key for delivery, out of the history and
+ * the model's context. One row written. Its texts come redacted: this is
+ * also how a room whose configuration is broken says so.
+ */
+function keepForDelivery(ledger: TurnLedger, req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
+  ledger.keep(
+    { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
+    { reply, explanation: reply, runs: [] },
+  );
 }

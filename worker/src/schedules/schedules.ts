@@ -7,6 +7,7 @@ import {
   type ScheduleSpec,
   type ScheduleView,
 } from "@duet/shared";
+import { LazyTable } from "../storage/lazy-table.ts";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -27,18 +28,24 @@ export interface ScheduleLimits {
  * the ask, who set it, where runs are posted and when the next one is due.
  * A schedule without a target keeps its answers in the room's history only.
  * A run writes one row (its next time) beside the turn's own; a room with
- * no schedule writes nothing here, and its turns never touch this table.
+ * no schedule writes nothing here, not even the table (made by the first
+ * `add`), and its turns never touch it.
  * Returns data; the room writes the audit and starts the turns.
  */
 export class Schedules {
+  private readonly table: LazyTable;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly limits: () => ScheduleLimits,
     private readonly newId: () => string = () => crypto.randomUUID().replace(/-/g, "").slice(0, 8),
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS duet_schedules (
-      id TEXT PRIMARY KEY, typed TEXT NOT NULL, spec TEXT NOT NULL, ask TEXT NOT NULL, user_id TEXT NOT NULL,
-      user_name TEXT, target TEXT, created_at INTEGER NOT NULL, next_at INTEGER NOT NULL)`);
+    this.table = new LazyTable(
+      sql,
+      "duet_schedules",
+      `id TEXT PRIMARY KEY, typed TEXT NOT NULL, spec TEXT NOT NULL, ask TEXT NOT NULL, user_id TEXT NOT NULL,
+      user_name TEXT, target TEXT, created_at INTEGER NOT NULL, next_at INTEGER NOT NULL`,
+    );
   }
 
   /** Adds a schedule (one row) after reading `when`; refuses one past the room's limit. */
@@ -58,6 +65,7 @@ export class Schedules {
       nextRunAt: nextRuns(spec, now, 1, now)[0],
       ...(req.target ? { target: req.target as DeliveryTarget } : {}),
     };
+    this.table.make();
     this.sql.exec(
       `INSERT INTO duet_schedules (id, typed, spec, ask, user_id, user_name, target, created_at, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       view.id, view.when, JSON.stringify(spec), view.ask, view.userId, view.userName ?? null, view.target ? JSON.stringify(view.target) : null, now, view.nextRunAt,
@@ -94,20 +102,23 @@ export class Schedules {
 
   /** When the next run is due, or null with none. */
   nextDue(): number | null {
+    if (!this.table.exists()) return null;
     const r = this.sql.exec<Row>(`SELECT MIN(next_at) AS at FROM duet_schedules`).one();
     return r.at === null ? null : Number(r.at);
   }
 
   /** The room was deleted. */
   wipe(): void {
-    this.sql.exec(`DELETE FROM duet_schedules`);
+    if (this.table.exists()) this.sql.exec(`DELETE FROM duet_schedules`);
   }
 
   private count(): number {
+    if (!this.table.exists()) return 0;
     return Number(this.sql.exec<Row>(`SELECT COUNT(*) AS n FROM duet_schedules`).one().n);
   }
 
   private rows(where: string, ...binds: SqlStorageValue[]): { view: ScheduleView; spec: ScheduleSpec }[] {
+    if (!this.table.exists()) return [];
     return this.sql
       .exec<Row>(`SELECT * FROM duet_schedules ${where}`, ...binds)
       .toArray()

@@ -24,8 +24,14 @@ export function migrateMessageRows(sql: SqlStorage): void {
   sql.exec(`DROP TABLE IF EXISTS duet_turns`);
 }
 
-/** Columns added since a room's table was created (SQLite adds a column without rewriting rows). */
-export function addColumns(sql: SqlStorage): void {
+/**
+ * Columns a room's table lacks when it was made before they were (SQLite adds
+ * a column without rewriting rows). A new room's table is made with them all:
+ * each ALTER writes a row in sqlite_master, which a new room should not pay.
+ */
+export function addColumns(sql: SqlStorage, columns: Readonly<Record<string, string>>): void {
   const have = new Set(sql.exec<Row>(`PRAGMA table_info(duet_ledger)`).toArray().map((c) => String(c.name)));
-  if (!have.has("user_name")) sql.exec(`ALTER TABLE duet_ledger ADD COLUMN user_name TEXT`);
+  for (const [name, type] of Object.entries(columns)) {
+    if (!have.has(name)) sql.exec(`ALTER TABLE duet_ledger ADD COLUMN ${name} ${type}`);
+  }
 }

@@ -1,15 +1,18 @@
 import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 import { addColumns, migrateMessageRows } from "./ledger-migration.ts";
-import { addOutboxColumns } from "../outbox/outbox-columns.ts";
+import { OUTBOX_COLUMNS } from "../outbox/outbox-columns.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
-import { UsageRows } from "./usage-rows.ts";
+import { USAGE_COLUMNS, UsageRows } from "./usage-rows.ts";
 import type { UsageTotals } from "../usage/usage-entries.ts";
 
 /** Answered turns shown as history: each is a user message and an agent message. */
 export const HISTORY_TURNS = HISTORY_KEEP / 2;
 
 type Row = Record<string, SqlStorageValue>;
+
+/** Columns added after the first rooms' tables were made: a new table has them, an older one gets them once (ledger-migration.ts). */
+const LATER_COLUMNS: Readonly<Record<string, string>> = { user_name: "TEXT", ...OUTBOX_COLUMNS, ...USAGE_COLUMNS };
 
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
@@ -50,12 +53,12 @@ export class TurnRows {
     sql.exec(`CREATE TABLE IF NOT EXISTS duet_ledger (
       slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
       idem_key TEXT, user_id TEXT, question TEXT NOT NULL, received_at INTEGER NOT NULL,
-      progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER)`);
+      progress TEXT, model_text TEXT, reply TEXT, answer TEXT, answered_at INTEGER,
+      ${Object.entries(LATER_COLUMNS).map(([name, type]) => `${name} ${type}`).join(", ")})`);
     storage.transactionSync(() => {
       migrateMessageRows(sql);
-      addColumns(sql);
+      addColumns(sql, LATER_COLUMNS);
     });
-    addOutboxColumns(sql);
     this.usage = new UsageRows(sql);
     for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown FROM duet_ledger`)) {
       this.index.set(Number(r.slot), {

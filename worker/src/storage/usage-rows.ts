@@ -2,6 +2,9 @@ import { type TurnUsage, UsageTotals, type UsageEntry } from "../usage/usage-ent
 
 type Row = Record<string, SqlStorageValue>;
 
+/** The ledger's column for the rollup (the ledger makes or adds it). */
+export const USAGE_COLUMNS: Readonly<Record<string, string>> = { usage_carry: "TEXT" };
+
 /** An answered turn's usage, as its row holds it. */
 interface HeldUsage {
   userId: string | null;
@@ -25,8 +28,6 @@ export class UsageRows {
   private readonly held = new Map<number, HeldUsage>();
 
   constructor(sql: SqlStorage) {
-    const have = new Set(sql.exec<Row>(`PRAGMA table_info(duet_ledger)`).toArray().map((c) => String(c.name)));
-    if (!have.has("usage_carry")) sql.exec(`ALTER TABLE duet_ledger ADD COLUMN usage_carry TEXT`);
     let newest: { v: number; entries: UsageEntry[] } | null = null;
     const rows = sql.exec<Row>(
       `SELECT slot, user_id, user_name, answered_at, usage_carry,

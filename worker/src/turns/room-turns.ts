@@ -1,20 +1,18 @@
-import { DuetError, type DecisionRequest, type DeliveryTarget, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
-import type { RoomControl } from "../control/room-control.ts";
-import type { Outbox } from "../outbox/outbox.ts";
+import { DuetError, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome, type StreamOptions } from "../live/live-turns.ts";
-import { TurnStopped } from "../live/stop.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { guard, ok, type Outcome } from "../outcome.ts";
 import { CONTEXT_TURNS } from "../storage/history-view.ts";
-import type { LedgerTurn, StoredAnswer, TurnKind, TurnLedger } from "../storage/turn-ledger.ts";
-import type { TurnUsage } from "../storage/turn-types.ts";
+import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
 import { Replays } from "./replay.ts";
+import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
-import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
+import { runTurn, UNKNOWN_OUTCOME } from "./run-turn.ts";
 import { speakerOf } from "../model/speakers.ts";
 import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
+import { killedBy, saveAfter, withHistory } from "./turn-outcomes.ts";
 
 /**
  * How often a busy room's alarm fires. An alarm keeps the object in memory
@@ -23,28 +21,6 @@ import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
  * after about 70 s without an event).
  */
 export const KEEP_AWAKE_MS = 30_000;
-
-/** What the turns of one room need from the room object. */
-export interface RoomParts {
-  roomId: string;
-  ledger: TurnLedger;
-  /** Answers kept until a bot confirms it posted them. */
-  outbox: Outbox;
-  /** Registers the room with its parent once (a thread with its channel) before its first turn. */
-  ensureRegistered: () => Promise<void>;
-  /** The run policy (read per turn), the approvals and the audit trail. */
-  control: RoomControl;
-  /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
-  deps: () => TurnDeps;
-  /** Runs `fn` as one storage transaction (writes that must land together, or not at all). */
-  atomically: (fn: () => void) => void;
-  /** Arms the room's alarm (a Durable Object alarm: no row is written). */
-  setAlarm: (at: number) => Promise<void>;
-  /** Why a turn by this person may not start now (a daily token budget used up), or null. */
-  overBudget?: (userId: string | null) => Promise<DuetError | null>;
-  /** An answered turn's usage, told to where the person's budget is counted (across rooms). */
-  counted?: (userId: string | null, usage: TurnUsage | undefined, at: number) => Promise<void>;
-}
 
 const DELETED = "this room was deleted while the message was being answered";
 
@@ -168,20 +144,6 @@ export class RoomTurns {
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
-  /**
-   * An answer for a bot to post that is no turn of the conversation (a
-   * scheduled run that could not run says so where its answer would have
-   * gone): kept under the request's key for delivery, out of the history and
-   * the model's context. One row written. Its texts come redacted: this is
-   * also how a room whose configuration is broken says so.
-   */
-  keepForDelivery(req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
-    this.room.ledger.keep(
-      { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
-      { reply, explanation: reply, runs: [] },
-    );
-  }
-
   private trackMessage(key: string, channel: TurnChannel, answer: Promise<Outcome>): Promise<Outcome> {
     this.live.track(replayKey("message", key), channel, answer);
     return this.replays.track(replayKey("message", key), answer);
@@ -253,7 +215,7 @@ export class RoomTurns {
         const { result: ran, stopped } = await this.live.runStoppable(`exec:${key ?? "unkeyed"}`, (stop) => runCommand(deps, req.cmd, stop));
         // The executor failed to answer: nothing is stored, so a retry may run it.
         if (ran.error !== undefined && !stopped) throw new DuetError("sandbox_error", ran.error);
-        const run = withWorkspaceNote(ran, epoch === this.epoch ? await this.saveAfter(deps) : null);
+        const run = withWorkspaceNote(ran, epoch === this.epoch ? await saveAfter(deps) : null);
         // A room deleted while the command ran starts its new history clean.
         if (epoch === this.epoch) {
           const note = runNote(userId, run, receivedAt);
@@ -300,7 +262,7 @@ export class RoomTurns {
       // A stop of the room kills it as it would a turn's command. Nothing is written into a room deleted while it ran.
       const { result: ran, stopped } = await this.live.runStoppable(`decision:${approvalId}`, (stop) => runCommand(deps, cmd, stop));
       ensureCurrent();
-      const run = withWorkspaceNote(ran, await this.saveAfter(deps));
+      const run = withWorkspaceNote(ran, await saveAfter(deps));
       this.room.atomically(() => {
         const ended = control.finishRun(decided.approval, stopped ? { run, stopped: stopped.by ? { by: stopped.by } : {} } : { run });
         ledger.note(runNote(ended.by, ended.run, ended.at), seq);
@@ -314,16 +276,6 @@ export class RoomTurns {
     }
     const body: DecisionResponse = { approval: decided.view, run: await done };
     return ok(body);
-  }
-
-  /**
-   * Saves the workspace after work that ran a command (where it must be saved
-   * to outlive the sandbox); null, or the note that says the save failed.
-   */
-  private async saveAfter(deps: TurnDeps): Promise<string | null> {
-    const note = (await deps.saveWorkspace?.(true)) ?? null;
-    // Joins output that was redacted already; the container's words in it may quote anything.
-    return note && deps.redact(note);
   }
 
   /** Whether work is queued behind the one running: it will save the workspace when it is done, so this one need not. */
@@ -392,22 +344,3 @@ export class RoomTurns {
 }
 
 const replayKey = (kind: TurnKind, key: string) => `${kind}:${key}`;
-
-/**
- * A message turn's answer with the room's history. Its JSON is written from
- * the answer's own and the history's kept JSON (the same text as serialising
- * the body), so the 50 messages are not serialised again for every answer.
- */
-function withHistory(stored: StoredAnswer, ledger: TurnLedger): Outcome {
-  // The turn's usage is the room's bookkeeping (GET /usage), not part of the answer people get.
-  const { usage: _usage, ...answer } = stored;
-  const own = JSON.stringify(answer);
-  return { status: 200, body: { ...answer, messages: ledger.history() }, bodyJson: `${own.slice(0, -1)},"messages":${ledger.historyJson()}}` };
-}
-
-/** The command a stop killed (the turn's last, ended with the stop's words), and who stopped it. */
-function killedBy(stop: AbortSignal, runs: RunResult[], redact: (text: string) => string): { index: number; by?: string } | undefined {
-  const last = runs.length - 1;
-  if (!(stop.reason instanceof TurnStopped) || last < 0 || runs[last].error !== redact(stop.reason.message)) return undefined;
-  return { index: last, ...(stop.reason.by ? { by: stop.reason.by } : {}) };
-}

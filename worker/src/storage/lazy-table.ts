@@ -1,0 +1,30 @@
+type Row = Record<string, SqlStorageValue>;
+
+/**
+ * A table made on its first write, not when the room wakes: creating a table
+ * writes rows in sqlite_master (two, plus one per index), which a room that
+ * never schedules, uploads or picks a model should not pay. Reads ask `exists`
+ * first and read nothing from a table that is not there, without making it.
+ */
+export class LazyTable {
+  /** Seen in sqlite_master; a table, once made, stays (a room's reset empties it). */
+  private seen = false;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    readonly name: string,
+    /** The column definitions, as CREATE TABLE takes them. */
+    private readonly columns: string,
+  ) {}
+
+  /** Whether the table is there to read; looked up until it is (no row written). */
+  exists(): boolean {
+    this.seen ||= this.sql.exec<Row>(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, this.name).toArray().length > 0;
+    return this.seen;
+  }
+
+  /** Before a write: makes the table if it is not there (no row written when it is). */
+  make(): void {
+    if (!this.seen) this.sql.exec(`CREATE TABLE IF NOT EXISTS ${this.name} (${this.columns})`);
+  }
+}

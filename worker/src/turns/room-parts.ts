@@ -1,0 +1,28 @@
+import type { DuetError } from "@duet/shared";
+import type { RoomControl } from "../control/room-control.ts";
+import type { Outbox } from "../outbox/outbox.ts";
+import type { TurnLedger } from "../storage/turn-ledger.ts";
+import type { TurnUsage } from "../storage/turn-types.ts";
+import type { TurnDeps } from "./run-turn.ts";
+
+/** What the turns of one room need from the room object. */
+export interface RoomParts {
+  roomId: string;
+  ledger: TurnLedger;
+  /** Answers kept until a bot confirms it posted them. */
+  outbox: Outbox;
+  /** Registers the room with its parent once (a thread with its channel) before its first turn. */
+  ensureRegistered: () => Promise<void>;
+  /** The run policy (read per turn), the approvals and the audit trail. */
+  control: RoomControl;
+  /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
+  deps: () => TurnDeps;
+  /** Runs `fn` as one storage transaction (writes that must land together, or not at all). */
+  atomically: (fn: () => void) => void;
+  /** Arms the room's alarm (a Durable Object alarm: no row is written). */
+  setAlarm: (at: number) => Promise<void>;
+  /** Why a turn by this person may not start now (a daily token budget used up), or null. */
+  overBudget?: (userId: string | null) => Promise<DuetError | null>;
+  /** An answered turn's usage, told to where the person's budget is counted (across rooms). */
+  counted?: (userId: string | null, usage: TurnUsage | undefined, at: number) => Promise<void>;
+}
