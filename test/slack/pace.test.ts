@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
+import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, botReplies, callsIn, mention, newChannel, readable, startSlackSetup } from "./harness.ts";
 
 /**
@@ -11,11 +12,12 @@ import { answerTo, type BotHandle, botReplies, callsIn, mention, newChannel, rea
  * still posted once.
  */
 
+let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
 // The room offers an unconfirmed answer to the outbox after 2 s (15 s by default), so answers that wait their turn outlast it.
-startedForTests(() => startSlackSetup([{}], { vars: { DUET_DELIVERY_GRACE_MS: "2000" } }), (s) => ({ slack, bots: [bot] } = s));
+startedForTests(() => startSlackSetup([{}], { vars: { DUET_DELIVERY_GRACE_MS: "2000" } }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The calls that made a new message in `channel` (Slack accepted them), in the order they arrived. */
 const newMessages = (channel: string) =>
@@ -25,9 +27,16 @@ describe("a burst of mentions in one Slack channel", () => {
   it("answers each once in its own thread, its new messages at least a second apart, while another channel is answered at once", async () => {
     const busy = newChannel();
     const quiet = newChannel();
+    // The first answer's message is held at Slack until every turn is answered in the room: the others then
+    // surely end while they wait their turn behind it.
+    const held = ["chat.startStream", "chat.postMessage"].map((m) => slack.hold(m));
     const asked = [];
     for (let i = 0; i < 5; i++) asked.push(await mention(slack, bot, { channel: busy, text: `SAY: busy-answer-${i}`, user: `U0B${i}` }));
+    await Promise.race(held.map((h) => h.arrived));
+    const room = `slack-${slack.id.teamId}-${busy}`;
+    await expect.poll(async () => (await stack.client.history(room)).messages.length, { timeout: 30_000 }).toBe(10);
     const other = await mention(slack, bot, { channel: quiet, text: "SAY: quiet-answer" });
+    for (const h of held) h.release();
 
     for (const [i, m] of asked.entries()) {
       const replies = await answerTo(slack, m);
