@@ -1,3 +1,4 @@
+import type { AnswersInFlight } from "./answers-in-flight.ts";
 import type { WorkerClient } from "./client.ts";
 import type { DeliveryItem, DeliveryPlatform } from "./delivery.ts";
 import { redactAnswer } from "./format/redact-answer.ts";
@@ -17,6 +18,8 @@ export interface DeliveryLoopOptions {
   secrets?: readonly string[];
   log(line: string): void;
   waitMs?: number;
+  /** Answers this process is posting itself (FlowDeps.answering): left to that, not delivered a second time. */
+  answering?: AnswersInFlight;
 }
 
 /**
@@ -64,6 +67,8 @@ export class DeliveryLoop {
   }
 
   private async deliverOne(item: DeliveryItem): Promise<void> {
+    // Still being posted here (waiting its turn in a busy channel): its lease runs out, and by then it is confirmed.
+    if (this.opts.answering?.has(item.roomId, item.key)) return;
     try {
       const secrets = this.opts.secrets ?? [];
       const messageId = await this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) });

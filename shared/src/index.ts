@@ -21,6 +21,7 @@ export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
+export { AnswersInFlight } from "./answers-in-flight.ts";
 export {
   SANDBOX_NETWORKS,
   DEFAULT_SANDBOX_NETWORK,

@@ -1,5 +1,5 @@
 import { DiscordLiveMessage, interactionTarget, LIVE_INTERVAL_MS, type Logger, messageTarget, renderMessage, REST, Routes, STOP_PREFIX } from "@duet/discord";
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
+import { applyLiveEvent, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
 import type { MessageEdit } from "../fakes/discord/world.ts";
@@ -14,6 +14,7 @@ import { sleep } from "../fakes/http.ts";
 let fake: FakeDiscord;
 let rest: REST;
 let channel: string;
+const pace = new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS });
 const logs: string[] = [];
 const log: Logger = { info: () => {}, warn: (m) => logs.push(m), error: (m) => logs.push(m) };
 
@@ -68,7 +69,7 @@ async function deferred() {
 describe("a live answer on Discord", () => {
   it("edits the deferred reply soon after the first token, at least 3 times, never within 1.5 s, and ends as the non-streamed answer", async () => {
     const rec = await deferred();
-    const live = new DiscordLiveMessage(interactionTarget(rest, fake.applicationId, rec.token), log, { room: room() });
+    const live = new DiscordLiveMessage(interactionTarget(rest, pace, { applicationId: fake.applicationId, token: rec.token, channelId: channel }), log, { room: room() });
     const { answer, firstTokenAt } = await slowAnswer(live);
     const final = renderMessage(finalOf(answer));
     const id = await live.finish(final);
@@ -86,7 +87,7 @@ describe("a live answer on Discord", () => {
 
   it("edits the final answer into place as soon as it is complete, without waiting out the interval after the last live edit", async () => {
     const rec = await deferred();
-    const live = new DiscordLiveMessage(interactionTarget(rest, fake.applicationId, rec.token), log, { room: room() });
+    const live = new DiscordLiveMessage(interactionTarget(rest, pace, { applicationId: fake.applicationId, token: rec.token, channelId: channel }), log, { room: room() });
     let answer = applyLiveEvent(emptyLiveAnswer(), { event: "text", data: { delta: "Building. " } });
     answer = applyLiveEvent(answer, { event: "run-start", data: { index: 0, cmd: "make" } });
     live.update(answer);
@@ -105,7 +106,7 @@ describe("a live answer on Discord", () => {
   it("continues past 2,000 characters in follow-ups without breaking a code block, and moves the Stop button along", async () => {
     const rec = await deferred();
     const code = "\n```bash\n" + Array.from({ length: 90 }, (_, i) => `echo step ${i} of the long build script`).join("\n") + "\n```\n";
-    const live = new DiscordLiveMessage(interactionTarget(rest, fake.applicationId, rec.token), log, { room: room() });
+    const live = new DiscordLiveMessage(interactionTarget(rest, pace, { applicationId: fake.applicationId, token: rec.token, channelId: channel }), log, { room: room() });
     const { answer } = await slowAnswer(live, { code, everyMs: 150 });
     const final = renderMessage(finalOf(answer));
     await live.finish(final);
@@ -124,7 +125,7 @@ describe("a live answer on Discord", () => {
 
   it("loses nothing to a 429 on an edit, and replies to a person's message the same way", async () => {
     const question = fake.message(channel, "build it", { mention: true });
-    const live = new DiscordLiveMessage(messageTarget(rest, channel, question.id), log, { room: room() });
+    const live = new DiscordLiveMessage(messageTarget(rest, pace, channel, question.id), log, { room: room() });
     fake.rateLimitNext(1, { route: "PATCH /channels", retryAfterSeconds: 0.5 });
     const { answer } = await slowAnswer(live);
     const final = renderMessage(finalOf(answer));

@@ -35,6 +35,8 @@ describe("load on one room", () => {
     const acks = await Promise.all(mentions.map((m) => postEvent(bot.url, m.payload, { secret: SIGNING_SECRET })));
     expect(acks.every((a) => a.status === 200)).toBe(true);
 
+    // The channel gets one new message a second (the bot's channel pace): fifty answers take about a minute.
+    await slack.waitFor(() => mentions.every((m) => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark")), "every mention's ✅", 150_000);
     for (const m of mentions) {
       const replies = await answerTo(slack, { channel, ts: m.ts, threadTs: m.ts });
       m.t.answered(replies);
@@ -68,5 +70,5 @@ describe("load on one room", () => {
       const stamps = messages.filter((x) => x.role === role).map((x) => x.ts);
       expect([...stamps].sort((x, y) => x - y)).toEqual(stamps);
     }
-  });
+  }, 240_000);
 });

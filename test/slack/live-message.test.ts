@@ -1,4 +1,4 @@
-import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
+import { applyLiveEvent, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, emptyLiveAnswer, type LiveAnswer, type MessageResponse, type TurnStreamEvent } from "@duet/shared";
 import { createLogger, LIVE_INTERVAL_MS, LogLevel, renderAnswer, SlackLiveMessage, SlackOut, STOP_ACTION_ID, webApi } from "@duet/slack";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ApiCall, type FakeSlack, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
@@ -20,7 +20,7 @@ const logger = createLogger(process.env.DUET_TEST_LOG ? LogLevel.DEBUG : LogLeve
 beforeAll(async () => {
   slack = await startFakeSlack();
   client = new webApi.WebClient(slack.id.botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, logger });
-  out = new SlackOut(client, logger);
+  out = new SlackOut(client, logger, new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }));
 });
 beforeEach(() => {
   slack.streams.lifetimeMs = 5 * 60_000;

@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { DeliveryClaims, DeliveryLoop, InFlight, WorkerClient } from "@duet/shared";
+import { AnswersInFlight, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, DeliveryClaims, DeliveryLoop, InFlight, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -61,8 +61,12 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
   // The bot's own tokens, never shown in chat: the flow and the delivery loop redact them from everything posted.
   const secrets = [config.token, config.apiToken];
-  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
-  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins) };
+  // Answers this process posts itself: its outbox delivery leaves them alone while they wait their channel's turn.
+  const answering = new AnswersInFlight();
+  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
+  // One pace for the whole process: a second between new messages in a channel.
+  const pace = new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS });
+  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.
@@ -90,7 +94,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.InteractionCreate, tracked("interaction", (i) => (isStopClick(i) ? handleStopClick(i, stopDeps) : handleInteraction(i, deps))));
   client.on(Events.MessageCreate, tracked("message", (m) => handleMessage(m, deps)));
   // Only servers joined while running: the ones in READY were joined long ago.
-  client.on(Events.GuildCreate, tracked("welcome", (g) => welcome(g, log)));
+  client.on(Events.GuildCreate, tracked("welcome", (g) => welcome(g, pace, log)));
   attachCleanup(client, cleaner, log);
   // Without an 'error' listener an emitted error would throw; discord.js reconnects on its own.
   client.on(Events.Error, (err) => log.error(`client error: ${err.message}`));
@@ -98,7 +102,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, log, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, pace, log, item) });
 
   return {
     client,

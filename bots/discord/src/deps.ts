@@ -1,4 +1,4 @@
-import type { DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
+import type { ChannelPace, DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
 import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps (the bot's secrets bound in) and a logger. */
@@ -28,6 +28,8 @@ export interface BotDeps {
   fileMaxBytes: number;
   /** Where attachments may be fetched from: Discord's CDN (and DISCORD_CDN_ORIGINS). */
   cdn: SourceHosts;
+  /** The process's one pace for new messages, by channel id: every message Duet posts in a channel waits its turn. */
+  pace: ChannelPace;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

@@ -49,7 +49,8 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   if (file) {
     // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.
     const channel = interaction.channel;
-    const say = async (r: { kind: string; text?: string }) => channel?.isSendable() && channel.send({ content: `<@${interaction.user.id}> ${r.text ?? ""}`, allowedMentions: { parse: [] } });
+    const say = async (r: { kind: string; text?: string }) =>
+      channel?.isSendable() && deps.pace.run<unknown>(channel.id, () => channel.send({ content: `<@${interaction.user.id}> ${r.text ?? ""}`, allowedMentions: { parse: [] } }));
     await shareFiles(deps.flow, say, asker, incomingFiles([file], deps.cdn), "Discord");
   }
   await runCommand(deps.flow, surface, asker, command);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type REST, Routes } from "discord.js";
-import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
+import type { ChannelPace, DeliveryItem, DeliveryTarget } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { type LivePayload, restRequest } from "./live/targets.ts";
 import { scheduledRunLine } from "./control/render-schedules.ts";
@@ -29,9 +29,9 @@ const idOf = (res: unknown) => (res as { id: string }).id;
  * Delivers an answer the room kept (its bot died or lost the Worker): the
  * message posted for it before (a live answer's first message) is edited into
  * the answer, else it is posted as a reply to the person's message; each
- * message goes with its nonce enforced. Resolves with the first message's id.
+ * message goes with its nonce enforced, in the channel's turn. Resolves with the first message's id.
  */
-export async function deliverToDiscord(rest: REST, log: Logger, item: DeliveryItem): Promise<string | null> {
+export async function deliverToDiscord(rest: REST, pace: ChannelPace, log: Logger, item: DeliveryItem): Promise<string | null> {
   const { channel, replyTo } = item.deliver.place;
   if (!channel) return null;
   const out = withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }), scheduledRunLine(item));
@@ -49,7 +49,8 @@ export async function deliverToDiscord(rest: REST, log: Logger, item: DeliveryIt
       }
     }
     const reply = i === 0 && replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } } : {};
-    const id = idOf(await rest.post(Routes.channelMessages(channel), restRequest(payload, { ...reply, nonce: deliveryNonce(item.roomId, item.key, i), enforce_nonce: true })));
+    const body = restRequest(payload, { ...reply, nonce: deliveryNonce(item.roomId, item.key, i), enforce_nonce: true });
+    const id = idOf(await pace.run(channel, () => rest.post(Routes.channelMessages(channel), body)));
     first ??= id;
   }
   if (first) log.info(`delivered an answer kept in ${item.roomId} (${out.length} message${out.length === 1 ? "" : "s"})`);

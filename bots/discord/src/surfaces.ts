@@ -1,5 +1,5 @@
-import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Message } from "discord.js";
-import { keepRenewing, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
+import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message } from "discord.js";
+import { keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
@@ -11,7 +11,9 @@ import { discordFileSurface, DISCORD_FILE_MAX_BYTES, type FilesMessage } from ".
 /**
  * Where Discord shows the chat flow's replies: as replies to a person's
  * message (a mention), or through an interaction's deferred reply. Mentions in
- * what Duet posts never ping anyone.
+ * what Duet posts never ping anyone. Each new message everyone in the channel
+ * sees waits the channel's turn in the bot's pace; edits (the deferred reply
+ * included) and private follow-ups do not.
  */
 
 /** The interaction token expired (15 min) or its webhook vanished: fall back to a channel message. */
@@ -23,6 +25,8 @@ export interface SurfaceDeps {
   typingRenewMs: number;
   /** The largest file posted (DUET_FILE_MAX_BYTES; Discord's own limit applies below it). */
   fileMaxBytes: number;
+  /** The process's one pace for new messages, by channel id. */
+  pace: ChannelPace;
 }
 
 /**
@@ -36,14 +40,16 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
   // answered twice. Nothing else may carry it (a failure, a live answer's first words): Discord would hand that
   // message to the delivery as if it were the answer.
   const nonce = room ? deliveryNonce(room, message.id, 0) : undefined;
+  const paced = <R>(create: () => Promise<R>) => deps.pace.run(message.channelId, create);
   const post = async (reply: Reply): Promise<PostedRef | null> => {
     const out = renderReply(reply);
     try {
       const [first, ...rest] = out;
       const once = nonce && reply.kind === "answer" ? { nonce, enforceNonce: true } : {};
-      const posted = await message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true }, ...once });
+      const posted = await paced(() => message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true }, ...once }));
       for (const msg of rest) {
-        if (message.channel.isSendable()) await message.channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } });
+        const channel = message.channel;
+        if (channel.isSendable()) await paced<unknown>(() => channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } }));
       }
       deps.log.info(`message ${message.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
       return { id: posted.id };
@@ -58,11 +64,11 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
     postPrivate: post,
     files: discordFileSurface(async (msg) => {
       if (!channel.isSendable()) throw new Error("the channel takes no messages from Duet");
-      return channel.send(msg);
+      return paced<unknown>(() => channel.send(msg));
     }, Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
     edit: (ref, reply) => editWith((body) => message.channel.messages.edit(ref.id, body), ref, reply, deps),
     queued: () => reactWhileQueued(message, deps.log),
-    ...(room ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(messageTarget(message.client.rest, message.channelId, message.id), room, `message ${message.id}`, deps, onPosted) } : {}),
+    ...(room ? { live: (onPosted?: (ref: PostedRef) => void) => liveView(messageTarget(message.client.rest, deps.pace, message.channelId, message.id), room, `message ${message.id}`, deps, onPosted) } : {}),
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
@@ -86,7 +92,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   const sendFiles = async (msg: FilesMessage) => {
     const first = !replied;
     replied = true;
-    return first ? interaction.editReply(msg) : interaction.followUp({ ...msg, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+    return first ? interaction.editReply(msg) : followUp(interaction, { ...msg, ephemeral }, deps);
   };
   // The place note's edit of the deferred reply, which the live answer's first edit waits for.
   let noted: Promise<unknown> = Promise.resolve();
@@ -106,7 +112,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     // Private answers (history, help) are short and final: only public ones grow.
     ...(ephemeral || !room
       ? {}
-      : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(afterNote(interactionTarget(interaction.client.rest, interaction.applicationId, interaction.token), () => noted), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
+      : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(afterNote(interactionTarget(interaction.client.rest, deps.pace, { applicationId: interaction.applicationId, token: interaction.token, channelId: interaction.channelId }), () => noted), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
   };
 }
 
@@ -156,7 +162,7 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     const posted = await interaction.editReply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [] } });
     sent++;
     for (const msg of rest) {
-      await interaction.followUp({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+      await followUp(interaction, { content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] }, ephemeral }, deps);
       sent++;
     }
     deps.log.info(`interaction ${interaction.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -171,12 +177,19 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     const intro = `<@${interaction.user.id}> here is the answer to your \`/duet ${interaction.options.getSubcommand(false) ?? ""}\` (it took longer than Discord lets a command reply):`;
     let firstPosted: PostedRef | null = null;
     for (const msg of [{ content: intro, files: [] } as Outgoing, ...out.slice(sent)]) {
-      const posted = await channel
-        .send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { users: [interaction.user.id] } })
+      const posted = await deps.pace
+        .run<Message>(channel.id, () => channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { users: [interaction.user.id] } }))
         .catch((e) => deps.log.warn(`fallback send failed: ${String(e)}`));
       if (posted && !firstPosted) firstPosted = { id: posted.id };
     }
     deps.log.info(`interaction ${interaction.id} answered in the channel (its token had expired)`);
     return firstPosted;
   }
+}
+
+/** A follow-up to an interaction: one everyone sees is a new message in the channel and waits its turn; a private one goes at once. */
+function followUp(interaction: ChatInputCommandInteraction, msg: Omit<InteractionReplyOptions, "flags"> & { ephemeral: boolean }, deps: SurfaceDeps): Promise<Message> {
+  const { ephemeral, ...body } = msg;
+  if (ephemeral) return interaction.followUp({ ...body, flags: MessageFlags.Ephemeral });
+  return deps.pace.run(interaction.channelId, () => interaction.followUp(body));
 }

@@ -1,3 +1,4 @@
+import type { ChannelPace } from "@duet/shared";
 import { type Guild, PermissionFlagsBits } from "discord.js";
 import type { Logger } from "./deps.ts";
 
@@ -13,7 +14,7 @@ export const WELCOME_TEXT = [
   "`/duet help` lists the commands; deleting a channel deletes its room and sandbox.",
 ].join("\n");
 
-export async function welcome(guild: Guild, log: Logger): Promise<void> {
+export async function welcome(guild: Guild, pace: ChannelPace, log: Logger): Promise<void> {
   const channel = guild.systemChannel;
   const me = guild.members.me;
   if (!channel || !me) return;
@@ -21,5 +22,5 @@ export async function welcome(guild: Guild, log: Logger): Promise<void> {
     log.info(`no welcome in ${guild.id}: the bot may not post in the system channel`);
     return;
   }
-  await channel.send({ content: WELCOME_TEXT, allowedMentions: { parse: [] } });
+  await pace.run(channel.id, () => channel.send({ content: WELCOME_TEXT, allowedMentions: { parse: [] } }));
 }

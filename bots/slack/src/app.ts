@@ -1,4 +1,4 @@
-import { DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
+import { AnswersInFlight, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -135,11 +135,14 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const client = auth ? built.client : new WorkspaceClient(undefined, clientOptions);
     const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
-    const out = new SlackOut(client, logger);
+    // One pace for the whole process: every new message it posts, in any workspace, waits its channel's turn.
+    const out = new SlackOut(client, logger, new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }));
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes };
-    const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins });
+    // Answers this process posts itself: its outbox delivery leaves them alone while they wait their channel's turn.
+    const answering = new AnswersInFlight();
+    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
+    const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, newMessage: (channel, create) => out.newMessage(channel, create) });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });
     const people = new PeopleNames(out);
     const messageDeps = {
@@ -194,7 +197,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
     const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
-    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
     deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);

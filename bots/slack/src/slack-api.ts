@@ -1,11 +1,14 @@
+import type { ChannelPace } from "@duet/shared";
 import type { Logger, types, webApi } from "@slack/bolt";
+import { currentWorkspace, inWorkspace } from "./oauth/workspace-client.ts";
 
 /**
  * Every Web API call the bot makes goes through here: a 429 is waited out for
  * exactly its `Retry-After` (the client is built with `rejectRateLimitedCalls`,
  * so this works whatever retry policy the client has), and a failure becomes a
  * logged `null` instead of an exception, because a lost reaction must never
- * stop a reply.
+ * stop a reply. A call that posts a new message in a channel waits its turn in
+ * the channel's pace (`newMessage`): Slack takes about one a second per channel.
  */
 
 type WebClient = webApi.WebClient;
@@ -43,16 +46,32 @@ export interface Upload {
   content: string;
 }
 
+/** Runs a call that posts a new message in `channel` in that channel's turn. */
+export type NewMessage = <R>(channel: string, create: () => Promise<R>) => Promise<R>;
+
 export class SlackOut {
   constructor(
     private readonly client: WebClient,
     private readonly logger: Logger,
+    /** The bot's one pace for new messages, per workspace and channel. */
+    private readonly pace: ChannelPace,
   ) {}
 
-  /** Posts a message (in a thread when `threadTs` is set); returns its ts, or null when Slack refused. */
+  /**
+   * Runs `create`, a call that posts a new message in `channel` (a thread's
+   * replies count toward their channel), in the channel's turn. It runs in the
+   * workspace it was asked in (under OAuth, with that workspace's token), whichever
+   * call's end lets it go.
+   */
+  newMessage<R>(channel: string, create: () => Promise<R>): Promise<R> {
+    const workspace = currentWorkspace();
+    return this.pace.run(`${workspace?.teamId ?? ""}/${channel}`, workspace ? () => inWorkspace(workspace, create) : create);
+  }
+
+  /** Posts a message (in a thread when `threadTs` is set) in the channel's turn; returns its ts, or null when Slack refused. */
   async post(channel: string, text: string, blocks?: Block[], threadTs?: string): Promise<string | null> {
-    const res = await this.call("chat.postMessage", () =>
-      this.client.chat.postMessage({ channel, text, blocks, thread_ts: threadTs, unfurl_links: false, unfurl_media: false }),
+    const res = await this.newMessage(channel, () =>
+      this.call("chat.postMessage", () => this.client.chat.postMessage({ channel, text, blocks, thread_ts: threadTs, unfurl_links: false, unfurl_media: false })),
     );
     return res?.ts ?? null;
   }
@@ -113,13 +132,13 @@ export class SlackOut {
     }
   }
 
-  /** Uploads a text file into the channel (and thread), as `files.uploadV2` does. */
+  /** Uploads a text file into the channel (and thread), as `files.uploadV2` does: a new message, in the channel's turn. */
   async upload(channel: string, file: Upload, threadTs?: string): Promise<boolean> {
     const base = { filename: file.filename, title: file.title, content: file.content, snippet_type: "text" };
     const args: webApi.FilesUploadV2Arguments = threadTs
       ? { ...base, channel_id: channel, thread_ts: threadTs }
       : { ...base, channel_id: channel };
-    const res = await this.call("files.uploadV2", () => this.client.filesUploadV2(args));
+    const res = await this.newMessage(channel, () => this.call("files.uploadV2", () => this.client.filesUploadV2(args)));
     return res !== null;
   }
 

@@ -130,8 +130,10 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
   const rendered = (reply: Reply) => renderReply(reply, { place: "slash", room: place.room });
   const send = async (reply: Reply, visibility: "in_channel" | "ephemeral", replaceOriginal: boolean): Promise<PostedRef | null> => {
     const r = rendered(reply);
+    const call = () => respond({ response_type: visibility, replace_original: replaceOriginal, text: r.text, blocks: r.blocks });
     try {
-      await respond({ response_type: visibility, replace_original: replaceOriginal, text: r.text, blocks: r.blocks });
+      // A new message in the channel waits the channel's turn; one only the caller sees, or one replaced, does not.
+      await (visibility === "in_channel" && !replaceOriginal ? out.newMessage(place.channel, call) : call());
     } catch (err) {
       logger.warn(`response_url post failed for /duet ${place.command}: ${(err as Error)?.message ?? err}`);
       return null;

@@ -30,6 +30,16 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
   };
+  // Until it is confirmed, the outbox may offer this answer too: this process's delivery leaves it to this ask.
+  const release = asker.deliver ? deps.answering?.hold(asker.room, asker.key) : undefined;
+  try {
+    return await askTurn(deps, surface, asker, question, request);
+  } finally {
+    release?.();
+  }
+}
+
+async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest): Promise<Outcome> {
   // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;

@@ -1,3 +1,4 @@
+import type { AnswersInFlight } from "../answers-in-flight.ts";
 import type { WorkerClient } from "../client.ts";
 import type { DeliveryTarget } from "../delivery-target.ts";
 
@@ -34,6 +35,8 @@ export interface FlowDeps {
   streaming?: boolean;
   /** The largest file taken into or out of a workspace (DUET_FILE_MAX_BYTES, default DEFAULT_FILE_MAX_BYTES). */
   fileMaxBytes?: number;
+  /** Answers being posted by this process, which its outbox delivery skips (the same object the DeliveryLoop gets). */
+  answering?: AnswersInFlight;
 }
 
 /** Who asked, where, and the delivery's id. */

@@ -1,39 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LatestThrottle, type Timers } from "./throttle.ts";
-
-/** A clock the test moves by hand; timers fire when it passes them. */
-class ManualTimers implements Timers {
-  time = 0;
-  private queue: { at: number; fn: () => void; id: number }[] = [];
-  private seq = 0;
-  now = () => this.time;
-  setTimeout = (fn: () => void, ms: number) => {
-    const id = ++this.seq;
-    this.queue.push({ at: this.time + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (id: unknown) => {
-    this.queue = this.queue.filter((t) => t.id !== id);
-  };
-  /** Moves the clock forward, firing due timers in order and letting the promises they start settle. */
-  async advance(ms: number): Promise<void> {
-    const end = this.time + ms;
-    for (;;) {
-      await settle();
-      const due = this.queue.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.queue = this.queue.filter((t) => t !== due);
-      this.time = due.at;
-      due.fn();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
+import { ManualTimers } from "./manual-timers.ts";
+import { ChannelPace } from "./channel-pace.ts";
+import { LatestThrottle } from "./throttle.ts";
 
 /** A platform call taking `latencyMs` of the manual clock; records when each started and ended. */
 function platform(timers: ManualTimers, latencyMs = 0) {
@@ -205,5 +173,21 @@ describe("LatestThrottle", () => {
     t.close();
     await timers.advance(5000);
     expect(p.calls.map((c) => c.state)).toEqual(["a"]);
+  });
+
+  it("shows the newest state when a call that waited its turn goes, and a final one that came meanwhile as the only call", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    // Another message holds the channel for a second first.
+    void pace.run("C1", () => new Promise<void>((r) => timers.setTimeout(r, 1000)));
+    const waited = new LatestThrottle<string>((s, newest) => pace.run("C1", () => p.deliver(newest())), { intervalMs: 1000, timers });
+    waited.push("a");
+    await timers.advance(500);
+    waited.push("b");
+    const done = waited.finish("final");
+    await timers.advance(5000);
+    expect(await done).toBe(true);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([["final", 2000]]);
   });
 });

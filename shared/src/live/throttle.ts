@@ -19,6 +19,11 @@
  * A call that fails with a wait (a 429's Retry-After, through `retryAfterMs`)
  * is tried again with the latest state after that wait, so a rate limit loses
  * nothing; any other failure is reported and the next state tries again.
+ *
+ * A call that must first wait its turn (a new message in a busy channel) takes
+ * the newest state when the turn comes, through the `newest` it is handed: the
+ * states pushed meanwhile, the final one too, replace the one it began with,
+ * and the final state taken that way counts as shown once the call succeeds.
  */
 
 export interface Timers {
@@ -61,7 +66,8 @@ export class LatestThrottle<T> {
   private readonly timers: Timers;
 
   constructor(
-    private readonly deliver: (state: T) => Promise<void>,
+    /** Shows `state`, or what `newest()` returns when called (the latest state pushed since, taken from the queue). */
+    private readonly deliver: (state: T, newest: () => T) => Promise<void>,
     private readonly opts: ThrottleOptions,
   ) {
     this.timers = opts.timers ?? realTimers;
@@ -122,9 +128,15 @@ export class LatestThrottle<T> {
     if (!next || this.closed) return;
     this.latest = null;
     this.inFlight = true;
-    this.deliver(next.state).then(
-      () => this.settled(next.state, null),
-      (err: unknown) => this.settled(next.state, err),
+    let shown = next.state;
+    const newest = () => {
+      if (this.latest) shown = this.latest.state;
+      this.latest = null;
+      return shown;
+    };
+    this.deliver(next.state, newest).then(
+      () => this.settled(shown, null),
+      (err: unknown) => this.settled(shown, err),
     );
   }
 

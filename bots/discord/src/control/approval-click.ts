@@ -46,9 +46,9 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
   const followUp = async (reply: Reply, ephemeral: boolean) => {
     let first = null;
     for (const part of renderReply(reply)) {
-      const sent = await interaction
-        .followUp({ content: part.content, files: part.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) })
-        .catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
+      const send = () => interaction.followUp({ content: part.content, files: part.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+      // A follow-up everyone sees is a new message in the channel: it waits the channel's turn.
+      const sent = await (ephemeral ? send() : deps.pace.run(interaction.channelId, send)).catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
       if (!sent) return null;
       first ??= { id: sent.id };
     }

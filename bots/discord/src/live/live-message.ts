@@ -15,6 +15,11 @@ import type { LivePayload, LiveTarget } from "./targets.ts";
  *
  * discord.js's REST client waits out a 429 itself; since the throttle counts
  * the interval from the end of a call, the wait only makes the next edit later.
+ *
+ * A reply to a mention is a new message in the channel: it waits its turn in
+ * the channel's pace (targets.ts), the answer growing meanwhile, and shows the
+ * newest state when the turn comes (the final answer, when it ended while
+ * waiting: posted as it ends, not posted and then edited).
  */
 
 /** At most one round of edits every 1.5 s: Discord allows about 5 edits per 5 s per channel. */
@@ -54,7 +59,7 @@ export class DiscordLiveMessage {
     private readonly log: Logger,
     private readonly opts: DiscordLiveOptions,
   ) {
-    this.throttle = new LatestThrottle<State>((s) => this.show(s), {
+    this.throttle = new LatestThrottle<State>((s, newest) => this.show(s, newest), {
       intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
       timers: opts.timers ?? realTimers,
       onError: (err) => this.log.warn(`a live answer for ${opts.room} could not be shown: ${String(err)}`),
@@ -71,9 +76,11 @@ export class DiscordLiveMessage {
     return shown ? (this.shown[0]?.id ?? null) : null;
   }
 
-  private async show(state: State): Promise<void> {
-    if (state.kind === "final") return this.showFinal(state.messages);
-    const pages = pagesOf(liveContent(state.answer), MESSAGE_MAX_CHARS, WORKING);
+  private async show(given: State, newest: () => State): Promise<void> {
+    const first = this.shown.length === 0;
+    const state = first ? await this.showFirst(newest) : given;
+    if (state.kind === "final") return this.showFinal(state.messages, first ? 1 : 0);
+    const pages = livePages(state.answer);
     const { edits, posts } = pageChanges(
       this.shown.map((s) => s.content),
       pages,
@@ -89,27 +96,46 @@ export class DiscordLiveMessage {
     }
     for (const content of posts) {
       const index = this.shown.length;
-      const payload = { content, components: index === last ? button : [] };
-      const id = index === 0 ? await this.target.first(payload) : await this.target.more(payload);
+      const id = await this.target.more({ content, components: index === last ? button : [] });
       this.shown.push({ id, content, button: index === last });
-      if (index === 0) this.opts.onPosted?.(id);
     }
   }
 
-  private async showFinal(messages: Outgoing[]): Promise<void> {
+  /**
+   * Nothing shown yet: shows the first message of the newest state when the
+   * channel's turn comes, and returns that state for the rest of its messages.
+   */
+  private async showFirst(newest: () => State): Promise<State> {
+    let state = newest();
+    let first = { content: "", button: false };
+    const id = await this.target.first(() => {
+      state = newest();
+      const pages = state.kind === "live" ? livePages(state.answer) : [];
+      const button = pages.length === 1;
+      first = { content: state.kind === "final" ? state.messages[0].content : pages[0], button };
+      return state.kind === "final" ? finalPayload(state.messages[0]) : { content: pages[0], components: button ? [stopRow(this.opts.room)] : [] };
+    });
+    this.shown.push({ id, ...first });
+    this.opts.onPosted?.(id);
+    return state;
+  }
+
+  /** Puts the final messages in place, from message `from` (the ones before it already show it). */
+  private async showFinal(messages: Outgoing[], from = 0): Promise<void> {
     for (const [i, msg] of messages.entries()) {
-      // The final messages' own buttons (Run and Skip on a proposal), or none: the Stop button goes.
-      const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
+      if (i < from) continue;
+      const payload = finalPayload(msg);
       const s = this.shown[i];
       if (s) await this.target.edit(s.id, payload);
-      else {
-        this.shown.push({ id: i === 0 ? await this.target.first(payload) : await this.target.more(payload), content: msg.content, button: false });
-        // An answer done before its first update is posted whole here; the room still hears of its id first.
-        if (i === 0) this.opts.onPosted?.(this.shown[0].id);
-      }
+      else this.shown.push({ id: await this.target.more(payload), content: msg.content, button: false });
       this.shown[i] = { ...this.shown[i], content: msg.content, button: false };
     }
     // The live answer took more messages than the final one (rare: the final text is usually longer).
     for (const extra of this.shown.splice(messages.length)) await this.target.remove(extra.id);
   }
 }
+
+const livePages = (answer: LiveAnswer): string[] => pagesOf(liveContent(answer), MESSAGE_MAX_CHARS, WORKING);
+
+/** A final message as sent: its own buttons (Run and Skip on a proposal), or none: the Stop button goes. */
+const finalPayload = (msg: Outgoing): LivePayload => ({ content: msg.content, files: msg.files, components: msg.components ?? [] });

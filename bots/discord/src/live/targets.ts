@@ -1,10 +1,14 @@
+import type { ChannelPace } from "@duet/shared";
 import { type AttachmentPayload, type REST, Routes } from "discord.js";
 
 /**
  * Where a live answer's messages go on Discord, over the REST client: an
  * interaction (the deferred reply, then follow-ups, all through the
  * interaction's webhook) or a person's message (a reply to it, then messages in
- * its channel). Mentions in what Duet posts never ping anyone.
+ * its channel). Mentions in what Duet posts never ping anyone. Each new
+ * message visible in the channel waits the channel's turn in the bot's pace
+ * (keyed by channel id: Discord's ids are unique across servers); edits, the
+ * deferred reply (already posted by the deferral) and private follow-ups do not.
  */
 
 export interface LivePayload {
@@ -15,9 +19,13 @@ export interface LivePayload {
 }
 
 export interface LiveTarget {
-  /** Shows the first message (the deferred reply, or the reply to the message); returns its id. */
-  first(p: LivePayload): Promise<string>;
-  /** Posts one more message after the others; returns its id. */
+  /**
+   * Shows the first message (the deferred reply, or the reply to the message);
+   * returns its id. A new message waits its turn in the channel first, so the
+   * payload is asked for when the call goes: the newest state by then.
+   */
+  first(p: () => LivePayload): Promise<string>;
+  /** Posts one more message after the others, in the channel's turn; returns its id. */
   more(p: LivePayload): Promise<string>;
   edit(id: string, p: LivePayload): Promise<void>;
   remove(id: string): Promise<void>;
@@ -45,27 +53,28 @@ const idOf = (res: unknown) => (res as { id: string }).id;
  * 401 for an expired interaction token must not make the REST client drop the
  * bot's own token (it does so on any 401 sent with it).
  */
-export function interactionTarget(rest: REST, applicationId: string, token: string, ephemeral = false): LiveTarget {
+export function interactionTarget(rest: REST, pace: ChannelPace, where: { applicationId: string; token: string; channelId: string }, ephemeral = false): LiveTarget {
+  const { applicationId, token } = where;
   const flags = ephemeral ? { flags: 64 } : {};
   const noAuth = { auth: false };
   // The deferred reply is named `@original`, as the interaction webhook documents it.
   let original = "";
   const path = (id: string) => Routes.webhookMessage(applicationId, token, id === original ? "@original" : id);
+  const followUp = (p: LivePayload) => rest.post(Routes.webhook(applicationId, token), { ...restRequest(p, flags), ...noAuth });
   return {
-    first: async (p) => (original = idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), { ...restRequest(p), ...noAuth }))),
-    more: async (p) => idOf(await rest.post(Routes.webhook(applicationId, token), { ...restRequest(p, flags), ...noAuth })),
+    first: async (p) => (original = idOf(await rest.patch(Routes.webhookMessage(applicationId, token, "@original"), { ...restRequest(p()), ...noAuth }))),
+    more: async (p) => idOf(await (ephemeral ? followUp(p) : pace.run(where.channelId, () => followUp(p)))),
     edit: async (id, p) => void (await rest.patch(path(id), { ...restRequest(p), ...noAuth })),
     remove: async (id) => void (await rest.delete(path(id), noAuth)),
   };
 }
 
-export function messageTarget(rest: REST, channelId: string, messageId: string): LiveTarget {
+export function messageTarget(rest: REST, pace: ChannelPace, channelId: string, messageId: string): LiveTarget {
+  const reply = { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } };
+  const post = (body: () => ReturnType<typeof restRequest>) => pace.run(channelId, () => rest.post(Routes.channelMessages(channelId), body()));
   return {
-    first: async (p) =>
-      idOf(
-        await rest.post(Routes.channelMessages(channelId), restRequest(p, { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } })),
-      ),
-    more: async (p) => idOf(await rest.post(Routes.channelMessages(channelId), restRequest(p))),
+    first: async (p) => idOf(await post(() => restRequest(p(), reply))),
+    more: async (p) => idOf(await post(() => restRequest(p))),
     edit: async (id, p) => void (await rest.patch(Routes.channelMessage(channelId, id), restRequest(p))),
     remove: async (id) => void (await rest.delete(Routes.channelMessage(channelId, id))),
   };

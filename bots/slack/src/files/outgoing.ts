@@ -1,18 +1,19 @@
 import type { FileSurface, OutgoingFile } from "@duet/shared";
 import type { Logger, webApi } from "@slack/bolt";
-import { slackErrorCode, withRetryAfter } from "../slack-api.ts";
+import { type NewMessage, slackErrorCode, withRetryAfter } from "../slack-api.ts";
 
 /**
  * Workspace files posted into a Slack conversation through the external
  * upload flow: `files.getUploadURLExternal` per file, its bytes streamed from
  * the Worker to the upload URL (never whole in memory), then one
  * `files.completeUploadExternal` shares them all, images shown inline by Slack.
+ * Only that last call posts a message, so only it waits the channel's turn.
  */
 
 /** Slack takes files up to 1 GB; DUET_FILE_MAX_BYTES is far below, and the flow applies the smaller. */
 export const SLACK_FILE_MAX_BYTES = 1024 * 1024 * 1024;
 
-export function slackFileSurface(client: webApi.WebClient, logger: Logger, place: { channel: string; threadTs?: string }): FileSurface {
+export function slackFileSurface(client: webApi.WebClient, logger: Logger, newMessage: NewMessage, place: { channel: string; threadTs?: string }): FileSurface {
   return {
     platform: "Slack",
     maxBytes: SLACK_FILE_MAX_BYTES,
@@ -20,16 +21,18 @@ export function slackFileSurface(client: webApi.WebClient, logger: Logger, place
       try {
         const uploaded: { id: string; title: string }[] = [];
         for (const file of files) uploaded.push(await uploadOne(client, logger, file));
-        await withRetryAfter(
-          () =>
-            client.files.completeUploadExternal({
-              files: uploaded as [{ id: string; title: string }],
-              channel_id: place.channel,
-              ...(place.threadTs ? { thread_ts: place.threadTs } : {}),
-              ...(comment ? { initial_comment: comment } : {}),
-            }),
-          logger,
-          "files.completeUploadExternal",
+        await newMessage(place.channel, () =>
+          withRetryAfter(
+            () =>
+              client.files.completeUploadExternal({
+                files: uploaded as [{ id: string; title: string }],
+                channel_id: place.channel,
+                ...(place.threadTs ? { thread_ts: place.threadTs } : {}),
+                ...(comment ? { initial_comment: comment } : {}),
+              }),
+            logger,
+            "files.completeUploadExternal",
+          ),
         );
         return true;
       } catch (err) {

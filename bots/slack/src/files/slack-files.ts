@@ -1,6 +1,7 @@
 import type { FileSurface, IncomingFile } from "@duet/shared";
 import type { Logger, webApi } from "@slack/bolt";
 import { currentWorkspace } from "../oauth/workspace-client.ts";
+import type { NewMessage } from "../slack-api.ts";
 import { incomingFiles, type SlackFile, slackSources } from "./incoming.ts";
 import { slackFileSurface } from "./outgoing.ts";
 
@@ -10,11 +11,14 @@ export interface SlackFiles {
   surface(place: { channel: string; threadTs?: string }): FileSurface;
 }
 
-/** `botToken` is the one workspace's; under OAuth the token of the workspace whose event is handled is used. */
-export function slackFiles(client: webApi.WebClient, logger: Logger, opts: { botToken?: string; origins: readonly string[] }): SlackFiles {
+/**
+ * `botToken` is the one workspace's; under OAuth the token of the workspace whose event is handled is used.
+ * `newMessage` is the bot's pace for new messages (SlackOut.newMessage): sharing files posts one.
+ */
+export function slackFiles(client: webApi.WebClient, logger: Logger, opts: { botToken?: string; origins: readonly string[]; newMessage: NewMessage }): SlackFiles {
   const src = slackSources(opts.origins);
   return {
     incoming: (files) => incomingFiles(files, () => currentWorkspace()?.token ?? opts.botToken, src),
-    surface: (place) => slackFileSurface(client, logger, place),
+    surface: (place) => slackFileSurface(client, logger, opts.newMessage, place),
   };
 }

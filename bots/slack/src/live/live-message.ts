@@ -18,6 +18,11 @@ import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, ta
  * it, so nothing is lost. The final message does not wait out the second: Slack
  * limits chat.update per method and workspace, not per message, so the complete
  * answer goes as soon as the call before it has ended.
+ *
+ * The answer's first message is a new message in the channel, so it waits its
+ * turn in the channel's pace (SlackOut.newMessage); meanwhile the answer keeps
+ * growing, and the turn shows its newest state: the final answer, whole, in one
+ * message, when it ended while waiting.
  */
 
 /** At most one live update a second: within chat.update's budget for a workspace, and often enough to read as live. */
@@ -83,7 +88,7 @@ export class SlackLiveMessage {
     private readonly opts: LiveOptions,
   ) {
     this.timers = opts.timers ?? realTimers;
-    this.throttle = new LatestThrottle<State>((s) => this.show(s), {
+    this.throttle = new LatestThrottle<State>((s, newest) => this.show(s, newest), {
       intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
       timers: this.timers,
       retryAfterMs: (err) => (err instanceof RateLimited ? err.retryAfterMs : undefined),
@@ -105,9 +110,15 @@ export class SlackLiveMessage {
     return this.ts;
   }
 
-  private async show(state: State): Promise<void> {
+  private async show(given: State, newest: () => State): Promise<void> {
     // finish() then resolves null, and the surface says the answer its own way.
     if (this.mode === "refused") return;
+    // Nothing posted yet: the first message waits its turn in the channel, then shows what is newest by then.
+    if (this.mode === "none") return this.out.newMessage(this.place.channel, () => this.showNow(newest()));
+    return this.showNow(given);
+  }
+
+  private async showNow(state: State): Promise<void> {
     if (this.mode === "stream" && this.timers.now() - this.streamStartedAt > (this.opts.streamLifetimeMs ?? STREAM_LIFETIME_MS)) {
       await this.endStream();
     }

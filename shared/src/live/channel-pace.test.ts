@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { ChannelPace } from "./channel-pace.ts";
+import { ManualTimers } from "./manual-timers.ts";
+
+/** Posts into a channel that take `latencyMs` of the manual clock; records when each started and ended. */
+function channelPosts(timers: ManualTimers, latencyMs = 0) {
+  const posts: { channel: string; text: string; start: number; end: number }[] = [];
+  const post = (channel: string, text: string, fail = false) => () =>
+    new Promise<string>((resolve, reject) => {
+      const start = timers.now();
+      timers.setTimeout(() => {
+        posts.push({ channel, text, start, end: timers.now() });
+        if (fail) reject(new Error(`refused ${text}`));
+        else resolve(`ts-${text}`);
+      }, latencyMs);
+    });
+  return { posts, post };
+}
+
+describe("ChannelPace", () => {
+  it("starts the first message in a channel at once, then one at a time, a second after the previous one ended, in the order asked", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    const { posts, post } = channelPosts(timers, 200);
+    const answers = ["a", "b", "c"].map((t) => pace.run("C1", post("C1", t)));
+    await timers.advance(5000);
+    expect(await Promise.all(answers)).toEqual(["ts-a", "ts-b", "ts-c"]);
+    expect(posts.map((p) => [p.text, p.start])).toEqual([
+      ["a", 0],
+      ["b", 1200],
+      ["c", 2400],
+    ]);
+  });
+
+  it("lets another channel post while one waits", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    const { posts, post } = channelPosts(timers);
+    void pace.run("C1", post("C1", "a"));
+    void pace.run("C1", post("C1", "b"));
+    void pace.run("C2", post("C2", "other"));
+    await timers.advance(0);
+    expect(posts.map((p) => p.text)).toEqual(["a", "other"]);
+    await timers.advance(1000);
+    expect(posts.map((p) => p.text)).toEqual(["a", "other", "b"]);
+  });
+
+  it("passes a refusal on and still spaces the next message from it", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    const { posts, post } = channelPosts(timers, 100);
+    const refused = pace.run("C1", post("C1", "a", true));
+    const next = pace.run("C1", post("C1", "b"));
+    await timers.advance(3000);
+    await expect(refused).rejects.toThrow("refused a");
+    await expect(next).resolves.toBe("ts-b");
+    expect(posts[1].start - posts[0].end).toBe(1000);
+  });
+
+  it("lets the next message go when a call never answers, after the hold limit", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers, holdMaxMs: 5000 });
+    const { posts, post } = channelPosts(timers);
+    void pace.run("C1", () => new Promise<never>(() => {}));
+    void pace.run("C1", post("C1", "b"));
+    await timers.advance(5999);
+    expect(posts).toEqual([]);
+    await timers.advance(1);
+    expect(posts.map((p) => [p.text, p.start])).toEqual([["b", 6000]]);
+  });
+
+  it("leaves no timer behind once idle, and forgets idle channels as new ones come", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    const { post } = channelPosts(timers, 10);
+    for (const t of ["a", "b"]) void pace.run("C1", post("C1", t));
+    await timers.advance(2000);
+    expect(timers.pending).toBe(0);
+    for (let i = 0; i < 200; i++) await pace.run(`old-${i}`, async () => "ok");
+    await timers.advance(2000);
+    for (let i = 0; i < 100; i++) await pace.run(`new-${i}`, async () => "ok");
+    expect(timers.pending).toBe(0);
+    // The 200 channels last used 2 s ago hold nothing any more: only the new ones are kept.
+    expect(pace.size).toBe(100);
+  });
+});
