@@ -14,7 +14,7 @@ import { watchSlack } from "../watch.ts";
  * balancer, each against the same Worker and a fresh fake Slack. Per setup:
  * 50 mentions in 1 s over 50 channels, then 50 in one channel, each answer
  * running one command (streaming on, the default). Reported side by side: ack
- * p99, the command's end → ✅ on the mention (posted right after the final
+ * p99, first visible text, the command's end → ✅ on the mention (posted right after the final
  * message), the most messages posted in one channel in any second (Slack allows
  * about one), and the bots' CPU per turn; on one replica first, mentions one at
  * a time: the command's end → the final message with nothing else running. Then what the replicas' shared state
@@ -98,19 +98,23 @@ async function burst(stack: BenchStack, s: Setup, label: string, channels: (i: n
   const sent = Array.from({ length: BURST }, async (_, i) => {
     await new Promise((r) => setTimeout(r, i * SPACING_MS));
     const marker = `${run}-${i}`;
+    // The answer's first words carry a marker of their own (the command's marker also shows in its task).
+    const words = `said${run}x${i}`;
     const channel = channels(i);
-    const payload = mentionEvent(s.slack, { channel, text: `SAY: ok <run>echo ${marker}</run>` });
+    const payload = mentionEvent(s.slack, { channel, text: `SAY: ${words} <run>echo ${marker}</run>` });
     const done = s.arrivals.expect(`done:${channel}:${payload.event.ts}`, 120_000);
-    const { ack } = await post(`${s.balancer.url}/slack/events`, payload);
+    const seen = s.arrivals.expectText(words, 120_000);
+    const { ack, sentAt } = await post(`${s.balancer.url}/slack/events`, payload);
     const doneAt = await done;
     const ran = stack.executor!.calls.find((c) => c.command === `echo ${marker}`);
-    return { ack, final: ran ? doneAt - (ran.at - clockOffset) : NaN };
+    return { ack, firstText: (await seen) - sentAt, final: ran ? doneAt - (ran.at - clockOffset) : NaN };
   });
   const samples = await Promise.all(sent);
   const turns = samples.length;
   const cpu = s.bots.reduce((sum, b, i) => sum + cpuMs(b.pid) - cpuBefore[i], 0);
   return [
     summarize(`${label}: ack`, "ms", samples.map((x) => x.ack), "event POST to the balancer → HTTP 200"),
+    summarize(`${label}: first visible text`, "ms", samples.map((x) => x.firstText), "event POST → the answer's first words at the fake Slack"),
     summarize(`${label}: command's end → ✅ (after the final message)`, "ms", samples.map((x) => x.final).filter((x) => !Number.isNaN(x))),
     single(`${label}: most messages in one channel in 1 s`, "msgs", busiestSecond(s.slack), turns, "chat.postMessage + chat.startStream; Slack allows ~1"),
     single(`${label}: bot CPU per turn`, "ms", cpu / turns, turns, "user + system, all replicas, /proc"),
