@@ -9,6 +9,14 @@ export const REPLY_ONLY = "SAY: ok";
 /** The same with one command through the instant fake executor (no shell started). */
 export const ONE_COMMAND = "SAY: ok <run>true</run>";
 
+/**
+ * How many channels a suite spreads its mentions over: enough that none gets a
+ * new message more often than once a second, the bots' channel pace, so the
+ * figures are the bot's own overhead and not the pace's wait (which the
+ * replicas group measures in one busy channel).
+ */
+export const PACED_CHANNELS = 40;
+
 export interface BotBenchOptions {
   /** Turns run first and thrown away (JIT, connection set-up, room creation). */
   warmup: number;

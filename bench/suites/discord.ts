@@ -4,7 +4,7 @@ import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
-import { type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { PACED_CHANNELS, type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults, LIVE_LANES } from "./first-token.ts";
 
@@ -61,7 +61,7 @@ async function startDiscordBench(stack: BenchStack, answers: Record<string, stri
 export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, builtDir?: string): Promise<Result[]> {
   const { fake, guildId, arrivals, watch, bot, close } = await startDiscordBench(stack, WHOLE_ANSWERS, builtDir);
   try {
-    const channels = Array.from({ length: 10 }, (_, i) => fake.addChannel(guildId, `bench-${i}`));
+    const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => fake.addChannel(guildId, `bench-${i}`));
     const idle = await memoryNow(bot, opts.settleMs);
     let turns = 0;
     const turn = async (i: number, kind: Kind, text: string) => {

@@ -6,7 +6,7 @@ import { summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults } from "./first-token.ts";
-import { REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { PACED_CHANNELS, REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 
 /**
  * The Slack bot in its own process against the fake Slack and the real Worker,
@@ -98,7 +98,7 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
   try {
     const idle = await memoryNow(bot, opts.settleMs);
 
-    const channels = Array.from({ length: 10 }, (_, i) => `CB${mode.toUpperCase()}${i}`);
+    const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => `CB${mode.toUpperCase()}${i}`);
     let turns = 0;
     const mention = async (i: number, text: string) => {
       const channel = channels[i % channels.length];
