@@ -156,19 +156,25 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
 /**
  * Live answers (see first-token.ts) from a bot of its own with streaming on, the
  * default, in HTTP mode: they measure the live path, not the transport. Each turn
- * is over (✅) before its channel's next one is sent.
+ * is over (✅) before its lane's next one is sent.
  */
 export async function slackLiveSuite(stack: BenchStack, samples: number): Promise<Result[]> {
   const { slack, arrivals, deliver, close } = await startSlackBench(stack, "http", { DUET_STREAMING: "on" });
   try {
     const done = new Map<number, Promise<number>>();
+    // Each lane takes turns over three channels: a lane starts an answer about once a second, the
+    // channel pace's limit, so in one channel each first message would wait for the pace instead of
+    // showing the live path's time.
+    const turns = new Map<number, number>();
     return await firstTokenResults(
       labelOf("http"),
       stack.model,
       arrivals,
       {
         send: async (lane, prompt) => {
-          const payload = mentionEvent(slack, { channel: `CFTHTTP${lane}`, text: prompt });
+          const turn = turns.get(lane) ?? 0;
+          turns.set(lane, turn + 1);
+          const payload = mentionEvent(slack, { channel: `CFTHTTP${lane}X${turn % 3}`, text: prompt });
           done.set(lane, arrivals.expect(`done:${payload.event.channel}:${payload.event.ts}`));
           return (await deliver("events_api", payload)).sentAt;
         },
