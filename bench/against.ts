@@ -14,7 +14,8 @@ import { machine } from "./report.ts";
  * different days differ more than a change does. The commit is checked out
  * as a throwaway git worktree under the OS temp dir (reused while it is
  * there), its dependencies installed, and the chosen groups (by default the
- * ones behind issue 19's figures) run from the old tree and from this one
+ * ones behind the key figures: rows per turn, the side-by-side ratios, first
+ * visible text, idle memory and bot overhead) run from the old tree and from this one
  * alternately, k rounds each, each run in its own process. Each run writes
  * its results into a temp dir, never this tree's RESULTS.md or results.json.
  * Prints one table (figure, old median, new median, new ÷ old) and writes it

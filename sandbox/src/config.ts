@@ -22,6 +22,8 @@ export const duetHome = (env: Record<string, string | undefined>) => resolve(env
 export const DEFAULT_PORT = 8788;
 /** Four commands at once keeps a 2-core dev machine responsive; the rest wait in line. */
 export const DEFAULT_MAX_CONCURRENT = 4;
+/** Commands waiting for a slot before the executor answers 503 (Retry-After), which the Worker waits out and asks again. */
+export const DEFAULT_MAX_WAITING = 256;
 /** Per stream (stdout, stderr); well above the Worker's own 64 KiB cap, so it decides what to show. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Processes (threads count too) per command: enough for make -j or a test runner, not for a fork bomb. */
@@ -50,6 +52,7 @@ const schema = z.object({
     .optional()
     .transform((v) => v ?? "bwrap"),
   SANDBOX_MAX_CONCURRENT: intVar("SANDBOX_MAX_CONCURRENT", DEFAULT_MAX_CONCURRENT, 1, 64),
+  SANDBOX_MAX_WAITING: intVar("SANDBOX_MAX_WAITING", DEFAULT_MAX_WAITING, 0, 65_536),
   SANDBOX_MAX_OUTPUT_BYTES: intVar("SANDBOX_MAX_OUTPUT_BYTES", DEFAULT_MAX_OUTPUT_BYTES, 1024, 64 * 1024 * 1024),
   SANDBOX_MAX_PROCS: intVar("SANDBOX_MAX_PROCS", DEFAULT_MAX_PROCS, 8, 65_536),
   SANDBOX_MAX_MEMORY_MB: intVar("SANDBOX_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB, 64, 1024 * 1024),
@@ -68,6 +71,8 @@ export interface ExecutorConfig {
   root: string;
   isolation: "bwrap" | "none";
   maxConcurrent: number;
+  /** Commands that may wait for a slot; past it, 503 with Retry-After. */
+  maxWaiting: number;
   maxOutputBytes: number;
   maxProcs: number;
   /** Memory per room where cgroups hold (else per process, RLIMIT_DATA). */
@@ -105,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     root: c.SANDBOX_ROOT,
     isolation: c.SANDBOX_ISOLATION,
     maxConcurrent: c.SANDBOX_MAX_CONCURRENT,
+    maxWaiting: c.SANDBOX_MAX_WAITING,
     maxOutputBytes: c.SANDBOX_MAX_OUTPUT_BYTES,
     maxProcs: c.SANDBOX_MAX_PROCS,
     maxMemoryMb: c.SANDBOX_MAX_MEMORY_MB,

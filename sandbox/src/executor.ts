@@ -16,8 +16,6 @@ import { Workspaces, type Owner } from "./workspace.ts";
  * with isolation "none", in a plain shell in its workspace) and deletes sessions.
  */
 
-/** Commands allowed to wait for a slot before the executor answers "busy". */
-export const MAX_WAITING = 256;
 /** The start-up check's deadline; bwrap needs ~10 ms, a loaded machine far more. */
 const PROBE_TIMEOUT_MS = 15_000;
 
@@ -69,7 +67,7 @@ export class Executor {
     if (typeof disk === "string") this.diskProblem = disk;
     const disks = typeof disk === "string" ? null : new RoomDisks(disk, config.workspaceMaxBytes, this.owner ?? { uid: 0, gid: 0 });
     this.workspaces = new Workspaces(config.root, this.owner, disks);
-    this.gate = new Gate(config.maxConcurrent, MAX_WAITING);
+    this.gate = new Gate(config.maxConcurrent, config.maxWaiting);
   }
 
   /** Creates the root and, with bubblewrap, proves it can build a sandbox. Throws StartupError. */

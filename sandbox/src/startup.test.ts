@@ -63,14 +63,15 @@ describe("config", () => {
     [{ SANDBOX_ISOLATION: "docker" }, "SANDBOX_ISOLATION must be bwrap or none"],
     [{ SANDBOX_MAX_CONCURRENT: "0" }, "SANDBOX_MAX_CONCURRENT must be an integer from 1 to 64"],
     [{ SANDBOX_MAX_OUTPUT_BYTES: "1.5" }, "SANDBOX_MAX_OUTPUT_BYTES must be an integer"],
+    [{ SANDBOX_MAX_WAITING: "-1" }, "SANDBOX_MAX_WAITING must be an integer from 0 to 65536"],
   ])("%o is refused with one line naming it", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  test("defaults: 127.0.0.1:8788, bubblewrap, 4 at once, 1 MiB per stream, workspaces under <repo>/.duet", () => {
+  test("defaults: 127.0.0.1:8788, bubblewrap, 4 at once and 256 waiting, 1 MiB per stream, workspaces under <repo>/.duet", () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ host: "127.0.0.1", port: 8788, isolation: "bwrap", maxConcurrent: 4, maxOutputBytes: 1024 * 1024, token: undefined });
+    expect(c).toMatchObject({ host: "127.0.0.1", port: 8788, isolation: "bwrap", maxConcurrent: 4, maxWaiting: 256, maxOutputBytes: 1024 * 1024, token: undefined });
     expect(c.root).toBe(join(SANDBOX_DIR, "..", ".duet", "sandboxes"));
   });
 });

@@ -10,6 +10,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  *   "http-500"  500 with a JSON error, as a server with a full disk would answer
  *   "not-json"  200 with an HTML error page, as a misrouted proxy would
  *   "reset"     the connection dropped without an answer
+ *   "busy"      503 with Retry-After: 1, as the executor answers when its line is full
  *
  * When the target is down, the connection is dropped too, so the caller sees
  * a host that cannot be reached. When the caller hangs up mid-request, the
@@ -20,7 +21,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  * would be the pass-through's fault, not a fault of what it sits between.
  */
 
-export type Fault = "http-500" | "not-json" | "reset";
+export type Fault = "http-500" | "not-json" | "reset" | "busy";
 
 export interface Crossing {
   method: string;
@@ -94,6 +95,10 @@ export async function startPassThrough(target: () => string | null, intercept?: 
     if (fault === "http-500") {
       res.writeHead(500, { "content-type": "application/json" });
       return void res.end(JSON.stringify({ error: "executor failed: ENOSPC: no space left on device" }));
+    }
+    if (fault === "busy") {
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+      return void res.end(JSON.stringify({ error: "executor busy: 1 commands running and 0 waiting" }));
     }
     if (fault === "not-json") {
       res.writeHead(200, { "content-type": "text/html" });

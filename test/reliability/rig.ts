@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { startExecutor, type ExecutorConfig, type RunningExecutor } from "@duet/sandbox";
 import { sandboxName } from "@duet/shared";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { type Fault, type PassThrough, startPassThrough } from "./pass-through.ts";
@@ -19,8 +19,10 @@ export interface Rig {
   stack: Stack;
   /** Commands the executor was asked to run, in order (warm-up `true`s included). */
   executed(): string[];
-  /** The next command containing `marker` fails this way instead of reaching the executor. */
-  failNextCommand(marker: string, fault: Fault): void;
+  /** How many times the executor answered a command "busy" (503: its line was full). */
+  busyAnswers(): number;
+  /** The next `times` commands containing `marker` fail this way instead of reaching the executor. */
+  failNextCommand(marker: string, fault: Fault, times?: number): void;
   /** Stops the executor: the Worker's next command finds nobody there. */
   stopSandbox(): Promise<void>;
   /** Starts the executor again on the same workspaces. */
@@ -32,21 +34,22 @@ export interface Rig {
   stop(): Promise<void>;
 }
 
-export async function startRig(vars: Record<string, string> = {}): Promise<Rig> {
+/** `executor` overrides the executor's own settings (its line's length, say); `vars` are the Worker's. */
+export async function startRig(vars: Record<string, string> = {}, executor: Partial<ExecutorConfig> = {}): Promise<Rig> {
   const root = mkdtempSync(join(tmpdir(), "duet-reliability-sandbox-"));
   const token = randomBytes(16).toString("hex");
-  const start = () => startExecutor({ port: 0, root, token }, () => {});
+  const start = () => startExecutor({ port: 0, root, token, ...executor }, () => {});
   let sandbox: RunningExecutor | null = await start();
-  const scripted = new Map<string, Fault>();
+  const scripted = new Map<string, { fault: Fault; left: number }>();
   const proxy = await startPassThrough(
     () => sandbox?.url ?? null,
     (c) => {
       const command = c.path === "/api/execute" ? String(c.body?.command ?? "") : "";
       const marker = [...scripted.keys()].find((m) => command.includes(m));
       if (!marker) return null;
-      const fault = scripted.get(marker)!;
-      scripted.delete(marker);
-      return fault;
+      const script = scripted.get(marker)!;
+      if (--script.left === 0) scripted.delete(marker);
+      return script.fault;
     },
   );
   const stack = await startStack({ executor: "real", vars: { SANDBOX_URL: proxy.url, SANDBOX_TOKEN: token, ...vars } });
@@ -54,7 +57,8 @@ export async function startRig(vars: Record<string, string> = {}): Promise<Rig> 
   return {
     stack,
     executed: () => proxy.crossings.filter((c) => c.path === "/api/execute").map((c) => String(c.body?.command)),
-    failNextCommand: (marker, fault) => void scripted.set(marker, fault),
+    busyAnswers: () => proxy.crossings.filter((c) => c.path === "/api/execute" && c.status === 503).length,
+    failNextCommand: (marker, fault, times = 1) => void scripted.set(marker, { fault, left: times }),
     async stopSandbox() {
       await sandbox?.close();
       sandbox = null;

@@ -113,6 +113,20 @@ describe("the sandbox host", () => {
     expect(next.seen).toContain("recovered");
   });
 
+  it("busy for longer than a command may run: a clear line, and the turn is whole", async () => {
+    // Each Retry-After is a second and a command may run COMMAND_TIMEOUT_MS (1.5 s): the
+    // Worker waits out at most one busy answer before it gives up. (A line that frees up
+    // in time is waited out: sandbox-busy.test.ts.)
+    const channel = newChannel();
+    const marker = `busy-always-${channel}`;
+    rig.failNextCommand(marker, "busy", 10);
+    const res = await ask("Slack mention with the sandbox busy throughout", channel, "Trying.", `echo ${marker}`);
+    expect(res.seen).toMatch(/failed: the sandbox executor stayed busy for \d+ s \(too many commands waiting\); try again shortly/);
+    expect(res.seen).not.toMatch(INTERNALS);
+    expect(res.messages.map((x) => x.role)).toEqual(["user", "agent"]);
+    expect(res.messages[1].text).toMatch(/^Trying\.\n\nError \(echo busy-always-[^)]+\):\nthe sandbox executor stayed busy for \d+ s/);
+  });
+
   it("erroring, for /duet run on Discord: a clear line, and the sandbox's own message stays out of chat", async () => {
     const ch = discord.fake.addChannel(discord.guildId, "sandbox-500");
     const t = turn("Discord /duet run with the sandbox erroring");

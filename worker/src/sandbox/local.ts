@@ -3,6 +3,10 @@ import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.
 
 /** Extra time the HTTP call gets beyond the command's own deadline, for the executor to report a timeout. */
 const HTTP_GRACE_MS = 5_000;
+/** Up to this much is added to a busy executor's Retry-After, so waiting rooms come back spread out. */
+const RETRY_SPREAD_MS = 250;
+/** A Retry-After longer than this is read as this: the command's own deadline bounds the waiting anyway. */
+const RETRY_AFTER_MAX_MS = 10_000;
 
 /**
  * The local executor (sandbox/ in this repo) over HTTP, speaking the container
@@ -19,8 +23,28 @@ export class LocalExecutor implements SandboxExecutor {
     return { "content-type": "application/json", ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) };
   }
 
+  /**
+   * Runs `cmd` in the room's sandbox. An executor whose line is full answers 503
+   * with Retry-After: the command is asked again after that wait (spread a little,
+   * so a crowd of rooms does not come back at once), for as long in all as the
+   * command itself may run.
+   */
   async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
     const started = Date.now();
+    for (;;) {
+      const answer = await this.post(roomId, cmd, timeoutMs, stop);
+      if ("result" in answer) return answer.result;
+      const waited = Date.now() - started;
+      if (waited + answer.busyForMs > timeoutMs) {
+        throw new SandboxError(`the sandbox executor stayed busy for ${Math.max(1, Math.round(waited / 1000))} s (too many commands waiting); try again shortly`);
+      }
+      await pause(answer.busyForMs + Math.random() * RETRY_SPREAD_MS, stop);
+    }
+  }
+
+  /** One request: the command's result, or how long a busy executor asked to wait. */
+  private async post(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<{ busyForMs: number } | { result: RawExecResult }> {
+    const sent = Date.now();
     const timeout = AbortSignal.timeout(timeoutMs + HTTP_GRACE_MS);
     let res: Response;
     let raw: string;
@@ -39,6 +63,8 @@ export class LocalExecutor implements SandboxExecutor {
       if (name === "TimeoutError") throw new SandboxError(`the sandbox did not answer within ${Math.round((timeoutMs + HTTP_GRACE_MS) / 1000)} s`);
       throw new SandboxError("the sandbox executor cannot be reached");
     }
+    const busyForMs = res.status === 503 ? retryAfterMs(res.headers.get("retry-after")) : null;
+    if (busyForMs !== null) return { busyForMs };
     if (!res.ok) throw new SandboxError(`the sandbox executor answered HTTP ${res.status}`);
     let body: { exitCode?: unknown; stdout?: unknown; stderr?: unknown; duration?: unknown; truncated?: unknown };
     try {
@@ -48,11 +74,13 @@ export class LocalExecutor implements SandboxExecutor {
     }
     if (typeof body.exitCode !== "number") throw new SandboxError("the sandbox executor's answer has no exit code");
     return {
-      exitCode: body.exitCode,
-      stdout: typeof body.stdout === "string" ? body.stdout : "",
-      stderr: typeof body.stderr === "string" ? body.stderr : "",
-      durationMs: typeof body.duration === "number" ? body.duration : Date.now() - started,
-      truncated: body.truncated === true,
+      result: {
+        exitCode: body.exitCode,
+        stdout: typeof body.stdout === "string" ? body.stdout : "",
+        stderr: typeof body.stderr === "string" ? body.stderr : "",
+        durationMs: typeof body.duration === "number" ? body.duration : Date.now() - sent,
+        truncated: body.truncated === true,
+      },
     };
   }
 
@@ -70,4 +98,26 @@ export class LocalExecutor implements SandboxExecutor {
     await res.body?.cancel();
     if (!res.ok && res.status !== 404) throw new SandboxError(`the sandbox executor answered HTTP ${res.status}`);
   }
+}
+
+/** A 503's Retry-After (seconds) in ms, or null when there is none: a 503 without it is a failure, not a full line. */
+function retryAfterMs(header: string | null): number | null {
+  if (header === null || !/^\d+$/.test(header.trim())) return null;
+  return Math.min(Number(header.trim()) * 1000, RETRY_AFTER_MAX_MS);
+}
+
+/** Waits `ms`, or rejects with the stop's reason as soon as it is stopped. */
+function pause(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stop?.aborted) return reject(stop.reason);
+    const onStop = () => {
+      clearTimeout(timer);
+      reject(stop!.reason);
+    };
+    const timer = setTimeout(() => {
+      stop?.removeEventListener("abort", onStop);
+      resolve();
+    }, ms);
+    stop?.addEventListener("abort", onStop, { once: true });
+  });
 }

@@ -23,8 +23,10 @@ export class LazyTable {
     return this.seen;
   }
 
-  /** Before a write: makes the table if it is not there (no row written when it is). */
+  /** Before a write: makes the table if it is not there (no row written when it is), once per instance. */
   make(): void {
-    if (!this.seen) this.sql.exec(`CREATE TABLE IF NOT EXISTS ${this.name} (${this.columns})`);
+    if (this.seen) return;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS ${this.name} (${this.columns})`);
+    this.seen = true;
   }
 }
