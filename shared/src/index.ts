@@ -2,6 +2,7 @@ export * from "./limits.ts";
 export * from "./schemas.ts";
 export * from "./delivery.ts";
 export * from "./claims.ts";
+export * from "./pace.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+/**
+ * The channel pace the bot replicas share (`POST /api/pace/:scope`): before a
+ * call that creates a message in a channel, a bot asks the Worker for the
+ * channel's next slot and waits `waitMs` for it, so several replicas (Slack
+ * HTTP replicas behind one address, Discord shard processes) together post at
+ * most one new message a second in a channel. The scope names the platform and
+ * workspace (`slack-T123`, `discord`), with the characters of a claim scope.
+ */
+
+/** Least time between two slots of one channel when the bot does not say. */
+export const PACE_INTERVAL_MS = 1_000;
+/** The longest interval a bot may ask for: Discord's five per five seconds at its slowest. */
+export const PACE_INTERVAL_MAX_MS = 10_000;
+/** How long a bot waits for its slot's answer before it posts on its own pace alone. */
+export const PACE_ASK_TIMEOUT_MS = 1_000;
+
+export const paceSlotSchema = z.object({
+  /** The platform's channel id (a thread's replies count toward their channel). */
+  channel: z.string().trim().min(1, "Channel cannot be empty").max(200, "Channel must be at most 200 characters"),
+  intervalMs: z.number().int().min(1).max(PACE_INTERVAL_MAX_MS).default(PACE_INTERVAL_MS),
+});
+export type PaceSlotRequest = z.input<typeof paceSlotSchema>;
+
+/** How long the asker waits before its call: 0 when the channel is free now. */
+export const paceSlotResultSchema = z.object({ waitMs: z.number().int().min(0) });
+export type PaceSlot = z.infer<typeof paceSlotResultSchema>;
