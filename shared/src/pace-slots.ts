@@ -1,6 +1,7 @@
 import { AnswersInFlight } from "./answers-in-flight.ts";
 import type { WorkerClient } from "./client.ts";
 import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "./live/channel-pace.ts";
+import { PACE_SHARED_MARGIN_MS } from "./pace.ts";
 
 /**
  * The channel pace every replica of a bot shares, kept in the Worker
@@ -22,7 +23,7 @@ export class WorkerPaceSlots implements SharedSlots {
     const workspace = cut >= 0 ? key.slice(0, cut) : "";
     const scope = workspace ? `${this.platform}-${workspace}` : this.platform;
     try {
-      const { waitMs } = await this.worker.paceSlot(scope, key.slice(cut + 1), intervalMs);
+      const { waitMs } = await this.worker.paceSlot(scope, key.slice(cut + 1), intervalMs + PACE_SHARED_MARGIN_MS);
       if (this.failing) this.log("The Worker's channel pace answers again; new messages follow it");
       this.failing = false;
       return waitMs;

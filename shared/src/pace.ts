@@ -13,6 +13,12 @@ import { z } from "zod";
 export const PACE_INTERVAL_MS = 1_000;
 /** The longest interval a bot may ask for: Discord's five per five seconds at its slowest. */
 export const PACE_INTERVAL_MAX_MS = 10_000;
+/**
+ * Added to a channel's interval in the shared pace: a slot is counted from
+ * when it was handed out, and one replica's call may reach the platform later
+ * than another's (a slower answer, a busier event loop); this covers that.
+ */
+export const PACE_SHARED_MARGIN_MS = 100;
 /** How long a bot waits for its slot's answer before it posts on its own pace alone. */
 export const PACE_ASK_TIMEOUT_MS = 1_000;
 

@@ -31,6 +31,8 @@ export interface Crossing {
   status: number;
   /** Why the target gave no answer, when it did not. */
   error?: string;
+  /** The answer's body, when it was JSON. */
+  answer?: unknown;
 }
 
 export interface PassThrough extends Listening {
@@ -59,6 +61,13 @@ export async function startPassThrough(target: () => string | null, intercept?: 
         answer.on("error", drop);
         answer.on("end", () => {
           crossing.status = answer.statusCode ?? 0;
+          if (String(answer.headers["content-type"] ?? "").includes("json")) {
+            try {
+              crossing.answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            } catch {
+              // Not JSON after all: left out.
+            }
+          }
           const out: Record<string, string> = { "content-type": String(answer.headers["content-type"] ?? "application/json") };
           if (answer.headers["retry-after"]) out["retry-after"] = String(answer.headers["retry-after"]);
           res.writeHead(crossing.status, out);
