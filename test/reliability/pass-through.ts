@@ -10,6 +10,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  *   "http-500"  500 with a JSON error, as a server with a full disk would answer
  *   "not-json"  200 with an HTML error page, as a misrouted proxy would
  *   "reset"     the connection dropped without an answer
+ *   "hang"      no answer at all until the caller hangs up
  *
  * When the target is down, the connection is dropped too, so the caller sees
  * a host that cannot be reached. When the caller hangs up mid-request, the
@@ -20,7 +21,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  * would be the pass-through's fault, not a fault of what it sits between.
  */
 
-export type Fault = "http-500" | "not-json" | "reset";
+export type Fault = "http-500" | "not-json" | "reset" | "hang";
 
 export interface Crossing {
   method: string;
@@ -100,6 +101,7 @@ export async function startPassThrough(target: () => string | null, intercept?: 
     const crossing: Crossing = { method: req.method ?? "GET", path: new URL(req.url ?? "/", "http://x").pathname, body, status: 0 };
     const fault = intercept?.(crossing) ?? null;
     if (fault === "reset") return void req.socket.destroy();
+    if (fault === "hang") return;
     if (fault === "http-500") {
       res.writeHead(500, { "content-type": "application/json" });
       return void res.end(JSON.stringify({ error: "executor failed: ENOSPC: no space left on device" }));
