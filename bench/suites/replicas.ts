@@ -1,4 +1,4 @@
-import { WorkerClient } from "@duet/shared";
+import { CHANNEL_MESSAGE_INTERVAL_MS, WorkerClient } from "@duet/shared";
 import { createLogger, LogLevel, WorkerInstallationStore } from "@duet/slack";
 import { type FakeSlack, mentionEvent, signature, startFakeSlack } from "../../test/fakes/slack/index.ts";
 import { startRoundRobin, type RoundRobin } from "../../test/helpers/round-robin.ts";
@@ -19,7 +19,7 @@ import { watchSlack } from "../watch.ts";
  * about one), and the bots' CPU per turn; on one replica first, mentions one at
  * a time: the command's end → the final message with nothing else running. Then what the replicas' shared state
  * costs: a delivery claim, and an installation lookup cached against a Worker
- * round trip.
+ * round trip, and the channel pace's slot.
  */
 
 const SECRET = "bench-replicas-secret";
@@ -147,7 +147,7 @@ async function alone(stack: BenchStack, s: Setup, label: string): Promise<Result
   return [summarize(`${label}, alone: command's end → final message`, "ms", samples, `${ALONE} mentions one at a time; target ≤ 200 ms p50`)];
 }
 
-/** The delivery claim every mention now costs, and an installation lookup from the cache against one that reads the Worker. */
+/** The delivery claim every mention now costs, the shared pace's slot every new message costs, and an installation lookup from the cache against one that reads the Worker. */
 async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   const worker = new WorkerClient({ baseUrl: stack.workerUrl, token: stack.token });
   const claims: number[] = [];
@@ -155,6 +155,13 @@ async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
     const t0 = performance.now();
     await worker.claimEvent("slack-TBENCH", `Ev${Date.now()}${i}`);
     claims.push(performance.now() - t0);
+  }
+  // A fresh channel per ask, as a busy workspace's new messages mostly are: the slot answers at once (waitMs 0).
+  const slots: number[] = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    const t0 = performance.now();
+    await worker.paceSlot("slack-TBENCH", `CB${Date.now()}${i}`, CHANNEL_MESSAGE_INTERVAL_MS);
+    slots.push(performance.now() - t0);
   }
   const logger = createLogger(LogLevel.ERROR);
   const refresh = async () => {
@@ -176,6 +183,7 @@ async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   };
   return [
     summarize("replicas: delivery claim (POST /api/claims)", "ms", claims, "one per mention, DM or welcome"),
+    summarize("replicas: channel pace slot (POST /api/pace)", "ms", slots, "one per new message, none per edit"),
     summarize("replicas: installation lookup, cached", "ms", await time(cached), "within 60 s of the last read"),
     summarize("replicas: installation lookup, Worker round trip", "ms", await time(uncached), "a cache miss: GET /api/installations"),
   ];
