@@ -5,11 +5,14 @@ describe("AnswersInFlight", () => {
   beforeEach(() => void vi.useFakeTimers());
   afterEach(() => void vi.useRealTimers());
 
-  it("keeps a held answer leased from the moment it is answered, every few seconds, until released", async () => {
+  it("keeps a held answer leased from the moment it is answered, every few seconds, until released, and not before", async () => {
     const renewed: string[] = [];
     const answering = new AnswersInFlight({ renew: async (room, key) => void renewed.push(`${room}/${key}`), renewEveryMs: 5_000 });
     const release = answering.hold("slack-T1-C1", "Ev1");
     expect(answering.has("slack-T1-C1", "Ev1")).toBe(true);
+    // While the turn runs its row cannot be offered: nothing is leased (nor written) yet.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(renewed).toEqual([]);
     answering.answered("slack-T1-C1", "Ev1");
     expect(renewed).toEqual(["slack-T1-C1/Ev1"]);
     await vi.advanceTimersByTimeAsync(10_000);

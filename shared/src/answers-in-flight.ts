@@ -32,14 +32,10 @@ export class AnswersInFlight {
 
   constructor(private readonly opts: AnswersInFlightOptions = {}) {}
 
-  /** Marks the answer as being posted here until the returned release is called; its lease is renewed meanwhile. */
+  /** Marks the answer as being posted here until the returned release is called. */
   hold(room: string, key: string): () => void {
     const id = `${room}\n${key}`;
     const held: Held = { timer: null };
-    if (this.opts.renew) {
-      held.timer = setInterval(() => this.renew(room, key), this.opts.renewEveryMs ?? HOLD_RENEW_MS);
-      held.timer.unref?.();
-    }
     this.keys.set(id, held);
     return () => {
       if (held.timer) clearInterval(held.timer);
@@ -48,11 +44,16 @@ export class AnswersInFlight {
   }
 
   /**
-   * The turn's answer came back and is about to be posted: lease it now, since
-   * from here the grace runs out (a turn still running is never offered).
+   * The turn's answer came back and is about to be posted: from here the grace
+   * runs out (a turn still running is never offered), so its lease is taken now
+   * and renewed until the answer is released. Nothing is written while the turn runs.
    */
   answered(room: string, key: string): void {
-    if (this.keys.has(`${room}\n${key}`)) this.renew(room, key);
+    const held = this.keys.get(`${room}\n${key}`);
+    if (!held || !this.opts.renew || held.timer) return;
+    this.renew(room, key);
+    held.timer = setInterval(() => this.renew(room, key), this.opts.renewEveryMs ?? HOLD_RENEW_MS);
+    held.timer.unref?.();
   }
 
   has(room: string, key: string): boolean {
