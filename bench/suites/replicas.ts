@@ -160,7 +160,7 @@ async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   const slots: number[] = [];
   for (let i = 0; i < LOOKUPS; i++) {
     const t0 = performance.now();
-    await worker.paceSlot("slack-TBENCH", `CB${Date.now()}${i}`, CHANNEL_MESSAGE_INTERVAL_MS);
+    await worker.paceSlot("slack-TBENCH", { channel: `CB${Date.now()}${i}`, intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, holder: "bench" });
     slots.push(performance.now() - t0);
   }
   const logger = createLogger(LogLevel.ERROR);

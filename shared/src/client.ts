@@ -38,7 +38,7 @@ import {
   type MessagesResponse,
 } from "./schemas.ts";
 import { eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
-import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot } from "./pace.ts";
+import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
@@ -186,8 +186,8 @@ export class WorkerClient {
    * every replica): the wait before posting. Answers within PACE_ASK_TIMEOUT_MS
    * or fails; never repeated, since a repeat would reserve a second slot.
    */
-  paceSlot(scope: string, channel: string, intervalMs: number): Promise<PaceSlot> {
-    return this.call("POST", `/api/pace/${encodeURIComponent(scope)}`, paceSlotResultSchema, { channel, intervalMs }, false, PACE_ASK_TIMEOUT_MS);
+  paceSlot(scope: string, body: PaceSlotRequest): Promise<PaceSlot> {
+    return this.call("POST", `/api/pace/${encodeURIComponent(scope)}`, paceSlotResultSchema, body, false, PACE_ASK_TIMEOUT_MS);
   }
 
   /**

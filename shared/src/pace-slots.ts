@@ -1,16 +1,21 @@
 import { AnswersInFlight } from "./answers-in-flight.ts";
 import type { WorkerClient } from "./client.ts";
 import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "./live/channel-pace.ts";
-import { PACE_SHARED_MARGIN_MS } from "./pace.ts";
+
+/** Scopes a platform's channels are spread over when the key names no workspace. */
+const SHARES = 16;
 
 /**
  * The channel pace every replica of a bot shares, kept in the Worker
  * (`POST /api/pace/:scope`). A ChannelPace key is `workspace/channel` (Slack,
- * whose channel ids are a workspace's own) or a bare channel id (Discord's are
- * unique everywhere); the scope is the platform with the workspace.
+ * whose channel ids are a workspace's own): the scope is the platform with the
+ * workspace. A bare channel id (Discord's are unique everywhere) is spread over
+ * SHARES scopes by its characters, so no one object answers for every guild.
  */
 export class WorkerPaceSlots implements SharedSlots {
   private failing = false;
+  /** This process, to the Worker: a slot after its own needs no margin. */
+  private readonly holder = crypto.randomUUID();
 
   constructor(
     private readonly worker: Pick<WorkerClient, "paceSlot">,
@@ -21,9 +26,10 @@ export class WorkerPaceSlots implements SharedSlots {
   async wait(key: string, intervalMs: number): Promise<number> {
     const cut = key.lastIndexOf("/");
     const workspace = cut >= 0 ? key.slice(0, cut) : "";
-    const scope = workspace ? `${this.platform}-${workspace}` : this.platform;
+    const channel = key.slice(cut + 1);
+    const scope = `${this.platform}-${workspace || share(channel)}`;
     try {
-      const { waitMs } = await this.worker.paceSlot(scope, key.slice(cut + 1), intervalMs + PACE_SHARED_MARGIN_MS);
+      const { waitMs } = await this.worker.paceSlot(scope, { channel, intervalMs, holder: this.holder });
       if (this.failing) this.log("The Worker's channel pace answers again; new messages follow it");
       this.failing = false;
       return waitMs;
@@ -34,6 +40,13 @@ export class WorkerPaceSlots implements SharedSlots {
       throw err;
     }
   }
+}
+
+/** Which of SHARES scopes a channel id without a workspace falls in. */
+function share(channel: string): number {
+  let sum = 0;
+  for (let i = 0; i < channel.length; i++) sum = (sum * 31 + channel.charCodeAt(i)) % SHARES;
+  return sum;
 }
 
 /**
