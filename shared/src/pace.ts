@@ -21,9 +21,15 @@ export const PACE_INTERVAL_MAX_MS = 10_000;
  * reach the platform later than another's (a slower answer, a busier event
  * loop); this covers that.
  */
-export const PACE_SHARED_MARGIN_MS = 100;
-/** How long a bot waits for its slot's answer before it posts on its own pace alone. */
-export const PACE_ASK_TIMEOUT_MS = 1_000;
+export const PACE_SHARED_MARGIN_MS = 250;
+/**
+ * How long a bot waits for its slot's answer before it posts on its own pace
+ * alone (a Worker that refuses or fails is not waited for). A Worker busy with a
+ * burst of turns can take over a second to answer while the answers it sends
+ * are as slow; measured under `pnpm bench replicas`, 1 s fell back in every
+ * burst, and two replicas then put 2 messages in one second into a channel.
+ */
+export const PACE_ASK_TIMEOUT_MS = 3_000;
 
 export const paceSlotSchema = z.object({
   /** The platform's channel id (a thread's replies count toward their channel). */

@@ -6,7 +6,7 @@ import { answerTo, type BotHandle, mention, newChannel, newMessagesIn, readable,
 
 /**
  * The channel pace the replicas share lives in the Worker; a bot whose ask for
- * a slot hangs or fails posts on its own pace alone. The bot reaches the
+ * a slot hangs (past PACE_ASK_TIMEOUT_MS) or fails posts on its own pace alone. The bot reaches the
  * Worker through a pass-through that breaks only the pace route.
  */
 
