@@ -1,4 +1,4 @@
-import { WorkerClient } from "@duet/shared";
+import { CHANNEL_MESSAGE_INTERVAL_MS, WorkerClient } from "@duet/shared";
 import { createLogger, LogLevel, WorkerInstallationStore } from "@duet/slack";
 import { type FakeSlack, mentionEvent, signature, startFakeSlack } from "../../test/fakes/slack/index.ts";
 import { startRoundRobin, type RoundRobin } from "../../test/helpers/round-robin.ts";
@@ -19,7 +19,7 @@ import { watchSlack } from "../watch.ts";
  * about one), and the bots' CPU per turn; on one replica first, mentions one at
  * a time: the command's end → the final message with nothing else running. Then what the replicas' shared state
  * costs: a delivery claim, and an installation lookup cached against a Worker
- * round trip.
+ * round trip, and the channel pace's slot.
  */
 
 const SECRET = "bench-replicas-secret";
@@ -70,8 +70,8 @@ async function post(url: string, payload: unknown): Promise<{ sentAt: number; ac
   return { sentAt, ack: performance.now() - sentAt };
 }
 
-/** The most chat.postMessage / chat.startStream calls one channel got within any 1,000 ms. */
-function busiestSecond(slack: FakeSlack): number {
+/** The arrival times of each channel's new messages (chat.postMessage / chat.startStream), in order. */
+function newMessageTimes(slack: FakeSlack): number[][] {
   const byChannel = new Map<string, number[]>();
   for (const c of slack.calls) {
     if (!c.ok || (c.method !== "chat.postMessage" && c.method !== "chat.startStream")) continue;
@@ -79,9 +79,13 @@ function busiestSecond(slack: FakeSlack): number {
     list.push(c.at);
     byChannel.set(String(c.args.channel), list);
   }
+  return [...byChannel.values()].map((times) => times.sort((a, b) => a - b));
+}
+
+/** The most new messages one channel got within any 1,000 ms. */
+function busiestSecond(slack: FakeSlack): number {
   let most = 0;
-  for (const times of byChannel.values()) {
-    times.sort((a, b) => a - b);
+  for (const times of newMessageTimes(slack)) {
     for (let i = 0, j = 0; j < times.length; j++) {
       while (times[j] - times[i] >= 1_000) i++;
       most = Math.max(most, j - i + 1);
@@ -90,8 +94,15 @@ function busiestSecond(slack: FakeSlack): number {
   return most;
 }
 
+/** The least time between two new messages in one channel (NaN when no channel got two). */
+function leastGap(slack: FakeSlack): number {
+  const gaps = newMessageTimes(slack).flatMap((times) => times.slice(1).map((t, i) => t - times[i]));
+  return gaps.length ? Math.min(...gaps) : NaN;
+}
+
 /** One burst: `BURST` mentions `SPACING_MS` apart, in `channels` channels; resolves when every one has its ✅ or ⚠️. */
 async function burst(stack: BenchStack, s: Setup, label: string, channels: (i: number) => string): Promise<Result[]> {
+  const channelsUsed = new Set(Array.from({ length: BURST }, (_, i) => channels(i))).size;
   const clockOffset = Date.now() - performance.now();
   const cpuBefore = s.bots.map((b) => cpuMs(b.pid));
   const run = `${label.replace(/\W+/g, "")}${Date.now().toString(36)}`;
@@ -117,6 +128,7 @@ async function burst(stack: BenchStack, s: Setup, label: string, channels: (i: n
     summarize(`${label}: first visible text`, "ms", samples.map((x) => x.firstText), "event POST → the answer's first words at the fake Slack"),
     summarize(`${label}: command's end → ✅ (after the final message)`, "ms", samples.map((x) => x.final).filter((x) => !Number.isNaN(x))),
     single(`${label}: most messages in one channel in 1 s`, "msgs", busiestSecond(s.slack), turns, "chat.postMessage + chat.startStream; Slack allows ~1"),
+    ...(channelsUsed === 1 ? [single(`${label}: least time between two new messages in the channel`, "ms", leastGap(s.slack), turns, "as the fake Slack saw them arrive; the pace spaces them 1 s")] : []),
     single(`${label}: bot CPU per turn`, "ms", cpu / turns, turns, "user + system, all replicas, /proc"),
   ];
 }
@@ -147,7 +159,7 @@ async function alone(stack: BenchStack, s: Setup, label: string): Promise<Result
   return [summarize(`${label}, alone: command's end → final message`, "ms", samples, `${ALONE} mentions one at a time; target ≤ 200 ms p50`)];
 }
 
-/** The delivery claim every mention now costs, and an installation lookup from the cache against one that reads the Worker. */
+/** The delivery claim every mention now costs, the shared pace's slot every new message costs, and an installation lookup from the cache against one that reads the Worker. */
 async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   const worker = new WorkerClient({ baseUrl: stack.workerUrl, token: stack.token });
   const claims: number[] = [];
@@ -155,6 +167,13 @@ async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
     const t0 = performance.now();
     await worker.claimEvent("slack-TBENCH", `Ev${Date.now()}${i}`);
     claims.push(performance.now() - t0);
+  }
+  // A fresh channel per ask, as a busy workspace's new messages mostly are: the slot answers at once (waitMs 0).
+  const slots: number[] = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    const t0 = performance.now();
+    await worker.paceSlot("slack-TBENCH", { channel: `CB${Date.now()}${i}`, intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, holder: "bench" });
+    slots.push(performance.now() - t0);
   }
   const logger = createLogger(LogLevel.ERROR);
   const refresh = async () => {
@@ -176,6 +195,7 @@ async function sharedStateCosts(stack: BenchStack): Promise<Result[]> {
   };
   return [
     summarize("replicas: delivery claim (POST /api/claims)", "ms", claims, "one per mention, DM or welcome"),
+    summarize("replicas: channel pace slot (POST /api/pace)", "ms", slots, "one per new message, none per edit"),
     summarize("replicas: installation lookup, cached", "ms", await time(cached), "within 60 s of the last read"),
     summarize("replicas: installation lookup, Worker round trip", "ms", await time(uncached), "a cache miss: GET /api/installations"),
   ];

@@ -3,7 +3,7 @@ import { streamMessage } from "./client-stream.ts";
 import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
-import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
+import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
 import {
   scheduleResponseSchema,
@@ -38,6 +38,7 @@ import {
   type MessagesResponse,
 } from "./schemas.ts";
 import { eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
+import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
@@ -173,6 +174,20 @@ export class WorkerClient {
   /** Tells the room what was posted for the turn under `body.key` (repeatable: a second confirm changes nothing). */
   confirmDelivery(roomId: string, body: DeliveryConfirm): Promise<{ confirmed: boolean }> {
     return this.call("POST", `${roomPath(roomId)}/deliveries`, deliveryConfirmResponseSchema, body, true);
+  }
+
+  /** Keeps the answer under `key`, which this bot is still posting, leased to it (repeatable: each call extends the lease). */
+  holdDelivery(roomId: string, key: string): Promise<{ held: boolean }> {
+    return this.call("POST", `${roomPath(roomId)}/deliveries/hold`, deliveryHoldResponseSchema, { key }, true);
+  }
+
+  /**
+   * Reserves the next slot for a new message in `channel` of `scope` (shared by
+   * every replica): the wait before posting. Answers within PACE_ASK_TIMEOUT_MS
+   * or fails; never repeated, since a repeat would reserve a second slot.
+   */
+  paceSlot(scope: string, body: PaceSlotRequest): Promise<PaceSlot> {
+    return this.call("POST", `/api/pace/${encodeURIComponent(scope)}`, paceSlotResultSchema, body, false, PACE_ASK_TIMEOUT_MS);
   }
 
   /**

@@ -79,9 +79,15 @@ export class DeliveryLoop {
   }
 
   private pause(): Promise<void> {
+    // The listener goes with the pause: one left per pause on the loop's one signal would pile up while reads come back empty.
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, PAUSE_MS);
-      this.abort.signal.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(t);
+        this.abort.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const t = setTimeout(done, PAUSE_MS);
+      this.abort.signal.addEventListener("abort", done, { once: true });
     });
   }
 }

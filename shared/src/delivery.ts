@@ -22,6 +22,16 @@ export const deliveryConfirmSchema = z.object({
 export type DeliveryConfirm = z.input<typeof deliveryConfirmSchema>;
 export const deliveryConfirmResponseSchema = z.object({ confirmed: z.boolean() });
 
+/**
+ * A bot still posting the answer under `key` (waiting its channel's turn)
+ * keeps it from every other bot's delivery for DELIVERY_LEASE_MS, and asks
+ * again before that runs out; a bot that dies stops asking and the lease lapses.
+ */
+export const deliveryHoldSchema = z.object({ key: z.string().min(1, "Key cannot be empty").max(IDEMPOTENCY_KEY_MAX_CHARS) });
+export type DeliveryHold = z.input<typeof deliveryHoldSchema>;
+/** `held`: an answer waits under that key and is leased to the caller now; false when it is delivered or unknown. */
+export const deliveryHoldResponseSchema = z.object({ held: z.boolean() });
+
 /** One answer waiting for a bot: claimed (leased) for the bot that read it. */
 export const deliveryItemSchema = z.object({
   roomId: z.string(),

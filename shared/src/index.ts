@@ -2,6 +2,7 @@ export * from "./limits.ts";
 export * from "./schemas.ts";
 export * from "./delivery.ts";
 export * from "./claims.ts";
+export * from "./pace.ts";
 export * from "./room-id.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
@@ -21,7 +22,8 @@ export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
-export { AnswersInFlight } from "./answers-in-flight.ts";
+export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./answers-in-flight.ts";
+export { replicaPosting, WorkerPaceSlots } from "./pace-slots.ts";
 export {
   SANDBOX_NETWORKS,
   DEFAULT_SANDBOX_NETWORK,

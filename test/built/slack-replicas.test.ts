@@ -3,7 +3,7 @@ import { buttonClick, mentionEvent, postEvent, postInteraction, startFakeSlack, 
 import { startRoundRobin, type RoundRobin } from "../helpers/round-robin.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startPassThrough, type PassThrough } from "../reliability/pass-through.ts";
-import { answerTo, botReplies, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
+import { answerTo, botReplies, modelCallsFor, newChannel, newMessagesIn, readable } from "../slack/harness.ts";
 import { buildBots, type BotProc, type Built, runBuilt } from "./harness.ts";
 
 /**
@@ -72,11 +72,14 @@ const lastReplica = () => balancer.sentTo.at(-1)!.replica;
  * (answered by bolt, changing nothing) takes the turn of any replica before it.
  */
 async function nextGoesTo(replica: number): Promise<void> {
-  while ((balancer.sentTo.at(-1)!.replica + 1) % replicas.length !== replica) {
+  while (((balancer.sentTo.at(-1)?.replica ?? -1) + 1) % replicas.length !== replica) {
     await postEvent(events(), { token: "x", challenge: "steer", type: "url_verification" }, { secret: SECRET });
   }
 }
 const other = (replica: number) => (replica + 1) % replicas.length;
+/** The answers of `room` that reads of the Slack delivery feed handed to an outbox, as the Worker answered them. */
+const handedOutIn = (room: string) =>
+  worker.crossings.filter((c) => c.path === "/api/deliveries/slack").flatMap((c) => (c.answer as { items?: { roomId: string }[] } | undefined)?.items ?? []).filter((i) => i.roomId === room);
 const claimsOf = (eventId: string) => worker.crossings.filter((c) => c.path.startsWith("/api/claims/") && c.body?.id === eventId && c.status === 200);
 
 describe("two Slack replicas behind a load balancer", () => {
@@ -166,6 +169,62 @@ describe("two Slack replicas behind a load balancer", () => {
     expect(stack.executor!.calls.filter((c) => c.command === cmd)).toHaveLength(1);
     expect(worker.crossings.filter((c) => c.path === `/api/rooms/${room}/stop` && c.status === 200)).toHaveLength(1);
     expect(slack.ws.ephemeral.filter((e) => e.channel === channel && /Stopping/.test(e.text))).toHaveLength(1);
+  });
+
+  it("mentions in one channel landing on both replicas: its new messages reach Slack a second apart, each answer once", async () => {
+    const channel = newChannel();
+    const asked: { channel: string; ts: string; threadTs: string }[] = [];
+    const took: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const payload = mentionEvent(slack, { channel, text: `SAY: paced-across-replicas-${i}`, user: `U0PACE${i}` });
+      expect((await postEvent(events(), payload, { secret: SECRET })).status).toBe(200);
+      took.push(lastReplica());
+      asked.push({ channel, ts: String(payload.event.ts), threadTs: String(payload.event.ts) });
+    }
+    expect(new Set(took).size).toBe(2);
+    for (const [i, m] of asked.entries()) {
+      const replies = await answerTo(slack, m);
+      expect(replies).toHaveLength(1);
+      expect(readable(replies[0])).toContain(`paced-across-replicas-${i}`);
+    }
+    // Slack's own record of each new message's arrival: one a second across both replicas, not one a second each.
+    const created = newMessagesIn(slack, channel);
+    expect(created).toHaveLength(6);
+    for (const [i, c] of created.slice(1).entries()) expect(c.at - created[i].at).toBeGreaterThanOrEqual(950);
+    // The last answers waited past the 500 ms grace for their turn: their replicas held them, so no outbox (which
+    // would post a second copy) was ever handed one. Every answer is confirmed now, so no later read can be.
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    expect(handedOutIn(room)).toEqual([]);
+  });
+
+  it("an answer held past the delivery grace by the replica still posting it is handed to no outbox, and posted once", async () => {
+    const channel = newChannel();
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    // Slack holds the replica's first post of the answer: the answer waits, unconfirmed, well past the 500 ms grace.
+    const held = ["chat.startStream", "chat.postMessage"].map((m) => slack.hold(m));
+    try {
+      await nextGoesTo(0);
+      const payload = mentionEvent(slack, { channel, text: "SAY: held-by-its-replica" });
+      const ts = String(payload.event.ts);
+      await postEvent(events(), payload, { secret: SECRET });
+      await Promise.race(held.map((h) => h.arrived));
+      await expect.poll(async () => (await stack.client.history(room)).messages.length, { timeout: 20_000 }).toBe(2);
+      const since = worker.crossings.length;
+      const feedReads = (from = 0) => worker.crossings.slice(from).filter((c) => c.method === "GET" && c.path === "/api/deliveries/slack" && c.status === 200);
+      const handedOut = () => handedOutIn(room);
+      // Barrier: three reads of the feed begun after the answer was stored have come back (or one handed the answer out).
+      // A read returns once a room is listed (this one, at the grace's end) or after its long wait: each claimed what it
+      // could after the grace.
+      await expect.poll(() => handedOut().length > 0 || feedReads(since).length >= 3, { timeout: 40_000 }).toBe(true);
+      expect(handedOut()).toEqual([]);
+      for (const h of held) h.release();
+      const replies = await answerTo(slack, { channel, ts, threadTs: ts });
+      expect(replies).toHaveLength(1);
+      expect(readable(replies[0])).toContain("held-by-its-replica");
+      expect(newMessagesIn(slack, channel)).toHaveLength(1);
+    } finally {
+      for (const h of held) h.release();
+    }
   });
 
   it("an answer whose replica is killed mid-turn is delivered once by the other replica", async () => {

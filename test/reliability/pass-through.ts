@@ -11,6 +11,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  *   "not-json"  200 with an HTML error page, as a misrouted proxy would
  *   "reset"     the connection dropped without an answer
  *   "busy"      503 with Retry-After: 1, as the executor answers when its line is full
+ *   "hang"      no answer at all until the caller hangs up
  *
  * When the target is down, the connection is dropped too, so the caller sees
  * a host that cannot be reached. When the caller hangs up mid-request, the
@@ -21,7 +22,7 @@ import { listen, readBody, type Listening } from "../fakes/http.ts";
  * would be the pass-through's fault, not a fault of what it sits between.
  */
 
-export type Fault = "http-500" | "not-json" | "reset" | "busy";
+export type Fault = "http-500" | "not-json" | "reset" | "busy" | "hang";
 
 export interface Crossing {
   method: string;
@@ -32,6 +33,8 @@ export interface Crossing {
   status: number;
   /** Why the target gave no answer, when it did not. */
   error?: string;
+  /** The answer's body, when it was JSON. */
+  answer?: unknown;
 }
 
 export interface PassThrough extends Listening {
@@ -60,6 +63,13 @@ export async function startPassThrough(target: () => string | null, intercept?: 
         answer.on("error", drop);
         answer.on("end", () => {
           crossing.status = answer.statusCode ?? 0;
+          if (String(answer.headers["content-type"] ?? "").includes("json")) {
+            try {
+              crossing.answer = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+            } catch {
+              // Not JSON after all: left out.
+            }
+          }
           const out: Record<string, string> = { "content-type": String(answer.headers["content-type"] ?? "application/json") };
           if (answer.headers["retry-after"]) out["retry-after"] = String(answer.headers["retry-after"]);
           res.writeHead(crossing.status, out);
@@ -92,6 +102,7 @@ export async function startPassThrough(target: () => string | null, intercept?: 
     const crossing: Crossing = { method: req.method ?? "GET", path: new URL(req.url ?? "/", "http://x").pathname, body, status: 0 };
     const fault = intercept?.(crossing) ?? null;
     if (fault === "reset") return void req.socket.destroy();
+    if (fault === "hang") return;
     if (fault === "http-500") {
       res.writeHead(500, { "content-type": "application/json" });
       return void res.end(JSON.stringify({ error: "executor failed: ENOSPC: no space left on device" }));

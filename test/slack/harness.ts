@@ -171,6 +171,10 @@ export const readable = (msg: { text: string; blocks?: Record<string, unknown>[]
 /** The calls of `method` the bot made for `channel`. */
 export const callsIn = (slack: FakeSlack, method: string, channel: string): ApiCall[] => slack.callsOf(method).filter((c) => c.args.channel === channel);
 
+/** The calls that made a new message in `channel` (Slack accepted them), in the order they arrived. */
+export const newMessagesIn = (slack: FakeSlack, channel: string): ApiCall[] =>
+  [...callsIn(slack, "chat.postMessage", channel), ...callsIn(slack, "chat.startStream", channel)].filter((c) => c.ok).sort((a, b) => a.at - b.at);
+
 /** The calls that showed a live state (they carry the Stop button, the final message none): the ones the live interval spaces. */
 export const liveCalls = (calls: ApiCall[]): ApiCall[] => calls.filter((c) => JSON.stringify(c.args.blocks ?? "").includes(STOP_ACTION_ID));
 

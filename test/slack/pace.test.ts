@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, callsIn, mention, newChannel, readable, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, botReplies, callsIn, mention, newChannel, newMessagesIn, readable, startSlackSetup } from "./harness.ts";
 
 /**
  * One busy channel: answers to a burst of mentions reach Slack one new message
@@ -19,9 +19,7 @@ let bot: BotHandle;
 // The room offers an unconfirmed answer to the outbox after 2 s (15 s by default), so answers that wait their turn outlast it.
 startedForTests(() => startSlackSetup([{}], { vars: { DUET_DELIVERY_GRACE_MS: "2000" } }), (s) => ({ stack, slack, bots: [bot] } = s));
 
-/** The calls that made a new message in `channel` (Slack accepted them), in the order they arrived. */
-const newMessages = (channel: string) =>
-  [...callsIn(slack, "chat.postMessage", channel), ...callsIn(slack, "chat.startStream", channel)].filter((c) => c.ok).sort((a, b) => a.at - b.at);
+const newMessages = (channel: string) => newMessagesIn(slack, channel);
 
 describe("a burst of mentions in one Slack channel", () => {
   it("answers each once in its own thread, its new messages at least a second apart, while another channel is answered at once", async () => {

@@ -4,6 +4,7 @@ export { DuetAgent } from "./room/duet-agent.ts";
 export { InstallationStore } from "./installations/store-object.ts";
 export { DeliveryFeed } from "./outbox/feed-object.ts";
 export { EventClaims } from "./claims/claims-object.ts";
+export { PaceSlots } from "./pace/pace-object.ts";
 export { PersonUsage } from "./usage/person-object.ts";
 // Production binds this class as the `Sandbox` Durable Object (see wrangler.toml [env.production]);
 // ContainerProxy is where its outbound host rules are applied.

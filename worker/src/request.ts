@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { DuetError } from "@duet/shared";
+import { CLAIM_SCOPE, DuetError } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -12,6 +12,14 @@ export const methodNotAllowed = () => {
 };
 
 const invalid = (details: Record<string, string[]>) => new DuetError("invalid_request", "invalid request", { details });
+
+/** A scope route's `:scope` (a platform and workspace, as the bots' claims and pace name it), or a 400 naming it. */
+export function scopeOf(raw: string | undefined): string {
+  if (!raw || !CLAIM_SCOPE.test(raw)) {
+    throw invalid({ scope: ["Scope must be 1-100 characters from A-Z a-z 0-9 . _ - (a platform and workspace, e.g. slack-T123)"] });
+  }
+  return raw;
+}
 
 /** Reads and validates a JSON object body: malformed JSON and schema failures are 400 with zod's flattened field errors. */
 export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {

@@ -19,6 +19,10 @@ function confirm(room: string, key: string, messageId: string, final = true) {
   return api(`/api/rooms/${room}/deliveries`, { method: "POST", json: { key, messageId, final } });
 }
 
+function hold(room: string, key: string) {
+  return api(`/api/rooms/${room}/deliveries/hold`, { method: "POST", json: { key } });
+}
+
 describe("the outbox: answers kept until a bot confirms them", () => {
   it("a turn delivered live writes 3 rows: accepted, answered, confirmed", async () => {
     const room = freshRoom("cli-outbox");
@@ -97,6 +101,36 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     expect((await readFeed("slack", room)).items).toEqual([]);
     expect(await (await confirm(room, key, "1700000000.000500")).json()).toEqual({ confirmed: true });
   }, 60_000);
+
+  it("an answer its bot still holds is not handed to another bot, while one beside it past the grace is", async () => {
+    const room = freshRoom("cli-outbox");
+    const [held, free] = [unique("held"), unique("free")];
+    await send(room, "SAY: the held answer", { idempotencyKey: held, deliver: slackThread("C6") });
+    // Its bot is still posting it (waiting its channel's turn): the bot holds it before the grace ends.
+    expect(await (await hold(room, held)).json()).toEqual({ held: true });
+    await send(room, "SAY: the free answer", { idempotencyKey: free, deliver: slackThread("C6") });
+    // Barrier: the later answer is past the grace and handed out, so the earlier one is too, unless held.
+    const items = await feedUntilItems("slack", room);
+    expect(items.map((i) => i.key)).toEqual([free]);
+    expect(await (await confirm(room, free, "1700000000.000600")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, held, "1700000000.000700")).json()).toEqual({ confirmed: true });
+    // Delivered: nothing left to hold.
+    expect(await (await hold(room, held)).json()).toEqual({ held: false });
+    expect(await (await hold(room, "no-such-key")).json()).toEqual({ held: false });
+  });
+
+  it("refuses a hold without a key, or with a body that is not a JSON object, with 400", async () => {
+    const room = freshRoom("cli-outbox");
+    const empty = await hold(room, "");
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ details: { key: ["Key cannot be empty"] } });
+    const long = await hold(room, "k".repeat(5_000));
+    expect(long.status).toBe(400);
+    const malformed = await api(`/api/rooms/${room}/deliveries/hold`, { method: "POST", body: "{key:", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ details: { body: ["Body must be valid JSON (UTF-8)"] } });
+    expect((await api(`/api/rooms/${room}/deliveries/hold`)).status).toBe(405);
+  });
 
   it("refuses bad input with a clear message", async () => {
     const room = freshRoom("cli-outbox");

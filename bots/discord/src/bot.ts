@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { AnswersInFlight, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, DeliveryClaims, DeliveryLoop, InFlight, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -61,11 +61,10 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
   // The bot's own tokens, never shown in chat: the flow and the delivery loop redact them from everything posted.
   const secrets = [config.token, config.apiToken];
-  // Answers this process posts itself: its outbox delivery leaves them alone while they wait their channel's turn.
-  const answering = new AnswersInFlight();
+  // A second between new messages in a channel, shared with the other shard processes through the Worker; the
+  // answers this process is still posting are held there, so no outbox (its own or another's) delivers them.
+  const { pace, answering } = replicaPosting(worker, "discord", (line) => log.warn(line));
   const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
-  // One pace for the whole process: a second between new messages in a channel.
-  const pace = new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS });
   const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
 
   const client = new Client({

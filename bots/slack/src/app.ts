@@ -1,4 +1,4 @@
-import { AnswersInFlight, CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, WorkerClient } from "@duet/shared";
+import { DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
@@ -135,12 +135,12 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const client = auth ? built.client : new WorkspaceClient(undefined, clientOptions);
     const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
-    // One pace for the whole process: every new message it posts, in any workspace, waits its channel's turn.
-    const out = new SlackOut(client, logger, new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }));
+    // Every new message this process posts, in any workspace, waits its channel's turn, shared with the other replicas
+    // through the Worker; the answers it is still posting are held there, so their outbox leaves them alone.
+    const { pace, answering } = replicaPosting(worker, "slack", (line) => logger.warn(line));
+    const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    // Answers this process posts itself: its outbox delivery leaves them alone while they wait their channel's turn.
-    const answering = new AnswersInFlight();
     const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, newMessage: (channel, create) => out.newMessage(channel, create) });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });

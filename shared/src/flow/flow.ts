@@ -46,6 +46,7 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   if (view) return askLive(deps, surface, asker, question, view, request, reports);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
     const answer = await deps.worker.message(asker.room, request);
+    deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
@@ -104,6 +105,8 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       live = applyLiveEvent(live, e);
       view.update(live);
     });
+    // From here the answer waits on the channel's pace: held in the Worker so no other replica delivers it.
+    deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {

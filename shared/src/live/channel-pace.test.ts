@@ -83,4 +83,61 @@ describe("ChannelPace", () => {
     // The 200 channels last used 2 s ago hold nothing any more: only the new ones are kept.
     expect(pace.size).toBe(100);
   });
+
+  describe("with a pace shared by other processes", () => {
+    /** A shared pace whose answers the test gives by hand; records each channel asked. */
+    function sharedSlots() {
+      const asked: { channel: string; answer: (ms: number) => void; fail: () => void }[] = [];
+      const slots = {
+        wait: (channel: string) => new Promise<number>((resolve, reject) => asked.push({ channel, answer: resolve, fail: () => reject(new Error("unreachable")) })),
+      };
+      return { asked, slots };
+    }
+
+    it("asks it once per new message when the message's turn comes here, and waits the slot it gives", async () => {
+      const timers = new ManualTimers();
+      const { asked, slots } = sharedSlots();
+      const pace = new ChannelPace({ intervalMs: 1000, timers, slots });
+      const { posts, post } = channelPosts(timers, 100);
+      void pace.run("C1", post("C1", "a"));
+      void pace.run("C1", post("C1", "b"));
+      await timers.advance(0);
+      // Only the first message's turn has come: the second is asked for after it, never before.
+      expect(asked.map((a) => a.channel)).toEqual(["C1"]);
+      asked[0].answer(700); // another process has the channel for 700 ms more
+      await timers.advance(699);
+      expect(timers.pending).toBe(1);
+      await timers.advance(101);
+      expect(posts.map((p) => [p.text, p.start])).toEqual([["a", 700]]);
+      // This process still counts its own interval from the end of its call (800 + 1000), then asks again.
+      await timers.advance(999);
+      expect(asked).toHaveLength(1);
+      await timers.advance(1);
+      expect(asked).toHaveLength(2);
+      asked[1].answer(0);
+      await timers.advance(100);
+      expect(posts.map((p) => [p.text, p.start])).toEqual([["a", 700], ["b", 1800]]);
+    });
+
+    it("goes on with its own pace alone when the shared one fails or does not answer in time", async () => {
+      const timers = new ManualTimers();
+      const { asked, slots } = sharedSlots();
+      const pace = new ChannelPace({ intervalMs: 1000, timers, slots, askTimeoutMs: 1000 });
+      const { posts, post } = channelPosts(timers);
+      void pace.run("C1", post("C1", "a"));
+      await timers.advance(0);
+      asked[0].fail();
+      await timers.advance(0);
+      expect(posts.map((p) => [p.text, p.start])).toEqual([["a", 0]]);
+      void pace.run("C2", post("C2", "silent"));
+      await timers.advance(999);
+      expect(posts).toHaveLength(1);
+      await timers.advance(1);
+      expect(posts.map((p) => [p.text, p.start])).toEqual([["a", 0], ["silent", 1000]]);
+      // A late answer changes nothing.
+      asked[1].answer(5000);
+      await timers.advance(0);
+      expect(timers.pending).toBe(0);
+    });
+  });
 });

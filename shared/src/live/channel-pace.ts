@@ -1,3 +1,4 @@
+import { PACE_ASK_TIMEOUT_MS } from "../pace.ts";
 import { realTimers, type Timers } from "./throttle.ts";
 
 /**
@@ -15,9 +16,18 @@ import { realTimers, type Timers } from "./throttle.ts";
  * be after the arrival is the answer (a busy event loop may send a call late).
  * A call that hangs holds its channel for `holdMaxMs` at most.
  *
- * One pace per process: with N processes (replicas) a channel may get up to N
- * a second; the platform's 429 and Retry-After cover that rare overlap.
+ * Across processes (replicas), `slots` is the pace they share: when a call's
+ * turn comes here, the channel's next slot is asked for (one round trip per
+ * new message) and waited for before the call. If it does not answer within
+ * `askTimeoutMs` or fails, the call goes on this process's pace alone:
+ * delivery never blocks on the shared pace, and the platform's 429 with
+ * Retry-After covers a rare overlap.
  */
+
+/** The pace several processes share: the wait before a new message in `channel` may start. */
+export interface SharedSlots {
+  wait(channel: string, intervalMs: number): Promise<number>;
+}
 
 export interface ChannelPaceOptions {
   /** Least time between the end of one creating call in a channel and the start of the next. */
@@ -25,6 +35,10 @@ export interface ChannelPaceOptions {
   timers?: Timers;
   /** Longest a call keeps its channel waiting (a request that never answers). */
   holdMaxMs?: number;
+  /** The pace shared with other processes; without it, this process's alone. */
+  slots?: SharedSlots;
+  /** Longest wait for `slots` to answer before going on without it (PACE_ASK_TIMEOUT_MS). */
+  askTimeoutMs?: number;
 }
 
 /**
@@ -103,6 +117,7 @@ export class ChannelPace {
   }
 
   private async start<R>(channel: string, lane: Lane, create: () => Promise<R>): Promise<R> {
+    await this.sharedTurn(channel);
     let held = true;
     const release = () => {
       if (!held) return;
@@ -118,6 +133,19 @@ export class ChannelPace {
     } finally {
       release();
     }
+  }
+
+  /** Waits for the channel's slot in the shared pace, if there is one and it answers in time. */
+  private async sharedTurn(channel: string): Promise<void> {
+    const slots = this.opts.slots;
+    if (!slots) return;
+    const waitMs = await new Promise<number>((resolve) => {
+      const late = this.timers.setTimeout(() => resolve(0), this.opts.askTimeoutMs ?? PACE_ASK_TIMEOUT_MS);
+      const settle = (ms: number) => (this.timers.clearTimeout(late), resolve(ms));
+      slots.wait(channel, this.opts.intervalMs).then(settle, () => settle(0));
+    });
+    const capped = Math.min(waitMs, this.opts.holdMaxMs ?? PACE_HOLD_MAX_MS);
+    if (capped > 0) await new Promise<void>((resolve) => this.timers.setTimeout(resolve, capped));
   }
 
   private sweep(): void {

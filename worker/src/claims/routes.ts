@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { CLAIM_SCOPE, DuetError, eventClaimSchema } from "@duet/shared";
+import { eventClaimSchema } from "@duet/shared";
 import type { Vars } from "../vars.ts";
-import { methodNotAllowed, readJson } from "../request.ts";
+import { methodNotAllowed, readJson, scopeOf } from "../request.ts";
 import type { EventClaims } from "./claims-object.ts";
 
 /**
@@ -13,15 +13,6 @@ import type { EventClaims } from "./claims-object.ts";
 type ClaimBindings = Vars & { EVENT_CLAIMS: DurableObjectNamespace<EventClaims> };
 
 export const claimRoutes = new Hono<{ Bindings: ClaimBindings }>();
-
-function scopeOf(raw: string | undefined): string {
-  if (!raw || !CLAIM_SCOPE.test(raw)) {
-    throw new DuetError("invalid_request", "invalid request", {
-      details: { scope: ["Scope must be 1-100 characters from A-Z a-z 0-9 . _ - (a platform and workspace, e.g. slack-T123)"] },
-    });
-  }
-  return raw;
-}
 
 claimRoutes.post("/api/claims/:scope", async (c) => {
   const scope = scopeOf(c.req.param("scope"));

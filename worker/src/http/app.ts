@@ -4,6 +4,7 @@ import { DuetError, execRequestSchema, messageRequestSchema, STREAM_EVENTS_HEADE
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
+import { paceRoutes } from "../pace/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
 import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
@@ -86,6 +87,7 @@ app.route("/", deliveryRoutes);
 app.route("/", scheduleRoutes);
 app.route("/", installationRoutes);
 app.route("/", claimRoutes);
+app.route("/", paceRoutes);
 app.route("/", fileRoutes);
 
 app.delete("/api/rooms/:roomId", async (c) => {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DELIVERY_PLATFORMS, DELIVERY_WAIT_MAX_MS, DuetError, deliveryConfirmSchema, type DeliveryItem, type DeliveryPlatform } from "@duet/shared";
+import { DELIVERY_PLATFORMS, DELIVERY_WAIT_MAX_MS, DuetError, deliveryConfirmSchema, deliveryHoldSchema, type DeliveryItem, type DeliveryPlatform } from "@duet/shared";
 import type { Outcome } from "../outcome.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { room, send } from "./rooms.ts";
@@ -27,7 +27,8 @@ function waitOf(raw: string | undefined): number {
  * platform's feed (waiting up to waitMs for a room to be listed) and claims
  * the waiting answers of the rooms listed: `{items}`, each leased to this
  * read. `POST /api/rooms/:roomId/deliveries` `{key, messageId, final}`
- * records what a bot posted.
+ * records what a bot posted; `POST /api/rooms/:roomId/deliveries/hold` `{key}`
+ * keeps an answer a bot is still posting leased to it.
  */
 export const deliveryRoutes = new Hono<{ Bindings: Env }>();
 
@@ -50,3 +51,9 @@ deliveryRoutes.post("/api/rooms/:roomId/deliveries", async (c) => {
   return send(await stub.confirmDelivery(await readJson(c, deliveryConfirmSchema)));
 });
 deliveryRoutes.all("/api/rooms/:roomId/deliveries", methodNotAllowed);
+
+deliveryRoutes.post("/api/rooms/:roomId/deliveries/hold", async (c) => {
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.holdDelivery(await readJson(c, deliveryHoldSchema)));
+});
+deliveryRoutes.all("/api/rooms/:roomId/deliveries/hold", methodNotAllowed);

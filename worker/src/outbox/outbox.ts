@@ -96,6 +96,20 @@ export class Outbox {
   }
 
   /**
+   * A bot is still posting the answer under `key` itself: lease it to that bot
+   * for DELIVERY_LEASE_MS from now (never shortening a lease), so no feed read
+   * hands it to another. One row written per call; the bot calls every few seconds.
+   */
+  hold(key: string, now = Date.now()): { held: boolean } {
+    const changed = this.sql.exec(
+      `UPDATE duet_ledger SET lease_until = MAX(COALESCE(lease_until, 0), ?)
+       WHERE kind = 'message' AND idem_key = ? AND deliver IS NOT NULL AND delivered IS NULL AND received_at > ?`,
+      now + DELIVERY_LEASE_MS, key, now - IDEMPOTENCY_TTL_MS,
+    ).rowsWritten;
+    return { held: changed > 0 };
+  }
+
+  /**
    * The answers for `platform` a bot may deliver now: unconfirmed past the
    * grace time and not leased to another bot. Each is leased to the caller
    * (one row written each). A room with none left takes itself off the feed.

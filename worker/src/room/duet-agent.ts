@@ -2,6 +2,7 @@ import { Agent } from "agents";
 import type {
   DecisionRequest,
   DeliveryConfirm,
+  DeliveryHold,
   DeliveryPlatform,
   ExecRequest,
   MessageRequest,
@@ -118,6 +119,11 @@ export class DuetAgent extends Agent<Env> {
   /** A bot posted (or finished posting) a turn's answer. */
   async confirmDelivery(req: DeliveryConfirm): Promise<Outcome> {
     return guard(async () => ok(this.room.outbox.confirm(req, (key) => this.room.turns.running(key))));
+  }
+
+  /** A bot still posting a turn's answer keeps it leased to itself. */
+  async holdDelivery(req: DeliveryHold): Promise<Outcome> {
+    return guard(async () => ok(this.room.outbox.hold(req.key)));
   }
 
   async message(req: MessageRequest): Promise<WireOutcome> {

@@ -1,0 +1,64 @@
+import { AnswersInFlight } from "./answers-in-flight.ts";
+import type { WorkerClient } from "./client.ts";
+import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "./live/channel-pace.ts";
+
+/** Scopes a platform's channels are spread over when the key names no workspace. */
+const SHARES = 16;
+
+/**
+ * The channel pace every replica of a bot shares, kept in the Worker
+ * (`POST /api/pace/:scope`). A ChannelPace key is `workspace/channel` (Slack,
+ * whose channel ids are a workspace's own): the scope is the platform with the
+ * workspace. A bare channel id (Discord's are unique everywhere) is spread over
+ * SHARES scopes by its characters, so no one object answers for every guild.
+ */
+export class WorkerPaceSlots implements SharedSlots {
+  private failing = false;
+  /** This process, to the Worker: a slot after its own needs no margin. */
+  private readonly holder = crypto.randomUUID();
+
+  constructor(
+    private readonly worker: Pick<WorkerClient, "paceSlot">,
+    private readonly platform: "slack" | "discord",
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async wait(key: string, intervalMs: number): Promise<number> {
+    const cut = key.lastIndexOf("/");
+    const workspace = cut >= 0 ? key.slice(0, cut) : "";
+    const channel = key.slice(cut + 1);
+    const scope = `${this.platform}-${workspace || share(channel)}`;
+    try {
+      const { waitMs } = await this.worker.paceSlot(scope, { channel, intervalMs, holder: this.holder });
+      if (this.failing) this.log("The Worker's channel pace answers again; new messages follow it");
+      this.failing = false;
+      return waitMs;
+    } catch (err) {
+      // Said once per outage: while the Worker cannot answer, each new message would say it again.
+      if (!this.failing) this.log(`The Worker's channel pace did not answer (${(err as Error).message}); new messages follow this process's pace alone`);
+      this.failing = true;
+      throw err;
+    }
+  }
+}
+
+/** Which of SHARES scopes a channel id without a workspace falls in. */
+function share(channel: string): number {
+  let sum = 0;
+  for (let i = 0; i < channel.length; i++) sum = (sum * 31 + channel.charCodeAt(i)) % SHARES;
+  return sum;
+}
+
+/**
+ * What one bot process posts with, agreeing with its other replicas through
+ * the Worker: the pace of new messages per channel (one a second across every
+ * replica, this process's own pace when the Worker does not answer), and the
+ * answers it is still posting, held in the Worker so no other replica's outbox
+ * delivers them meanwhile.
+ */
+export function replicaPosting(worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">, platform: "slack" | "discord", log: (line: string) => void): { pace: ChannelPace; answering: AnswersInFlight } {
+  return {
+    pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, slots: new WorkerPaceSlots(worker, platform, log) }),
+    answering: new AnswersInFlight({ renew: (room, key) => worker.holdDelivery(room, key), log }),
+  };
+}

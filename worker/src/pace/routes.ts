@@ -1,0 +1,22 @@
+import { Hono } from "hono";
+import { paceSlotSchema } from "@duet/shared";
+import type { Vars } from "../vars.ts";
+import { methodNotAllowed, readJson, scopeOf } from "../request.ts";
+import type { PaceSlots } from "./pace-object.ts";
+
+/**
+ * `POST /api/pace/:scope` `{channel, intervalMs?, holder?}` → `{waitMs}`: the bots'
+ * shared pace for new messages (bearer auth and the body limit come from the
+ * `/api/*` middleware). One Durable Object per scope keeps its channels' slots.
+ */
+
+type PaceBindings = Vars & { PACE_SLOTS: DurableObjectNamespace<PaceSlots> };
+
+export const paceRoutes = new Hono<{ Bindings: PaceBindings }>();
+
+paceRoutes.post("/api/pace/:scope", async (c) => {
+  const scope = scopeOf(c.req.param("scope"));
+  const body = await readJson(c, paceSlotSchema);
+  return c.json({ waitMs: await c.env.PACE_SLOTS.getByName(scope).slot(body.channel, body.intervalMs, body.holder) });
+});
+paceRoutes.all("/api/pace/:scope", methodNotAllowed);
