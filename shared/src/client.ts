@@ -37,7 +37,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
-import { eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
+import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
@@ -54,8 +54,9 @@ export class WorkerClient {
     this.t = new WorkerTransport(opts);
   }
 
-  message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
-    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
+  /** `claim`: this delivery's claimant (CLAIM_HEADER); another delivery of the same key is refused with `answered_elsewhere`. */
+  message(roomId: string, body: MessageRequest, opts: { claim?: string } = {}): Promise<MessageResponse> {
+    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey), undefined, claimHeaders(opts.claim));
   }
 
   /**
@@ -65,8 +66,8 @@ export class WorkerClient {
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
-  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal } = {}): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal);
+  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string } = {}): Promise<MessageResponse> {
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim));
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
@@ -205,9 +206,9 @@ export class WorkerClient {
    * requests (reads, deletes, keyed messages) after a lost connection or a 500,
    * any request that never reached the Worker.
    */
-  private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number): Promise<z.infer<S>> {
+  private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number, headers?: Record<string, string>): Promise<z.infer<S>> {
     return this.t.retrying(
-      async () => this.t.read(await this.t.send(method, path, { body, timeoutMs }), schema),
+      async () => this.t.read(await this.t.send(method, path, { body, timeoutMs, headers }), schema),
       (e) => isTransient(e) && (repeatable || Boolean(e.refused)),
     );
   }
@@ -217,5 +218,7 @@ export class WorkerClient {
 const HEALTH_TIMEOUT_MS = 5_000;
 /** A feed read answers by its wait plus the rooms' claims. */
 const DELIVERY_READ_MARGIN_MS = 15_000;
+
+const claimHeaders = (claim: string | undefined): Record<string, string> => (claim ? { [CLAIM_HEADER]: claim } : {});
 
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;

@@ -1,6 +1,6 @@
 import type { DuetCommand } from "../commands.ts";
 import { sanitizeChatText } from "../format/sanitize.ts";
-import { attempt, failure, outcome, withProgress } from "./attempt.ts";
+import { answeredElsewhere, attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
@@ -44,11 +44,18 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request, reports);
+  let elsewhere = false;
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    const answer = await deps.worker.message(asker.room, request);
-    deps.roomUsed?.(asker.room);
-    return { kind: "answer", answer, question, user: asker.user };
+    try {
+      const answer = await deps.worker.message(asker.room, request, claimOf(asker));
+      deps.roomUsed?.(asker.room);
+      return { kind: "answer", answer, question, user: asker.user };
+    } catch (err) {
+      elsewhere = answeredElsewhere(err);
+      throw err;
+    }
   });
+  if (elsewhere) return "elsewhere";
   const posted = await surface.post(reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
@@ -95,6 +102,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
+  let elsewhere = false;
   try {
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
       // Waiting is not answering: progress goes on, and the live answer has not begun.
@@ -103,15 +111,18 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
-    });
+    }, claimOf(asker));
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {
+    // Refused before any event: the live view has shown nothing, and is left unshown.
+    if (answeredElsewhere(err)) elsewhere = true;
     reply = failure(deps, "ask", asker.room, err);
     ok = false;
   } finally {
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
   }
+  if (elsewhere) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
   if (ok) await answered(deps, surface, asker, posted, reply);
@@ -218,3 +229,6 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return helpWithSettings(deps, surface, asker, command.problem);
   }
 }
+
+/** The claim an ask makes on its key, when its front end gives one (see Asker.claim). */
+const claimOf = (asker: Asker): { claim?: string } => (asker.claim ? { claim: asker.claim } : {});
