@@ -44,18 +44,12 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request, reports);
-  let elsewhere = false;
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    try {
-      const answer = await deps.worker.message(asker.room, request, claimOf(asker));
-      deps.roomUsed?.(asker.room);
-      return { kind: "answer", answer, question, user: asker.user };
-    } catch (err) {
-      elsewhere = answeredElsewhere(err);
-      throw err;
-    }
+    const answer = await deps.worker.message(asker.room, request, claimOf(asker));
+    deps.roomUsed?.(asker.room);
+    return { kind: "answer", answer, question, user: asker.user };
   });
-  if (elsewhere) return "elsewhere";
+  if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await surface.post(reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
@@ -102,7 +96,6 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
-  let elsewhere = false;
   try {
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
       // Waiting is not answering: progress goes on, and the live answer has not begun.
@@ -115,14 +108,13 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {
-    // Refused before any event: the live view has shown nothing, and is left unshown.
-    if (answeredElsewhere(err)) elsewhere = true;
     reply = failure(deps, "ask", asker.room, err);
     ok = false;
   } finally {
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
   }
-  if (elsewhere) return "elsewhere";
+  // Refused before any event: the live view has shown nothing, and is left unshown.
+  if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
   if (ok) await answered(deps, surface, asker, posted, reply);
