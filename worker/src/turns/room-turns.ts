@@ -6,6 +6,7 @@ import { CONTEXT_TURNS } from "../storage/history-view.ts";
 import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
+import { Claimants } from "./claimants.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
@@ -34,6 +35,7 @@ const DELETED = "this room was deleted while the message was being answered";
 export class RoomTurns {
   private readonly queue = new TurnQueue();
   private readonly replays = new Replays();
+  private readonly claimants = new Claimants();
   private readonly live = new LiveTurns();
   /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
   private epoch = 0;
@@ -76,8 +78,9 @@ export class RoomTurns {
     });
   }
 
-  async message(req: MessageRequest): Promise<Outcome> {
-    return (await this.open(req, false)).answer;
+  /** `claim`: the asking delivery's claimant (Claimants); another one's request for a known key is refused. */
+  async message(req: MessageRequest, claim?: string): Promise<Outcome> {
+    return (await this.open(req, false, claim)).answer;
   }
 
   /**
@@ -86,8 +89,8 @@ export class RoomTurns {
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
    * `accepts` names the optional events the client reads (`queued`).
    */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.open(req, true);
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
+    const { answer, channel, joined } = await this.open(req, true, claim);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
@@ -108,7 +111,7 @@ export class RoomTurns {
    * `live`: the caller follows the turn as it happens, so the model streams;
    * a retry that joins a turn asked for whole gets its text in one piece.
    */
-  private async open(req: MessageRequest, live: boolean): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
+  private async open(req: MessageRequest, live: boolean, claim?: string): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
     // Asked first: a person's budget may be counted in another object (an RPC, during which
     // another request may come in), and from the key's lookup to the turn's admission nothing
@@ -121,14 +124,22 @@ export class RoomTurns {
         return answer ? withHistory(answer, ledger) : null;
       };
       const running = this.live.find(replayKey("message", key));
-      if (running) return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
+      // A second delivery of the event (another claimant) is refused here, before it follows anything.
+      if (running) {
+        this.claimants.follow(key, claim);
+        return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
+      }
       const replay = await this.replays.find(replayKey("message", key), stored);
-      if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
+      if (replay) {
+        this.claimants.follow(key, claim);
+        return { answer: Promise.resolve(replay), channel: null, joined: true };
+      }
     }
     const redact = this.room.deps().redact;
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
+    if (key && claim) this.claimants.own(key, claim);
     const turn = this.accept(place, () =>
       ledger.accept({
         kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(),
