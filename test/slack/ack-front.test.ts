@@ -93,7 +93,8 @@ describe("the Slack ack front", () => {
 
   it("stops in the middle of a stream of events: each one Slack got a 200 for is answered by the time the bot has stopped, the rest are refused", async () => {
     const stopping = await startBot(slack, stack);
-    const sent = mentions(20, (marker) => `SAY: around the stop ${marker}`, stopping.url, 100);
+    // Spread over five seconds, so the stop reaches the front while some are still to come, even on a loaded machine.
+    const sent = mentions(20, (marker) => `SAY: around the stop ${marker}`, stopping.url, 250);
     let firstAck!: () => void;
     const acking = new Promise<void>((resolve) => (firstAck = resolve));
     const delivered = deliver(

@@ -147,9 +147,10 @@ describe("when the Worker fails", () => {
 describe("Slack rate limits", () => {
   it("waits out a 429 for its Retry-After, then posts the answer once", async () => {
     const channel = newChannel();
-    // The answer's first call: it starts a stream.
+    // The answer's first call: it starts a stream (the answer drips for a few seconds, words enough
+    // to show early, so it is still going when its first message's turn comes, not posted whole).
     slack.rateLimit("chat.startStream", 1, 1);
-    const m = await mention(slack, bot, { channel, text: "SAY: after-the-429" });
+    const m = await mention(slack, bot, { channel, text: `CHUNK:12 DRIP:300 SAY: after-the-429 ${"and more words ".repeat(10)}` });
     const replies = await answerTo(slack, m);
     expect(replies).toHaveLength(1);
     expect(readable(replies[0])).toContain("after-the-429");
