@@ -57,12 +57,14 @@ describe("a message that claims its key", () => {
     expect((await history(room)).map((m) => m.text)).toEqual([text, "answered for its asker"]);
   });
 
-  it("a claimant the room no longer knows (a new instance) is refused: the answer waits in the outbox instead", async () => {
+  it("the first claimant is kept with the turn: after an eviction its retry gets the stored answer, and another claimant is still refused", async () => {
     const room = freshRoom();
     const text = `SAY: kept ${unique("claim-evicted")}`;
     expect((await sendClaimed(room, text, "Ev-evicted", "replica-a")).status).toBe(200);
     await killRoom(room);
-    expect(await sendClaimed(room, text, "Ev-evicted", "replica-a")).toMatchObject({ status: 409, body: { code: "answered_elsewhere" } });
+    expect(await sendClaimed(room, text, "Ev-evicted", "replica-b")).toMatchObject({ status: 409, body: { code: "answered_elsewhere" } });
+    expect(await sendClaimed(room, text, "Ev-evicted", "replica-a")).toMatchObject({ status: 200, body: { replayed: true } });
+    expect((await history(room)).map((m) => m.role)).toEqual(["user", "agent"]);
   });
 
   it("a request without the header is answered as before: a repeat of its key is replayed", async () => {

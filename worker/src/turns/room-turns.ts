@@ -6,7 +6,7 @@ import { CONTEXT_TURNS } from "../storage/history-view.ts";
 import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
-import { Claimants } from "./claimants.ts";
+import { followClaim } from "./claimants.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
@@ -35,7 +35,6 @@ const DELETED = "this room was deleted while the message was being answered";
 export class RoomTurns {
   private readonly queue = new TurnQueue();
   private readonly replays = new Replays();
-  private readonly claimants = new Claimants();
   private readonly live = new LiveTurns();
   /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
   private epoch = 0;
@@ -78,7 +77,7 @@ export class RoomTurns {
     });
   }
 
-  /** `claim`: the asking delivery's claimant (Claimants); another one's request for a known key is refused. */
+  /** `claim`: the asking delivery's claimant (followClaim); another one's request for a known key is refused. */
   async message(req: MessageRequest, claim?: string): Promise<Outcome> {
     return (await this.open(req, false, claim)).answer;
   }
@@ -126,12 +125,12 @@ export class RoomTurns {
       const running = this.live.find(replayKey("message", key));
       // A second delivery of the event (another claimant) is refused here, before it follows anything.
       if (running) {
-        this.claimants.follow(key, claim);
+        followClaim(ledger.claimantOf("message", key), claim);
         return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
       }
       const replay = await this.replays.find(replayKey("message", key), stored);
       if (replay) {
-        this.claimants.follow(key, claim);
+        followClaim(ledger.claimantOf("message", key), claim);
         return { answer: Promise.resolve(replay), channel: null, joined: true };
       }
     }
@@ -139,10 +138,9 @@ export class RoomTurns {
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
-    if (key && claim) this.claimants.own(key, claim);
     const turn = this.accept(place, () =>
       ledger.accept({
-        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(),
+        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(), claimant: (key && claim) || null,
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
         deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
       }),
