@@ -12,6 +12,18 @@ import { z } from "zod";
 /** A scope names the platform and the workspace or guild: the same characters as room ids. */
 export const CLAIM_SCOPE = /^[A-Za-z0-9._-]{1,100}$/;
 
+/**
+ * A message request may claim its idempotency key (`duet-claim: <claimant>`,
+ * one value per delivery the bot received): the room answers the first
+ * claimant of a key and refuses any other with `answered_elsewhere` (409),
+ * while the same claimant (its own retry of a lost connection) follows the
+ * turn as before. The room (one per channel or thread) is where every
+ * delivery of an event goes anyway, so this takes no extra round trip.
+ */
+export const CLAIM_HEADER = "duet-claim";
+/** A claimant: the same characters as a scope. */
+export const CLAIMANT = CLAIM_SCOPE;
+
 /** Slack retries an event three times over ~5 minutes; a claim outlives the last retry. */
 export const CLAIM_TTL_MS = 10 * 60 * 1000;
 /** The longest a claim may be kept: a day covers any platform's redelivery. */

@@ -17,6 +17,7 @@ export async function streamMessage(
   body: MessageRequest,
   onEvent: (e: TurnStreamEvent) => void,
   signal?: AbortSignal,
+  headers: Record<string, string> = {},
 ): Promise<MessageResponse> {
   // Events handed out so far. A replay starts from the turn's first event (a stored answer is only `done`).
   let handedOut = 0;
@@ -24,7 +25,7 @@ export async function streamMessage(
   const lost = (e: DuetError) => (e.code === "worker_unreachable" || e.code === "worker_timeout") && Boolean(body.idempotencyKey);
   return t.retrying(() => {
     let index = 0;
-    return streamOnce(t, path, body, signal, (e) => {
+    return streamOnce(t, path, body, { ...READS, ...headers }, signal, (e) => {
       if (index++ < handedOut) return;
       handedOut++;
       onEvent(e);
@@ -39,6 +40,7 @@ async function streamOnce(
   t: WorkerTransport,
   path: string,
   body: MessageRequest,
+  headers: Record<string, string>,
   signal: AbortSignal | undefined,
   deliver: (e: TurnStreamEvent) => void,
 ): Promise<MessageResponse> {
@@ -57,7 +59,7 @@ async function streamOnce(
   try {
     let res: Response;
     try {
-      res = await t.send("POST", path, { body, accept: "text/event-stream", headers: READS, signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
+      res = await t.send("POST", path, { body, accept: "text/event-stream", headers, signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
     } catch {
       throw lost();
     }

@@ -37,7 +37,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
-import { eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
+import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import type { z } from "zod";
 
@@ -55,8 +55,9 @@ export class WorkerClient {
     this.t = new WorkerTransport(opts);
   }
 
-  message(roomId: string, body: MessageRequest): Promise<MessageResponse> {
-    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey));
+  /** `claim`: this delivery's claimant (CLAIM_HEADER); another delivery of the same key is refused with `answered_elsewhere`. */
+  message(roomId: string, body: MessageRequest, opts: { claim?: string } = {}): Promise<MessageResponse> {
+    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey), undefined, claimHeaders(opts.claim));
   }
 
   /**
@@ -66,8 +67,8 @@ export class WorkerClient {
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
-  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal } = {}): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal);
+  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string } = {}): Promise<MessageResponse> {
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim));
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
@@ -220,9 +221,9 @@ export class WorkerClient {
    * requests (reads, deletes, keyed messages) after a lost connection or a 500,
    * any request that never reached the Worker.
    */
-  private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number): Promise<z.infer<S>> {
+  private call<S extends z.ZodType>(method: string, path: string, schema: S, body: unknown, repeatable: boolean, timeoutMs?: number, headers?: Record<string, string>): Promise<z.infer<S>> {
     return this.t.retrying(
-      async () => this.t.read(await this.t.send(method, path, { body, timeoutMs }), schema),
+      async () => this.t.read(await this.t.send(method, path, { body, timeoutMs, headers }), schema),
       (e) => isTransient(e) && (repeatable || Boolean(e.refused)),
     );
   }
@@ -232,5 +233,7 @@ export class WorkerClient {
 const HEALTH_TIMEOUT_MS = 5_000;
 /** A feed read answers by its wait plus the rooms' claims. */
 const DELIVERY_READ_MARGIN_MS = 15_000;
+
+const claimHeaders = (claim: string | undefined): Record<string, string> => (claim ? { [CLAIM_HEADER]: claim } : {});
 
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;

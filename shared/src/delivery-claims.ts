@@ -17,6 +17,15 @@ export class DeliveryClaims {
   ) {}
 
   /**
+   * False for a repeat this process saw itself; no Worker call. For a delivery
+   * whose ask claims it in its room (CLAIM_HEADER, with `newClaimant()`),
+   * which refuses any other replica's delivery of the same event.
+   */
+  firstHere(scope: string, id: string): boolean {
+    return this.local.first(`${scope}/${id}`);
+  }
+
+  /**
    * True when this replica is the first to take delivery `id` in `scope`
    * (`slack-T123`, `discord-456`). When the Worker cannot say, the delivery is
    * answered: the turn's idempotency key still keeps its commands from running
@@ -32,3 +41,6 @@ export class DeliveryClaims {
     }
   }
 }
+
+/** A claimant for one delivery's ask (CLAIM_HEADER): unique, so no other delivery of the event shares it. */
+export const newClaimant = (): string => crypto.randomUUID();

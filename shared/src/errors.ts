@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   method_not_allowed: 405,
   /** An approval that was already run or skipped. */
   already_decided: 409,
+  /** A claimed message (CLAIM_HEADER) whose key another delivery of the same event asked with first: that one answers it. */
+  answered_elsewhere: 409,
   /** An approval that waited past DUET_APPROVAL_TTL_MS: nothing was run. */
   approval_expired: 410,
   payload_too_large: 413,
@@ -99,6 +101,8 @@ export function describeForUser(err: unknown): string {
       const fields = err.details ? Object.values(err.details).flat().join("; ") : "";
       return `That request was not accepted: ${fields || err.message}.`;
     }
+    case "answered_elsewhere":
+      return "This message is already being answered by another delivery of it.";
     case "already_decided":
       return `That command was already decided (${err.message}); nothing changed.`;
     case "approval_expired":

@@ -19,7 +19,7 @@ export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalIntVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
 export { MODEL_PROVIDERS, MODEL_SETTING_VARS, modelSettingFields, readModelList, type ModelProviderName, type OfferedModel } from "./model-settings.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
-export { DeliveryClaims } from "./delivery-claims.ts";
+export { DeliveryClaims, newClaimant } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
 export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./answers-in-flight.ts";

@@ -4,8 +4,9 @@ import { listen, readBody } from "../fakes/http.ts";
 /**
  * A pass-through between a bot and the Worker that records what the bot asked
  * of it (method, path, JSON body, and the Worker's status once answered), and
- * can hold a matching request so it never reaches the Worker: the barrier for
- * "the bot died after posting but before confirming".
+ * can hold a matching request so it does not reach the Worker: the barrier for
+ * "the bot died after posting but before confirming", or, released, for "what
+ * the bot shows while the Worker has not answered yet".
  */
 
 export interface TappedCall {
@@ -19,8 +20,10 @@ export interface TappedCall {
 export interface WorkerTap {
   url: string;
   calls: TappedCall[];
-  /** Requests for which `pred` is true are held from now on: recorded, never forwarded, never answered. */
+  /** Requests for which `pred` is true are held from now on: recorded, not forwarded, not answered (until `release`). */
   hold(pred: (call: TappedCall) => boolean): void;
+  /** Holds nothing more, and forwards the requests held so far. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -28,6 +31,7 @@ export async function startWorkerTap(workerUrl: string): Promise<WorkerTap> {
   const upstream = new URL(workerUrl);
   const calls: TappedCall[] = [];
   let held: ((call: TappedCall) => boolean) | null = null;
+  const waiting: (() => void)[] = [];
   const server = await listen(async (req, res) => {
     const raw = await readBody(req);
     let body: unknown = null;
@@ -38,7 +42,7 @@ export async function startWorkerTap(workerUrl: string): Promise<WorkerTap> {
     }
     const call: TappedCall = { method: req.method ?? "GET", path: req.url ?? "/", body, status: 0 };
     calls.push(call);
-    if (held?.(call)) return;
+    if (held?.(call)) await new Promise<void>((resume) => waiting.push(resume));
     await new Promise<void>((resolve) => {
       const out = request(
         { host: upstream.hostname, port: upstream.port, method: call.method, path: call.path, headers: { ...req.headers, host: upstream.host } },
@@ -64,6 +68,10 @@ export async function startWorkerTap(workerUrl: string): Promise<WorkerTap> {
     url: server.url,
     calls,
     hold: (pred) => (held = pred),
+    release: () => {
+      held = null;
+      for (const resume of waiting.splice(0)) resume();
+    },
     close: () => server.close(),
   };
 }

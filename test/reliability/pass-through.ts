@@ -1,5 +1,6 @@
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import { listen, readBody, type Listening } from "../fakes/http.ts";
+import { CLAIM_HEADER } from "@duet/shared";
 
 /**
  * An HTTP pass-through on 127.0.0.1, put between two real parts (bot → Worker,
@@ -54,7 +55,8 @@ export async function startPassThrough(target: () => string | null, intercept?: 
       }
       // Identity: the body goes back as it came, and no Content-Encoding is passed on.
       const headers: Record<string, string> = { "accept-encoding": "identity" };
-      for (const name of ["authorization", "content-type"]) if (req.headers[name]) headers[name] = String(req.headers[name]);
+      // The claim names the delivery asking (a replica), as a proxy passes it on; Accept stays behind, so every answer crosses whole as JSON.
+      for (const name of ["authorization", "content-type", CLAIM_HEADER]) if (req.headers[name]) headers[name] = String(req.headers[name]);
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       if (hasBody) headers["content-length"] = String(Buffer.byteLength(raw));
       const upstream = request(`${base}${req.url}`, { method: req.method, headers, agent: false }, (answer) => {

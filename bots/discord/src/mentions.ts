@@ -1,5 +1,5 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask, EMPTY_MENTION_HINT, shareFiles } from "@duet/shared";
+import { ask, EMPTY_MENTION_HINT, newClaimant, shareFiles } from "@duet/shared";
 import { DM_ANSWER } from "./commands.ts";
 import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
@@ -39,13 +39,17 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   // Only the mention goes: indentation and blank lines in pasted code stay as typed.
   const question = message.content.replace(mention, "");
   // The Worker would replay its stored answer for a repeated id; the claim keeps it from being posted twice.
+  // A question is claimed by its ask, in its room (no round trip of its own before the answer starts);
+  // files go to the workspace before the turn, so they take the Worker's separate claim first.
   // An empty mention without files only gets a hint, which needs neither a claim nor the Worker.
-  if ((question.trim() || message.attachments.size) && !(await deps.claims.first(`discord-${message.guildId}`, message.id))) return;
+  const scope = `discord-${message.guildId}`;
+  const askClaims = !message.attachments.size;
+  if (askClaims ? !deps.claims.firstHere(scope, message.id) : !(await deps.claims.first(scope, message.id))) return;
 
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
   const surface = messageSurface(message, room, deps);
-  const asker = { room, user: message.author.id, name: authorName(message), key: message.id, deliver: discordTarget(channel.id, message.id) };
+  const asker = { room, user: message.author.id, name: authorName(message), key: message.id, ...(askClaims ? { claim: newClaimant() } : {}), deliver: discordTarget(channel.id, message.id) };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
   await ask(deps.flow, surface, asker, mentionsAsNames(message, question), EMPTY_MENTION_HINT);

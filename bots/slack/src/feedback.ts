@@ -6,11 +6,13 @@ import type { SlackOut } from "./slack-api.ts";
  * What people see on their mention while Duet works: 👀 straight away, then ✅
  * when the answer is posted or ⚠️ when it failed.
  *
- * The 👀 is also the claim on the message. Slack answers `already_reacted` when
- * this bot has reacted before, and that answer is the same for every replica and
- * survives restarts, so a redelivered event (a retry, or the same event after a
- * restart) finds the claim taken and posts nothing. For that reason 👀 stays on
- * the message after the answer; removing it would let a late retry answer twice.
+ * Where no turn claims the message (a file upload first, an empty mention's
+ * hint) the 👀 is also a claim on it. Slack answers `already_reacted` when this
+ * bot has reacted before, and that answer is the same for every replica and
+ * survives restarts, so a redelivered event finds the claim taken and posts
+ * nothing. For that reason 👀 stays on the message after the answer; removing
+ * it would let a late retry answer twice. A question's claim is its ask's, in
+ * its room (turn.ts); there the 👀 goes out beside the ask and is feedback only.
  */
 
 export const REACTION_WORKING = "eyes";

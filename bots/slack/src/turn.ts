@@ -1,4 +1,4 @@
-import { ask, type DeliveryClaims, type FlowDeps, shareFiles } from "@duet/shared";
+import { ask, type DeliveryClaims, type FlowDeps, newClaimant, sanitizeChatText, shareFiles } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -107,7 +107,19 @@ export interface MessageKind {
 /** The scope a workspace's deliveries are claimed in (its event ids are unique within it). */
 export const slackScope = (teamId: string): string => `slack-${teamId}`;
 
-/** Read the event, keep it only if a person wrote it, drop repeats, claim it (👀), ask, mark the end (✅ or ⚠️). */
+/**
+ * Read the event, keep it only if a person wrote it, drop repeats, claim it
+ * with 👀 beside it, ask, mark the end (✅ or ⚠️).
+ *
+ * A question is claimed by its ask: the room (every delivery of the event
+ * comes to the same one) refuses a second delivery's claim, so the 👀 goes out
+ * beside the ask instead of after a claim's own round trip to the Worker
+ * (measured: that round trip was most of the time to the 👀, and about a
+ * quarter of the time to the answer). The 👀 is then only feedback: a repeat
+ * adds it again (`already_reacted`, harmless) and the room's answer decides.
+ * Files and an empty mention act before or without a turn (an upload, a
+ * hint), so they take the Worker's separate claim first, as before.
+ */
 export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEvent: unknown, rawBody: unknown): Promise<void> {
   const { logger, out } = deps;
   const parsed = parseEvent(kind.schema, rawEvent, rawBody, kind.label, logger);
@@ -118,13 +130,15 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     logger.warn(`Ignored ${kind.label} ${parsed.eventId} without a team id`);
     return;
   }
-  if (!(await deps.claims.first(slackScope(parsed.place.teamId), parsed.eventId))) {
+  const scope = slackScope(parsed.place.teamId);
+  const msg = { channel: parsed.place.channel, ts: parsed.place.ts };
+  const askClaims = !e.files?.length && sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId))) !== "";
+  if (!(askClaims ? deps.claims.firstHere(scope, parsed.eventId) : await deps.claims.first(scope, parsed.eventId))) {
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
     return;
   }
-  const msg = { channel: parsed.place.channel, ts: parsed.place.ts };
-  const claim = await claimAndShowWorking(out, msg);
-  if (claim === "taken") {
+  const working = claimAndShowWorking(out, msg);
+  if (!askClaims && (await working) === "taken") {
     logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
   }
@@ -135,9 +149,14 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
   const name = await deps.people.name(teamId, e.user);
-  const asker = { room, user: e.user, key: parsed.eventId, deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}) };
+  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}) };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);
+  await working;
+  if (outcome === "elsewhere") {
+    logger.debug(`Skipped a repeated delivery of ${parsed.eventId} (another delivery of it asked the room first)`);
+    return;
+  }
   await showDone(out, msg, outcome === "answered");
 }

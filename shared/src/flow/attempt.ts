@@ -7,6 +7,9 @@ import type { FlowDeps, Outcome } from "./types.ts";
 
 export const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted ? "answered" : "failed");
 
+/** The room refused this delivery's claim: another delivery of the same event answers it, and this one posts nothing. */
+export const answeredElsewhere = (reply: Reply): boolean => reply.kind === "error" && reply.code === "answered_elsewhere";
+
 /** A failure in words for the person, and a line in the log for the operator. */
 export function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
   deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
+import { CLAIM_HEADER } from "../claims.ts";
 import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../schemas.ts";
 import { queuedNote } from "../words/queue.ts";
 import { ask, help, history, reset, run, runCommand } from "./flow.ts";
@@ -83,6 +84,23 @@ describe("ask", () => {
     expect(seen.posted).toEqual([{ kind: "error", code: "model_error", text: "The AI model failed to answer (upstream 500). Please try again in a moment." }]);
     expect(logged).toEqual(["ask in slack-T1-C1 failed: upstream 500"]);
     expect(used).toEqual([]);
+  });
+
+  it("a claimed ask that another delivery asked first posts nothing, live or whole, and ends elsewhere", async () => {
+    const claims: (string | null)[] = [];
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      claims.push(new Headers(init?.headers).get(CLAIM_HEADER));
+      return new Response(JSON.stringify({ error: "another delivery of this event asked first", code: "answered_elsewhere" }), { status: 409, headers: { "content-type": "application/json" } });
+    };
+    const deps: FlowDeps = { worker: new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 }), log: () => {} };
+    const seen: Seen = { events: [], posted: [], privately: [], requests: [] };
+    const whole = fakeSurface(seen);
+    const live: ChatSurface = { ...whole, live: () => ({ update: () => void seen.events.push("update"), finish: async () => (seen.events.push("finish"), { id: "live" }) }) };
+    const claimed = { ...asker, claim: "delivery-1" };
+    expect(await ask({ ...deps, streaming: false }, whole, claimed, "hello")).toBe("elsewhere");
+    expect(await ask(deps, live, claimed, "hello")).toBe("elsewhere");
+    expect(claims).toEqual(["delivery-1", "delivery-1"]);
+    expect(seen.events).toEqual(["progress:on", "progress:off", "progress:on", "progress:off"]);
   });
 
   it("counts an answer the platform refused as failed", async () => {

@@ -1,6 +1,6 @@
 import type { DuetCommand } from "../commands.ts";
 import { sanitizeChatText } from "../format/sanitize.ts";
-import { attempt, failure, outcome, withProgress } from "./attempt.ts";
+import { answeredElsewhere, attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
@@ -45,11 +45,12 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request, reports);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    const answer = await deps.worker.message(asker.room, request);
+    const answer = await deps.worker.message(asker.room, request, claimOf(asker));
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
+  if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await surface.post(reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
@@ -104,7 +105,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
-    });
+    }, claimOf(asker));
     // From here the answer waits on the channel's pace: held in the Worker so no other replica delivers it.
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
@@ -115,6 +116,8 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   } finally {
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
   }
+  // Refused before any event: the live view has shown nothing, and is left unshown.
+  if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
   if (ok) await answered(deps, surface, asker, posted, reply);
@@ -221,3 +224,6 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return helpWithSettings(deps, surface, asker, command.problem);
   }
 }
+
+/** The claim an ask makes on its key, when its front end gives one (see Asker.claim). */
+const claimOf = (asker: Asker): { claim?: string } => (asker.claim ? { claim: asker.claim } : {});

@@ -50,11 +50,20 @@ export interface Asker {
   key: string;
   /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */
   permit?: Permit;
+  /**
+   * This delivery's claim on `key` (CLAIM_HEADER): when another delivery of the
+   * same event asked the room first, the ask posts nothing and ends "elsewhere".
+   */
+  claim?: string;
   /** Where the room keeps the answer for until it is confirmed posted (the outbox); absent, nothing is kept. */
   deliver?: DeliveryTarget;
   /** Where a scheduled ask's answers go (the channel, each run a new message); absent, they are kept in the room's history only. */
   scheduleTarget?: DeliveryTarget;
 }
 
-/** "answered": the answer was posted. "failed": the Worker failed or the platform refused the answer. */
-export type Outcome = "answered" | "failed";
+/**
+ * "answered": the answer was posted. "failed": the Worker failed or the platform
+ * refused the answer. "elsewhere": the room refused this delivery's claim, as
+ * another delivery of the same event asked first and answers it; nothing was posted.
+ */
+export type Outcome = "answered" | "failed" | "elsewhere";

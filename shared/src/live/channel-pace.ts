@@ -1,4 +1,4 @@
-import { PACE_ASK_TIMEOUT_MS } from "../pace.ts";
+import { PACE_ASK_TIMEOUT_MS, PACE_INTERVAL_MS } from "../pace.ts";
 import { realTimers, type Timers } from "./throttle.ts";
 
 /**
@@ -46,7 +46,7 @@ export interface ChannelPaceOptions {
  * within Discord's five per five seconds (a steady second apart, never a burst
  * of five that then stalls the channel for five seconds).
  */
-export const CHANNEL_MESSAGE_INTERVAL_MS = 1_000;
+export const CHANNEL_MESSAGE_INTERVAL_MS = PACE_INTERVAL_MS;
 /** A call still unanswered after this long no longer keeps its channel: past any Retry-After a platform sends in practice. */
 export const PACE_HOLD_MAX_MS = 30_000;
 /** Channels idle past their interval are forgotten once the map has grown past this, and again each time it doubles. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { DuetError, execRequestSchema, messageRequestSchema, STREAM_EVENTS_HEADER, stopRequestSchema } from "@duet/shared";
+import { CLAIM_HEADER, CLAIMANT, DuetError, execRequestSchema, messageRequestSchema, STREAM_EVENTS_HEADER, stopRequestSchema, type MessageRequest } from "@duet/shared";
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
@@ -31,6 +31,18 @@ function streamOptions(list: string | undefined): StreamOptions {
   return { queued: names.includes("queued") };
 }
 
+/** The delivery's claimant (CLAIM_HEADER), checked: it names its key's first asker, so it needs a key. */
+function claimOf(raw: string | undefined, body: MessageRequest): string | undefined {
+  if (raw === undefined) return undefined;
+  const problem = !CLAIMANT.test(raw)
+    ? `${CLAIM_HEADER} must be 1-100 characters from A-Z a-z 0-9 . _ -`
+    : !body.idempotencyKey
+      ? `${CLAIM_HEADER} claims the message's idempotency key, and the message has none`
+      : null;
+  if (problem) throw new DuetError("invalid_request", "invalid request", { details: { [CLAIM_HEADER]: [problem] } });
+  return raw;
+}
+
 export const app = new Hono<App>();
 
 // Settings are read before anything else (once per isolate): a Worker with a
@@ -53,9 +65,10 @@ app.all("/api/info", methodNotAllowed);
 app.post("/api/rooms/:roomId/message", async (c) => {
   const stub = room(c.env, c.req.param("roomId"));
   const body = await readJson(c, messageRequestSchema);
-  if (!wantsStream(c.req.header("accept"))) return send(await stub.message(body));
+  const claim = claimOf(c.req.header(CLAIM_HEADER), body);
+  if (!wantsStream(c.req.header("accept"))) return send(await stub.message(body, claim));
   // The RPC types cannot express a stream inside a union; at run time it crosses as a byte stream.
-  const live = (await stub.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)))) as unknown as LiveOutcome;
+  const live = (await stub.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)), claim)) as unknown as LiveOutcome;
   return live.stream ? new Response(live.stream, { status: 200, headers: SSE_HEADERS }) : send(live);
 });
 app.all("/api/rooms/:roomId/message", methodNotAllowed);

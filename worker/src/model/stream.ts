@@ -1,4 +1,5 @@
 import { DuetError } from "@duet/shared";
+import { sleep } from "../sleep.ts";
 import { ModelRefusal, retryDelayMs } from "./retry.ts";
 import type { ChatMessage, ChatModel, TokenUsage } from "./types.ts";
 
@@ -92,11 +93,4 @@ async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): 
     signal.removeEventListener("abort", onAbort);
     void it.return?.()?.catch?.(() => undefined);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
 }

@@ -126,14 +126,15 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok(this.room.outbox.hold(req.key)));
   }
 
-  async message(req: MessageRequest): Promise<WireOutcome> {
-    return toWire(await guard(() => this.room.turns.message(req)));
+  /** `claim`: the asking delivery's claimant (CLAIM_HEADER), refused with `answered_elsewhere` when another asked first. */
+  async message(req: MessageRequest, claim?: string): Promise<WireOutcome> {
+    return toWire(await guard(() => this.room.turns.message(req, claim)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
     try {
-      return await this.room.turns.messageStream(req, accepts);
+      return await this.room.turns.messageStream(req, accepts, claim);
     } catch (err) {
       return outcomeOf(err);
     }

@@ -1,4 +1,5 @@
 import { sandboxName } from "@duet/shared";
+import { sleep } from "../sleep.ts";
 import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
 
 /** Extra time the HTTP call gets beyond the command's own deadline, for the executor to report a timeout. */
@@ -38,7 +39,7 @@ export class LocalExecutor implements SandboxExecutor {
       if (waited + answer.busyForMs > timeoutMs) {
         throw new SandboxError(`the sandbox executor stayed busy for ${Math.max(1, Math.round(waited / 1000))} s (too many commands waiting); try again shortly`);
       }
-      await pause(answer.busyForMs + Math.random() * RETRY_SPREAD_MS, stop);
+      await sleep(answer.busyForMs + Math.random() * RETRY_SPREAD_MS, stop);
     }
   }
 
@@ -104,20 +105,4 @@ export class LocalExecutor implements SandboxExecutor {
 function retryAfterMs(header: string | null): number | null {
   if (header === null || !/^\d+$/.test(header.trim())) return null;
   return Math.min(Number(header.trim()) * 1000, RETRY_AFTER_MAX_MS);
-}
-
-/** Waits `ms`, or rejects with the stop's reason as soon as it is stopped. */
-function pause(ms: number, stop?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (stop?.aborted) return reject(stop.reason);
-    const onStop = () => {
-      clearTimeout(timer);
-      reject(stop!.reason);
-    };
-    const timer = setTimeout(() => {
-      stop?.removeEventListener("abort", onStop);
-      resolve();
-    }, ms);
-    stop?.addEventListener("abort", onStop, { once: true });
-  });
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LedgerIndex, type SlotEntry } from "./ledger-index.ts";
 
 const entry = (seq: number, change: Partial<SlotEntry> = {}): SlotEntry => ({
-  seq, kind: "message", status: "done", idemKey: null, receivedAt: 0, shown: true, ...change,
+  seq, kind: "message", status: "done", idemKey: null, receivedAt: 0, shown: true, claimant: null, ...change,
 });
 
 /** An index of `answered` answered message turns in slots 1..n, history of 3 turns. */

@@ -12,6 +12,8 @@ export interface SlotEntry {
   receivedAt: number;
   /** In the history once answered: every message turn, and a direct run stored with its note. */
   shown: boolean;
+  /** The delivery that asked first with the key (see TurnRows.claimantOf); null when none said. */
+  claimant: string | null;
 }
 
 /**
@@ -29,6 +31,10 @@ export class LedgerIndex {
 
   set(slot: number, entry: SlotEntry): void {
     this.slots.set(slot, entry);
+  }
+
+  get(slot: number): SlotEntry | undefined {
+    return this.slots.get(slot);
   }
 
   /** Updates a row's state, if it still holds turn `seq` (a later turn may have taken the slot). */

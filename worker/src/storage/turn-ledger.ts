@@ -71,6 +71,11 @@ export class TurnLedger {
     return this.rows.answered(kind, idemKey, now);
   }
 
+  /** Who asked first with a key still running or answered (see TurnRows.claimantOf); undefined when the key is not known. */
+  claimantOf(kind: TurnKind, idemKey: string, now = Date.now()): string | null | undefined {
+    return this.rows.claimantOf(kind, idemKey, now);
+  }
+
   recentTurns(limit?: number): AnsweredTurn[] {
     return this.view.recentTurns(limit);
   }

@@ -12,12 +12,12 @@ export const HISTORY_TURNS = HISTORY_KEEP / 2;
 type Row = Record<string, SqlStorageValue>;
 
 /** Columns added after the first rooms' tables were made: a new table has them, an older one gets them once (ledger-migration.ts). */
-const LATER_COLUMNS: Readonly<Record<string, string>> = { user_name: "TEXT", ...OUTBOX_COLUMNS, ...USAGE_COLUMNS };
+const LATER_COLUMNS: Readonly<Record<string, string>> = { user_name: "TEXT", claimant: "TEXT", ...OUTBOX_COLUMNS, ...USAGE_COLUMNS };
 
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 
 /** The columns `place` binds, in order; the row's status is written into the statement (one of three words, not worth binding). */
-const COLUMNS = ["seq", "kind", "idem_key", "user_id", "user_name", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver", "usage_carry"] as const;
+const COLUMNS = ["seq", "kind", "idem_key", "user_id", "user_name", "question", "received_at", "progress", "model_text", "reply", "answer", "answered_at", "deliver", "claimant", "usage_carry"] as const;
 type RowValues = Record<(typeof COLUMNS)[number], SqlStorageValue>;
 /** A whole row into a new slot, or over a reused one, for each status a row is placed in. */
 const PLACE = Object.fromEntries(
@@ -60,7 +60,7 @@ export class TurnRows {
       addColumns(sql, LATER_COLUMNS);
     });
     this.usage = new UsageRows(sql);
-    for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown FROM duet_ledger`)) {
+    for (const r of sql.exec<Row>(`SELECT slot, seq, kind, status, idem_key, received_at, reply IS NOT NULL AS shown, claimant FROM duet_ledger`)) {
       this.index.set(Number(r.slot), {
         seq: Number(r.seq),
         kind: String(r.kind) as TurnKind,
@@ -68,6 +68,7 @@ export class TurnRows {
         idemKey: str(r.idem_key),
         receivedAt: Number(r.received_at),
         shown: Boolean(r.shown),
+        claimant: str(r.claimant),
       });
     }
     this.nextSeq = this.index.maxSeq() + 1;
@@ -99,10 +100,10 @@ export class TurnRows {
     const slot = this.place(
       "pending",
       { seq, kind: turn.kind, idem_key: turn.idemKey, user_id: turn.userId, user_name: turn.userName ?? null, question: turn.question, received_at: turn.receivedAt,
-        progress: null, model_text: null, reply: null, answer: null, answered_at: null, deliver: turn.deliver ?? null },
+        progress: null, model_text: null, reply: null, answer: null, answered_at: null, deliver: turn.deliver ?? null, claimant: turn.claimant ?? null },
       now,
     );
-    this.index.set(slot, { seq, kind: turn.kind, status: "pending", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false });
+    this.index.set(slot, { seq, kind: turn.kind, status: "pending", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false, claimant: turn.claimant ?? null });
     return { ...turn, slot, seq, progress: null };
   }
 
@@ -117,10 +118,10 @@ export class TurnRows {
     const slot = this.place(
       "done",
       { seq, kind: "message", idem_key: null, user_id: note.userId, user_name: null, question: note.question, received_at: note.at,
-        progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now, deliver: null },
+        progress: null, model_text: null, reply, answer: JSON.stringify({ explanation: "", runs }), answered_at: now, deliver: null, claimant: null },
       now,
     );
-    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: null, receivedAt: note.at, shown: true });
+    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: null, receivedAt: note.at, shown: true, claimant: null });
     return { reply, explanation: "", runs, seq, userId: note.userId, question: note.question, receivedAt: note.at, modelText: null, answeredAt: now };
   }
 
@@ -134,10 +135,10 @@ export class TurnRows {
     const slot = this.place(
       "done",
       { seq, kind: "message", idem_key: turn.idemKey, user_id: turn.userId, user_name: turn.userName ?? null, question: turn.question, received_at: turn.receivedAt,
-        progress: null, model_text: null, reply: null, answer: JSON.stringify(answer), answered_at: now, deliver: turn.deliver ?? null },
+        progress: null, model_text: null, reply: null, answer: JSON.stringify(answer), answered_at: now, deliver: turn.deliver ?? null, claimant: turn.claimant ?? null },
       now,
     );
-    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false });
+    this.index.set(slot, { seq, kind: "message", status: "done", idemKey: turn.idemKey, receivedAt: turn.receivedAt, shown: false, claimant: turn.claimant ?? null });
   }
 
   /** Stores a turn's progress (redacted) before its next command starts, so a restart knows where it was. */
@@ -206,6 +207,17 @@ export class TurnRows {
     return row.reply === null ? answer : { ...answer, reply: String(row.reply) };
   }
 
+  /**
+   * Who asked first with a key still running or answered within the TTL (a
+   * delivery's claimant; null when it asked without one), or undefined when
+   * the key is not known. Kept in the turn's row, so a new instance after an
+   * eviction still tells the first delivery's retry from a second delivery.
+   */
+  claimantOf(kind: TurnKind, idemKey: string, now = Date.now()): string | null | undefined {
+    const slot = this.index.byKey(kind, "pending", idemKey) ?? this.index.byKey(kind, "done", idemKey, now - IDEMPOTENCY_TTL_MS);
+    return slot === null ? undefined : this.index.get(slot)?.claimant;
+  }
+
   /** The newest `limit` shown turns, oldest first, with the model's own text and each command's result. */
   shownTurns(limit: number): AnsweredTurn[] {
     return this.sql
@@ -268,7 +280,7 @@ export class TurnRows {
     const slot = Number(
       this.sql.exec<Row>(`INSERT INTO duet_ledger (seq, kind, status, question, received_at, usage_carry) VALUES (?, 'message', 'free', '', 0, ?) RETURNING slot`, seq, carry).one().slot,
     );
-    this.index.set(slot, { seq, kind: "message", status: "free", idemKey: null, receivedAt: 0, shown: false });
+    this.index.set(slot, { seq, kind: "message", status: "free", idemKey: null, receivedAt: 0, shown: false, claimant: null });
   }
 }
 

@@ -24,6 +24,8 @@ export interface LedgerTurn {
   progress: string | null;
   /** Where its answer goes (a DeliveryTarget as JSON), kept until a bot confirms it posted it; null when nobody waits for it there. */
   deliver?: string | null;
+  /** The delivery that asked (a claimant, CLAIM_HEADER): a later request for the key from another one is refused. */
+  claimant?: string | null;
 }
 
 /** What an answered turn stores for replay and history. */

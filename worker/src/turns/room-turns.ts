@@ -6,6 +6,7 @@ import { CONTEXT_TURNS } from "../storage/history-view.ts";
 import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
+import { followClaim } from "./claimants.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
@@ -76,8 +77,9 @@ export class RoomTurns {
     });
   }
 
-  async message(req: MessageRequest): Promise<Outcome> {
-    return (await this.open(req, false)).answer;
+  /** `claim`: the asking delivery's claimant (followClaim); another one's request for a known key is refused. */
+  async message(req: MessageRequest, claim?: string): Promise<Outcome> {
+    return (await this.open(req, false, claim)).answer;
   }
 
   /**
@@ -86,8 +88,8 @@ export class RoomTurns {
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
    * `accepts` names the optional events the client reads (`queued`).
    */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.open(req, true);
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
+    const { answer, channel, joined } = await this.open(req, true, claim);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
@@ -108,7 +110,7 @@ export class RoomTurns {
    * `live`: the caller follows the turn as it happens, so the model streams;
    * a retry that joins a turn asked for whole gets its text in one piece.
    */
-  private async open(req: MessageRequest, live: boolean): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
+  private async open(req: MessageRequest, live: boolean, claim?: string): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
     // Asked first: a person's budget may be counted in another object (an RPC, during which
     // another request may come in), and from the key's lookup to the turn's admission nothing
@@ -121,9 +123,16 @@ export class RoomTurns {
         return answer ? withHistory(answer, ledger) : null;
       };
       const running = this.live.find(replayKey("message", key));
-      if (running) return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
+      // A second delivery of the event (another claimant) is refused here, before it follows anything.
+      if (running) {
+        followClaim(ledger.claimantOf("message", key), claim);
+        return { answer: this.replays.find(replayKey("message", key), stored) as Promise<Outcome>, channel: running, joined: true };
+      }
       const replay = await this.replays.find(replayKey("message", key), stored);
-      if (replay) return { answer: Promise.resolve(replay), channel: null, joined: true };
+      if (replay) {
+        followClaim(ledger.claimantOf("message", key), claim);
+        return { answer: Promise.resolve(replay), channel: null, joined: true };
+      }
     }
     const redact = this.room.deps().redact;
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
@@ -131,7 +140,7 @@ export class RoomTurns {
     const place = this.admit();
     const turn = this.accept(place, () =>
       ledger.accept({
-        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(),
+        kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(), claimant: (key && claim) || null,
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
         deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
       }),
