@@ -40,7 +40,7 @@ async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
-  const env = { SLACK_BOT_TOKEN: slack.id.botToken, SLACK_API_URL: slack.apiUrl, DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" };
+  const env = { SLACK_BOT_TOKEN: slack.id.botToken, SLACK_API_URL: slack.apiUrl, DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0", SLACK_REPLICAS: "many" };
   const bots = await Promise.all(Array.from({ length: replicas }, () => spawnBot("slack-bot.ts", env)));
   const balancer = await startRoundRobin(() => bots.map((b) => `http://127.0.0.1:${b.port}`));
   return {

@@ -50,13 +50,21 @@ function share(channel: string): number {
 }
 
 /**
- * What one bot process posts with, agreeing with its other replicas through
- * the Worker: the pace of new messages per channel (one a second across every
- * replica, this process's own pace when the Worker does not answer), and the
- * answers it is still posting, held in the Worker so no other replica's outbox
- * delivers them meanwhile.
+ * What one bot process posts with. `shared`: other processes answer the same
+ * app (replicas), so the pace of new messages per channel is agreed through
+ * the Worker (one a second across them all; this process's own when the
+ * Worker does not answer), and the answers this one is still posting are held
+ * in the Worker so no other replica's outbox delivers them meanwhile. Alone,
+ * neither is needed and neither is paid: a shared slot is a round trip to the
+ * Worker before each new message, and a hold is a row written per answer.
  */
-export function replicaPosting(worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">, platform: "slack" | "discord", log: (line: string) => void): { pace: ChannelPace; answering: AnswersInFlight } {
+export function replicaPosting(
+  worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">,
+  platform: "slack" | "discord",
+  log: (line: string) => void,
+  shared: boolean,
+): { pace: ChannelPace; answering: AnswersInFlight } {
+  if (!shared) return { pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }), answering: new AnswersInFlight({ log }) };
   return {
     pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, slots: new WorkerPaceSlots(worker, platform, log) }),
     answering: new AnswersInFlight({ renew: (room, key) => worker.holdDelivery(room, key), log }),

@@ -30,6 +30,7 @@ function startReplica(): Promise<{ proc: BotProc; url: string }> {
     DUET_API_TOKEN: stack.token,
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_PORT: "0",
+    SLACK_REPLICAS: "many",
   });
   return portOf(proc).then((port) => ({ proc, url: `http://127.0.0.1:${port}` }));
 }

@@ -30,10 +30,10 @@ export async function stream(roomId: string, text: string, extra: Record<string,
     res,
     seen,
     next,
-    /** Reads until an event of `name` (returned), or null if the stream ends first. */
-    async until<K extends TurnStreamEvent["event"]>(name: K): Promise<Extract<TurnStreamEvent, { event: K }> | null> {
+    /** Reads until an event of `name` (returned); a stream that ends first fails the test, since what follows counts on the event. */
+    async until<K extends TurnStreamEvent["event"]>(name: K): Promise<Extract<TurnStreamEvent, { event: K }>> {
       for (let e = await next(); e; e = await next()) if (e.event === name) return e as Extract<TurnStreamEvent, { event: K }>;
-      return null;
+      throw new Error(`the stream ended before a "${name}" event: ${JSON.stringify(seen)}`);
     },
     async rest(): Promise<TurnStreamEvent[]> {
       while (await next());

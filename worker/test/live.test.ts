@@ -68,7 +68,7 @@ describe("a turn streamed live", () => {
     await first.until("text");
     const second = await stream(room, text, { idempotencyKey: `Ev-${hold}` });
     // The retry gets the text already written before anything more is released.
-    expect((await second.until("text"))?.data.delta).toBe((first.seen[0] as { data: { delta: string } }).data.delta);
+    expect((await second.until("text")).data.delta).toBe((first.seen[0] as { data: { delta: string } }).data.delta);
     await release(hold);
     const [a, b] = [await first.rest(), await second.rest()];
     expect(b.slice(0, -1)).toEqual(a.slice(0, -1));

@@ -45,16 +45,19 @@ describe("a message that claims its key", () => {
   it("the first claimant's own retry (a lost connection) follows the running turn, and later gets the stored answer", async () => {
     const room = freshRoom();
     const hold = unique("claim-retry");
-    const text = `HOLD:${hold} CHUNK:8 SAY: answered for its asker`;
+    // The first piece is two words: a piece's last word waits for the next piece, so one word alone would show nothing before the hold.
+    const text = `HOLD:${hold} CHUNK:13 SAY: answered for its asker`;
     const first = await stream(room, text, { idempotencyKey: `Ev-${hold}` }, claimed("replica-a"));
     await first.until("text");
     void first.hangUp();
     const again = await stream(room, text, { idempotencyKey: `Ev-${hold}` }, claimed("replica-a"));
     expect(again.res.status).toBe(200);
     await release(hold);
-    expect((await again.rest()).at(-1)).toMatchObject({ event: "done", data: { explanation: "answered for its asker" } });
+    expect((await again.rest()).at(-1)).toMatchObject({ event: "done", data: { explanation: "answered for its asker", replayed: true } });
     expect(await sendClaimed(room, text, `Ev-${hold}`, "replica-a")).toMatchObject({ status: 200, body: { replayed: true } });
     expect((await history(room)).map((m) => m.text)).toEqual([text, "answered for its asker"]);
+    // One turn: the retry followed it, it did not start another.
+    expect(await modelCallsWith(hold)).toHaveLength(1);
   });
 
   it("the first claimant is kept with the turn: after an eviction its retry gets the stored answer, and another claimant is still refused", async () => {

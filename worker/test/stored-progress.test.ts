@@ -19,7 +19,7 @@ describe("a turn's stored progress", () => {
     // The model writes the token itself (the question holds only its base64).
     const live = await stream(room, `SAY64: ${btoa(`The bot token is ${TOKEN}. Waiting: <run>${slow}</run>`)}`);
     // The progress is stored before the command starts, and the command holds the turn there.
-    expect((await live.until("run-start"))?.data.cmd).toBe(slow);
+    expect((await live.until("run-start")).data.cmd).toBe(slow);
     const rows = await pendingRows(room);
     expect(rows).toHaveLength(1);
     expect(rows[0].progress).toContain("The bot token is xoxb-[redacted].");

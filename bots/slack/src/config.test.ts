@@ -30,8 +30,10 @@ describe("loadConfig", () => {
       approveOwn: true,
       fileMaxBytes: 25 * 1024 * 1024,
       fileOrigins: [],
+      replicas: "one",
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
+    expect(loadConfig({ ...base, SLACK_REPLICAS: "many" }).replicas).toBe("many");
     expect(() => loadConfig({ ...base, DUET_STREAMING: "maybe" })).toThrow(/DUET_STREAMING must be on or off/);
   });
 
@@ -78,6 +80,7 @@ describe("loadConfig", () => {
     [{ ...base, SLACK_API_URL: "slack.com/api" }, /^SLACK_API_URL must be an http\(s\) URL/],
     [{ ...base, DUET_WORKER_URL: "localhost:8787" }, /^DUET_WORKER_URL must be an http\(s\) URL/],
     [{ ...base, DUET_SLACK_ROOM_SCOPE: "workspace" }, /^DUET_SLACK_ROOM_SCOPE must be channel or thread/],
+    [{ ...base, SLACK_REPLICAS: "3" }, /^SLACK_REPLICAS must be one or many/],
     [{ ...base, SLACK_ALLOW_RUN: "U01ALICE,@alice" }, /^SLACK_ALLOW_RUN has "@alice", which is not a Slack user id/],
     [{ ...base, SLACK_ALLOW_APPROVE: "<@U01ALICE>" }, /^SLACK_ALLOW_APPROVE has "<@U01ALICE>"/],
     [{ ...base, SLACK_ALLOW_POLICY: "C0CHANNEL" }, /^SLACK_ALLOW_POLICY has "C0CHANNEL"/],

@@ -51,6 +51,7 @@ const schema = z
     DUET_APPROVE_OWN: approveOwnVar,
     DUET_FILE_MAX_BYTES: fileMaxBytesVar,
     SLACK_FILE_ORIGINS: fileOriginsVar("SLACK_FILE_ORIGINS"),
+    SLACK_REPLICAS: z.enum(["one", "many"], { error: "SLACK_REPLICAS must be one or many" }).default("one"),
   })
   .superRefine((env, ctx) => {
     const oauth = oauthProblem(env);
@@ -100,6 +101,12 @@ export interface SlackConfig {
   fileMaxBytes: number;
   /** Origins shared files may come from besides Slack's own https hosts (SLACK_FILE_ORIGINS: tests, development). */
   fileOrigins: string[];
+  /**
+   * Several processes answer this app (SLACK_REPLICAS=many: HTTP replicas
+   * behind a balancer, or several Socket Mode connections): they share the
+   * channel pace and hold the answers they post through the Worker.
+   */
+  replicas: "one" | "many";
 }
 
 export { ConfigError };
@@ -125,5 +132,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approveOwn: e.DUET_APPROVE_OWN === "yes",
     fileMaxBytes: e.DUET_FILE_MAX_BYTES,
     fileOrigins: e.SLACK_FILE_ORIGINS,
+    replicas: e.SLACK_REPLICAS,
   };
 }
