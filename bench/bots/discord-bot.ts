@@ -1,6 +1,6 @@
 import { createDiscordBot, loadConfig } from "@duet/discord";
-import { serveParent } from "./serve-parent.ts";
-import { countWorkerTraffic } from "./worker-connections.ts";
+import { answerConfirmed, serveParent } from "./serve-parent.ts";
+import { countConfirms, countWorkerTraffic } from "./worker-connections.ts";
 
 /**
  * The Discord bot in a process of its own (so its memory is its own), against
@@ -10,6 +10,8 @@ import { countWorkerTraffic } from "./worker-connections.ts";
  */
 const config = loadConfig();
 const traffic = countWorkerTraffic(config.workerUrl);
+const confirms = countConfirms(config.workerUrl);
 const bot = createDiscordBot(config, { rest: { globalRequestsPerSecond: 1_000 } });
 await bot.start();
 serveParent({ port: null }, traffic, () => bot.stop());
+answerConfirmed(confirms);

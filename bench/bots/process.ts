@@ -28,6 +28,8 @@ export interface BotProcess {
   /** VmRSS in MiB, read from /proc (and VmHWM, the peak, with `peak`). */
   rss(peak?: boolean): number;
   stats(): Promise<ChildStats>;
+  /** Resolves once the bot's Worker has answered `n` of its delivery confirms (a Discord bot; see countConfirms). */
+  confirmed(n: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,11 +63,12 @@ function handle(child: ChildProcess, port: number | null, stopBy: "ipc" | "SIGTE
     port,
     rss: (peak = false) => rssMiB(pid, peak),
     stats: () => request<ChildStats>(child, "stats"),
+    confirmed: (n) => request<unknown>(child, "confirmed", { n }).then(() => undefined),
     stop: () => stopChild(child, stopBy),
   };
 }
 
-function request<T>(child: ChildProcess, type: string): Promise<T> {
+function request<T>(child: ChildProcess, type: string, args: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: { type?: string }) => {
       if (m?.type !== type) return;
@@ -73,7 +76,7 @@ function request<T>(child: ChildProcess, type: string): Promise<T> {
       resolve(m as T);
     };
     child.on("message", on);
-    child.send({ type });
+    child.send({ type, ...args });
   });
 }
 

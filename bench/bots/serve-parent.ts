@@ -15,6 +15,13 @@ export function serveParent(ready: { port: number | null }, traffic: () => Recor
   process.on("disconnect", () => process.exit(0));
 }
 
+/** Answers the parent's `{type: "confirmed", n}` once this process's Worker has answered `n` delivery confirms (countConfirms). */
+export function answerConfirmed(confirms: { after(n: number): Promise<void> }): void {
+  process.on("message", (msg: { type?: string; n?: number }) => {
+    if (msg?.type === "confirmed") void confirms.after(msg.n ?? 0).then(() => process.send?.({ type: "confirmed" }));
+  });
+}
+
 /** Answers the parent's "stats" requests; also used alone by the built bots' probe. */
 export function answerStats(traffic: () => Record<string, number>): void {
   process.on("message", (msg: { type?: string }) => {
