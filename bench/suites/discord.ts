@@ -87,11 +87,15 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
     const kinds: [Kind, string][] = [["ask", REPLY_ONLY], ["mention", REPLY_ONLY], ["ask", ONE_COMMAND], ["mention", ONE_COMMAND]];
     // A timed turn is over once the bot's Worker has answered its answer's delivery confirm (one per
     // turn), as a Slack turn is over at its ✅: the next turn is not measured against that write.
-    const confirmed = () =>
-      Promise.race([
-        bot.confirmed(turns),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`turn ${turns}'s answer was not confirmed to the Worker within 10 s`)), 10_000).unref()),
-      ]);
+    const confirmed = async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`turn ${turns}'s answer was not confirmed to the Worker within 10 s`)), 10_000)));
+      try {
+        await Promise.race([bot.confirmed(turns), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     for (let i = 0; i < opts.warmup; i++) {
       const t0 = performance.now();
       await turn(i, ...kinds[i % kinds.length]);

@@ -7,7 +7,6 @@ import { fencesBalanced, mentionAnswer, modelCallsFor, type DiscordHarness, star
 
 /** `@Duet ...` messages through the real discord.js client, the fake Discord and the real Worker. */
 
-
 describe("Discord mentions", () => {
   let stack: Stack;
   let h: DiscordHarness;
