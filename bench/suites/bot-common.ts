@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { CHANNEL_MESSAGE_INTERVAL_MS } from "@duet/shared";
 import type { BotProcess } from "../bots/process.ts";
 import { single, type Result } from "../stats.ts";
 
@@ -9,13 +10,39 @@ export const REPLY_ONLY = "SAY: ok";
 /** The same with one command through the instant fake executor (no shell started). */
 export const ONE_COMMAND = "SAY: ok <run>true</run>";
 
-/**
- * How many channels a suite spreads its mentions over: enough that none gets a
- * new message more often than once a second, the bots' channel pace, so the
- * figures are the bot's own overhead and not the pace's wait (which the
- * replicas group measures in one busy channel).
- */
+/** How many channels a suite's turns take in turn (PacedChannels). */
 export const PACED_CHANNELS = 40;
+/** Past the pace's interval before a channel's next turn: the bot counts it from when its post's answer came back, a little after the suite saw the post. */
+const PACE_MARGIN_MS = 50;
+
+/**
+ * The channels a suite's timed turns take in turn, each sent only once the
+ * bots' channel pace (one new message a second per channel) would let its
+ * answer go at once, so a figure is the bot's own overhead and not the pace's
+ * wait (which the replicas group measures in one busy channel). The wait is
+ * before a turn's clock starts. Fixed channels, however fast the turns: a
+ * channel count alone (40 turns of 15 ms fit in a second) left the figures
+ * measuring the pace on a fast machine.
+ */
+export class PacedChannels {
+  private readonly freeAt = new Map<string, number>();
+  private turn = 0;
+
+  constructor(readonly names: string[]) {}
+
+  /** The rota's next channel, once its pace has passed. */
+  async next(): Promise<string> {
+    const name = this.names[this.turn++ % this.names.length];
+    const left = (this.freeAt.get(name) ?? 0) - performance.now();
+    if (left > 0) await sleep(left);
+    return name;
+  }
+
+  /** `name`'s turn is over (its answer posted and answered): its next new message is a pace's interval away. */
+  over(name: string): void {
+    this.freeAt.set(name, performance.now() + CHANNEL_MESSAGE_INTERVAL_MS + PACE_MARGIN_MS);
+  }
+}
 
 export interface BotBenchOptions {
   /** Turns run first and thrown away (JIT, connection set-up, room creation). */

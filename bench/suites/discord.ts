@@ -4,7 +4,7 @@ import { type BotProcess, spawnBot, spawnBuiltBot } from "../bots/process.ts";
 import type { BenchStack } from "../stack.ts";
 import { summarize, type Result } from "../stats.ts";
 import { watchDiscord } from "../watch.ts";
-import { PACED_CHANNELS, type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { PACED_CHANNELS, PacedChannels, type BotBenchOptions, memoryNow, memoryResults, ONE_COMMAND, pace, REPLY_ONLY, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults, LIVE_LANES } from "./first-token.ts";
 
@@ -63,9 +63,9 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
   try {
     const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => fake.addChannel(guildId, `bench-${i}`));
     const idle = await memoryNow(bot, opts.settleMs);
+    const rota = new PacedChannels(channels);
     let turns = 0;
-    const turn = async (i: number, kind: Kind, text: string) => {
-      const channel = channels[i % channels.length];
+    const turn = async (channel: string, kind: Kind, text: string) => {
       let first: Promise<number>;
       let reply: Promise<number>;
       // The fake dispatches synchronously and the bot is another process, so nothing can arrive before these are registered.
@@ -96,10 +96,17 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
         clearTimeout(timer);
       }
     };
+    // A timed turn's channel is one the pace lets answer at once (PacedChannels); it is over once confirmed.
+    const paced = async (kind: Kind, text: string) => {
+      const channel = await rota.next();
+      const s = await turn(channel, kind, text);
+      await confirmed();
+      rota.over(channel);
+      return s;
+    };
     for (let i = 0; i < opts.warmup; i++) {
       const t0 = performance.now();
-      await turn(i, ...kinds[i % kinds.length]);
-      await confirmed();
+      await paced(...kinds[i % kinds.length]);
       await pace(t0, opts.turnGapMs);
     }
     const defer: number[] = [];
@@ -108,13 +115,12 @@ export async function discordSuite(stack: BenchStack, opts: BotBenchOptions, bui
     for (let i = 0; i < opts.samples; i++) {
       const t0 = performance.now();
       const [kind, text] = kinds[i % kinds.length];
-      const s = await turn(i, kind, text);
+      const s = await paced(kind, text);
       (kind === "ask" ? defer : typing).push(s.first);
       (overhead[`${kind}:${text}`] ??= []).push(s.reply);
-      await confirmed();
       await pace(t0, opts.turnGapMs);
     }
-    await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(i, ...kinds[i % kinds.length]));
+    await pool(Math.max(0, opts.turns - turns), 8, (i) => turn(channels[i % channels.length], ...kinds[i % kinds.length]));
     const label = builtDir ? "discord (built)" : "discord";
     const failures = watch.failures();
     return wholeAnswerRows([

@@ -6,7 +6,7 @@ import { summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults } from "./first-token.ts";
-import { PACED_CHANNELS, REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { PACED_CHANNELS, PacedChannels, REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
 
 /**
  * The Slack bot in its own process against the fake Slack and the real Worker,
@@ -99,9 +99,9 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
     const idle = await memoryNow(bot, opts.settleMs);
 
     const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => `CB${mode.toUpperCase()}${i}`);
+    const rota = new PacedChannels(channels);
     let turns = 0;
-    const mention = async (i: number, text: string) => {
-      const channel = channels[i % channels.length];
+    const mention = async (channel: string, text: string) => {
       const payload = mentionEvent(slack, { channel, text });
       const ts = String(payload.event.ts);
       const eyes = arrivals.expect(`react:${channel}:${ts}:eyes`);
@@ -113,8 +113,8 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
       if (!slack.ws.reactionsOn(channel, ts).includes("white_check_mark")) throw new Error(`mention ${ts} ended in ⚠️`);
       return { ack: ackAt - sentAt, feedback: seen - sentAt, reply: reply - sentAt };
     };
-    const slash = async (i: number) => {
-      const fields = slashCommand(slack, { channel: channels[i % channels.length], text: "ask SAY: ok" });
+    const slash = async (channel: string) => {
+      const fields = slashCommand(slack, { channel, text: "ask SAY: ok" });
       const answered = arrivals.expect(`resp:${fields.response_url.split("/").pop()}`);
       const { sentAt, ackAt } = await deliver("slash_commands", fields);
       await answered;
@@ -122,23 +122,30 @@ export async function slackSuite(stack: BenchStack, mode: "http" | "socket", opt
       return ackAt - sentAt;
     };
 
-    for (let i = 0; i < opts.warmup; i++) await mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY);
+    // A timed turn's channel is one the pace lets answer at once (PacedChannels).
+    const paced = async <T>(run: (channel: string) => Promise<T>): Promise<T> => {
+      const channel = await rota.next();
+      const result = await run(channel);
+      rota.over(channel);
+      return result;
+    };
+    for (let i = 0; i < opts.warmup; i++) await paced((c) => mention(c, i % 2 ? ONE_COMMAND : REPLY_ONLY));
     const ack: number[] = [];
     const feedback: number[] = [];
     const overhead = { plain: [] as number[], command: [] as number[] };
     for (let i = 0; i < opts.samples; i++) {
       const withCommand = i % 2 === 1;
-      const s = await mention(i, withCommand ? ONE_COMMAND : REPLY_ONLY);
+      const s = await paced((c) => mention(c, withCommand ? ONE_COMMAND : REPLY_ONLY));
       ack.push(s.ack);
       feedback.push(s.feedback);
       overhead[withCommand ? "command" : "plain"].push(s.reply);
     }
     const slashAck: number[] = [];
-    for (let i = 0; i < opts.slashSamples; i++) slashAck.push(await slash(i));
+    for (let i = 0; i < opts.slashSamples; i++) slashAck.push(await paced(slash));
 
     // The rest of the turns for the memory figure, 8 at a time (timings not kept).
     const bulk = Math.max(0, opts.turns - turns);
-    await pool(bulk, 8, (i) => mention(i, i % 2 ? ONE_COMMAND : REPLY_ONLY));
+    await pool(bulk, 8, (i) => mention(channels[i % channels.length], i % 2 ? ONE_COMMAND : REPLY_ONLY));
     const label = labelOf(mode, builtDir);
     return wholeAnswerRows([
       summarize(`${label}: ack (mention)`, "ms", ack, mode === "http" ? "event POST sent → HTTP 200 received" : "envelope sent → ack envelope received"),

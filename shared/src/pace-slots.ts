@@ -2,15 +2,14 @@ import { AnswersInFlight } from "./answers-in-flight.ts";
 import type { WorkerClient } from "./client.ts";
 import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "./live/channel-pace.ts";
 
-/** Scopes a platform's channels are spread over when the key names no workspace. */
-const SHARES = 16;
+/** The scope of the channels of a bot run with one workspace's token (no OAuth), whose keys name no workspace. */
+const TOKEN_WORKSPACE = "bot-token";
 
 /**
- * The channel pace every replica of a bot shares, kept in the Worker
- * (`POST /api/pace/:scope`). A ChannelPace key is `workspace/channel` (Slack,
- * whose channel ids are a workspace's own): the scope is the platform with the
- * workspace. A bare channel id (Discord's are unique everywhere) is spread over
- * SHARES scopes by its characters, so no one object answers for every guild.
+ * The channel pace the Slack bot's replicas share, kept in the Worker
+ * (`POST /api/pace/:scope`). A ChannelPace key is `workspace/channel` (a Slack
+ * channel id is its workspace's own), and each workspace is one scope. Discord
+ * needs none: a guild's events reach one shard process, which alone posts there.
  */
 export class WorkerPaceSlots implements SharedSlots {
   private failing = false;
@@ -19,7 +18,6 @@ export class WorkerPaceSlots implements SharedSlots {
 
   constructor(
     private readonly worker: Pick<WorkerClient, "paceSlot">,
-    private readonly platform: "slack" | "discord",
     private readonly log: (line: string) => void,
   ) {}
 
@@ -27,7 +25,7 @@ export class WorkerPaceSlots implements SharedSlots {
     const cut = key.lastIndexOf("/");
     const workspace = cut >= 0 ? key.slice(0, cut) : "";
     const channel = key.slice(cut + 1);
-    const scope = `${this.platform}-${workspace || share(channel)}`;
+    const scope = `slack-${workspace || TOKEN_WORKSPACE}`;
     try {
       const { waitMs } = await this.worker.paceSlot(scope, { channel, intervalMs, holder: this.holder });
       if (this.failing) this.log("The Worker's channel pace answers again; new messages follow it");
@@ -42,13 +40,6 @@ export class WorkerPaceSlots implements SharedSlots {
   }
 }
 
-/** Which of SHARES scopes a channel id without a workspace falls in. */
-function share(channel: string): number {
-  let sum = 0;
-  for (let i = 0; i < channel.length; i++) sum = (sum * 31 + channel.charCodeAt(i)) % SHARES;
-  return sum;
-}
-
 /**
  * What one bot process posts with. `shared`: other processes answer the same
  * app (replicas), so the pace of new messages per channel is agreed through
@@ -60,13 +51,12 @@ function share(channel: string): number {
  */
 export function replicaPosting(
   worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">,
-  platform: "slack" | "discord",
   log: (line: string) => void,
   shared: boolean,
 ): { pace: ChannelPace; answering: AnswersInFlight } {
   if (!shared) return { pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }), answering: new AnswersInFlight({ log }) };
   return {
-    pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, slots: new WorkerPaceSlots(worker, platform, log) }),
+    pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, slots: new WorkerPaceSlots(worker, log) }),
     answering: new AnswersInFlight({ renew: (room, key) => worker.holdDelivery(room, key), log }),
   };
 }

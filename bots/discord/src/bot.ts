@@ -64,7 +64,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // A second between new messages in a channel, kept by this process alone: a guild's events (and a DM's) reach
   // exactly one shard process, so no other process posts in its channels and nothing needs sharing through the
   // Worker. The answers it is still posting are skipped by its own outbox delivery.
-  const { pace, answering } = replicaPosting(worker, "discord", (line) => log.warn(line), false);
+  const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false);
   const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
   const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
 

@@ -137,7 +137,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
     // Every new message this process posts, in any workspace, waits its channel's turn, shared with the other replicas
     // through the Worker; the answers it is still posting are held there, so their outbox leaves them alone.
-    const { pace, answering } = replicaPosting(worker, "slack", (line) => logger.warn(line), config.replicas === "many");
+    const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many");
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);

@@ -14,8 +14,8 @@ interface LastSlot {
 const SWEEP_MIN = 256;
 
 /**
- * The channel slots of one scope (a Slack workspace, a share of Discord's
- * channels): `slot` hands each caller the earliest moment an interval after
+ * The channel slots of one scope (a Slack workspace whose bot runs as several
+ * replicas): `slot` hands each caller the earliest moment an interval after
  * the channel's last slot, and says how long to wait for it. One object per
  * scope rather than per channel: the object stays warm for a busy workspace's
  * many channels (a new object per channel would be a cold start on each
