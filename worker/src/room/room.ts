@@ -88,7 +88,7 @@ export class Room {
       deps: () => this.turnDeps(),
       atomically: (fn) => storage.transactionSync(fn),
       setAlarm: (at) => storage.setAlarm(at),
-      overBudget: async (userId) => overBudget(this.budgets(), this.ledger.usageTotals(), await this.personToday(userId)),
+      overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });

@@ -20,18 +20,19 @@ export interface PersonToday {
  * Why a turn may not start: the room, or this person, has used its tokens
  * for today (UTC). Checked before a turn's model call, never during one, so a
  * turn already running finishes. A turn whose provider reported no usage
- * counts nothing toward a budget: Duet cannot know what it cost.
+ * counts nothing toward a budget: Duet cannot know what it cost. `totals` is
+ * only added up when the room has a budget: it runs before every turn.
  */
-export function overBudget(budgets: DailyBudgets, totals: UsageTotals, person: PersonToday | null, now = Date.now()): DuetError | null {
-  const today = utcDay(now);
-  const resets = resetsIn(now);
-  const roomUsed = totals.tokensOn(today);
-  if (budgets.room !== undefined && roomUsed >= budgets.room) {
-    return refusal(`This room has used its daily budget of ${budgets.room} model tokens (DUET_ROOM_DAILY_TOKENS: ${roomUsed} used today). It resets at 00:00 UTC, ${resets}.`, now);
+export function overBudget(budgets: DailyBudgets, totals: () => UsageTotals, person: PersonToday | null, now = Date.now()): DuetError | null {
+  if (budgets.room !== undefined) {
+    const roomUsed = totals().tokensOn(utcDay(now));
+    if (roomUsed >= budgets.room) {
+      return refusal(`This room has used its daily budget of ${budgets.room} model tokens (DUET_ROOM_DAILY_TOKENS: ${roomUsed} used today). It resets at 00:00 UTC, ${resetsIn(now)}.`, now);
+    }
   }
   if (budgets.user !== undefined && person && person.used >= budgets.user) {
     return refusal(
-      `You have used your daily budget of ${budgets.user} model tokens ${person.where} (DUET_USER_DAILY_TOKENS: ${person.used} used today). It resets at 00:00 UTC, ${resets}.`,
+      `You have used your daily budget of ${budgets.user} model tokens ${person.where} (DUET_USER_DAILY_TOKENS: ${person.used} used today). It resets at 00:00 UTC, ${resetsIn(now)}.`,
       now,
     );
   }

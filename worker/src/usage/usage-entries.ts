@@ -77,8 +77,10 @@ export class UsageTotals {
 
   /** The entries of the last `USAGE_DAYS` days up to `now`; older ones are dropped. */
   list(now = Date.now()): UsageEntry[] {
-    const days = new Set(recentDays(now));
-    return [...this.entries.values()].filter((e) => days.has(e.date));
+    // YYYY-MM-DD sorts as the days do: two dates bound the window (a rollup is listed on every reused row).
+    const newest = utcDay(now);
+    const oldest = utcDay(now - (USAGE_DAYS - 1) * DAY_MS);
+    return [...this.entries.values()].filter((e) => e.date >= oldest && e.date <= newest);
   }
 
   /** Tokens in and out on `date`, all people, or one person's. */
