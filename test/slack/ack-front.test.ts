@@ -49,7 +49,7 @@ describe("the Slack ack front", () => {
     // The bot runs in this process: while it waits for Slack's process synchronously, the bot's
     // main thread is held, so every 200 Slack gets came from the front alone.
     const outcomes = deliverHoldingThisThread(sent.map((m) => m.delivery));
-    expect(outcomes).toEqual(sent.map((_, index) => ({ index, first: 200, retries: 0, acked: true })));
+    expect(outcomes).toEqual(sent.map((_, index) => ({ index, first: 200, retries: 0, acked: true, text: "" })));
     await answeredOnce(sent);
   });
 
@@ -60,7 +60,7 @@ describe("the Slack ack front", () => {
     const sent = mentions(40, text, bot.url, 25);
     const outcomes = await deliver(sent.map((m) => m.delivery));
     // No delivery failed by Slack's rule, so Slack retried none.
-    expect(outcomes).toEqual(sent.map((_, index) => ({ index, first: 200, retries: 0, acked: true })));
+    expect(outcomes).toEqual(sent.map((_, index) => ({ index, first: 200, retries: 0, acked: true, text: "" })));
     await answeredOnce(sent);
   }, 120_000);
 

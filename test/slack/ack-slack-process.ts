@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url";
 
 export interface Delivery {
   url: string;
-  /** The event's JSON, signed by the Slack process as it sends it. */
+  /** The event's JSON (or a form body, with `contentType`), signed by the Slack process as it sends it. */
   body: string;
+  /** Default: application/json, as Slack sends events. */
+  contentType?: string;
   secret: string;
   /** When to send it, in ms after the Slack process starts. */
   atMs: number;
@@ -25,6 +27,8 @@ export interface Outcome {
   retries: number;
   /** Whether one of the deliveries got a 200: Slack counts the event as delivered. */
   acked: boolean;
+  /** The body of the answer to the first delivery ("" when it had none or there was no answer). */
+  text: string;
 }
 
 const RULE = fileURLToPath(new URL("./ack-slack-rule.ts", import.meta.url));

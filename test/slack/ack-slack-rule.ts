@@ -14,17 +14,16 @@ import type { Delivery, Outcome } from "./ack-slack-process.ts";
 const SLACK_ACK_DEADLINE_MS = 3_000;
 const SLACK_RETRIES = 3;
 
-async function attempt(d: Delivery, retry: number): Promise<number | string> {
+async function attempt(d: Delivery, retry: number): Promise<{ status: number | string; text: string }> {
   const ts = Math.floor(Date.now() / 1000);
-  const headers: Record<string, string> = { "content-type": "application/json", "x-slack-request-timestamp": String(ts), "x-slack-signature": signature(d.secret, ts, d.body) };
+  const headers: Record<string, string> = { "content-type": d.contentType ?? "application/json", "x-slack-request-timestamp": String(ts), "x-slack-signature": signature(d.secret, ts, d.body) };
   if (retry > 0) Object.assign(headers, { "x-slack-retry-num": String(retry), "x-slack-retry-reason": "http_timeout" });
   try {
     const res = await fetch(d.url, { method: "POST", headers, body: d.body, signal: AbortSignal.timeout(SLACK_ACK_DEADLINE_MS) });
-    await res.text();
-    return res.status;
+    return { status: res.status, text: await res.text() };
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return cause ? `${(err as Error).name} (${cause})` : (err as Error).name;
+    return { status: cause ? `${(err as Error).name} (${cause})` : (err as Error).name, text: "" };
   }
 }
 
@@ -32,9 +31,9 @@ async function deliver(d: Delivery, index: number): Promise<void> {
   await new Promise((r) => setTimeout(r, d.atMs));
   const first = await attempt(d, 0);
   let retries = 0;
-  let last = first;
-  while (last !== 200 && retries < SLACK_RETRIES) last = await attempt(d, ++retries);
-  const outcome: Outcome = { index, first, retries, acked: last === 200 };
+  let last = first.status;
+  while (last !== 200 && retries < SLACK_RETRIES) last = (await attempt(d, ++retries)).status;
+  const outcome: Outcome = { index, first: first.status, retries, acked: last === 200, text: first.text };
   process.stdout.write(`${JSON.stringify(outcome)}\n`);
 }
 

@@ -18,6 +18,7 @@ import { registerMentions } from "./mentions.ts";
 import { PeopleNames } from "./people.ts";
 import { buildReceiver, EVENTS_PATH, processHandedOver } from "./receiver.ts";
 import { AckFront } from "./ack-front/front.ts";
+import { processHandedRequest } from "./ack-front/handed-request.ts";
 import { oauthReceiverOptions, slackRefresher } from "./oauth/install-options.ts";
 import { WorkerInstallationStore } from "./oauth/installation-store.ts";
 import { registerUninstall } from "./oauth/uninstall.ts";
@@ -177,7 +178,13 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       const settings = { port: config.port, host: options.host, signingSecret: config.signingSecret ?? "", upstreamPort, eventsPath: EVENTS_PATH, graceMs: STOP_GRACE_MS };
       const onFatal = options.onFatal ?? ((err: Error) => logger.error(err.message));
       try {
-        front = await AckFront.start({ settings, logger, onEvent: (event) => void track(processHandedOver(built, event, logger)), onFatal });
+        front = await AckFront.start({
+          settings,
+          logger,
+          onEvent: (event) => void track(processHandedOver(built, event, logger)),
+          onRequest: (request, answer) => void track(processHandedRequest(built, request, answer, logger)),
+          onFatal,
+        });
       } catch (err) {
         await built.stop();
         httpServer = undefined;

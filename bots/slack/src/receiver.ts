@@ -10,9 +10,11 @@ import type { SlackConfig } from "./config.ts";
  * `GET /healthz` beside it (`health`; Socket Mode serves it on HEALTH_PORT).
  *
  * In HTTP mode SLACK_PORT belongs to the ack front (`ack-front/`), a thread
- * that acknowledges signed events itself and passes every other request to
- * this receiver, which listens on 127.0.0.1 behind it; the events it
- * acknowledged reach bolt through `processHandedOver`.
+ * that acknowledges signed events itself, holds signed slash commands and
+ * clicks open for their ack, and passes every other request to this receiver,
+ * which listens on 127.0.0.1 behind it; the events it acknowledged reach bolt
+ * through `processHandedOver`, the requests it holds through
+ * `processHandedRequest` (`ack-front/handed-request.ts`).
  *
  * Both acknowledge an event that bolt itself fails on (a payload that does not
  * have the shape Slack documents): answering 500 would make Slack retry a
@@ -53,17 +55,27 @@ export function buildReceiver(
       { path: HEALTH_PATH, method: ["GET"], handler: (req, res) => answerHealth(health, req, res) },
     ],
     processEventErrorHandler: async ({ error, response }) => {
-      if (response.headersSent) {
-        logger.error(`A handler failed after the ack: ${error.message}`);
-        return false;
-      }
-      logger.warn(`Acknowledged an event bolt could not process: ${error.message}`);
+      if (!acknowledgeFailure(error, response.headersSent, logger)) return false;
       // Returning true only marks the request handled; the answer is written here.
       response.writeHead(200);
       response.end();
       return true;
     },
   });
+}
+
+/**
+ * What the HTTP receiver does when bolt fails on a request: logged, and
+ * answered 200 (true) unless it was answered already. Also the rule for the
+ * requests the ack front holds (`processHandedRequest`).
+ */
+export function acknowledgeFailure(error: Error, answered: boolean, logger: Logger): boolean {
+  if (answered) {
+    logger.error(`A handler failed after the ack: ${error.message}`);
+    return false;
+  }
+  logger.warn(`Acknowledged an event bolt could not process: ${error.message}`);
+  return true;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "@slack/bolt";
-import type { FromFront, FrontSettings, HandedOver, ToFront } from "./protocol.ts";
+import type { Answer, FromFront, FrontSettings, HandedOver, HandedRequest, ToFront } from "./protocol.ts";
 
 /**
  * The main thread's side of the ack front (`thread.ts`): starts the thread
- * that owns the public port, receives the events it acknowledged, and stops it.
+ * that owns the public port, receives the events it acknowledged and the
+ * requests it holds open for an answer, passes the answers back, and stops it.
  *
  * The thread lives and dies with the process: it cannot outlive a main thread
  * that crashed (the process ends with it), so nothing is acknowledged that no
@@ -20,6 +21,8 @@ export interface AckFrontOptions {
   logger: Logger;
   /** Each acknowledged event, in the order the front acknowledged them. */
   onEvent(event: HandedOver): void;
+  /** Each slash command or click the front holds open; `answer` is written as its HTTP answer (the first one only). */
+  onRequest(request: HandedRequest, answer: (answer: Answer) => void): void;
   /** The thread ended without being asked to. */
   onFatal(err: Error): void;
 }
@@ -63,6 +66,9 @@ export class AckFront {
             return;
           case "event":
             options.onEvent(message);
+            return;
+          case "request":
+            options.onRequest(message, (answer) => worker.postMessage({ kind: "answer", id: message.id, answer } satisfies ToFront));
             return;
           case "log":
             options.logger[message.level](message.line);

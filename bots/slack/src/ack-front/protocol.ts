@@ -27,11 +27,34 @@ export interface HandedOver {
   retryReason: string | undefined;
 }
 
+/**
+ * A signed slash command or interaction (a form body), for bolt to process.
+ * Its HTTP request stays open in the front until the main thread answers it
+ * (with what bolt's receiver would write for the handler's ack) under the same id.
+ */
+export interface HandedRequest {
+  kind: "request";
+  id: number;
+  /** The form body as Slack sent it. */
+  body: string;
+  retryNum: number | undefined;
+  retryReason: string | undefined;
+}
+
+/** An HTTP answer as the front writes it. */
+export interface Answer {
+  status: number;
+  /** Unset for a text body, as bolt leaves it. */
+  contentType?: string;
+  body: string;
+}
+
 export type FromFront =
   | { kind: "listening"; port: number }
   | HandedOver
+  | HandedRequest
   | { kind: "log"; level: "warn" | "error"; line: string }
   /** Stopped accepting, every open request answered: nothing more will be handed over. */
   | { kind: "stopped" };
 
-export type ToFront = { kind: "stop" };
+export type ToFront = { kind: "stop" } | { kind: "answer"; id: number; answer: Answer };

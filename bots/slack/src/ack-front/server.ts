@@ -1,18 +1,23 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 // bolt's own check (what its HTTPReceiver runs), imported alone: the front's thread loads node:crypto and tsscmp, not all of bolt.
 import { verifySlackRequest } from "@slack/bolt/dist/receivers/verify-request.js";
-import type { FrontSettings, HandedOver } from "./protocol.ts";
+import { FORM, handedRequest } from "./body.ts";
+import { PendingAnswers } from "./pending.ts";
+import type { Answer, FrontSettings, HandedOver, HandedRequest } from "./protocol.ts";
 import { LoopbackProxy } from "./proxy.ts";
 
 /**
- * The ack front's HTTP server. It answers two things itself, at once and
- * whatever the bot's main thread is doing: 401 for a request to the events
- * path whose signature does not verify (bolt's rule: v0 HMAC-SHA256 of
- * `v0:<timestamp>:<body>`, timestamp at most 5 minutes old), and 200 for a
- * signed `event_callback`, handed over to bolt on the main thread. Everything
- * else (slash commands and clicks, whose answer carries what the bot says;
- * url_verification and ssl_check; the OAuth routes; the health routes) goes
- * to bolt's receiver on 127.0.0.1 and is answered with what bolt answers.
+ * The ack front's HTTP server. For requests to the events path (where Slack
+ * posts events, slash commands and clicks alike) it answers 401 itself when
+ * the signature does not verify (bolt's rule: v0 HMAC-SHA256 of
+ * `v0:<timestamp>:<body>`, timestamp at most 5 minutes old). A signed
+ * `event_callback` it answers 200 at once and hands over to bolt on the main
+ * thread. A signed slash command or click it hands over too, holding the
+ * request open for the main thread's answer: what bolt's receiver would write
+ * for the handler's ack (`PendingAnswers`, with its deadline). Everything else
+ * (url_verification and ssl_check; a body bolt cannot read; the OAuth routes;
+ * the health routes) goes to bolt's receiver on 127.0.0.1 and is answered
+ * with what bolt answers.
  */
 
 /** bolt's HTTPReceiver's default body limit: larger bodies get 413, as from bolt. */
@@ -20,12 +25,19 @@ const BODY_LIMIT = 4 * 1024 * 1024;
 
 export interface FrontServer {
   server: Server;
+  /** The main thread's answer to a handed-over request. */
+  answer(id: number, answer: Answer): void;
   /** Stops the proxy's kept-alive connections to bolt, once the server is closed. */
   close(): void;
 }
 
-export function createFrontServer(settings: FrontSettings, handOver: (event: HandedOver) => void, log: (level: "warn" | "error", line: string) => void): FrontServer {
+export function createFrontServer(
+  settings: FrontSettings,
+  handOver: (message: HandedOver | HandedRequest) => void,
+  log: (level: "warn" | "error", line: string) => void,
+): FrontServer {
   const proxy = new LoopbackProxy(settings.upstreamPort, (line) => log("error", line));
+  const pending = new PendingAnswers((line) => log("warn", line));
 
   async function onEvents(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
@@ -43,10 +55,16 @@ export function createFrontServer(settings: FrontSettings, handOver: (event: Han
       res.writeHead(401).end();
       return;
     }
-    if (!isEventCallback(req, text)) return proxy.forward(req, res, body);
-    // Handed over before the ack: once Slack has its 200, the event is already the main thread's.
-    handOver({ kind: "event", body: text, retryNum: retryNum(req), retryReason: header(req, "x-slack-retry-reason") });
-    res.writeHead(200).end();
+    const retry = { retryNum: retryNum(req), retryReason: header(req, "x-slack-retry-reason") };
+    if (isEventCallback(req, text)) {
+      // Handed over before the ack: once Slack has its 200, the event is already the main thread's.
+      handOver({ kind: "event", body: text, ...retry });
+      res.writeHead(200).end();
+      return;
+    }
+    const what = isForm(req) ? handedRequest(text) : undefined;
+    if (what === undefined) return proxy.forward(req, res, body);
+    handOver({ kind: "request", id: pending.hold(res, what), body: text, ...retry });
   }
 
   const server = createServer((req, res) => {
@@ -56,7 +74,7 @@ export function createFrontServer(settings: FrontSettings, handOver: (event: Han
     }
     proxy.forward(req, res);
   });
-  return { server, close: () => proxy.close() };
+  return { server, answer: (id, answer) => pending.answer(id, answer), close: () => proxy.close() };
 }
 
 function pathOf(req: IncomingMessage): string {
@@ -73,7 +91,7 @@ function retryNum(req: IncomingMessage): number | undefined {
   return value === undefined ? undefined : Number.parseInt(value, 10);
 }
 
-const isForm = (req: IncomingMessage) => req.headers["content-type"] === "application/x-www-form-urlencoded";
+const isForm = (req: IncomingMessage) => req.headers["content-type"] === FORM;
 
 function isSslCheck(req: IncomingMessage, text: string): boolean {
   return isForm(req) && new URLSearchParams(text).get("ssl_check") === "1";

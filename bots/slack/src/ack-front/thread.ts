@@ -5,7 +5,9 @@ import { createFrontServer } from "./server.ts";
 
 /**
  * The ack front's thread (started by `AckFront`): serves the public port, so
- * Slack's events are acknowledged by an event loop that does nothing else.
+ * Slack's events are acknowledged by an event loop that does nothing else,
+ * and slash commands and clicks are answered by it as soon as the main thread
+ * has acked them.
  * A stop closes the port, lets open requests finish (past the grace period
  * their connections are closed), then says `stopped`: every event acked
  * before it has been handed over, since messages arrive in order.
@@ -23,7 +25,7 @@ front.server.on("error", (err) => {
 front.server.listen(settings.port, settings.host, () => send({ kind: "listening", port: (front.server.address() as AddressInfo).port }));
 
 main.on("message", (message: ToFront) => {
-  if (message.kind !== "stop") return;
+  if (message.kind === "answer") return front.answer(message.id, message.answer);
   const force = setTimeout(() => front.server.closeAllConnections(), settings.graceMs);
   front.server.close(() => {
     clearTimeout(force);
