@@ -157,4 +157,33 @@ describe("TurnLedger", () => {
       expect(ask(ledger, "new").seq).toBe(3);
     });
   });
+
+  it("keeps the usage of reused rows in a rollup a fresh instance reads back, a short array per day, person and model", async () => {
+    await withStorage((storage) => {
+      const ledger = new TurnLedger(storage);
+      const now = Date.now();
+      for (let i = 0; i < 40; i++) {
+        const turn = ledger.accept({ kind: "message", idemKey: null, userId: `U${i % 2}`, question: `q${i}`, receivedAt: now }, now);
+        ledger.answer(turn, { reply: "a", explanation: "a", runs: [], usage: { model: "fake-model", inputTokens: 10, outputTokens: 3 } }, "a", now);
+      }
+      const today = ledger.usageTotals(now).list(now);
+      expect(today.map((e) => [e.userId, e.turns, e.inputTokens])).toEqual([["U0", 20, 200], ["U1", 20, 200]]);
+      expect(new TurnLedger(storage).usageTotals(now).list(now)).toEqual(today);
+      // The newest rollup holds the turns whose rows were reused, two entries of a few dozen bytes each.
+      const carry = String(storage.sql.exec(`SELECT usage_carry FROM duet_ledger WHERE usage_carry IS NOT NULL ORDER BY seq DESC LIMIT 1`).one().usage_carry);
+      expect(carry.length).toBeLessThan(120);
+    });
+  });
+
+  it("reads a rollup stored with named fields, as rows written before the short form hold it", async () => {
+    await withStorage((storage) => {
+      const now = Date.now();
+      const date = new Date(now).toISOString().slice(0, 10);
+      const first = new TurnLedger(storage);
+      first.answer(ask(first, "q", null, now), { reply: "a", explanation: "a", runs: [] }, "a", now);
+      const entry = { date, userId: "U9", userName: "Old", model: "old-model", inputTokens: 7, outputTokens: 2, turns: 4, unreported: 1 };
+      storage.sql.exec(`UPDATE duet_ledger SET usage_carry = ?`, JSON.stringify({ v: 3, entries: [entry] }));
+      expect(new TurnLedger(storage).usageTotals(now).list(now)).toEqual([entry]);
+    });
+  });
 });

@@ -5,6 +5,35 @@ type Row = Record<string, SqlStorageValue>;
 /** The ledger's column for the rollup (the ledger makes or adds it). */
 export const USAGE_COLUMNS: Readonly<Record<string, string>> = { usage_carry: "TEXT" };
 
+interface Carry {
+  v: number;
+  entries: UsageEntry[];
+}
+
+/** An entry as a rollup stores it: its fields in this order, without their names. */
+type StoredEntry = [string, string | null, string | null, string, number, number, number, number];
+
+/**
+ * A rollup as its column holds it: `{"v":…,"e":[[date, userId, userName,
+ * model, inputTokens, outputTokens, turns, unreported], …]}`. Named fields
+ * would more than double it, and it rides in every row placed: at 200 bytes
+ * for one person a row of the benchmark's turns no longer fitted the pages it
+ * had (a page more every fifth turn).
+ */
+function writeCarry(carry: Carry): string {
+  const e: StoredEntry[] = carry.entries.map((x) => [x.date, x.userId, x.userName, x.model, x.inputTokens, x.outputTokens, x.turns, x.unreported]);
+  return JSON.stringify({ v: carry.v, e });
+}
+
+/** A stored rollup, in either form: rows written before the arrays hold `entries` as objects. */
+function readCarry(text: string): Carry {
+  const stored = JSON.parse(text) as { v: number; e?: StoredEntry[]; entries?: UsageEntry[] };
+  const entries = stored.e
+    ? stored.e.map(([date, userId, userName, model, inputTokens, outputTokens, turns, unreported]) => ({ date, userId, userName, model, inputTokens, outputTokens, turns, unreported }))
+    : (stored.entries ?? []);
+  return { v: stored.v, entries };
+}
+
 /** An answered turn's usage, as its row holds it. */
 interface HeldUsage {
   userId: string | null;
@@ -24,11 +53,11 @@ interface HeldUsage {
  * by every write, so a turn reads nothing back.
  */
 export class UsageRows {
-  private carry: { v: number; entries: UsageEntry[] };
+  private carry: Carry;
   private readonly held = new Map<number, HeldUsage>();
 
   constructor(sql: SqlStorage) {
-    let newest: { v: number; entries: UsageEntry[] } | null = null;
+    let newest: Carry | null = null;
     const rows = sql.exec<Row>(
       `SELECT slot, user_id, user_name, answered_at, usage_carry,
         CASE WHEN status = 'done' AND answer IS NOT NULL THEN json_extract(answer, '$.usage') END AS usage
@@ -44,7 +73,7 @@ export class UsageRows {
         });
       }
       if (r.usage_carry !== null) {
-        const carry = JSON.parse(String(r.usage_carry)) as { v: number; entries: UsageEntry[] };
+        const carry = readCarry(String(r.usage_carry));
         if (!newest || carry.v > newest.v) newest = carry;
       }
     }
@@ -53,8 +82,9 @@ export class UsageRows {
 
   /**
    * The rollup to write into a row about to be placed: when the row reuses
-   * `slot`, the turn leaving it is added first. Old days are dropped, so the
-   * rollup stays a few hundred bytes.
+   * `slot`, the turn leaving it is added first. Old days are dropped, and each
+   * entry is a bare array (writeCarry), so the rollup stays small: it is
+   * written with every row placed.
    */
   carryInto(slot: number | null, now: number): string | null {
     const leaving = slot === null ? undefined : this.held.get(slot);
@@ -64,7 +94,7 @@ export class UsageRows {
       totals.addTurn(leaving.at, leaving.userId, leaving.userName, leaving.usage);
       this.carry = { v: this.carry.v + 1, entries: totals.list(now) };
     }
-    return this.carry.v ? JSON.stringify(this.carry) : null;
+    return this.carry.v ? writeCarry(this.carry) : null;
   }
 
   /** A turn was answered into `slot` with this usage. */
@@ -83,7 +113,7 @@ export class UsageRows {
   keepAll(now = Date.now()): string | null {
     this.carry = { v: this.carry.v + 1, entries: this.totals(now).list(now) };
     this.held.clear();
-    return this.carry.entries.length ? JSON.stringify(this.carry) : null;
+    return this.carry.entries.length ? writeCarry(this.carry) : null;
   }
 
   /** The room is deleted: its usage goes with it. */
