@@ -113,6 +113,22 @@ describe("pnpm dev:worker --port P", () => {
       // No local user can attach a debugger to the Worker and read its tokens.
       expect(listeningPorts(groupMembers(pgid)).map((l) => l.port)).toContain(port);
       expect(await inspectorsAnswering(groupMembers(pgid))).toEqual([]);
+      // wrangler's own routes on the Worker's port: none lists rooms, runs SQL or reaches a binding without a secret.
+      const cdnCgi = async (path: string, init?: RequestInit) => {
+        const r = await fetch(`http://127.0.0.1:${port}${path}`, init);
+        return `${path} ${r.status} ${(await r.text()).slice(0, 40)}`;
+      };
+      const namespace = "/cdn-cgi/explorer/api/workers/durable_objects/namespaces";
+      expect(await cdnCgi("/cdn-cgi/explorer")).toMatch(/ 404 /);
+      expect(await cdnCgi(namespace)).toMatch(/ 404 /);
+      expect(await cdnCgi(`${namespace}/duet-DuetAgent/objects`)).toMatch(/ 404 /);
+      const sql = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sql: "SELECT * FROM duet_ledger" }) };
+      expect(await cdnCgi(`${namespace}/duet-DuetAgent/objects/x/query`, sql)).toMatch(/ 404 /);
+      for (const path of ["/cdn-cgi/", "/cdn-cgi/mf/reload", "/cdn-cgi/trace", "/cdn-cgi/handler/unknown"]) expect(await cdnCgi(path)).toMatch(/ 404 /);
+      // The bindings proxy needs miniflare's own secret; the triggers reach handlers that do nothing.
+      expect(await cdnCgi("/cdn-cgi/platform-proxy", { headers: { "MF-Op": "GET", "MF-Op-Target": "1" } })).toMatch(/ 401 /);
+      expect(await cdnCgi("/cdn-cgi/handler/scheduled")).toMatch(/ 200 /);
+      expect(await cdnCgi("/cdn-cgi/handler/email")).toMatch(/ 400 /);
     } finally {
       if (child.exitCode === null) process.kill(-pgid, "SIGINT");
       await exited;

@@ -18,6 +18,13 @@ type StartInput = Parameters<typeof unstable_startWorker>[0];
  * Tokens and model settings reach the Worker through a 0600 file, never a command line.
  */
 
+/**
+ * What wrangler is started with: no metrics, no calls out, and no Local Explorer.
+ * wrangler 4.86 serves its explorer on the Worker's own port by default, with no
+ * token: any local user could list every room and run SQL inside any of them.
+ */
+export const WRANGLER_QUIET_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", X_LOCAL_EXPLORER: "false" } as const;
+
 /** A setting or argument the Worker cannot start with: one line for the person, no stack. */
 export class WorkerConfigError extends Error {}
 
@@ -152,7 +159,7 @@ export function spawnWorker(extra: string[], env: NodeJS.ProcessEnv = process.en
     cwd: REPO_ROOT,
     stdio: ["ignore", "inherit", "inherit"],
     ...options,
-    env: { ...env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    env: { ...env, ...WRANGLER_QUIET_ENV },
   });
 }
 
@@ -165,8 +172,7 @@ async function main(): Promise<void> {
     console.error(`pnpm dev:worker: ${err.message}`);
     process.exit(2);
   }
-  process.env.WRANGLER_SEND_METRICS = "false";
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  Object.assign(process.env, WRANGLER_QUIET_ENV);
   let stopping = false;
   let started: Promise<Awaited<ReturnType<typeof unstable_startWorker>>> | undefined;
   const stop = () => {

@@ -1,4 +1,5 @@
 import { app } from "./http/app.ts";
+import type { Env } from "./room/duet-agent.ts";
 
 export { DuetAgent } from "./room/duet-agent.ts";
 export { InstallationStore } from "./installations/store-object.ts";
@@ -10,4 +11,10 @@ export { PersonUsage } from "./usage/person-object.ts";
 // ContainerProxy is where its outbound host rules are applied.
 export { DuetSandbox as Sandbox, ContainerProxy } from "./sandbox/durable-sandbox.ts";
 
-export default app;
+export default {
+  fetch: app.fetch,
+  // Duet has no cron triggers (a room's schedules are its own alarms). This no-op
+  // answers the local dev server's unauthenticated /cdn-cgi/handler/scheduled
+  // without an error, and runs nothing.
+  scheduled() {},
+} satisfies ExportedHandler<Env>;
