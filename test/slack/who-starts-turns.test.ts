@@ -74,6 +74,28 @@ describe("who starts a turn in a Slack DM", () => {
     expect(modelCallsFor(stack, "has joined the channel")).toBe(0);
     for (const e of quiet) expect(slack.ws.reactionsOn(dm, e.ts)).toEqual([]);
   });
+
+  it("Slack's own system notice (user USLACK) starts nothing; the person's message after it is the one answered", async () => {
+    const dm = newChannel("D");
+    const callsBefore = stack.model.calls.length;
+    const archived = `<@U0ALICE> archived the channel <#${newChannel()}>`;
+    const notice = event(dm, {
+      user: "USLACK",
+      text: archived,
+      blocks: [{ type: "rich_text", block_id: "sys", elements: [{ type: "rich_text_section", elements: [{ type: "user", user_id: "U0ALICE" }, { type: "text", text: " archived the channel" }] }] }],
+    }, "message", "im");
+    await deliver([notice]);
+
+    const person = directMessageEvent(slack, { channel: dm, text: "SAY: after-notice-marker" });
+    await deliver([{ payload: person }]);
+    const ts = String(person.event.ts);
+    await answerTo(slack, { channel: dm, ts, threadTs: ts });
+
+    expect(duetPosts(dm).map(readable)).toEqual([expect.stringContaining("after-notice-marker")]);
+    expect(stack.model.calls.length - callsBefore).toBe(1);
+    expect(modelCallsFor(stack, "archived the channel")).toBe(0);
+    expect(slack.ws.reactionsOn(dm, notice.ts)).toEqual([]);
+  });
 });
 
 describe("who starts a turn in a Slack channel", () => {

@@ -58,8 +58,12 @@ export const envelopeSchema = z.object({ event_id: z.string().min(1), team_id: z
 
 /** Subtypes of messages a person wrote: a file attached, or a thread reply also sent to the channel. */
 const PERSON_SUBTYPES = new Set(["file_share", "thread_broadcast"]);
-/** Slackbot's user id: its notices (reminders, "you were removed from…") are nobody's question. */
-const SLACKBOT = "USLACKBOT";
+/**
+ * Slack's reserved senders: Slackbot (reminders, "you were removed from…") and
+ * Slack itself (system notices such as "<@U…> archived the channel <#C…>").
+ * Their messages are nobody's question.
+ */
+const SLACK_SENDERS = new Set(["USLACKBOT", "USLACK"]);
 
 /**
  * Only a person's own new message starts a turn. Apps and bots (Duet itself
@@ -68,7 +72,7 @@ const SLACKBOT = "USLACKBOT";
  * messages, not messages.
  */
 export function isFromPerson(e: { bot_id?: string; app_id?: string; subtype?: string; user?: string }, botUserId: string): e is { user: string } {
-  if (e.bot_id || e.app_id || !e.user || e.user === SLACKBOT || e.user === botUserId) return false;
+  if (e.bot_id || e.app_id || !e.user || SLACK_SENDERS.has(e.user) || e.user === botUserId) return false;
   return !e.subtype || PERSON_SUBTYPES.has(e.subtype);
 }
 
