@@ -105,7 +105,7 @@ describe("Discord mentions", () => {
 
   it("a mention of Duet's own managed role is a mention of Duet; another role's mention is not", async () => {
     const ch = h.fake.addChannel(h.guildId, "role-mention");
-    const duetRole = h.fake.addBotRole(h.guildId);
+    const duetRole = h.fake.botRoleOf(h.guildId);
     const otherRole = h.fake.addRole(h.guildId, "Helpers");
     const other = h.fake.message(ch, `<@&${otherRole}> SAY: other-role-marker`, { fields: { mention_roles: [otherRole] } });
     const msg = h.fake.message(ch, `<@&${duetRole}> SAY: role-mention-marker`, { fields: { mention_roles: [duetRole] } });

@@ -126,7 +126,7 @@ export class FakeGateway {
       shard,
       application: { id: this.world.opts.applicationId, flags: 0 },
     });
-    for (const g of guilds) this.sendDispatch(session, "GUILD_CREATE", guildPayload(g.id, g.name, this.world.channelsOf(g.id), this.world.opts.botUser));
+    for (const g of guilds) this.sendDispatch(session, "GUILD_CREATE", guildPayload(g, this.world.channelsOf(g.id), this.world.opts.botUser));
   }
 
   private resume(ws: WebSocket, d: any): void {

@@ -98,7 +98,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
 
     /** Guilds must exist before the bot connects to be in READY; channels may come later. */
     addGuild(name = "test guild", id = snowflake()): string {
-      world.guilds.set(id, { id, name });
+      world.guilds.set(id, { id, name, botRoleId: snowflake() });
       return id;
     },
     /**
@@ -107,14 +107,15 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
      */
     joinGuild(name: string, o: { systemChannel?: string } = {}): { guildId: string; systemChannelId: string | null } {
       const id = snowflake();
-      world.guilds.set(id, { id, name });
+      const guild = { id, name, botRoleId: snowflake() };
+      world.guilds.set(id, guild);
       let systemChannelId: string | null = null;
       if (o.systemChannel) {
         const ch: FakeChannel = { id: snowflake(), type: ChannelType.GuildText, guild_id: id, name: o.systemChannel, parent_id: null };
         world.channels.set(ch.id, ch);
         systemChannelId = ch.id;
       }
-      gateway.dispatch("GUILD_CREATE", guildPayload(id, name, world.channelsOf(id), world.opts.botUser, systemChannelId));
+      gateway.dispatch("GUILD_CREATE", guildPayload(guild, world.channelsOf(id), world.opts.botUser, systemChannelId));
       return { guildId: id, systemChannelId };
     },
     /** The bot is kicked, or the server deleted: one GUILD_DELETE without `unavailable`, and the server is gone. */
@@ -132,11 +133,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role: { id, name, permissions: "0", position: 1, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 } });
       return id;
     },
-    /** The role Discord makes for the bot when it joins a server (managed, tagged with the bot's id). */
-    addBotRole(guildId: string, id = snowflake()): string {
-      const role = { id, name: "Duet", permissions: "0", position: 1, color: 0, hoist: false, managed: true, mentionable: false, flags: 0, tags: { bot_id: botUser.id } };
-      gateway.dispatch("GUILD_ROLE_CREATE", { guild_id: guildId, role });
-      return id;
+    /** The role Discord made for the bot when it joined the guild (managed, tagged with the bot's id), sent in GUILD_CREATE. */
+    botRoleOf(guildId: string): string {
+      const guild = world.guilds.get(guildId);
+      if (!guild) throw new Error(`no guild ${guildId} in the fake`);
+      return guild.botRoleId;
     },
     /**
      * What a user's interactions say about them: their role ids and their permissions in

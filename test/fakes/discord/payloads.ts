@@ -28,6 +28,13 @@ export function user(id: string, username: string, bot = false): DiscordUser {
   return { id, username, global_name: username, discriminator: "0", avatar: null, ...(bot ? { bot: true } : {}) };
 }
 
+/** A guild the bot is in; `botRoleId` is the managed role Discord made for the bot when it joined. */
+export interface FakeGuild {
+  id: string;
+  name: string;
+  botRoleId: string;
+}
+
 export interface FakeChannel {
   id: string;
   type: number;
@@ -60,8 +67,14 @@ export function channelPayload(ch: FakeChannel): Record<string, unknown> {
 /** Everyone may do everything in the fake: permissions are not what these tests are about. */
 export const ALL_PERMISSIONS = "2199023255551";
 
-export function guildPayload(id: string, name: string, channels: FakeChannel[], botUser: DiscordUser, systemChannelId: string | null = null): Record<string, unknown> {
+/**
+ * GUILD_CREATE's guild. Its roles are @everyone and, as Discord makes on joining, the
+ * bot's own managed role (tagged with the bot's user id), which the bot member holds.
+ */
+export function guildPayload(guild: FakeGuild, channels: FakeChannel[], botUser: DiscordUser, systemChannelId: string | null = null): Record<string, unknown> {
+  const { id, name, botRoleId } = guild;
   const visible = channels.filter((c) => !c.uncached);
+  const botRole = { id: botRoleId, name: botUser.username, permissions: ALL_PERMISSIONS, position: 1, color: 0, hoist: false, managed: true, mentionable: false, flags: 0, tags: { bot_id: botUser.id } };
   return {
     id,
     name,
@@ -78,14 +91,14 @@ export function guildPayload(id: string, name: string, channels: FakeChannel[], 
     system_channel_id: systemChannelId,
     preferred_locale: "en-US",
     features: [],
-    roles: [{ id, name: "@everyone", permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    roles: [{ id, name: "@everyone", permissions: ALL_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }, botRole],
     emojis: [],
     stickers: [],
     joined_at: new Date().toISOString(),
     large: false,
     unavailable: false,
     member_count: 2,
-    members: [{ user: botUser, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],
+    members: [{ user: botUser, roles: [botRoleId], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 }],
     channels: visible.filter((c) => !THREAD_TYPES.includes(c.type)).map(channelPayload),
     threads: visible.filter((c) => THREAD_TYPES.includes(c.type)).map(channelPayload),
     presences: [],

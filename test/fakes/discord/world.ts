@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { DiscordUser, FakeChannel, FakeMessage } from "./payloads.ts";
+import type { DiscordUser, FakeChannel, FakeGuild, FakeMessage } from "./payloads.ts";
 
 /** What the fake Discord knows: guilds, channels, messages, interactions, and every REST call made. */
 
@@ -72,7 +72,7 @@ export interface WorldOptions {
 
 export class World {
   readonly events = new EventEmitter();
-  readonly guilds = new Map<string, { id: string; name: string }>();
+  readonly guilds = new Map<string, FakeGuild>();
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, InteractionRecord>();
