@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { inspectorsAnswering, listeningPorts } from "../test/helpers/dev-processes.ts";
 import { quietPort } from "../test/helpers/ports.ts";
+import { WORKER_SETTING_VARS } from "@duet/shared";
 import { REPO_ROOT } from "./dev-env.ts";
 import { WorkerConfigError, workerOptions } from "./dev-worker.ts";
 
@@ -35,6 +36,60 @@ describe("workerOptions", () => {
     expect(() => workerOptions([], { DUET_ROOM_DAILY_TOKENS: "lots" })).toThrow(new WorkerConfigError("DUET_ROOM_DAILY_TOKENS must be an integer from 1 to 1000000000000"));
     expect(() => workerOptions(["--var", "DUET_USER_DAILY_TOKENS:12k"], {})).toThrow(/^DUET_USER_DAILY_TOKENS must be an integer/);
     expect(() => workerOptions([], { DUET_MODELS: "fast=anthropic:claude" })).toThrow('DUET_MODELS has "fast=anthropic:claude": "anthropic" is not a provider (one of workers-ai, openai)');
+  });
+
+  it("hands every Worker setting the environment sets to the Worker, e.g. a schedule's shortest interval and the file limit", () => {
+    const env: Record<(typeof WORKER_SETTING_VARS)[number], string> = {
+      DUET_API_TOKEN: "api-token-from-env",
+      DUET_API_TOKEN_PREVIOUS: "old-api-token",
+      MODEL_PROVIDER: "openai",
+      MODEL: "qwen2.5:7b",
+      OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
+      OPENAI_API_KEY: "sk-local",
+      MODEL_TIMEOUT_MS: "45000",
+      MODEL_MAX_TOKENS: "2048",
+      MODEL_TEMPERATURE: "0.7",
+      SANDBOX_PROVIDER: "local",
+      SANDBOX_URL: "http://127.0.0.1:9999",
+      SANDBOX_TOKEN: "sandbox-token-from-env",
+      COMMAND_TIMEOUT_MS: "12000",
+      MAX_RUNS_PER_REPLY: "3",
+      SANDBOX_PREWARM: "off",
+      SANDBOX_NETWORK: "registries",
+      SANDBOX_ALLOWED_HOSTS: "git.corp.example",
+      SANDBOX_DENIED_HOSTS: "*.ads.example",
+      DUET_RUN_POLICY: "approve",
+      DUET_APPROVAL_TTL_MS: "60000",
+      DUET_FILE_MAX_BYTES: "1048576",
+      SANDBOX_WORKSPACE_MAX_BYTES: "2097152",
+      DUET_DELIVERY_GRACE_MS: "5000",
+      DUET_SCHEDULE_MIN_INTERVAL_S: "60",
+      DUET_SCHEDULES_PER_ROOM: "4",
+      DUET_MODELS: "fast=workers-ai:@cf/x",
+      DUET_ROOM_DAILY_TOKENS: "5000",
+      DUET_USER_DAILY_TOKENS: "700",
+    };
+    // A setting the Worker gains needs a value here, so this test covers it too.
+    expect(Object.keys(env).sort()).toEqual([...WORKER_SETTING_VARS].sort());
+    // The tokens are the ones `pnpm dev` keeps (the process's own environment first), not read from `env`.
+    const { DUET_API_TOKEN: _api, SANDBOX_TOKEN: _sandbox, ...settings } = env;
+    const file = readFileSync(workerOptions([], env).envFiles!.at(-1)!, "utf8");
+    for (const [name, value] of Object.entries(settings)) expect(file).toContain(`\n${name}='${value}'\n`);
+    expect(file).toMatch(/^DUET_API_TOKEN='.+'$/m);
+    expect(file).toMatch(/^SANDBOX_TOKEN='.+'$/m);
+  });
+
+  it("refuses any malformed Worker setting from the environment with the Worker's one line", () => {
+    expect(() => workerOptions([], { DUET_SCHEDULE_MIN_INTERVAL_S: "soon" })).toThrow(new WorkerConfigError("DUET_SCHEDULE_MIN_INTERVAL_S must be an integer from 1 to 604800"));
+    expect(() => workerOptions([], { SANDBOX_PREWARM: "maybe" })).toThrow(new WorkerConfigError("SANDBOX_PREWARM must be on or off"));
+    expect(() => workerOptions([], { OPENAI_BASE_URL: "my model server" })).toThrow(new WorkerConfigError("OPENAI_BASE_URL must be a URL"));
+  });
+
+  it("every Worker setting is in the README's configuration table", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const rows = readme.split("\n").filter((l) => l.startsWith("| `"));
+    const named = new Set(rows.flatMap((row) => [...row.split(" | ")[0]!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    expect(WORKER_SETTING_VARS.filter((name) => !named.has(name))).toEqual([]);
   });
 
   it("hands the models and budgets from the environment to the Worker", () => {

@@ -1,9 +1,8 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, MODEL_SETTING_VARS, modelSettingFields, parseEnv } from "@duet/shared";
+import { ConfigError, parseEnv, WORKER_SETTING_VARS, workerSettingsSchema } from "@duet/shared";
 import type { unstable_startWorker } from "wrangler";
-import { z } from "zod";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
 type StartInput = Parameters<typeof unstable_startWorker>[0];
@@ -15,7 +14,8 @@ type StartInput = Parameters<typeof unstable_startWorker>[0];
  * unauthenticated V8 inspector on a local port, through which any local user could
  * read the Worker's secrets; the API turns it off. Arguments: `--ip`, `--port`,
  * `--persist-to` replace this script's own values, `--var NAME:VALUE` adds a variable.
- * Tokens and model settings reach the Worker through a 0600 file, never a command line.
+ * Every Worker setting set in the environment (the names of the Worker's config schema)
+ * reaches the Worker through a 0600 file with the tokens, never a command line.
  */
 
 /**
@@ -68,26 +68,13 @@ function parsePort(value: string, from: string): number {
 export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.env): StartInput {
   const flags = parseFlags(extra);
   const devVars = join(REPO_ROOT, ".dev.vars");
-  const settings = Object.fromEntries(MODEL_SETTING_VARS.map((name) => [name, env[name]]));
+  // Every Worker setting the environment sets, so `OPENAI_BASE_URL=... pnpm dev` just works; the executor
+  // reads the sandbox's network settings from the same environment, the Worker reports them.
+  const settings = present(Object.fromEntries(WORKER_SETTING_VARS.map((name) => [name, env[name]])));
   // As the Worker will see them (arguments over the environment over .dev.vars): a malformed one stops here, before anything starts.
-  checkModelSettings({ ...(existsSync(devVars) ? readDotenv(readFileSync(devVars, "utf8")) : {}), ...present(settings), ...flags.vars });
+  checkWorkerSettings({ ...(existsSync(devVars) ? readDotenv(readFileSync(devVars, "utf8")) : {}), ...settings, ...flags.vars });
   const tokens = devTokens();
-  const vars: Record<string, string | undefined> = {
-    DUET_API_TOKEN: tokens.DUET_API_TOKEN,
-    SANDBOX_TOKEN: tokens.SANDBOX_TOKEN,
-    // Model settings from the environment, so `OPENAI_BASE_URL=... pnpm dev` just works.
-    MODEL_PROVIDER: env.MODEL_PROVIDER,
-    MODEL: env.MODEL,
-    OPENAI_BASE_URL: env.OPENAI_BASE_URL,
-    OPENAI_API_KEY: env.OPENAI_API_KEY,
-    SANDBOX_URL: env.SANDBOX_URL,
-    // One setting for both: the executor reads these from the same environment, the Worker reports them.
-    SANDBOX_NETWORK: env.SANDBOX_NETWORK,
-    SANDBOX_ALLOWED_HOSTS: env.SANDBOX_ALLOWED_HOSTS,
-    SANDBOX_DENIED_HOSTS: env.SANDBOX_DENIED_HOSTS,
-    // The models a room may switch to and the daily budgets.
-    ...settings,
-  };
+  const vars: Record<string, string | undefined> = { ...settings, DUET_API_TOKEN: tokens.DUET_API_TOKEN, SANDBOX_TOKEN: tokens.SANDBOX_TOKEN };
   // Later files win: the developer's own .dev.vars (which an explicit list would otherwise skip), then ours.
   const envFiles = [existsSync(devVars) ? [devVars] : [], writeWorkerEnvFile(vars)].flat();
   const port = flags.port !== undefined ? parsePort(flags.port, "--port") : parsePort(env.DUET_WORKER_PORT ?? "8787", "DUET_WORKER_PORT");
@@ -107,12 +94,10 @@ export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.
   };
 }
 
-const modelSettings = z.object(modelSettingFields);
-
-/** The Worker's models and budgets, read as the Worker reads them; a malformed one is the Worker's one line. */
-function checkModelSettings(vars: Record<string, string>): void {
+/** The Worker's settings, read as the Worker reads them; a malformed one is the Worker's one line. */
+function checkWorkerSettings(vars: Record<string, string>): void {
   try {
-    parseEnv(modelSettings, vars);
+    parseEnv(workerSettingsSchema, vars);
   } catch (err) {
     if (err instanceof ConfigError) throw new WorkerConfigError(err.message);
     throw err;

@@ -17,7 +17,8 @@ export { parseDuetCommand, readModel, readRunPolicy, sanitizeChatText, scheduleC
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalIntVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
-export { MODEL_PROVIDERS, MODEL_SETTING_VARS, modelSettingFields, readModelList, type ModelProviderName, type OfferedModel } from "./model-settings.ts";
+export { MODEL_PROVIDERS, modelSettingFields, readModelList, type ModelProviderName, type OfferedModel } from "./model-settings.ts";
+export { WORKER_SETTING_VARS, workerSettingsSchema, type WorkerSettingName } from "./worker-settings.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims, newClaimant } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";

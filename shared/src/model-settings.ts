@@ -85,5 +85,3 @@ export const budgetFields = {
 /** The models and budgets as zod fields, for the Worker's config and for `pnpm dev`'s check before it starts anything. */
 export const modelSettingFields = { DUET_MODELS: modelListVar, ...budgetFields };
 
-/** Every variable read here: `pnpm dev` hands these from its environment to the Worker. */
-export const MODEL_SETTING_VARS = Object.keys(modelSettingFields) as (keyof typeof modelSettingFields)[];

@@ -1,72 +1,10 @@
-import { z } from "zod";
-import {
-  ConfigError,
-  DEFAULT_APPROVAL_TTL_MS,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_FILE_MAX_BYTES,
-  DEFAULT_MAX_RUNS_PER_REPLY,
-  DEFAULT_MODEL_MAX_TOKENS,
-  DEFAULT_MODEL_TEMPERATURE,
-  DEFAULT_MODEL_TIMEOUT_MS,
-  DEFAULT_WORKSPACE_MAX_BYTES,
-  intVar,
-  modelSettingFields,
-  MODEL_PROVIDERS,
-  networkPolicyOf,
-  type ModelProviderName,
-  numberVar,
-  optionalText,
-  parseEnv,
-  sandboxNetworkFields,
-  type NetworkPolicy,
-} from "@duet/shared";
+import type { z } from "zod";
+import { ConfigError, networkPolicyOf, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
 import type { Vars } from "./vars.ts";
 
 /** Workers AI model used when MODEL is unset: an 8B Llama that is still served (llama-3-8b was retired 2026-05-30). */
 export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.1-8b-instruct-fast";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
-
-const schema = z.object({
-  DUET_API_TOKEN: optionalText,
-  /** Still accepted while a rotation is under way: the bots move to the new token, then this is removed. */
-  DUET_API_TOKEN_PREVIOUS: optionalText,
-  MODEL_PROVIDER: z.enum(MODEL_PROVIDERS, { error: "MODEL_PROVIDER must be workers-ai or openai" }).default("workers-ai"),
-  MODEL: optionalText,
-  OPENAI_BASE_URL: optionalText.pipe(z.url({ error: "OPENAI_BASE_URL must be a URL" }).optional()),
-  OPENAI_API_KEY: optionalText,
-  MODEL_TIMEOUT_MS: intVar("MODEL_TIMEOUT_MS", DEFAULT_MODEL_TIMEOUT_MS, 100, 600_000),
-  MODEL_MAX_TOKENS: intVar("MODEL_MAX_TOKENS", DEFAULT_MODEL_MAX_TOKENS, 16, 32_768),
-  MODEL_TEMPERATURE: numberVar("MODEL_TEMPERATURE", DEFAULT_MODEL_TEMPERATURE, 0, 2),
-  SANDBOX_PROVIDER: z.enum(["cloudflare", "local"], { error: "SANDBOX_PROVIDER must be cloudflare or local" }).default("cloudflare"),
-  SANDBOX_URL: optionalText.pipe(z.url({ error: "SANDBOX_URL must be a URL" }).optional()),
-  SANDBOX_TOKEN: optionalText,
-  COMMAND_TIMEOUT_MS: intVar("COMMAND_TIMEOUT_MS", DEFAULT_COMMAND_TIMEOUT_MS, 100, 600_000),
-  MAX_RUNS_PER_REPLY: intVar("MAX_RUNS_PER_REPLY", DEFAULT_MAX_RUNS_PER_REPLY, 0, 20),
-  /** Wake the room's sandbox while the model thinks (on), or only when a command runs (off, for comparison). */
-  SANDBOX_PREWARM: z.enum(["on", "off"], { error: "SANDBOX_PREWARM must be on or off" }).default("on"),
-  /** Where a sandbox may connect: SANDBOX_NETWORK, SANDBOX_ALLOWED_HOSTS, SANDBOX_DENIED_HOSTS. */
-  ...sandboxNetworkFields,
-  /** A room's run policy until someone sets one: run the model's commands at once, or wait for approval. */
-  DUET_RUN_POLICY: z.enum(["auto", "approve"], { error: "DUET_RUN_POLICY must be auto or approve" }).default("auto"),
-  /** How long a proposed command waits for Run or Skip: at least a second, at most a week. */
-  DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
-  /** One file into or out of a workspace. */
-  DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
-  /** A room's whole workspace: in production, a workspace past it is not saved (and a note says so). */
-  SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
-  /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */
-  DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
-  /** A schedule's shortest interval: 15 minutes keeps a room's model use and chat traffic sane; tests set a second. */
-  DUET_SCHEDULE_MIN_INTERVAL_S: intVar("DUET_SCHEDULE_MIN_INTERVAL_S", 900, 1, 7 * 24 * 60 * 60),
-  /** Schedules one room may hold: each is a row and a turn per run. */
-  DUET_SCHEDULES_PER_ROOM: intVar("DUET_SCHEDULES_PER_ROOM", 10, 0, 100),
-  /**
-   * The models a room may switch to (DUET_MODELS: `name=provider:model` or
-   * plain names for MODEL_PROVIDER) and the daily token budgets
-   * (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS; unset: none).
-   */
-  ...modelSettingFields,
-});
 
 export type WorkerConfig = z.infer<typeof schema> & {
   /** The default model's name: MODEL, else the first of DUET_MODELS, else the provider's default. */
