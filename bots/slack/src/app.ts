@@ -11,7 +11,7 @@ import { type LiveOptions, type LivePlace, SlackLiveMessage } from "./live/live-
 import { registerStopButton } from "./live/stop-button.ts";
 import type { SlackConfig } from "./config.ts";
 import { ThreadStatus } from "./feedback.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, errorsOnly } from "./logger.ts";
 import { SlackHealth } from "./health.ts";
 import { registerDirectMessages } from "./direct-messages.ts";
 import { registerMentions } from "./mentions.ts";
@@ -101,7 +101,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // auth.test first: a wrong token stops start-up with one clear line, and bolt
     // gets the bot's ids up front instead of calling auth.test on its own.
     // A few quick tries only: an unreachable Slack at start-up should say so within seconds.
-    const probe = new webApi.WebClient(config.botToken, { ...clientOptions, retryConfig: options.retryConfig ?? STARTUP_RETRY });
+    // Its retries stay quiet: a failure is the one line start-up ends with.
+    const probe = new webApi.WebClient(config.botToken, { ...clientOptions, logger: errorsOnly(logger), retryConfig: options.retryConfig ?? STARTUP_RETRY });
     const where = config.apiUrl ?? "https://slack.com/api/";
     let auth: webApi.AuthTestResponse;
     try {

@@ -34,6 +34,15 @@ export function createLogger(level: LogLevel = LogLevel.INFO, name = "duet-slack
   };
 }
 
+/**
+ * `logger` with only its errors: for a call whose failure is reported whole by its
+ * caller (auth.test at start-up), so the client's retry warnings do not come first.
+ */
+export function errorsOnly(logger: Logger): Logger {
+  const quiet = () => {};
+  return { ...logger, debug: quiet, info: quiet, warn: quiet, error: (...m) => logger.error(...m) };
+}
+
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value);

@@ -17,7 +17,6 @@ async function main(): Promise<void> {
   // Worker is different: it may come up later, and the bot says so in chat meanwhile.
   const token = await checkWorkerToken(config.workerUrl, config.apiToken);
   if (token.status === "refused") failStartup("slack", token.reason);
-  if (token.status === "unknown") console.warn(`duet-slack: could not check DUET_API_TOKEN: ${token.reason}`);
 
   // A bot whose HTTP front thread died can no longer hear Slack: end, so the supervisor starts a new one.
   const bot = createSlackBot(config, {
@@ -37,6 +36,8 @@ async function main(): Promise<void> {
   } catch (err) {
     failStartup("slack", err);
   }
+  // Said once the bot runs: a start-up that fails says only why it failed, in one line.
+  if (token.status === "unknown") console.warn(`[slack] could not check DUET_API_TOKEN: ${token.reason}`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
