@@ -12,6 +12,8 @@ import { usageOf } from "./usage.ts";
  */
 export class OpenAIChatModel implements ChatModel {
   private readonly url: string;
+  /** The base URL's host (a URL's host never holds its user or password). */
+  readonly endpoint: string;
   /** The request is a fetch with the signal: an abort rejects it, or errors its body mid-read. */
   readonly endsOnAbort = true;
 
@@ -23,6 +25,7 @@ export class OpenAIChatModel implements ChatModel {
     readonly name = model,
   ) {
     this.url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    this.endpoint = new URL(this.url).host;
   }
 
   async *stream(messages: ChatMessage[], request: ModelRequest): AsyncGenerator<string, void> {

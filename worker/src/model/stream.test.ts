@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
 import type { Vars } from "../vars.ts";
 import { createLanguageModel } from "./language-model.ts";
+import { OpenAIChatModel } from "./openai-stream.ts";
 import { streamModelText } from "./stream.ts";
 
 const fakeModel = (env as unknown as { FAKE_MODEL_URL: string }).FAKE_MODEL_URL;
@@ -54,6 +55,16 @@ describe("streaming model text from an OpenAI-compatible endpoint", () => {
     await expect(collect(pieces)).rejects.toBe(reason);
     const seen = (await (await fetch(`${fakeModel}/_aborted/${name}`)).json()) as { aborted: boolean };
     expect(seen.aborted).toBe(true);
+  });
+
+  it("a request that cannot reach the endpoint names the endpoint's host, never its key", async () => {
+    // Port 9 (discard): nothing listens on it here.
+    const unreachable = new OpenAIChatModel("http://user:url-secret@127.0.0.1:9/v1", "m", "sk-never-shown");
+    const failed = streamModelText(unreachable, [{ role: "user", content: "hello" }], { signal: new AbortController().signal, stream: true, timeoutMs: 5_000 });
+    const err = await collect(failed).then(() => null, (e: unknown) => e as Error & { code?: string });
+    expect(err?.code).toBe("model_error");
+    expect(err?.message).toMatch(/^the model request to 127\.0\.0\.1:9 failed: /);
+    expect(err?.message).not.toMatch(/sk-never-shown|url-secret/);
   });
 
   it("turns a deadline, a refused request and an empty answer into model errors", async () => {

@@ -32,7 +32,7 @@ export async function* streamModelText(model: ChatModel, messages: ChatMessage[]
   const fail = (err: unknown): never => {
     if (opts.signal.aborted) throw opts.signal.reason;
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
-    throw modelError(err);
+    throw modelError(err, model.endpoint);
   };
   const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature, onUsage: opts.onUsage };
   let wrote = false;
@@ -57,7 +57,8 @@ export async function* streamModelText(model: ChatModel, messages: ChatMessage[]
   if (!wrote) throw new DuetError("model_error", "the model returned an empty answer");
 }
 
-function modelError(err: unknown): DuetError {
+/** What went wrong, worded for chat; a request that failed says where it went (`endpoint`), so a wrong or down endpoint is plain. */
+function modelError(err: unknown, endpoint: string | undefined): DuetError {
   if (err instanceof DuetError) return err;
   if (err instanceof ModelRefusal) {
     const retryAfterMs = err.status === 429 ? (retryDelayMs(err, 0) ?? undefined) : undefined;
@@ -65,7 +66,8 @@ function modelError(err: unknown): DuetError {
     console.warn(`model refusal: ${err.message}`);
     return new DuetError("model_error", `the model endpoint answered HTTP ${err.status}`, { retryAfterMs });
   }
-  return new DuetError("model_error", `the model request failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
+  const where = endpoint ? ` to ${endpoint}` : "";
+  return new DuetError("model_error", `the model request${where} failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
 }
 
 /**

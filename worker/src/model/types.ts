@@ -38,6 +38,8 @@ export interface TokenUsage {
 export interface ChatModel {
   /** The model's name as people choose it (DUET_MODELS; what usage is counted under). */
   readonly name: string;
+  /** Where the model is asked, for the person told that a request failed: a host, or the provider; never a key. */
+  readonly endpoint?: string;
   stream(messages: ChatMessage[], request: ModelRequest): AsyncIterable<string>;
   /** True when an aborted `request.signal` ends the answer (a fetch does, headers and body alike); otherwise the caller watches the signal. */
   readonly endsOnAbort?: boolean;

@@ -16,6 +16,8 @@ export interface AiBinding {
  * (the last event's, or the object's) gives the token counts.
  */
 export class WorkersAIChatModel implements ChatModel {
+  readonly endpoint = "Workers AI";
+
   constructor(
     private readonly ai: AiBinding,
     /** Workers AI's own name for the model (`@cf/...`). */
