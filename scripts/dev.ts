@@ -7,6 +7,7 @@ import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./
 import { watchLaunchers } from "./dev/launchers.ts";
 import { stopGroup, supervise, type Supervised } from "./dev/processes.ts";
 import { portFree, waitUntilAnswering } from "./dev/ready.ts";
+import { modelEndpointProblem } from "./model-probe.ts";
 
 /**
  * `pnpm dev`: the local sandbox executor (in this process), the Worker under
@@ -78,7 +79,16 @@ function startBot(name: string, entry: string, env: NodeJS.ProcessEnv): Supervis
   return watch(supervise(name, child, say));
 }
 
-function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandbox: RunningExecutor, bots: Map<string, Supervised>): string[] {
+/** How long the look at the model at start may take: the summary waits for it. */
+const MODEL_PROBE_TIMEOUT_MS = 3_000;
+
+/** An OpenAI-compatible endpoint that cannot be reached or refuses the key, said in the summary; asks would fail. */
+function modelProblem(config: DevConfig, apiKey: string | undefined): Promise<string | null> {
+  const { provider, baseUrl } = config.model;
+  return provider === "openai" && baseUrl ? modelEndpointProblem(baseUrl, apiKey, MODEL_PROBE_TIMEOUT_MS) : Promise.resolve(null);
+}
+
+function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandbox: RunningExecutor, bots: Map<string, Supervised>, modelIssue: string | null): string[] {
   const lines = [
     `  Worker   ${workerUrl}  (pid ${worker.pid}; state in ${shown(join(DUET_DIR, "state"))})`,
     `  sandbox  ${sandbox.url}  (isolation: ${sandbox.isolation}; network: ${sandbox.network}; workspaces in ${shown(sandbox.root)})`,
@@ -90,6 +100,7 @@ function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandb
   }
   const [first, ...rest] = describeModel(config.model);
   lines.push(`  model    ${first}`, ...rest.map((l) => `           ${l}`));
+  if (modelIssue) lines.push(`  warning  ${modelIssue} (asks fail until it answers)`);
   lines.push(`  tokens   ${shown(TOKENS_FILE)} (DUET_API_TOKEN for the bots and \`npm run -s duet\`)`);
   lines.push(`Try: npm run -s duet -- run demo 'uname -a'   or   npm run -s duet -- chat demo`);
   return lines;
@@ -108,6 +119,8 @@ async function main(): Promise<void> {
   // A SIGTERM to npm or pnpm, or their parent dying, reaches no one down here: watch for it.
   watchLaunchers((why) => void (stopping || shutdown(`${why}; stopping everything`, 0)));
 
+  // Looked at while the rest starts; the summary says what it found.
+  const modelIssue = modelProblem(config, process.env.OPENAI_API_KEY);
   const tokens = devTokens();
   await portFree(config.workerPort).catch((err: NodeJS.ErrnoException) =>
     fail(`DUET_WORKER_PORT ${config.workerPort} is not free on 127.0.0.1 (${err.code}; another npm run dev?)`),
@@ -132,7 +145,7 @@ async function main(): Promise<void> {
   for (const plan of config.bots) if (!plan.skip) bots.set(plan.name, startBot(plan.name, plan.entry, botEnv));
 
   say("[dev] running:");
-  for (const line of summary(config, workerUrl, worker, executor, bots)) say(line);
+  for (const line of summary(config, workerUrl, worker, executor, bots, await modelIssue)) say(line);
   say("[dev] ready. Ctrl-C stops everything.");
 }
 

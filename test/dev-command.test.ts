@@ -98,6 +98,8 @@ describe("pnpm dev + duet CLI", () => {
     expect(out).toContain("Slack    not started: SLACK_BOT_TOKEN is not set");
     expect(out).toContain("Discord  not started: DISCORD_TOKEN is not set");
     expect(out).toContain(`model    fake-model at ${model.baseUrl} (OpenAI-compatible)`);
+    // The fake model answers, so there is nothing to warn about.
+    expect(out).not.toContain("warning");
     expect(readFileSync(join(home, "tokens.env"), "utf8")).toMatch(/^DUET_API_TOKEN=[0-9a-f]{48}\nSANDBOX_TOKEN=[0-9a-f]{48}\n$/);
   });
 
@@ -195,6 +197,24 @@ describe("pnpm dev when something is wrong", () => {
       expect(dev.output()).toContain("[dev] discord exited unexpectedly (exit code 1); stopping everything");
       expect(dev.output()).toContain("[discord] could not start: DISCORD_APPLICATION_ID must be a Discord id");
       expect(await stillRunning([], home)).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("warns in the summary, naming the URL, when the model cannot be reached, and still starts", async () => {
+    const home = tempHome();
+    const unreachable = `http://127.0.0.1:${await quietPort()}/v1`;
+    try {
+      const dev = startDev(
+        cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await quietPort()), SANDBOX_PORT: "0", MODEL_PROVIDER: "openai", OPENAI_BASE_URL: unreachable, OPENAI_API_KEY: "sk-not-shown" }),
+      );
+      await dev.waitFor(/\[dev\] ready/);
+      const warnings = dev.output().split("\n").filter((l) => l.includes("warning"));
+      expect(warnings).toEqual([`  warning  the model at ${unreachable} cannot be reached (ECONNREFUSED): is it running, and is OPENAI_BASE_URL right? (asks fail until it answers)`]);
+      expect(dev.output()).not.toContain("sk-not-shown");
+      dev.child.kill("SIGINT");
+      expect(await dev.exited).toBe(0);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

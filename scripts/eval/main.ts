@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { DuetError, WorkerClient, type MessageResponse } from "@duet/shared";
 import { startExecutor } from "@duet/sandbox";
 import { startWorker } from "../../test/helpers/worker.ts";
+import { modelEndpointProblem } from "../model-probe.ts";
 import { type Person, SCENARIOS, type Scenario } from "./scenarios.ts";
 import { formatTable, scoreAnswer, type EvalRow } from "./score.ts";
 
@@ -77,28 +78,11 @@ export async function runEval(env: NodeJS.ProcessEnv, print: (line: string) => v
 /** How long the one look at the model may take before it counts as unreachable. */
 const MODEL_CHECK_TIMEOUT_MS = 5_000;
 
-/**
- * One request to the endpoint's model list before anything starts: an endpoint that
- * cannot be reached, or that refuses the key, would fail every scenario the same way.
- * Any other answer (even 404, from servers without the list) means it is there.
- */
+/** The endpoint answers before any scenario runs: one that cannot be reached, or refuses the key, would fail them all. */
 async function checkModelReachable(baseUrl: string, apiKey: string | undefined): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(`${baseUrl.replace(/\/+$/, "")}/models`);
-  } catch {
-    throw new EvalSetupError(`OPENAI_BASE_URL is not a URL (got "${baseUrl.slice(0, 60)}")`);
-  }
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(MODEL_CHECK_TIMEOUT_MS) });
-    await res.body?.cancel();
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    const why = cause === "TimeoutError" ? `no answer within ${MODEL_CHECK_TIMEOUT_MS / 1000} s` : cause;
-    throw new EvalSetupError(`the model at ${baseUrl} cannot be reached (${why}): is it running, and is OPENAI_BASE_URL right?`);
-  }
-  if (res.status === 401 || res.status === 403) throw new EvalSetupError(`the model at ${baseUrl} refused OPENAI_API_KEY (HTTP ${res.status})`);
+  if (!URL.canParse(baseUrl)) throw new EvalSetupError(`OPENAI_BASE_URL is not a URL (got "${baseUrl.slice(0, 60)}")`);
+  const problem = await modelEndpointProblem(baseUrl, apiKey, MODEL_CHECK_TIMEOUT_MS);
+  if (problem) throw new EvalSetupError(problem);
 }
 
 function removeDirs(...dirs: string[]): void {
