@@ -17,7 +17,7 @@ export const CLAIM_SCOPE = /^[A-Za-z0-9._-]{1,100}$/;
  * one value per delivery the bot received): the room answers the first
  * claimant of a key and refuses any other with `answered_elsewhere` (409),
  * while the same claimant (its own retry of a lost connection) follows the
- * turn as before. The room (one per channel or thread) is where every
+ * turn, or gets its stored answer, like any retry of a key. The room (one per channel or thread) is where every
  * delivery of an event goes anyway, so this takes no extra round trip.
  */
 export const CLAIM_HEADER = "duet-claim";

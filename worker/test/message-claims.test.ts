@@ -6,7 +6,7 @@ import { release, stream, unique } from "./live-helpers.ts";
 /**
  * A message may claim its idempotency key (CLAIM_HEADER): the room answers its
  * first claimant and refuses any other with `answered_elsewhere`, while the
- * first one's own retry follows the turn as before.
+ * first one's own retry follows the turn like any retry of its key.
  */
 
 const claimed = (claimant: string) => ({ [CLAIM_HEADER]: claimant });
@@ -70,7 +70,7 @@ describe("a message that claims its key", () => {
     expect((await history(room)).map((m) => m.role)).toEqual(["user", "agent"]);
   });
 
-  it("a request without the header is answered as before: a repeat of its key is replayed", async () => {
+  it("a request without the header claims nothing: a repeat of its key is replayed", async () => {
     const room = freshRoom();
     const text = `SAY: unclaimed ${unique("claim-none")}`;
     await sendClaimed(room, text, "Ev-plain", "replica-a");

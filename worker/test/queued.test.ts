@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { freshRoom, modelCallsWith } from "./helpers.ts";
 import { release, stream, unique } from "./live-helpers.ts";
 
-/** A client that reads the `queued` event says so; one that does not (an older bot) never gets it. */
+/** A client that reads the `queued` event says so; one that does not (a bot that does not read it) never gets it. */
 const READS_QUEUED = { [STREAM_EVENTS_HEADER]: "queued" };
 
 /** Waits until the fake model has the held turn's request: the room is busy with it from then on. */

@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, freshRoom, send } from "./helpers.ts";
-import { stream } from "./live-helpers.ts";
+import { STREAM_EVENTS_HEADER } from "@duet/shared";
+import { recentDays, utcDay } from "../src/usage/usage-entries.ts";
+import { api, freshRoom, modelCallsWith, send } from "./helpers.ts";
+import { release, stream, unique } from "./live-helpers.ts";
 
 const testEnv = env as unknown as Record<string, string>;
 
@@ -93,6 +95,28 @@ describe("model usage", () => {
     expect(body.budgets.user).toEqual({ limit: 1_000_000_000, used: spent, left: 1_000_000_000 - spent, where: "across this workspace's rooms" });
     // Another workspace's person of the same id is someone else.
     expect((await usage(`slack-${team}X-C1`, "?userId=U9")).body.budgets.user.used).toBe(0);
+  });
+
+  it("a turn that waited in the room's queue is checked against what was spent while it waited: refused, its model never asked", async () => {
+    const team = freshRoom("T").replace(/-/g, "");
+    const room = `slack-${team}-C1`;
+    const person = (env as unknown as { PERSON_USAGE: DurableObjectNamespace }).PERSON_USAGE.getByName(JSON.stringify([`slack-${team}`, "U7"])) as unknown as {
+      add(day: string, tokens: number, oldest: string): Promise<number>;
+    };
+    const hold = unique("budget-ahead");
+    const ahead = await stream(room, `HOLD:${hold} CHUNK:13 SAY: the turn ahead answers`, { userId: "U7" });
+    await ahead.until("text");
+    const waiting = await stream(room, `SAY: waited-${hold}`, { userId: "U7" }, { [STREAM_EVENTS_HEADER]: "queued" });
+    expect(await waiting.until("queued")).toMatchObject({ data: { ahead: 1 } });
+    // While it waits, the person spends their whole day's budget (as in another room of their workspace).
+    const now = Date.now();
+    await person.add(utcDay(now), 1_000_000_000, recentDays(now).at(-1)!);
+    await release(hold);
+    expect((await ahead.rest()).at(-1)).toMatchObject({ event: "done" });
+    const end = (await waiting.rest()).at(-1);
+    expect(end).toMatchObject({ event: "error", data: { code: "over_budget" } });
+    expect(JSON.stringify(end)).toContain("You have used your daily budget of 1000000000 model tokens across this workspace's rooms");
+    expect(await modelCallsWith(`waited-${hold}`)).toEqual([]);
   });
 
   it("adds a channel's thread rooms to the channel's usage", async () => {

@@ -122,7 +122,8 @@ export const slackScope = (teamId: string): string => `slack-${teamId}`;
  * quarter of the time to the answer). The 👀 is then only feedback: a repeat
  * adds it again (`already_reacted`, harmless) and the room's answer decides.
  * Files and an empty mention act before or without a turn (an upload, a
- * hint), so they take the Worker's separate claim first, as before.
+ * hint), so they take the Worker's separate claim first: with no turn to
+ * carry the key, only that claim keeps a second delivery from acting twice.
  */
 export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEvent: unknown, rawBody: unknown): Promise<void> {
   const { logger, out } = deps;

@@ -26,8 +26,8 @@ const SCHEDULED = `json_extract(deliver, '$.place.schedule') IS NOT NULL`;
 
 /**
  * The room's outbox: answers kept in their turn's row until a bot confirms it
- * posted them. A turn delivered live costs one row more than before (the
- * confirm); an answer still unconfirmed after `graceMs` (its bot died or lost
+ * posted them. A turn delivered live costs one row more than one with no
+ * delivery target (the confirm); an answer still unconfirmed after `graceMs` (its bot died or lost
  * the Worker) is announced in its platform's feed, where any bot replica
  * claims it with a lease, posts it (or edits the message posted before) and
  * confirms it.

@@ -1,7 +1,8 @@
 import { notRunText, REPLY_SUMMARY_CHARS, type RunResult } from "@duet/shared";
 
 /**
- * The original plain-text reply: explanation, then `Output (cmd):` / `Error (cmd):`
+ * The reply as plain text (what a client that renders nothing shows, and what
+ * the history keeps): explanation, then `Output (cmd):` / `Error (cmd):`
  * sections, then a `Waiting for approval:` line per command proposed under `approve`.
  */
 export function buildReply(explanation: string, runs: RunResult[], skipped: string[], waiting: string[] = []): string {

@@ -16,9 +16,10 @@ type StoredEntry = [string, string | null, string | null, string, number, number
 /**
  * A rollup as its column holds it: `{"v":…,"e":[[date, userId, userName,
  * model, inputTokens, outputTokens, turns, unreported], …]}`. Named fields
- * would more than double it, and it rides in every row placed: at 200 bytes
- * for one person a row of the benchmark's turns no longer fitted the pages it
- * had (a page more every fifth turn).
+ * would more than double it, and it rides in every row placed: kept this
+ * small, a turn's row stays within the pages it needs without it (with
+ * named fields, one person's rollup of about 200 bytes costs a page more
+ * every fifth turn).
  */
 function writeCarry(carry: Carry): string {
   const e: StoredEntry[] = carry.entries.map((x) => [x.date, x.userId, x.userName, x.model, x.inputTokens, x.outputTokens, x.turns, x.unreported]);

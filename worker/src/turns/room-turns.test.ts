@@ -1,4 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import { DuetError } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
@@ -7,6 +8,7 @@ import type { Env } from "../room/duet-agent.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "./room-turns.ts";
 import { Outbox } from "../outbox/outbox.ts";
+import type { RoomParts } from "./room-parts.ts";
 import type { TurnDeps } from "./run-turn.ts";
 
 let n = 0;
@@ -18,15 +20,17 @@ function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Prom
 
 /**
  * A model that answers each question with "A: <question>", streamed in two
- * pieces, and remembers the order it was asked in.
+ * pieces, and remembers the order it was asked in. `onAsked` runs when a
+ * question comes, and the answer waits for it.
  */
-function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: ChatModel } {
+function model(answer = (q: string) => `A: ${q}`, onAsked = async (_q: string) => undefined): { asked: string[]; provider: ChatModel } {
   const asked: string[] = [];
   const provider: ChatModel = {
     name: "test-model",
     async *stream(messages) {
       const q = messages[messages.length - 1].content;
       asked.push(q);
+      await onAsked(q);
       const text = answer(q);
       const half = Math.floor(text.length / 2);
       if (text) yield* [text.slice(0, half), text.slice(half)];
@@ -36,7 +40,7 @@ function model(answer = (q: string) => `A: ${q}`): { asked: string[]; provider: 
 }
 
 /** A room's turns on `storage`, as a fresh instance would build them after a wake. */
-function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
+function roomTurns(storage: DurableObjectStorage, provider: ChatModel, budget: Pick<RoomParts, "overBudget" | "counted"> = {}) {
   const config = loadConfig(env as unknown as Env);
   const ledger = new TurnLedger(storage);
   const alarms: number[] = [];
@@ -52,6 +56,7 @@ function roomTurns(storage: DurableObjectStorage, provider: ChatModel) {
     deps,
     atomically: (fn) => storage.transactionSync(fn),
     setAlarm: async (at) => void alarms.push(at),
+    ...budget,
   });
   return { ledger, turns, alarms };
 }
@@ -110,6 +115,43 @@ describe("RoomTurns", () => {
       expect(woken.history().map((m) => m.text)).toEqual(["once", "A: once"]);
       expect(woken.pending("message")).toEqual([]);
       expect(ledger.history()).toHaveLength(2);
+    });
+  });
+
+  it("checks a person's budget once a turn, just before its model is asked: a turn that waited is checked against what the turn ahead spent", async () => {
+    await withStorage(async (storage) => {
+      // The first question's answer waits on `go`; the model says when it was asked.
+      let go!: () => void;
+      const held = new Promise<void>((r) => (go = r));
+      let askedFirst!: () => void;
+      const firstAsked = new Promise<void>((r) => (askedFirst = r));
+      const { asked, provider } = model(undefined, async (q) => {
+        if (!q.includes("first")) return;
+        askedFirst();
+        await held;
+      });
+      let spent = 0;
+      const checks: string[] = [];
+      const { turns } = roomTurns(storage, provider, {
+        overBudget: async (userId) => {
+          checks.push(String(userId));
+          return spent > 0 ? new DuetError("over_budget", "used up") : null;
+        },
+        counted: async () => void spent++,
+      });
+      turns.recover();
+      const first = turns.message({ text: "first", userId: "U1" });
+      await firstAsked;
+      // Queued behind the running turn: not checked yet, since what runs ahead of it may spend the budget.
+      const second = turns.message({ text: "second", userId: "U1" });
+      expect(checks).toEqual(["U1"]);
+      go();
+      expect((await first).status).toBe(200);
+      expect(await second).toMatchObject({ status: 429, body: { code: "over_budget" } });
+      // One check each, and the refused turn's model was never asked.
+      expect(checks).toEqual(["U1", "U1"]);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain("first");
     });
   });
 });

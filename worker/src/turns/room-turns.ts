@@ -61,7 +61,7 @@ export class RoomTurns {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        const answer = this.start(turn, this.admit(), (t) => this.answerTurn(t, epoch, channel, false));
+        const answer = this.start(turn, this.admit(), (t) => this.answerTurn(t, epoch, channel, false, true));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
@@ -112,10 +112,13 @@ export class RoomTurns {
    */
   private async open(req: MessageRequest, live: boolean, claim?: string): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
-    // Asked first: a person's budget may be counted in another object (an RPC, during which
-    // another request may come in), and from the key's lookup to the turn's admission nothing
-    // may wait on I/O, so a retry with the same key finds this turn and joins it.
-    const refused = await this.room.overBudget?.(req.userId || null);
+    // The budget is checked once a turn, just before its model is asked (one round trip to the
+    // person's usage object). A turn that will start at once is checked here, first: the check may
+    // be an RPC, during which another request may come in, and from the key's lookup to the turn's
+    // admission nothing may wait on I/O, so a retry with the same key finds this turn and joins it.
+    // A turn that will wait is checked when its place comes up, against what the turns ahead spent.
+    const checkedNow = this.queue.idle;
+    const refused = checkedNow ? await this.room.overBudget?.(req.userId || null) : null;
     const key = req.idempotencyKey ?? null;
     if (key) {
       const stored = () => {
@@ -138,6 +141,8 @@ export class RoomTurns {
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
+    // Another turn came in during the check: this one waits behind it, so it is checked again when it starts.
+    const checkAtStart = !checkedNow || place.ahead > 0;
     const turn = this.accept(place, () =>
       ledger.accept({
         kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(), claimant: (key && claim) || null,
@@ -149,7 +154,7 @@ export class RoomTurns {
     const channel = new TurnChannel();
     // Behind other work: the turn's first event says how much, so the asker is told their place.
     if (place.ahead > 0) channel.publish({ event: "queued", data: { ahead: place.ahead } });
-    const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live));
+    const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live, checkAtStart));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
@@ -158,14 +163,15 @@ export class RoomTurns {
     return this.replays.track(replayKey("message", key), answer);
   }
 
-  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean): Promise<Outcome> {
+  /** `checkBudget`: the turn was not checked against the budgets when it came in (it waited, or was resumed). */
+  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean, checkBudget: boolean): Promise<Outcome> {
     const { ledger, control } = this.room;
     const current = () => epoch === this.epoch;
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
       try {
         await this.room.ensureRegistered();
         // A turn that waited behind others may find the budget used up by them: it does not start.
-        const refused = await this.room.overBudget?.(turn.userId);
+        const refused = checkBudget ? await this.room.overBudget?.(turn.userId) : null;
         if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;

@@ -25,6 +25,11 @@ export class TurnQueue {
 
   constructor(private readonly maxWaiting = ROOM_QUEUE_MAX) {}
 
+  /** No place is taken: work admitted now runs at once. */
+  get idle(): boolean {
+    return this.held === 0;
+  }
+
   /** Takes the next place, behind every place taken before it; refuses (room_busy) when too many wait. */
   admit(): QueuePlace {
     if (this.waiting >= this.maxWaiting) {
