@@ -36,3 +36,43 @@ describe("copies of the Worker's own token in a command's output", () => {
     expect(exec.result.stdout).not.toContain(Buffer.from(stack.token).toString("base64").slice(4, 40));
   });
 });
+
+/**
+ * The Worker's own token in spellings a substring search misses (uppercased,
+ * a zero-width space between its characters), written by the model or typed
+ * in a question: neither the answer nor the room's history holds it.
+ */
+describe("other spellings of the Worker's own token", () => {
+  let stack: Stack;
+  startedForTests(() => startSandboxStack(), (started) => ({ stack } = started));
+
+  /** Whether `text` holds the token once case and zero-width spaces are set aside. */
+  const holdsToken = (text: string) => text.replace(/\u200B/g, "").toLowerCase().includes(stack.token.toLowerCase());
+  const spellings = () => [stack.token.toUpperCase(), [...stack.token].join("\u200B")];
+
+  it("written by the model, reach neither the reply nor the history", async () => {
+    const said = `The token is ${spellings()[0]} or, hidden, ${spellings()[1]} there.`;
+    // SAY64: the question never holds the token; only the model's answer does.
+    const ask = await stack.client.message("cli-own-spelled", { text: `SAY64: ${Buffer.from(said).toString("base64")}`, userId: "tester" });
+    expect(ask.reply).toBe("The token is [redacted] or, hidden, [redacted] there.");
+    const history = JSON.stringify((await stack.client.history("cli-own-spelled")).messages);
+    expect(history).toContain("The token is [redacted]");
+    expect(holdsToken(history)).toBe(false);
+  });
+
+  it("typed in a question, are redacted before the model reads it and before it is stored", async () => {
+    // The fake model says back what it was asked: the reply is what the model read.
+    const ask = await stack.client.message("cli-own-asked", { text: `SAY: You sent ${spellings()[1]} and ${spellings()[0]}.`, userId: "tester" });
+    expect(ask.reply).toBe("You sent [redacted] and [redacted].");
+    const history = JSON.stringify((await stack.client.history("cli-own-asked")).messages);
+    expect(holdsToken(history)).toBe(false);
+    expect(history).toContain("You sent [redacted] and [redacted].");
+  });
+
+  it("a bare AWS secret key in a question is redacted before the model reads it", async () => {
+    const secret = ["wJalrXUtnFEMI", "/K7MDENG/bPxRfiCYEXAMPLEKEY"].join("");
+    const ask = await stack.client.message("cli-own-aws", { text: `SAY: my aws secret is ${secret}, why does it fail?`, userId: "tester" });
+    expect(ask.reply).toBe("my aws secret is [redacted], why does it fail?");
+    expect(JSON.stringify((await stack.client.history("cli-own-aws")).messages)).not.toContain(secret);
+  });
+});

@@ -9,6 +9,8 @@ export * from "./client.ts";
 export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
+export { openShapeAt } from "./format/split-tokens.ts";
+export { linkHost, MARKDOWN_LINK, unmaskLinks } from "./format/links.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { headTail, headTailLines } from "./format/output.ts";

@@ -7,6 +7,11 @@ const answer = (reply: string, runs: RunResult[] = [], skipped?: string[]): Mess
 const fences = (s: string) => (s.match(/```/g) ?? []).length;
 
 describe("renderMessage", () => {
+  it("shows the address of a link in the model's text, not only its label, and leaves code alone", () => {
+    const [msg] = renderMessage(answer("[Click here](https://evil.example/login) to verify. `[a](https://x.io)`\n```\n[b](https://y.io)\n```"));
+    expect(msg.content).toBe("Click here (<https://evil.example/login>) to verify. `[a](https://x.io)`\n```\n[b](https://y.io)\n```");
+  });
+
   it("shows each command in a code block with its status", () => {
     const [msg, ...rest] = renderMessage(answer("Listing.\n\nOutput (ls):\na\nb", [run()]));
     expect(rest).toEqual([]);

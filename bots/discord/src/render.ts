@@ -1,5 +1,6 @@
 import type { AttachmentPayload } from "discord.js";
 import {
+  unmaskLinks,
   chunkMessage,
   codeBlock,
   decidedText,
@@ -83,7 +84,8 @@ function runBlock(run: RunResult, index: number, total: number): { text: string;
 export function renderMessage(res: MessageResponse): Outgoing[] {
   const parts: string[] = [];
   const files: AttachmentPayload[] = [];
-  const explanation = sanitizeChatText(explanationOf(res));
+  // Discord shows `[label](url)` as a link named only by its label: the model's links show their address.
+  const explanation = unmaskLinks(sanitizeChatText(explanationOf(res)));
   if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
     const block = runBlock(run, i, res.runs.length);

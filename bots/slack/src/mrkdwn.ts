@@ -6,6 +6,8 @@
  * wraps mentions and links in `<...>`; the Worker gets plain text.
  */
 
+import { linkHost, MARKDOWN_LINK } from "@duet/shared";
+
 /** Escapes the three characters Slack treats as control sequences. */
 export function escapeSlack(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -52,8 +54,11 @@ function convertInline(text: string): string {
 function convertPlain(text: string): string {
   const links: string[] = [];
   // Links are set aside first so their URLs are not touched by the emphasis rules.
-  let s = text.replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/g, (_, label: string, url: string) => {
-    links.push(`<${url.replace(/[<>|]/g, encodeURIComponent)}|${escapeSlack(label).replace(/\|/g, "¦")}>`);
+  // The link's text names the host it really goes to: a label alone ("Click here") could send a reader anywhere.
+  let s = text.replace(MARKDOWN_LINK, (_, label: string, url: string) => {
+    const host = linkHost(url);
+    const shown = label.includes(host) ? label : `${label} (${host})`;
+    links.push(`<${url.replace(/[<>|]/g, encodeURIComponent)}|${escapeSlack(shown).replace(/\|/g, "¦")}>`);
     return `\u0000${links.length - 1}\u0000`;
   });
   s = escapeSlack(s)

@@ -24,6 +24,13 @@ describe("safeFileName", () => {
     expect(safeFileName("a\\b\u0007c.txt")).toBe("a_bc.txt");
     expect(safeFileName("report\n.csv")).toBe("report.csv");
   });
+  it("drops bidirectional overrides and zero-width characters, so a name cannot pose as another", () => {
+    // U+202E turns what follows around on screen: "invoice\u202Efdp.exe" reads as "invoiceexe.pdf".
+    expect(safeFileName("invoice\u202Efdp.exe")).toBe("invoicefdp.exe");
+    expect(safeFileName("\u2066re\u200Bport\u2069.csv\uFEFF")).toBe("report.csv");
+    expect(safeFileName("a\u200D\u200C\u2060b\u00AD.txt")).toBe("ab.txt");
+    expect(safeFileName("\u200B\u202E")).toBe("file");
+  });
   it("cuts a long name to 255 bytes, keeping the extension and whole characters", () => {
     const cut = safeFileName(`${"é".repeat(200)}.csv`);
     expect(new TextEncoder().encode(cut).byteLength).toBeLessThanOrEqual(255);

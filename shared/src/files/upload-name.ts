@@ -1,3 +1,5 @@
+import { INVISIBLE } from "../format/sanitize.ts";
+
 /**
  * Names people give their files, made safe to be one file in `uploads/`: the
  * bots and the Worker use this one function, so a name means the same file at
@@ -15,11 +17,13 @@ const bytes = (s: string) => encoder.encode(s).byteLength;
 
 /**
  * One safe file name: separators (`/`, `\`) become `_`, control characters go,
+ * and so do invisible ones (zero-width characters, bidirectional overrides such
+ * as U+202E, which would let `exe.txt` read as `txt.exe`),
  * a name of only dots (`.`, `..`) or nothing becomes `file`, and a name over 255
  * bytes is cut (keeping its extension, never inside a character).
  */
 export function safeFileName(name: string): string {
-  let clean = name.replace(CONTROL, "").replace(/[/\\]/g, "_").trim();
+  let clean = name.replace(CONTROL, "").replace(INVISIBLE, "").replace(/[/\\]/g, "_").trim();
   if (/^\.*$/.test(clean)) clean = "file";
   if (bytes(clean) <= FILE_NAME_MAX_BYTES) return clean;
   const dot = clean.lastIndexOf(".");

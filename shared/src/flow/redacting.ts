@@ -1,5 +1,7 @@
 import { redactAnswer, redactRun } from "../format/redact-answer.ts";
 import { redactSecrets } from "../format/redact.ts";
+import { openVariantAt } from "../format/secret-variants.ts";
+import { openShapeAt } from "../format/split-tokens.ts";
 import type { LiveAnswer, LiveRun } from "../live/live-answer.ts";
 import type { ScheduleView } from "../schedule-schemas.ts";
 import type { Reply } from "./reply.ts";
@@ -55,7 +57,10 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
  * past a `<run>` tag); Infinity (the turn ended) shows all of it.
  */
 export function redactLive(answer: LiveAnswer, secrets: readonly string[], settled = 0): LiveAnswer {
-  const text = answer.text.slice(0, Math.max(settled, lastBoundary(answer.text)));
+  const boundary = lastBoundary(answer.text);
+  // A spelling of a secret or a token broken by a blank or a line may go on in the next delta: it waits too.
+  const held = openShapeAt(answer.text, openVariantAt(answer.text, boundary, secrets.map((s) => s.trim()).filter(Boolean)));
+  const text = answer.text.slice(0, Math.max(settled, held));
   return { text: redactSecrets(text, secrets), runs: answer.runs.map((run) => redactLiveRun(run, secrets)) };
 }
 

@@ -11,13 +11,12 @@
  */
 
 import { redactSecretVariants } from "./secret-variants.ts";
+import { redactAcrossBreaks, type Rule } from "./split-tokens.ts";
 
 export const REDACTED = "[redacted]";
 
 /** Literal secrets shorter than this are ignored: redacting "abc" would shred normal text. */
 export const EXTRA_SECRET_MIN_CHARS = 8;
-
-type Rule = { re: RegExp; replace: (match: string, ...groups: string[]) => string };
 
 const keepPrefix = (_m: string, prefix: string) => `${prefix}${REDACTED}`;
 
@@ -70,6 +69,33 @@ function isSnowflakeBase64(part: string): boolean {
   }
 }
 
+/**
+ * Tokens of other services known by their shape, also found broken over lines
+ * (split-tokens.ts). Each starts at a fixed prefix, so taking line breaks out
+ * of a token never makes one of ordinary text.
+ */
+const TOKEN_SHAPES: Rule[] = [
+  // Slack tokens: bot, user, app-level, legacy, refresh (xoxe-), rotated (xoxe.xoxp-).
+  { re: /(?<![A-Za-z0-9])(xoxe\.xox[bp]-|xox[abeoprs]-|xapp-)[A-Za-z0-9-]{10,}/g, replace: keepPrefix },
+  // GitHub personal, OAuth, user-to-server, server-to-server, refresh and fine-grained tokens.
+  { re: /(?<![A-Za-z0-9_])(gh[pousr]_)[A-Za-z0-9]{30,}/g, replace: keepPrefix },
+  { re: /(?<![A-Za-z0-9_])(github_pat_)[A-Za-z0-9_]{22,}/g, replace: keepPrefix },
+  // AWS access key ids (long-lived AKIA, temporary ASIA): exactly 16 more characters.
+  { re: /(?<![A-Za-z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, replace: keepPrefix },
+  // OpenAI-style keys (sk-…, sk-proj-…, Anthropic's sk-ant-…); 20+ characters so "task-sk-1" stays.
+  { re: /(?<![A-Za-z0-9_-])(sk-)[A-Za-z0-9_-]{20,}/g, replace: keepPrefix },
+  // Discord bot tokens: <base64 user id>.<timestamp>.<hmac>; the id check keeps other dotted base64 alone.
+  {
+    re: /(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{22,27})\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,}/g,
+    replace: (m, id: string) => (isSnowflakeBase64(id) ? REDACTED : m),
+  },
+  // An AWS secret access key after its name: 40 characters of base64.
+  {
+    re: /(\b(?:aws_secret_access_key|SecretAccessKey)["']?[ \t]*[=:][ \t]*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+    replace: keepPrefix,
+  },
+];
+
 const RULES: Rule[] = [
   // Credentials inside URLs: postgres://user:pass@host, https://x-access-token:ghs_…@github.com
   {
@@ -81,15 +107,7 @@ const RULES: Rule[] = [
     re: /(https?:\/\/hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
     replace: keepPrefix,
   },
-  // Slack tokens: bot, user, app-level, legacy, refresh (xoxe-), rotated (xoxe.xoxp-).
-  { re: /(?<![A-Za-z0-9])(xoxe\.xox[bp]-|xox[abeoprs]-|xapp-)[A-Za-z0-9-]{10,}/g, replace: keepPrefix },
-  // GitHub personal, OAuth, user-to-server, server-to-server, refresh and fine-grained tokens.
-  { re: /(?<![A-Za-z0-9_])(gh[pousr]_)[A-Za-z0-9]{30,}/g, replace: keepPrefix },
-  { re: /(?<![A-Za-z0-9_])(github_pat_)[A-Za-z0-9_]{22,}/g, replace: keepPrefix },
-  // AWS access key ids (long-lived AKIA, temporary ASIA): exactly 16 more characters.
-  { re: /(?<![A-Za-z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, replace: keepPrefix },
-  // OpenAI-style keys (sk-…, sk-proj-…, Anthropic's sk-ant-…); 20+ characters so "task-sk-1" stays.
-  { re: /(?<![A-Za-z0-9_-])(sk-)[A-Za-z0-9_-]{20,}/g, replace: keepPrefix },
+  ...TOKEN_SHAPES,
   // Other providers' keys that show up bare in logs and config dumps, each by its fixed prefix and length:
   // Google API keys, GitLab personal/deploy/runner tokens, npm tokens, Hugging Face tokens, Stripe keys.
   { re: /(?<![A-Za-z0-9_-])(AIza)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g, replace: keepPrefix },
@@ -99,11 +117,6 @@ const RULES: Rule[] = [
   { re: /(?<![A-Za-z0-9_])((?:sk|rk)_(?:live|test)_)[A-Za-z0-9]{24,}/g, replace: keepPrefix },
   // JSON Web Tokens: header and payload are base64 JSON, so both start with "eyJ".
   { re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/g, replace: () => REDACTED },
-  // Discord bot tokens: <base64 user id>.<timestamp>.<hmac>; the id check keeps other dotted base64 alone.
-  {
-    re: /(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{22,27})\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,}/g,
-    replace: (m, id: string) => (isSnowflakeBase64(id) ? REDACTED : m),
-  },
   // Authorization headers: whatever follows the scheme is a credential, however short.
   {
     re: /(\bAuthorization["']?[ \t]*[:=][ \t]*["']?)((?:Bearer|Basic|Bot|Token|Digest)[ \t]+)?([^\s"']+)/gi,
@@ -143,7 +156,7 @@ const RULES: Rule[] = [
  * superset; a rule added above needs its literal added here.
  */
 const MAY_HOLD_SECRET =
-  /:\/\/|xox|xapp-|gh[pousr]_|github_pat_|AKIA|ASIA|sk-|AIza|gl(?:pat|dt|rt|ptt)-|npm_|hf_|[sr]k_(?:live|test)_|eyJ|[MNO][A-Za-z0-9_-]{22,27}\.|authorization|bearer|(?:token|secret|password|passwd|passphrase|credentials?|key)["']?[ \t]*[=:]/i;
+  /:\/\/|aws|amazon|xox|xapp-|gh[pousr]_|github_pat_|AKIA|ASIA|sk-|AIza|gl(?:pat|dt|rt|ptt)-|npm_|hf_|[sr]k_(?:live|test)_|eyJ|[MNO][A-Za-z0-9_-]{22,27}\.|authorization|bearer|(?:token|secret|password|passwd|passphrase|credentials?|key)["']?[ \t]*[=:]/i;
 
 const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]{0,40}?)PRIVATE KEY( BLOCK)?-----/g;
 /** A BEGIN line's END line: the same label. */
@@ -225,6 +238,16 @@ function redactLiterals(text: string, extraSecrets: readonly string[]): string {
   return redactSecretVariants(text, secrets, REDACTED);
 }
 
+/** Text that speaks of AWS: there a bare 40-character key of mixed case and digits is taken for a secret access key. */
+const AWS_CONTEXT = /aws|amazon|AKIA|ASIA/i;
+const BARE_AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+/** A secret access key pasted on its own ("my key is wJalr…"), when the text is about AWS. */
+function redactBareAwsSecrets(text: string): string {
+  if (!AWS_CONTEXT.test(text)) return text;
+  return text.replace(BARE_AWS_SECRET, (m) => (/[A-Z]/.test(m) && /[a-z]/.test(m) && /[0-9]/.test(m) ? REDACTED : m));
+}
+
 /**
  * Replaces secrets in `text` with `[redacted]` (keeping a recognisable prefix such as
  * `xoxb-[redacted]`). `extraSecrets` are literal values to hide wherever they appear
@@ -234,7 +257,8 @@ export function redactSecrets(text: string, extraSecrets: readonly string[] = []
   if (!text) return text;
   let out = redactLiterals(text, extraSecrets);
   out = redactPrivateKeys(out);
+  out = redactAcrossBreaks(out, TOKEN_SHAPES);
   if (!MAY_HOLD_SECRET.test(out)) return out;
   for (const rule of RULES) out = out.replace(rule.re, rule.replace as (m: string, ...a: any[]) => string);
-  return out;
+  return redactBareAwsSecrets(out);
 }

@@ -123,4 +123,15 @@ describe("redacting text as it streams", () => {
       }
     }
   });
+
+  it("never lets out the first line of another service's token folded over lines, wherever the pieces break", () => {
+    const token = ["xoxb-", "1234567890-1234567890123-", "AbCdEfGhIjKlMnOpQrStUvWx"].join("");
+    const text = `Token:\n${token.match(/.{1,16}/g)!.join("\n")}\nDone.`;
+    const whole = redact(text);
+    expect(whole).toBe("Token:\nxoxb-[redacted]\nDone.");
+    for (let i = 1; i < text.length; i++) {
+      const out = streamed([text.slice(0, i), text.slice(i)]);
+      expect(out.join(""), String(i)).toBe(whole);
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { openPrivateKeyAt, openVariantAt } from "@duet/shared";
+import { openPrivateKeyAt, openShapeAt, openVariantAt } from "@duet/shared";
 
 /** A quoted value after `=` or `:` (`"password": "two words"`): redaction hides it whole, blanks included. */
 const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
@@ -9,10 +9,14 @@ const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
  * whitespace is redacted and what that adds to what already went out is handed
  * on. Held longer: a private key block until its END line (its redaction starts
  * at BEGIN), a quoted value after `=` or `:` until it closes, the start of a
- * literal secret that has a blank in it, and a line that ends in what may be the
- * first part of a literal secret (or its base64) broken over lines.
+ * literal secret that has a blank in it, text that ends in what may be the first
+ * part of a literal secret (or one of its spellings) split by a blank or a line
+ * break, and a line that ends in what may be the first part of a known token
+ * shape broken over lines.
  *
- * Every rule of redactSecrets stays within a line except private key blocks, so
+ * Every rule of redactSecrets stays within a line except private key blocks and
+ * copies or tokens broken over lines (held above until they close, and a line
+ * whose redaction alone differs from what went out never settles), so
  * once a line is complete and out, and no key block before it is open, the text
  * up to it is settled: only the open line (and a held key block) is redacted
  * again per piece, and a long answer costs linear time, not quadratic. A literal
@@ -86,6 +90,7 @@ export class StreamRedactor {
       at = openQuoteAt(this.raw, at);
       at = partialSecretAt(this.raw, at, this.spacedSecrets);
       at = openVariantAt(this.raw, at, this.secrets);
+      at = openShapeAt(this.raw, at);
       if (at === end) return end;
       end = wordStart(this.raw, at);
     }
