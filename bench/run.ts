@@ -12,6 +12,7 @@ import { filesSuite } from "./suites/files.ts";
 import { OUTBOX_GRACE_MS, outboxSuite } from "./suites/outbox.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
 import { replicasSuite } from "./suites/replicas.ts";
+import { sandboxFairSuite } from "./suites/sandbox-fair.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
 import { streamRedactCpu } from "./suites/stream-redact.ts";
@@ -47,7 +48,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -145,6 +146,7 @@ async function main(): Promise<void> {
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
+  if (on("sandbox")) await suite("sandbox", "sandbox: a room beside four long commands", () => sandboxFairSuite());
   if (on("workspace")) await suite("workspace", "workspace: kept across sleep (cloudflare)", () => workspaceKeepSuite());
   if (on("outbox")) {
     // A Worker of its own with a short grace time, so waiting answers are offered within the run.

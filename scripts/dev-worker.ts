@@ -1,9 +1,9 @@
 import { spawn, type SpawnOptions } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ConfigError, parseEnv, WORKER_SETTING_VARS, workerSettingsSchema } from "@duet/shared";
 import type { unstable_startWorker } from "wrangler";
-import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
+import { DUET_DIR, REPO_ROOT, devTokens, ensureDuetDir, ensurePrivateDir, forwardedArgs } from "./dev-env.ts";
 
 type StartInput = Parameters<typeof unstable_startWorker>[0];
 
@@ -128,7 +128,7 @@ export function writeWorkerEnvFile(vars: Record<string, string | undefined>, fil
     if (/['\n\r]/.test(value)) throw new WorkerConfigError(`${key} cannot contain a quote (') or a line break`);
     return [`${key}='${value.replace(/\$/g, "\\$")}'`];
   });
-  mkdirSync(DUET_DIR, { recursive: true });
+  ensureDuetDir(dirname(file));
   // Written anew each start, so the mode is 0600 even where an older file was not.
   rmSync(file, { force: true });
   writeFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
@@ -157,6 +157,8 @@ async function main(): Promise<void> {
     console.error(`pnpm dev:worker: ${err.message}`);
     process.exit(2);
   }
+  // Rooms' histories and settings: for this user only.
+  if (options.dev?.persist) ensurePrivateDir(options.dev.persist);
   Object.assign(process.env, WRANGLER_QUIET_ENV);
   let stopping = false;
   let started: Promise<Awaited<ReturnType<typeof unstable_startWorker>>> | undefined;

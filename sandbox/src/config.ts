@@ -20,8 +20,15 @@ export const DEFAULT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
 /** Where `pnpm dev` keeps its tokens (DUET_HOME moves it, as for `pnpm dev`). */
 export const duetHome = (env: Record<string, string | undefined>) => resolve(env.DUET_HOME || join(DEFAULT_ROOT, ".."));
 export const DEFAULT_PORT = 8788;
-/** Four commands at once keeps a 2-core dev machine responsive; the rest wait in line. */
-export const DEFAULT_MAX_CONCURRENT = 4;
+/**
+ * Commands running at once, over all rooms; the rest wait in line (queue.ts). Eight,
+ * so one workspace's half (four) leaves four for every other workspace. Each room
+ * runs one command at a time, and where cgroups hold it gets SANDBOX_MAX_CPUS (one)
+ * and the kernel shares the CPUs between the running rooms, so on a 2-core machine
+ * eight rooms make each command slower rather than the machine unresponsive; the cap
+ * bounds the memory the rooms can hold together (eight times SANDBOX_MAX_MEMORY_MB).
+ */
+export const DEFAULT_MAX_CONCURRENT = 8;
 /** Commands waiting for a slot before the executor answers 503 (Retry-After), which the Worker waits out and asks again. */
 export const DEFAULT_MAX_WAITING = 256;
 /** Per stream (stdout, stderr); well above the Worker's own 64 KiB cap, so it decides what to show. */

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { findProgram } from "./launch.ts";
@@ -70,6 +70,8 @@ export class RoomDisks {
       await run("mv", ["-f", partial, image]);
     }
     await run(this.tools.mount, ["-o", MOUNT_OPTIONS, image, dir]);
+    // mkfs makes its root 0755: the room's files are for its owner (the sandbox's uid) only.
+    chmodSync(dir, 0o700);
     // mkfs's lost+found would show in every room's `ls -A`.
     try {
       rmdirSync(`${dir}/lost+found`);

@@ -7,7 +7,7 @@ import { findProgram, launchArgv } from "./launch.ts";
 import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { withShellState } from "@duet/shared";
 import type { FileLimits } from "./files/file-store.ts";
-import { Gate } from "./queue.ts";
+import { Gate, perWorkspaceOf } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
 
@@ -67,7 +67,7 @@ export class Executor {
     if (typeof disk === "string") this.diskProblem = disk;
     const disks = typeof disk === "string" ? null : new RoomDisks(disk, config.workspaceMaxBytes, this.owner ?? { uid: 0, gid: 0 });
     this.workspaces = new Workspaces(config.root, this.owner, disks);
-    this.gate = new Gate(config.maxConcurrent, config.maxWaiting);
+    this.gate = new Gate({ total: config.maxConcurrent, perWorkspace: perWorkspaceOf(config.maxConcurrent) }, config.maxWaiting);
   }
 
   /** Creates the root and, with bubblewrap, proves it can build a sandbox. Throws StartupError. */
@@ -175,12 +175,12 @@ export class Executor {
   }
 
   /**
-   * Runs `command` in the session's sandbox, waiting for a free slot first. Throws
-   * BusyError when the line is full. `signal` (the caller hung up) kills the command,
+   * Runs `command` in the session's sandbox, waiting for its room's turn first (see
+   * Gate). Throws BusyError when the line is full. `signal` (the caller hung up) kills the command,
    * so an abandoned `sleep 600` does not hold a slot for ten minutes.
    */
   async exec(sessionId: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
-    const release = await this.gate.enter();
+    const release = await this.gate.enter(sessionId, signal);
     try {
       signal?.throwIfAborted();
       const workspace = await this.workspaces.ensure(sessionId);

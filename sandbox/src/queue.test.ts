@@ -1,26 +1,104 @@
 import { describe, expect, test } from "vitest";
-import { BusyError, Gate } from "./queue.ts";
+import { BusyError, Gate, perWorkspaceOf } from "./queue.ts";
+
+/** Enters and records the order in which commands were let in. */
+function entrant(gate: Gate, order: string[]) {
+  return (room: string, label = room, signal?: AbortSignal) => gate.enter(room, signal).then((release) => (order.push(label), release));
+}
 
 describe("Gate", () => {
-  test("lets `max` in, queues the rest in order, and refuses past the line's length", async () => {
-    const gate = new Gate(2, 2);
+  test("lets `total` in, queues the rest in order, and refuses past the line's length", async () => {
+    const gate = new Gate({ total: 2, perWorkspace: 2 }, 2);
     const order: string[] = [];
-    const a = await gate.enter();
-    const b = await gate.enter();
-    const c = gate.enter().then((release) => (order.push("c"), release));
-    const d = gate.enter().then((release) => (order.push("d"), release));
+    const enter = entrant(gate, order);
+    const a = await enter("sandbox-a");
+    const b = await enter("sandbox-b");
+    const c = enter("sandbox-c");
+    const d = enter("sandbox-d");
     expect(gate.stats).toEqual({ running: 2, waiting: 2 });
-    await expect(gate.enter()).rejects.toBeInstanceOf(BusyError);
+    await expect(gate.enter("sandbox-e")).rejects.toBeInstanceOf(BusyError);
 
     a();
     const releaseC = await c;
-    expect(order).toEqual(["c"]);
+    expect(order).toEqual(["sandbox-a", "sandbox-b", "sandbox-c"]);
     b();
     const releaseD = await d;
-    expect(order).toEqual(["c", "d"]);
+    expect(order.slice(2)).toEqual(["sandbox-c", "sandbox-d"]);
     releaseC();
     releaseC(); // twice is harmless
     releaseD();
+    expect(gate.stats).toEqual({ running: 0, waiting: 0 });
+  });
+
+  test("one command per room: a room's second command waits while another room's runs", async () => {
+    const gate = new Gate({ total: 4, perWorkspace: 4 }, 10);
+    const order: string[] = [];
+    const enter = entrant(gate, order);
+    const first = await enter("sandbox-slack-T1-C1", "C1 first");
+    const second = enter("sandbox-slack-T1-C1", "C1 second");
+    const other = await enter("sandbox-slack-T1-C2", "C2");
+    expect(order).toEqual(["C1 first", "C2"]);
+    expect(gate.stats).toEqual({ running: 2, waiting: 1 });
+    first();
+    (await second)();
+    other();
+    expect(order).toEqual(["C1 first", "C2", "C1 second"]);
+  });
+
+  test("one workspace holds at most its share; another workspace's room starts at once", async () => {
+    const gate = new Gate({ total: 4, perWorkspace: perWorkspaceOf(4) }, 10);
+    const order: string[] = [];
+    const enter = entrant(gate, order);
+    const held = [await enter("sandbox-slack-T1-C1"), await enter("sandbox-slack-T1-C2")];
+    const third = enter("sandbox-slack-T1-C3");
+    // T1 is at its half: its third room waits, though two slots are free...
+    expect(gate.stats).toEqual({ running: 2, waiting: 1 });
+    // ...and those are there for another workspace's rooms.
+    const victim = await enter("sandbox-discord-G9-C1");
+    expect(order).toEqual(["sandbox-slack-T1-C1", "sandbox-slack-T1-C2", "sandbox-discord-G9-C1"]);
+    held[0]();
+    (await third)();
+    held[1]();
+    victim();
+  });
+
+  test("a freed slot goes to the least busy workspace, and rooms with many commands take turns", async () => {
+    const gate = new Gate({ total: 2, perWorkspace: 2 }, 10);
+    const order: string[] = [];
+    const enter = entrant(gate, order);
+    const a = await enter("sandbox-slack-T1-C1", "T1/C1 #1");
+    const b = await enter("sandbox-slack-T1-C2", "T1/C2");
+    const waiting = [
+      enter("sandbox-slack-T1-C1", "T1/C1 #2"),
+      enter("sandbox-slack-T1-C1", "T1/C1 #3"),
+      enter("sandbox-slack-T1-C3", "T1/C3"),
+      enter("sandbox-slack-T2-C1", "T2/C1"),
+    ];
+    // T1 holds one after this release, T2 none: T2's room goes first though it came last.
+    b();
+    const t2 = await waiting[3];
+    a();
+    // T1's rooms in turn: C1's next command, then C3, then C1's last one.
+    const c1 = await waiting[0];
+    t2();
+    const c3 = await waiting[2];
+    c1();
+    c3();
+    (await waiting[1])();
+    expect(order.slice(2)).toEqual(["T2/C1", "T1/C1 #2", "T1/C3", "T1/C1 #3"]);
+    expect(gate.stats).toEqual({ running: 0, waiting: 0 });
+  });
+
+  test("a waiting command whose caller hung up leaves the line", async () => {
+    const gate = new Gate({ total: 1, perWorkspace: 1 }, 10);
+    const held = await gate.enter("sandbox-a");
+    const hangup = new AbortController();
+    const abandoned = gate.enter("sandbox-b", hangup.signal);
+    expect(gate.stats.waiting).toBe(1);
+    hangup.abort();
+    await expect(abandoned).rejects.toMatchObject({ name: "AbortError" });
+    expect(gate.stats).toEqual({ running: 1, waiting: 0 });
+    held();
     expect(gate.stats).toEqual({ running: 0, waiting: 0 });
   });
 });

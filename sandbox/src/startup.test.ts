@@ -71,7 +71,7 @@ describe("config", () => {
 
   test("defaults: 127.0.0.1:8788, bubblewrap, 4 at once and 256 waiting, 1 MiB per stream, workspaces under <repo>/.duet", () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ host: "127.0.0.1", port: 8788, isolation: "bwrap", maxConcurrent: 4, maxWaiting: 256, maxOutputBytes: 1024 * 1024, token: undefined });
+    expect(c).toMatchObject({ host: "127.0.0.1", port: 8788, isolation: "bwrap", maxConcurrent: 8, maxWaiting: 256, maxOutputBytes: 1024 * 1024, token: undefined });
     expect(c.root).toBe(join(SANDBOX_DIR, "..", ".duet", "sandboxes"));
   });
 });

@@ -59,10 +59,9 @@ export class Workspaces {
 
   /** Creates the folders and the generated /etc files. Safe to call on an existing root. */
   init(): void {
-    for (const dir of [this.root, this.sessionsDir, this.etcDir, ...(this.disks ? [this.disksDir] : [])]) {
+    for (const dir of [this.root, this.sessionsDir, this.etcDir]) {
       mkdirSync(dir, { recursive: true });
-      // mkdtemp-made roots are 0700, which bwrap (running as the owner uid) cannot enter.
-      if (this.owner) chmodSync(dir, 0o755);
+      chmodSync(dir, this.passage);
     }
     const files: Record<string, string> = {
       passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${SANDBOX_UID}:${SANDBOX_GID}:Duet sandbox:/workspace:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
@@ -71,9 +70,22 @@ export class Workspaces {
       hostname: "sandbox\n",
       [GENERATED_RESOLV_CONF]: SANDBOX_RESOLV_CONF,
     };
+    // Read by bubblewrap as the sandbox's uid; nothing in them is secret.
     for (const [name, text] of Object.entries(files)) writeFileSync(join(this.etcDir, name), text, { mode: 0o644 });
     this.ensureDir(this.probeDir);
-    if (this.disks) chmodSync(this.disksDir, 0o700); // images hold rooms' files: not for other users
+    if (this.disks) {
+      mkdirSync(this.disksDir, { recursive: true });
+      chmodSync(this.disksDir, 0o700); // images hold rooms' files: not for other users
+    }
+  }
+
+  /**
+   * The mode of the folders on the way to a workspace: 0700 when bubblewrap runs as
+   * us; 0711 when it runs as the owner uid, which must pass through them (enter, not
+   * list: another local user can neither list the rooms nor enter a workspace, each 0700).
+   */
+  private get passage(): number {
+    return this.owner ? 0o711 : 0o700;
   }
 
   pathOf(sessionId: string): string {
@@ -147,8 +159,14 @@ export class Workspaces {
     for (const dir of dirs) await this.disks.unmount(dir).catch(() => {});
   }
 
+  /**
+   * A workspace folder: 0700, owned by the uid the sandbox runs as on the host (the
+   * owner, else us), which is the sandbox's own uid 1000 inside, so its commands can
+   * write there and no other local user can read it.
+   */
   private ensureDir(dir: string): void {
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
     if (this.owner) chownSync(dir, this.owner.uid, this.owner.gid);
   }
 }

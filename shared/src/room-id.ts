@@ -59,6 +59,16 @@ export function workspaceRoomId(platform: WorkspacePlatform, workspace: string):
   return `${platform}-${segment(workspace)}`;
 }
 
+/**
+ * The workspace a room belongs to, `<platform>-<workspace>` (the Slack team, Discord
+ * server or CLI workspace), for sharing a resource fairly between workspaces; a
+ * free-form id of fewer than three segments is its own.
+ */
+export function workspaceOfRoom(id: string): string {
+  const parts = id.split("-");
+  return parts.length >= 3 ? parts.slice(0, 2).join("-") : id;
+}
+
 /** The sandbox that belongs to a room; the Worker's API names it so in `sandboxName`. */
 export function sandboxName(id: string): string {
   return `sandbox-${id}`;
