@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startTestExecutor, type TestExecutor } from "../test-support.ts";
@@ -30,6 +31,19 @@ const put = (session: string, path: string, body: BodyInit, query = "") =>
   fetch(url(session, path) + query, { method: "PUT", headers: auth(), body, duplex: "half" } as RequestInit);
 const get = (session: string, path: string) => fetch(url(session, path), { headers: auth() });
 const workspace = (session: string) => join(ex.root, "sessions", session);
+
+/** A PUT with the Content-Length header as given (fetch sets its own): the status and the error the caller sees. */
+function putDeclaring(session: string, path: string, contentLength: string, body: string): Promise<{ status: number; error: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url(session, path), { method: "PUT", headers: { ...auth(), "content-length": contentLength } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode!, error: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 describe("files in and out", () => {
   test("a file put comes back byte for byte, with its type, length and sha256", async () => {
@@ -117,6 +131,35 @@ describe("never out of the workspace", () => {
     expect((await put("sandbox-s4", "target.txt", "mine")).status).toBe(200);
     expect(await (await get("sandbox-s4", "target.txt")).text()).toBe("mine");
     expect(await (await import("node:fs/promises")).readFile(join(host, "secret.txt"), "utf8")).toBe(HOST_SECRET);
+  });
+});
+
+describe("bad uploads", () => {
+  test("a Content-Length that is not a byte count → 400, nothing written", async () => {
+    await ex.exec("sandbox-b1", "true");
+    for (const declared of ["-5", "1.5", "0x10"]) {
+      const res = await putDeclaring("sandbox-b1", "a.txt", declared, "");
+      expect(res.status, declared).toBe(400);
+      expect(res.error, declared).not.toContain("/proc/");
+    }
+    expect(readdirSync(workspace("sandbox-b1")).filter((n) => n !== ".duet")).toEqual([]);
+  });
+
+  test("a name over 255 bytes → 400 saying so, without a host path", async () => {
+    const res = await put("sandbox-b2", `dir/${"n".repeat(300)}.txt`, "x");
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toBe("each file or folder name in the path must be at most 255 bytes");
+  });
+
+  test("a workspace out of inodes → 413 like one out of bytes, without a host path", async () => {
+    // Empty files use inodes and no blocks: the workspace's filesystem runs out of inodes first.
+    const filled = await ex.exec("sandbox-b3", "mkdir many && cd many && i=0; while : > f$i 2>/dev/null; do i=$((i+1)); done; echo $i");
+    expect(Number(filled.stdout)).toBeGreaterThan(0);
+    const res = await put("sandbox-b3", "one-more.txt", "x");
+    expect(res.status).toBe(413);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toBe("the workspace is full: no room for another file or folder");
   });
 });
 
