@@ -43,7 +43,6 @@ export { checkWorkspacePath, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type Ch
 export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./files/upload-name.ts";
 export { fetchFromSource, isAllowedSource, declaredLength, SourceError, SOURCE_MAX_REDIRECTS, type SourceHosts, type SourceProblem } from "./files/source.ts";
 export { limitBytes, TooManyBytes } from "./files/byte-limit.ts";
-export { CONTENT_LENGTH_ERROR, uploadLength } from "./files/content-length.ts";
 export { FILE_WORDS, formatBytes } from "./words/files.ts";
 export { contentTypeOf, isImageType, DEFAULT_CONTENT_TYPE } from "./files/content-type.ts";
 export { withShellState, shellQuote, SHELL_STATE_FILE } from "./shell-state.ts";

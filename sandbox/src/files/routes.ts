@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { Hono } from "hono";
-import { checkWorkspacePath, CONTENT_LENGTH_ERROR, uploadLength } from "@duet/shared";
+import { checkWorkspacePath } from "@duet/shared";
 import type { Executor } from "../executor.ts";
 import { HttpError } from "../http.ts";
 import { sessionIdSchema } from "../validation.ts";
@@ -33,10 +33,8 @@ export function fileRoutes(executor: Executor): Hono<{ Bindings: Bindings }> {
     const workspace = await executor.workspaces.ensure(sessionOf(c.req.param("sessionId")));
     const path = pathOf(c.req.url, true);
     const declared = c.req.header("content-length");
-    const declaredBytes = declared === undefined ? undefined : uploadLength(declared);
-    if (declaredBytes === null) throw new HttpError(400, CONTENT_LENGTH_ERROR);
     const written = await writeFile(workspace, path, c.env.incoming, {
-      declaredBytes,
+      declaredBytes: declared === undefined ? undefined : Number(declared),
       limits: executor.fileLimits,
       owner: executor.fileOwner,
       keepExisting: c.req.query("keep") === "1",

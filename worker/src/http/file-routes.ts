@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { baseOf, checkWorkspacePath, CONTENT_LENGTH_ERROR, DuetError, UPLOADS_DIR, uploadLength } from "@duet/shared";
+import { baseOf, checkWorkspacePath, DuetError, UPLOADS_DIR } from "@duet/shared";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
@@ -42,8 +42,7 @@ fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
   // The person's id, checked as the other routes check it.
   const userId = resetBy(c.req.query("userId"));
   const declared = c.req.header("content-length");
-  const bytes = declared === undefined ? undefined : uploadLength(declared);
-  if (bytes === null) throw new DuetError("invalid_request", "invalid request", { details: { "content-length": [CONTENT_LENGTH_ERROR] } });
+  const bytes = declared === undefined ? undefined : Number(declared);
   const body = c.req.raw.body;
   if (bytes !== undefined && bytes > config.DUET_FILE_MAX_BYTES) {
     if (body) await drainUpload(body);
