@@ -89,6 +89,15 @@ describe("workspace files through the Worker", () => {
     expect((await stack.client.listFiles("files-e")).entries).toEqual([]);
   });
 
+  it("refuses a name over 255 bytes with 400 saying so, and writes nothing", async () => {
+    const res = await raw("files-i", `dir/${"n".repeat(300)}.txt`, { method: "PUT", body: "x" });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { details: { path: string[] } };
+    expect(body.details.path).toEqual(["each file or folder name in the path must be at most 255 bytes"]);
+    expect(JSON.stringify(body)).not.toContain("/proc/");
+    expect((await stack.client.listFiles("files-i")).entries).toEqual([]);
+  });
+
   it("a symlink the sandbox made to a host file never brings the host's bytes back", async () => {
     await stack.client.exec("files-f", { cmd: `ln -s ${join(local, "secret.txt")} notes.txt && ln -s ${local} host` });
     for (const path of ["notes.txt", "host/secret.txt"]) {

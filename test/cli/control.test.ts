@@ -62,9 +62,11 @@ describe("duet policy and duet audit", () => {
     await duet("run", "auditroom", "echo after-reset");
     const { code, out } = await duet("audit", "auditroom");
     expect(code).toBe(0);
-    // A reset empties the audit and leaves one line saying who.
+    // A reset keeps the audit and adds one line saying who.
     expect(out.split("\n")).toEqual([
       "Audited events in this room, oldest first:",
+      expect.stringMatching(/· cli:tester ran `echo cli-direct` \(exit 0, \d+ ms\)$/),
+      expect.stringMatching(/· cli:tester set the run policy to auto$/),
       expect.stringMatching(/· cli:tester reset Duet$/),
       expect.stringMatching(/· cli:tester ran `echo after-reset` \(exit 0, \d+ ms\)$/),
     ]);

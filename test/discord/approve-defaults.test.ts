@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { snowflake, user, type FakeMessage, type InteractionRecord } from "../fakes/discord/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 import { privately, withRole } from "./roles.ts";
 
 /**
- * Who may approve when the operator set less than everything, through the real
+ * Who may approve or change the policy when the operator set less than everything, through the real
  * discord.js bot, the fake Discord and a real Worker whose rooms default to
  * `approve`: only DISCORD_ALLOW_RUN is set (the ops role), with DUET_APPROVE_OWN=no.
  */
@@ -54,6 +54,26 @@ describe("Discord: with only DISCORD_ALLOW_RUN set", () => {
     await press(proposal, ops);
     expect(current(proposal).content).toContain(`<@${ops.id}> ran \`echo d-run-list-approves\``);
     expect(ran("echo d-run-list-approves")).toBe(1);
+  });
+});
+
+describe("Discord: /duet policy with only DISCORD_ALLOW_RUN set", () => {
+  it("is refused privately to someone outside it, leaving the room under approve, and changes it for a member of it", async () => {
+    await ready();
+    const ch = h.fake.addChannel(h.guildId, `policy-${snowflake()}`);
+    const room = `discord-${h.guildId}-${ch}`;
+    const refused = h.fake.interaction(ch, { subcommand: "policy", options: { mode: "auto" } }, mallory);
+    const { text } = await interactionAnswer(h, refused);
+    expect(refused.ephemeral).toBe(true);
+    expect(text).toMatch(/Only members with the <@&\d+> role may change the run policy here\./);
+    expect(await stack.client.policy(room)).toEqual({ runPolicy: "approve", source: "default" });
+    // Her next question still only proposes its command.
+    const replies = await mentionAnswer(h, h.fake.message(ch, "SAY: Proposing. <run>echo d-after-refused-policy</run>", { mention: true, from: mallory }));
+    expect(replies.some((m) => ((m.components ?? []) as unknown[]).length > 0)).toBe(true);
+    expect(ran("echo d-after-refused-policy")).toBe(0);
+    const set = h.fake.interaction(ch, { subcommand: "policy", options: { mode: "auto" } }, ops);
+    expect((await interactionAnswer(h, set)).text).toContain(`<@${ops.id}> set the run policy to **auto**`);
+    expect((await stack.client.policy(room)).runPolicy).toBe("auto");
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, readable, slash, startSlackSetup } from "../slack/harness.ts";
+import { answerTo, type BotHandle, bodyText, mention, newChannel, readable, slash, slashResponse, startSlackSetup } from "../slack/harness.ts";
 
 /**
  * A model per room, usage and budgets through the real bolt app, the fake Slack
@@ -19,10 +19,7 @@ const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAIL
 startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The body Slack got on the command's response_url. */
-function responseTo(fields: Record<string, string>): Promise<string> {
-  const id = fields.response_url.split("/").pop();
-  return slack.waitFor(() => slack.responses.find((r) => r.id === id)?.body, "the response_url post").then((b) => readable(b as { text: string }));
-}
+const responseTo = async (fields: Record<string, string>): Promise<string> => bodyText(await slashResponse(slack, fields));
 const callsWith = (marker: string) => stack.model.calls.filter((c) => c.messages[c.messages.length - 1]?.content.includes(marker));
 
 /**

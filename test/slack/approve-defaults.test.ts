@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { directMessageEvent, type FakeSlack, postEvent, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, click, mention, newChannel, readable, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, bodyText, click, mention, newChannel, readable, SIGNING_SECRET, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
- * Who may approve when the operator set less than everything, through the real
+ * Who may approve or change the policy when the operator set less than everything, through the real
  * bolt app, the fake Slack and a real Worker whose rooms default to `approve`
  * (DUET_RUN_POLICY), DMs included. `runOnly` sets only SLACK_ALLOW_RUN;
  * `notOwn` sets only DUET_APPROVE_OWN=no; `explicit` also sets SLACK_ALLOW_APPROVE.
@@ -59,6 +59,22 @@ describe("with only SLACK_ALLOW_RUN set", () => {
     await pressRun(runOnly, channel, proposal, "U0ALICE");
     await shownRunBy(channel, proposal, "U0ALICE", "echo run-list-approves");
     expect(ran("echo run-list-approves")).toBe(1);
+  });
+
+  it("refuses /duet policy auto to someone outside it, privately, leaving the room under approve, and lets someone in it change it", async () => {
+    const channel = newChannel();
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    const refused = await slashResponse(slack, (await slash(slack, runOnly, channel, "policy auto", "U0BOB")).fields);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(bodyText(refused)).toContain("Only <@U0ALICE> may change the run policy here.");
+    expect(await stack.client.policy(room)).toEqual({ runPolicy: "approve", source: "default" });
+    // His next question still only proposes its command.
+    const m = await mention(slack, runOnly, { channel, user: "U0BOB", text: "SAY: Proposing. <run>echo after-refused-policy</run>" });
+    await answerTo(slack, m);
+    expect(ran("echo after-refused-policy")).toBe(0);
+    const set = await slashResponse(slack, (await slash(slack, runOnly, channel, "policy auto", "U0ALICE")).fields);
+    expect(bodyText(set)).toContain("<@U0ALICE> set the run policy to *auto*");
+    expect((await stack.client.policy(room)).runPolicy).toBe("auto");
   });
 
   it("lets an explicit SLACK_ALLOW_APPROVE win over it", async () => {

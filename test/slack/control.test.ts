@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buttonClick, postInteraction, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, click, mention, newChannel, readable, SIGNING_SECRET, slash, slashAnswerIn, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, bodyText, click, mention, newChannel, readable, SIGNING_SECRET, slash, slashAnswerIn, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * Control end to end: the real bolt app against the fake Slack and a real
@@ -28,11 +28,6 @@ startedForTests(
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
 const ran = (cmd: string) => stack.executor!.calls.filter((c) => c.command === cmd).length;
 
-function responseTo(fields: Record<string, string>) {
-  const id = fields.response_url.split("/").pop();
-  return slack.waitFor(() => slack.responses.find((r) => r.id === id)?.body, "the response_url post");
-}
-const bodyText = (body: Record<string, unknown>) => readable(body as { text: string; blocks?: Record<string, unknown>[] });
 
 /** What `user` alone sees in `channel` from now on, once it arrives. */
 function nextEphemeral(channel: string, user: string) {
@@ -42,7 +37,7 @@ function nextEphemeral(channel: string, user: string) {
 
 async function setApprove(channel: string): Promise<void> {
   const { fields } = await slash(slack, bot, channel, "policy approve", "U0ALICE");
-  expect(bodyText(await responseTo(fields))).toContain("<@U0ALICE> set the run policy to *approve*");
+  expect(bodyText(await slashResponse(slack, fields))).toContain("<@U0ALICE> set the run policy to *approve*");
 }
 
 /** Under approve: a mention whose answer proposes `cmds`; returns the proposal message as posted. */
@@ -195,16 +190,16 @@ describe("who may", () => {
     const channel = newChannel();
     const refusedRun = await slash(slack, bot, channel, "run echo refused-run", "U0MALLORY");
     expect(refusedRun.delivery.text).not.toContain("Running");
-    const body = await responseTo(refusedRun.fields);
+    const body = await slashResponse(slack, refusedRun.fields);
     expect(body.response_type).toBe("ephemeral");
     expect(bodyText(body)).toMatch(/Only <@U0ALICE> may run commands with `\/duet run` here\. You can still ask Duet questions\./);
     const refusedPolicy = await slash(slack, bot, channel, "policy approve", "U0MALLORY");
-    expect(bodyText(await responseTo(refusedPolicy.fields))).toMatch(/Only <@U0ALICE> may change the run policy here/);
+    expect(bodyText(await slashResponse(slack, refusedPolicy.fields))).toMatch(/Only <@U0ALICE> may change the run policy here/);
     expect((await stack.client.policy(roomOf(channel))).runPolicy).toBe("auto");
 
     const allowed = await slash(slack, bot, channel, "run echo allowed-run", "U0ALICE");
     expect(allowed.delivery.text).toContain("Running in this channel's sandbox");
-    expect(bodyText(await responseTo(allowed.fields))).toMatch(/```\nallowed-run\n```/);
+    expect(bodyText(await slashResponse(slack, allowed.fields))).toMatch(/```\nallowed-run\n```/);
     expect(ran("echo refused-run")).toBe(0);
     expect(ran("echo allowed-run")).toBe(1);
     // Anyone may still ask (auto runs at once) and see the policy.
@@ -212,7 +207,7 @@ describe("who may", () => {
     await answerTo(slack, m);
     expect(ran("echo asked-by-anyone")).toBe(1);
     const shown = await slash(slack, bot, channel, "policy", "U0MALLORY");
-    const policyBody = await responseTo(shown.fields);
+    const policyBody = await slashResponse(slack, shown.fields);
     expect(policyBody.response_type).toBe("ephemeral");
     expect(bodyText(policyBody)).toContain("The run policy here is *auto*");
   });
@@ -221,7 +216,7 @@ describe("who may", () => {
     const channel = newChannel();
     for (const text of ["policy yolo", "policy auto approve", `policy ${"approve".repeat(800)}`, "policy <!channel> `rm -rf /`"]) {
       const { fields } = await slash(slack, bot, channel, text, "U0ALICE");
-      const body = await responseTo(fields);
+      const body = await slashResponse(slack, fields);
       expect(body.response_type).toBe("ephemeral");
       expect(bodyText(body)).toMatch(/takes `auto`/);
       expect(bodyText(body)).not.toContain("<!channel>");
@@ -233,7 +228,7 @@ describe("who may", () => {
 describe("/duet audit and help", () => {
   it("lists direct, automatic, approved and skipped commands and policy changes with the right people, to the caller only", async () => {
     const channel = newChannel();
-    await slash(slack, bot, channel, "run echo audit-direct", "U0ALICE").then((s) => responseTo(s.fields));
+    await slash(slack, bot, channel, "run echo audit-direct", "U0ALICE").then((s) => slashResponse(slack, s.fields));
     await answerTo(slack, await mention(slack, bot, { channel, user: "U0DAVE", text: "SAY: ok <run>echo audit-auto</run>" }));
     await setApprove(channel);
     const proposal = await propose(channel, ["echo audit-approved", "echo audit-skipped"], "U0ERIN");
@@ -243,7 +238,7 @@ describe("/duet audit and help", () => {
     await slack.waitFor(() => actionsOf(slack.ws.find(channel, proposal.ts)!).length === 0, "both decided");
 
     const { fields } = await slash(slack, bot, channel, "audit", "U0MALLORY");
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     expect(body.response_type).toBe("ephemeral");
     const lines = bodyText(body).split("\n").filter((l) => l.startsWith("•"));
     expect(lines).toEqual([
@@ -259,7 +254,7 @@ describe("/duet audit and help", () => {
     const channel = newChannel();
     await setApprove(channel);
     const { fields } = await slash(slack, bot, channel, "help", "U0MALLORY");
-    const text = bodyText(await responseTo(fields));
+    const text = bodyText(await slashResponse(slack, fields));
     expect(text).toContain("no network access");
     expect(text).toContain("Run policy here: approve");
     for (const sub of ["/duet policy", "/duet audit"]) expect(text).toContain(sub);

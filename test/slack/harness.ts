@@ -136,6 +136,18 @@ export async function slash(slack: FakeSlack, bot: BotHandle, channel: string, t
   return { delivery, fields };
 }
 
+/** The n-th body Slack got on the command's response_url, once it arrives. */
+export function slashResponse(slack: FakeSlack, fields: Record<string, string>, n = 1): Promise<Record<string, unknown>> {
+  const id = fields.response_url.split("/").pop();
+  return slack.waitFor(() => {
+    const posts = slack.responses.filter((r) => r.id === id);
+    return posts.length >= n ? posts[n - 1].body : undefined;
+  }, `response_url post #${n}`);
+}
+
+/** A response_url body as a person reads it. */
+export const bodyText = (body: Record<string, unknown>) => readable(body as { text: string; blocks?: Record<string, unknown>[] });
+
 /** A person clicks a button on a message; Slack posts the signed block_actions payload (`edit` changes it first, to forge one). */
 export async function click(slack: FakeSlack, bot: BotHandle, input: ButtonInput, edit: (payload: Record<string, any>) => void = () => {}): Promise<Delivery> {
   const payload = buttonClick(slack, input);

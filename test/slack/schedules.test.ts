@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { type BotHandle, newChannel, readable, slash, startSlackSetup } from "./harness.ts";
+import { type BotHandle, bodyText, newChannel, readable, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * `/duet schedule` end to end: the real bolt bot, the real Worker under wrangler
@@ -21,12 +21,6 @@ startedForTests(
   (s) => ({ stack, slack, bots: [bot, limited] } = s),
 );
 
-/** Waits for the n-th response_url post for this command and returns it as a person reads it. */
-function responseTo(fields: Record<string, string>) {
-  const id = fields.response_url.split("/").pop();
-  return slack.waitFor(() => slack.responses.find((r) => r.id === id)?.body, "the response_url post");
-}
-const asText = (body: Record<string, unknown>) => readable(body as { text: string; blocks?: Record<string, unknown>[] });
 
 /** Top-level bot messages in the channel that a schedule's run posted. */
 function runsOf(channel: string, id: string): SlackMessage[] {
@@ -35,9 +29,9 @@ function runsOf(channel: string, id: string): SlackMessage[] {
 
 async function scheduleIn(channel: string, text: string, user = "U0ALICE"): Promise<{ id: string; body: Record<string, unknown> }> {
   const { fields } = await slash(slack, bot, channel, `schedule ${text}`, user);
-  const body = await responseTo(fields);
-  const id = /Id `([a-z0-9]+)`/.exec(asText(body))?.[1];
-  if (!id) throw new Error(`no schedule id in: ${asText(body)}`);
+  const body = await slashResponse(slack, fields);
+  const id = /Id `([a-z0-9]+)`/.exec(bodyText(body))?.[1];
+  if (!id) throw new Error(`no schedule id in: ${bodyText(body)}`);
   return { id, body };
 }
 
@@ -48,7 +42,7 @@ describe("/duet schedule, /duet schedules, /duet unschedule", () => {
     const { id, body } = await scheduleIn(channel, "every 1s SAY: nightly report <run>echo sched-tick</run>");
     // Everyone in the channel sees that it was scheduled, by whom, and when it first runs.
     expect(body.response_type).toBe("in_channel");
-    expect(asText(body)).toMatch(/<@U0ALICE> scheduled `SAY: nightly report &lt;run&gt;echo sched-tick&lt;\/run&gt;` \(`every 1s`\); first run .* UTC/);
+    expect(bodyText(body)).toMatch(/<@U0ALICE> scheduled `SAY: nightly report &lt;run&gt;echo sched-tick&lt;\/run&gt;` \(`every 1s`\); first run .* UTC/);
 
     // Two runs, each its own top-level message (a thread of its own), with the command's output.
     const two = await slack.waitFor(() => (runsOf(channel, id).length >= 2 ? runsOf(channel, id) : undefined), "two scheduled runs in the channel");
@@ -58,12 +52,12 @@ describe("/duet schedule, /duet schedules, /duet unschedule", () => {
       expect(readable(m)).toMatch(/```\nsched-tick\n```/);
     }
 
-    const listed = await responseTo((await slash(slack, bot, channel, "schedules", "U0CAROL")).fields);
+    const listed = await slashResponse(slack, (await slash(slack, bot, channel, "schedules", "U0CAROL")).fields);
     expect(listed.response_type).toBe("ephemeral");
-    expect(asText(listed)).toMatch(new RegExp(`\`${id}\` · \`every 1s\` · next .* UTC · set by <@U0ALICE>`));
+    expect(bodyText(listed)).toMatch(new RegExp(`\`${id}\` · \`every 1s\` · next .* UTC · set by <@U0ALICE>`));
 
-    const removed = await responseTo((await slash(slack, bot, channel, `unschedule ${id}`, "U0BOB")).fields);
-    expect(asText(removed)).toContain(`<@U0BOB> removed schedule \`${id}\``);
+    const removed = await slashResponse(slack, (await slash(slack, bot, channel, `unschedule ${id}`, "U0BOB")).fields);
+    expect(bodyText(removed)).toContain(`<@U0BOB> removed schedule \`${id}\``);
     // The barrier: a second schedule's first run. Runs of the first that were asked before it are posted before it; none after.
     const barrier = await scheduleIn(channel, "every 1s SAY: barrier run");
     await slack.waitFor(() => runsOf(channel, barrier.id).length >= 1 || undefined, "the barrier schedule's first run");
@@ -80,9 +74,9 @@ describe("/duet schedule, /duet schedules, /duet unschedule", () => {
     const channel = newChannel();
     const room = `slack-${slack.id.teamId}-${channel}`;
     const refused = async (text: string, user = "U0ALICE", via = bot) => {
-      const body = await responseTo((await slash(slack, via, channel, text, user)).fields);
+      const body = await slashResponse(slack, (await slash(slack, via, channel, text, user)).fields);
       expect(body.response_type).toBe("ephemeral");
-      return asText(body);
+      return bodyText(body);
     };
     expect(await refused("schedule every day 09:00 Mars/Olympus check")).toContain("Unknown time zone `Mars/Olympus`");
     expect(await refused("schedule 0 0 9 * * 1-5 check")).toMatch(/A cron line has 5 fields .* this one has 6/);

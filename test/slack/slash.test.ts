@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { type FakeSlack } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, fencesBalanced, mention, newChannel, readable, slash, slashAnswerIn, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, bodyText, fencesBalanced, mention, newChannel, readable, slash, slashAnswerIn, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * `/duet` end to end: acked at once, answered through the response_url the fake
@@ -15,16 +15,6 @@ let bot: BotHandle;
 
 startedForTests(() => startSlackSetup(), (s) => ({ stack, slack, bots: [bot] } = s));
 
-/** Waits for the n-th response_url post for this command and returns it. */
-function responseTo(fields: Record<string, string>, n = 1) {
-  const id = fields.response_url.split("/").pop();
-  return slack.waitFor(() => {
-    const posts = slack.responses.filter((r) => r.id === id);
-    return posts.length >= n ? posts[n - 1].body : undefined;
-  }, `response_url post #${n}`);
-}
-
-const bodyText = (body: Record<string, unknown>) => readable(body as { text: string; blocks?: Record<string, unknown>[] });
 
 describe("/duet", () => {
   it("ask: acks with a working line, then answers in the channel, as the bot, with the question and the output", async () => {
@@ -45,7 +35,7 @@ describe("/duet", () => {
     const channel = newChannel();
     const { delivery, fields } = await slash(slack, bot, channel, "run echo direct-run && exit 3");
     expect(delivery.status).toBe(200);
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     const text = bodyText(body);
     expect(body.response_type).toBe("in_channel");
     expect(text).toContain("`$ echo direct-run &amp;&amp; exit 3`");
@@ -57,7 +47,7 @@ describe("/duet", () => {
   it("run: long output is cut inline and uploaded whole to the channel", async () => {
     const channel = newChannel();
     const { fields } = await slash(slack, bot, channel, "run seq 1 5000");
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     const blocks = (body.blocks ?? []) as { type: string; text?: { text: string } }[];
     for (const b of blocks.filter((x) => x.type === "section")) {
       expect(b.text!.text.length).toBeLessThanOrEqual(3000);
@@ -73,7 +63,7 @@ describe("/duet", () => {
     const m = await mention(slack, bot, { channel, text: "SAY: remembered-line" });
     await answerTo(slack, m);
     const { fields } = await slash(slack, bot, channel, "history", "U0CAROL");
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     expect(body.response_type).toBe("ephemeral");
     const text = bodyText(body);
     expect(text).toContain("<@U0ALICE>: SAY: remembered-line");
@@ -89,11 +79,11 @@ describe("/duet", () => {
     const room = `slack-${slack.id.teamId}-${channel}`;
     expect((await stack.client.history(room)).messages).toHaveLength(2);
     const { fields } = await slash(slack, bot, channel, "reset");
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     expect(body.response_type).toBe("in_channel");
     expect(bodyText(body)).toMatch(/<@U0ALICE> reset Duet here: the conversation history is cleared/);
     expect((await stack.client.history(room)).messages).toEqual([]);
-    // The emptied audit says who reset the room.
+    // The audit says who reset the room.
     expect((await stack.client.audit(room)).entries).toEqual([{ at: expect.any(Number), kind: "reset", requestedBy: "U0ALICE" }]);
   });
 
@@ -106,7 +96,7 @@ describe("/duet", () => {
     const channel = newChannel();
     const { delivery, fields } = await slash(slack, bot, channel, text);
     expect(delivery.status).toBe(200);
-    const body = await responseTo(fields);
+    const body = await slashResponse(slack, fields);
     expect(body.response_type).toBe("ephemeral");
     const shown = bodyText(body);
     for (const sub of ["ask", "run", "history", "reset", "help"]) expect(shown).toContain(sub);

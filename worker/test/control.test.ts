@@ -234,18 +234,45 @@ describe("audit", () => {
     expect(JSON.stringify(stored)).not.toContain(token);
   });
 
-  it("DELETE empties it and forgets the policy; a person's reset keeps the policy and records who reset", async () => {
+  it("a person's reset keeps the policy and the audit of runs and policy changes, adding who reset; DELETE empties it and forgets the policy", async () => {
     const room = freshRoom();
-    const [p] = await propose(room, ["echo gone"]);
+    const at = expect.any(Number);
+    const durationMs = expect.any(Number);
+    await send(room, "SAY: auto <run>echo before-reset</run>", { userId: "U-auto" });
+    const [ran, waiting] = await propose(room, ["echo approved-before-reset", "echo gone"]);
+    await decide(room, ran.id, "run", "U-one");
+    await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo direct-before-reset", userId: "U-direct" } });
     expect((await api(`/api/rooms/${room}?userId=U-resetter`, { method: "DELETE" })).status).toBe(200);
-    expect(await audit(room)).toEqual([{ at: expect.any(Number), kind: "reset", requestedBy: "U-resetter" }]);
+    expect(await audit(room)).toEqual([
+      { at, kind: "auto", cmd: "echo before-reset", requestedBy: "U-auto", exitCode: 0, durationMs },
+      { at, kind: "policy", runPolicy: "approve", requestedBy: "U-admin" },
+      { at, kind: "approved", cmd: "echo approved-before-reset", requestedBy: "U-asker", decidedBy: "U-one", exitCode: 0, durationMs },
+      { at, kind: "direct", cmd: "echo direct-before-reset", requestedBy: "U-direct", exitCode: 0, durationMs },
+      { at, kind: "reset", requestedBy: "U-resetter" },
+    ]);
     expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "approve", source: "room" });
-    expect((await decide(room, p.id, "run", "U1")).status).toBe(404);
+    expect((await decide(room, waiting.id, "run", "U1")).status).toBe(404);
+    // The next event follows the kept ones.
+    await api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo after-reset", userId: "U-direct" } });
+    expect((await audit(room)).map((e) => e.cmd ?? e.kind).slice(-2)).toEqual(["reset", "echo after-reset"]);
 
     expect((await api(`/api/rooms/${room}`, { method: "DELETE" })).status).toBe(200);
     expect(await audit(room)).toEqual([]);
     expect(await (await api(`/api/rooms/${room}/policy`)).json()).toEqual({ runPolicy: "auto", source: "default" });
-    expect(await barrier(room)).toEqual(["echo barrier"]);
+    // The approval the reset dropped never ran.
+    expect(await barrier(room)).toEqual(["echo before-reset", "echo approved-before-reset", "echo direct-before-reset", "echo after-reset", "echo barrier"]);
+  });
+
+  it("a person's reset of a channel keeps its threads' audits; DELETE of the channel empties them", async () => {
+    const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
+    const thread = `${channel}-1700000000.000100`;
+    await send(thread, "SAY: in a thread <run>echo thread-run</run>", { userId: "U-auto" });
+    expect((await api(`/api/rooms/${channel}?userId=U-resetter`, { method: "DELETE" })).status).toBe(200);
+    expect((await audit(thread)).map((e) => `${e.kind}:${e.cmd ?? ""}:${e.requestedBy}`)).toEqual(["auto:echo thread-run:U-auto", "reset::U-resetter"]);
+    // The thread registers with its channel again on its next turn, so the channel's DELETE reaches it.
+    await send(thread, "SAY: again");
+    expect((await api(`/api/rooms/${channel}`, { method: "DELETE" })).status).toBe(200);
+    expect(await audit(thread)).toEqual([]);
   });
 
   it("keeps the last AUDIT_KEEP rows, reusing the oldest slot", async () => {

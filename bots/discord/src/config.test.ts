@@ -42,7 +42,8 @@ describe("loadConfig", () => {
     expect(c.access).toEqual({
       run: { roles: ["123456789012345678"], manageChannels: true },
       approve: { roles: ["123456789012345678", "223456789012345678"], manageChannels: false },
-      policy: null,
+      // Unset, changing the policy follows the run list; reset stays open.
+      policy: { roles: ["123456789012345678"], manageChannels: true },
       reset: null,
     });
   });

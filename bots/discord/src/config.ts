@@ -1,4 +1,4 @@
-import { approveList, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -88,8 +88,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parseEnv(purpose === "register" ? registerSchema : schema, env);
   const rule = (ids: string[]): AccessRule =>
     ids.length === 0 ? null : { roles: ids.filter((id) => /^\d+$/.test(id)), manageChannels: ids.some((id) => id.toLowerCase() === MANAGE_CHANNELS) };
+  const lists = accessLists({ run: e.DISCORD_ALLOW_RUN, approve: e.DISCORD_ALLOW_APPROVE, policy: e.DISCORD_ALLOW_POLICY, reset: e.DISCORD_ALLOW_RESET });
   return {
-    access: { run: rule(e.DISCORD_ALLOW_RUN), approve: rule(approveList(e.DISCORD_ALLOW_APPROVE, e.DISCORD_ALLOW_RUN)), policy: rule(e.DISCORD_ALLOW_POLICY), reset: rule(e.DISCORD_ALLOW_RESET) },
+    access: { run: rule(lists.run), approve: rule(lists.approve), policy: rule(lists.policy), reset: rule(lists.reset) },
     token: e.DISCORD_TOKEN,
     applicationId: e.DISCORD_APPLICATION_ID,
     guildId: e.DISCORD_GUILD_ID,

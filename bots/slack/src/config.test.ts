@@ -64,6 +64,13 @@ describe("loadConfig", () => {
     });
   });
 
+  it("has changing the policy follow the run list when unset, and leaves reset open", () => {
+    const c = loadConfig({ ...base, SLACK_ALLOW_RUN: "U01ALICE" });
+    expect(c.access.policy).toEqual({ users: ["U01ALICE"], groups: [] });
+    expect(c.access.reset).toBeNull();
+    expect(loadConfig(base).access.policy).toBeNull();
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, SLACK_PORT: "", SLACK_APP_TOKEN: " " }).port).toBe(3000);
   });

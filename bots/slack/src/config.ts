@@ -1,4 +1,4 @@
-import { approveList, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
 import { z } from "zod";
 import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
 
@@ -115,8 +115,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parseEnv(schema, env);
   const rule = (ids: string[]): AccessRule =>
     ids.length === 0 ? null : { users: ids.filter((id) => !id.startsWith("S")), groups: ids.filter((id) => id.startsWith("S")) };
+  const lists = accessLists({ run: e.SLACK_ALLOW_RUN, approve: e.SLACK_ALLOW_APPROVE, policy: e.SLACK_ALLOW_POLICY, reset: e.SLACK_ALLOW_RESET });
   return {
-    access: { run: rule(e.SLACK_ALLOW_RUN), approve: rule(approveList(e.SLACK_ALLOW_APPROVE, e.SLACK_ALLOW_RUN)), policy: rule(e.SLACK_ALLOW_POLICY), reset: rule(e.SLACK_ALLOW_RESET) },
+    access: { run: rule(lists.run), approve: rule(lists.approve), policy: rule(lists.policy), reset: rule(lists.reset) },
     botToken: e.SLACK_CLIENT_ID ? undefined : e.SLACK_BOT_TOKEN,
     oauth: oauthConfig(e),
     signingSecret: e.SLACK_SIGNING_SECRET,

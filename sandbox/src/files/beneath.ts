@@ -34,7 +34,11 @@ export function fileErrorOf(err: unknown, path: string): Error {
   if (code === "ELOOP") return new HttpError(400, `${path} goes through a symbolic link; only files and folders inside the workspace can be read or written`);
   if (code === "ENOTDIR") return new HttpError(400, `a part of ${path} is a file or a link, not a folder`);
   if (code === "EISDIR") return new HttpError(400, `${path} is a folder`);
-  return err as Error;
+  if (code === "ENAMETOOLONG") return new HttpError(400, `a name in ${path} is longer than the workspace's filesystem takes`);
+  // Out of blocks or of inodes (a workspace of many small files): full either way.
+  if (code === "ENOSPC" || code === "EDQUOT") return new HttpError(413, "the workspace is full: no room for another file or folder");
+  // Anything else is ours; its message would quote the host path we opened it by (`/proc/self/fd/…`).
+  return new Error(`cannot write or read ${path} in the workspace (${code ?? (err as Error).message})`);
 }
 
 /**

@@ -75,7 +75,13 @@ export async function writeFile(
   }
   const temp = `${TEMP_PREFIX}${randomUUID()}`;
   try {
-    const fd = openSync(at(dirFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+    let fd: number;
+    try {
+      fd = openSync(at(dirFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+    } catch (err) {
+      await discard(body);
+      throw fileErrorOf(err, path);
+    }
     if (opts.owner) fchownSync(fd, opts.owner.uid, opts.owner.gid);
     const counter = new LimitedCount(limits.fileMaxBytes, limits.workspaceMaxBytes - used, limits);
     try {
@@ -84,7 +90,7 @@ export async function writeFile(
       unlinkQuietly(at(dirFd, temp));
       // The room's own filesystem filled before the byte count did (a filesystem keeps room for itself).
       const code = (err as NodeJS.ErrnoException).code;
-      throw code === "ENOSPC" || code === "EDQUOT" ? workspaceFull(limits.workspaceMaxBytes) : err;
+      throw code === "ENOSPC" || code === "EDQUOT" ? workspaceFull(limits.workspaceMaxBytes) : err instanceof HttpError || !code ? err : fileErrorOf(err, path);
     }
     const name = placeFile(dirFd, temp, baseOf(path), opts.keepExisting, path);
     return { path: dir ? `${dir}/${name}` : name, bytes: counter.bytes, sha256: counter.hash.digest("hex") };

@@ -120,6 +120,25 @@ describe("never out of the workspace", () => {
   });
 });
 
+describe("bad uploads", () => {
+  test("a name over 255 bytes → 400 saying so, without a host path", async () => {
+    const res = await put("sandbox-b2", `dir/${"n".repeat(300)}.txt`, "x");
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toBe("each file or folder name in the path must be at most 255 bytes");
+  });
+
+  test("a workspace out of inodes → 413 like one out of bytes, without a host path", async () => {
+    // Empty files use inodes and no blocks: the workspace's filesystem runs out of inodes first.
+    const filled = await ex.exec("sandbox-b3", "mkdir many && cd many && i=0; while : > f$i 2>/dev/null; do i=$((i+1)); done; echo $i");
+    expect(Number(filled.stdout)).toBeGreaterThan(0);
+    const res = await put("sandbox-b3", "one-more.txt", "x");
+    expect(res.status).toBe(413);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toBe("the workspace is full: no room for another file or folder");
+  });
+});
+
 describe("limits", () => {
   test("a file over DUET_FILE_MAX_BYTES → 413, nothing written (declared or streamed)", async () => {
     const big = randomBytes(FILE_MAX + 1);

@@ -6,6 +6,8 @@
 
 /** Longest path accepted (Linux's PATH_MAX). */
 export const WORKSPACE_PATH_MAX_BYTES = 4096;
+/** Longest name of one file or folder in a path (Linux's NAME_MAX). */
+export const WORKSPACE_NAME_MAX_BYTES = 255;
 
 /** NUL, C0 controls and DEL: never in a path (they hide in logs and break shells). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -14,7 +16,8 @@ export type CheckedPath = { ok: true; path: string } | { ok: false; error: strin
 
 /**
  * `raw` as a clean relative path (`a/b.txt`; "" is the workspace itself), or why
- * not: absolute paths, `..`, NUL and control characters are refused. `.` parts,
+ * not: absolute paths, `..`, NUL and control characters, and a name longer
+ * than the filesystem takes are refused. `.` parts,
  * repeated and trailing slashes are dropped.
  */
 export function checkWorkspacePath(raw: string): CheckedPath {
@@ -23,6 +26,7 @@ export function checkWorkspacePath(raw: string): CheckedPath {
   if (new TextEncoder().encode(raw).byteLength > WORKSPACE_PATH_MAX_BYTES) return { ok: false, error: `path must be at most ${WORKSPACE_PATH_MAX_BYTES} bytes` };
   const parts = raw.split("/").filter((p) => p !== "" && p !== ".");
   if (parts.some((p) => p === "..")) return { ok: false, error: "path must not contain '..'" };
+  if (parts.some((p) => new TextEncoder().encode(p).byteLength > WORKSPACE_NAME_MAX_BYTES)) return { ok: false, error: `each file or folder name in the path must be at most ${WORKSPACE_NAME_MAX_BYTES} bytes` };
   return { ok: true, path: parts.join("/") };
 }
 

@@ -186,15 +186,20 @@ export class RoomControl {
 
   /**
    * The room was cleaned. A person's reset (`by` set) keeps the room's policy
-   * and starts the emptied audit with who reset it; a clean-up nobody asked
-   * for (the channel was archived, Duet uninstalled) leaves nothing behind.
+   * and its audit, adding who reset it: the trail of who ran what and who
+   * changed the policy must outlive a reset anyone may be allowed to do. A
+   * clean-up nobody asked for (the channel was archived or deleted, Duet
+   * uninstalled) leaves nothing behind.
    */
   reset(by?: string): void {
     this.storage.transactionSync(() => {
       this.approvals.wipe();
-      this.audit.wipe();
-      if (by) this.audit.record([{ at: this.now(), kind: "reset", requestedBy: by }]);
-      else this.policy.wipe();
+      if (by) {
+        this.audit.record([{ at: this.now(), kind: "reset", requestedBy: by }]);
+      } else {
+        this.audit.wipe();
+        this.policy.wipe();
+      }
     });
   }
 }

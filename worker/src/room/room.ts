@@ -124,7 +124,8 @@ export class Room {
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) this.model.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
-      const out = await this.peer(child).cleanup();
+      // A person's reset resets the rooms under this one the same way, so their audits are kept too.
+      const out = await this.peer(child).cleanup(resetBy);
       return (out.body as { errors?: string[] }).errors ?? [];
     });
     this.tree.forgetParent();
