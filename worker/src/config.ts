@@ -66,7 +66,40 @@ const schema = z.object({
    * (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS; unset: none).
    */
   ...modelSettingFields,
+  /** A GitHub App, for rooms' repositories: its id and private key together, or neither (see githubAppOf). */
+  GITHUB_APP_ID: optionalText.pipe(z.string().regex(/^\d{1,20}$/, "GITHUB_APP_ID must be the App's numeric id").optional()),
+  GITHUB_APP_PRIVATE_KEY: optionalText,
+  /** The App's URL name, for the install link people are sent to. */
+  GITHUB_APP_SLUG: optionalText.pipe(z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/i, "GITHUB_APP_SLUG must be the App's URL name (letters, digits, hyphens)").optional()),
+  GITHUB_WEBHOOK_SECRET: optionalText,
+  /** GitHub's REST API: github.com's, or a GitHub Enterprise Server's `https://HOST/api/v3`. */
+  GITHUB_API_URL: optionalText.pipe(z.url({ error: "GITHUB_API_URL must be a URL" }).optional()),
 });
+
+/** The GitHub App rooms' repositories go through, as configured. */
+export interface GithubAppConfig {
+  appId: string;
+  privateKey: string;
+  slug?: string;
+  webhookSecret?: string;
+  /** Without a trailing slash. */
+  apiUrl: string;
+}
+
+export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+
+/** The App when its id and key are both set; null when neither is; one line naming what is missing otherwise. */
+function githubAppOf(c: z.infer<typeof schema>): GithubAppConfig | null {
+  const { GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: privateKey } = c;
+  if (appId && privateKey) {
+    const apiUrl = (c.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL).replace(/\/+$/, "");
+    return { appId, privateKey, apiUrl, ...(c.GITHUB_APP_SLUG ? { slug: c.GITHUB_APP_SLUG } : {}), ...(c.GITHUB_WEBHOOK_SECRET ? { webhookSecret: c.GITHUB_WEBHOOK_SECRET } : {}) };
+  }
+  if (appId || privateKey || c.GITHUB_APP_SLUG || c.GITHUB_WEBHOOK_SECRET) {
+    throw new ConfigError("Worker misconfigured: a GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY (set both, or no GITHUB_APP_* at all)");
+  }
+  return null;
+}
 
 export type WorkerConfig = z.infer<typeof schema> & {
   /** The default model's name: MODEL, else the first of DUET_MODELS, else the provider's default. */
@@ -77,6 +110,8 @@ export type WorkerConfig = z.infer<typeof schema> & {
   offered: Map<string, ServedModel>;
   secrets: string[];
   network: NetworkPolicy;
+  /** Null: no GitHub App configured. */
+  github: GithubAppConfig | null;
 };
 
 /** Which provider serves an offered model, and the provider's name for it. */
@@ -101,8 +136,10 @@ export function loadConfig(env: Vars): WorkerConfig {
   if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });
   const models = [model, ...[...offered.keys()].filter((name) => name !== model)];
   // Values that must never reach chat or history, even if a command prints them.
-  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
-  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c) };
+  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET].filter(
+    (s): s is string => Boolean(s),
+  );
+  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c), github: githubAppOf(c) };
   cache.set(env, config);
   return config;
 }

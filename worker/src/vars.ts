@@ -33,4 +33,9 @@ export interface Vars {
   DUET_DELIVERY_GRACE_MS?: string;
   DUET_SCHEDULE_MIN_INTERVAL_S?: string;
   DUET_SCHEDULES_PER_ROOM?: string;
+  GITHUB_APP_ID?: string;
+  GITHUB_APP_PRIVATE_KEY?: string;
+  GITHUB_APP_SLUG?: string;
+  GITHUB_WEBHOOK_SECRET?: string;
+  GITHUB_API_URL?: string;
 }
