@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuetError } from "@duet/shared";
 import { importAppKey } from "../worker/src/github/app-jwt.ts";
 import { InstallationTokens, TOKEN_REFRESH_MARGIN_MS } from "../worker/src/github/installation-tokens.ts";
+import { installLink } from "../worker/src/github/repo-access.ts";
 import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
 
 /**
@@ -113,5 +114,14 @@ describe("installation tokens", () => {
     expect(refused.message).toBe(
       "GitHub refused the App's credentials while minting an installation token (check GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY): signature does not match",
     );
+  });
+});
+
+describe("the App's install link", () => {
+  it("is github.com's /apps page, a GitHub Enterprise Server's /github-apps page, and none without a slug", () => {
+    const app = { appId: APP_ID, privateKey: PKCS8 };
+    expect(installLink({ ...app, slug: "duet", apiUrl: "https://api.github.com" })).toBe("https://github.com/apps/duet/installations/new");
+    expect(installLink({ ...app, slug: "duet", apiUrl: "https://ghe.example/api/v3" })).toBe("https://ghe.example/github-apps/duet/installations/new");
+    expect(installLink({ ...app, apiUrl: "https://api.github.com" })).toBeNull();
   });
 });

@@ -157,6 +157,18 @@ describe("a room's repository", () => {
     }
   });
 
+  it("refuses a repository the GitHub App cannot see with a 404 whose line links the App's install page, and keeps the link", async () => {
+    const room = freshRoom();
+    await setRepo(room, { repo: "acme/kept" });
+    const line = "Duet's GitHub App cannot see acme/secret-plans: install it on acme (http://127.0.0.1:PORT/github-apps/duet-test/installations/new) with access to that repository, or check the name.";
+    const res = await setRepo(room, { repo: "acme/secret-plans" });
+    expect(res.status).toBe(404);
+    const port = (text: string) => text.replace(/127\.0\.0\.1:\d+/, "127.0.0.1:PORT");
+    expect([port(res.body.error), port(res.body.details.repo[0])]).toEqual([line, line]);
+    expect(await repoOf(room)).toEqual(linked("acme/kept", null, "room"));
+    expect((await audit(room)).map((e) => e.repo)).toEqual(["acme/kept"]);
+  });
+
   it("refuses a link without a person, and a method it does not serve", async () => {
     const room = freshRoom();
     const res = await api(`/api/rooms/${room}/repo`, { method: "PUT", json: { repo: "acme/widgets" } });

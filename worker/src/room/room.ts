@@ -16,6 +16,8 @@ import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
 import { RoomRepoStore } from "../control/room-repo.ts";
+import { InstallationTokens } from "../github/installation-tokens.ts";
+import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
 import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
@@ -67,6 +69,8 @@ export class Room {
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
+  /** The GitHub App's tokens, made on first use (null: no App configured). */
+  private githubApp?: InstallationTokens;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -196,9 +200,18 @@ export class Room {
     return this.repo.view();
   }
 
-  /** Links a repository to this room (two rows: the link and its audit entry), then hands it down as the run policy is. */
+  /**
+   * Links a repository to this room (two rows: the link and its audit entry),
+   * then hands it down as the run policy is.
+   */
   async setRepo(req: RepoRequest): Promise<RepoResponse> {
     const link = { repo: req.repo, branch: req.branch ?? null };
+    // With a GitHub App configured, a repository it cannot see is refused with where to install it.
+    const github = this.config.github;
+    if (github) {
+      this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
+      await installationOf(this.githubApp, github, link.repo, Date.now());
+    }
     this.storage.transactionSync(() => {
       this.repo.set(link);
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
