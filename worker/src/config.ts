@@ -20,6 +20,7 @@ import {
   sandboxNetworkFields,
   type NetworkPolicy,
 } from "@duet/shared";
+import type { GithubAppConfig } from "./github/app-config.ts";
 import type { Vars } from "./vars.ts";
 
 /** Workers AI model used when MODEL is unset: an 8B Llama that is still served (llama-3-8b was retired 2026-05-30). */
@@ -75,16 +76,6 @@ const schema = z.object({
   /** GitHub's REST API: github.com's, or a GitHub Enterprise Server's `https://HOST/api/v3`. */
   GITHUB_API_URL: optionalText.pipe(z.url({ error: "GITHUB_API_URL must be a URL" }).optional()),
 });
-
-/** The GitHub App rooms' repositories go through, as configured. */
-export interface GithubAppConfig {
-  appId: string;
-  privateKey: string;
-  slug?: string;
-  webhookSecret?: string;
-  /** Without a trailing slash. */
-  apiUrl: string;
-}
 
 export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
 

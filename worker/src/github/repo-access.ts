@@ -1,5 +1,5 @@
 import { DuetError, notInstalledText } from "@duet/shared";
-import type { GithubAppConfig } from "../config.ts";
+import type { GithubAppConfig } from "./app-config.ts";
 import { githubFailure } from "./github-errors.ts";
 import { githubHeaders, type InstallationTokens } from "./installation-tokens.ts";
 
