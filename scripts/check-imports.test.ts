@@ -17,6 +17,9 @@ const WORKER_BELOW = [
   ["installations", "reply"],
   ["model", "http"],
   ["model", "reply"],
+  ["github", "http"],
+  ["github", "reply"],
+  ["github", "room"],
 ] as const;
 
 describe("the import graph", () => {

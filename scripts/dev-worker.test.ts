@@ -68,6 +68,11 @@ describe("workerOptions", () => {
       DUET_MODELS: "fast=workers-ai:@cf/x",
       DUET_ROOM_DAILY_TOKENS: "5000",
       DUET_USER_DAILY_TOKENS: "700",
+      GITHUB_APP_ID: "12345",
+      GITHUB_APP_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\\nMIIB\\n-----END PRIVATE KEY-----",
+      GITHUB_APP_SLUG: "duet-dev",
+      GITHUB_WEBHOOK_SECRET: "webhook-secret",
+      GITHUB_API_URL: "http://127.0.0.1:9998",
     };
     // A setting the Worker gains needs a value here, so this test covers it too.
     expect(Object.keys(env).sort()).toEqual([...WORKER_SETTING_VARS].sort());

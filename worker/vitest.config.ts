@@ -31,6 +31,10 @@ export default defineConfig({
           DUET_DELIVERY_GRACE_MS: "300",
           // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.
           DUET_USER_DAILY_TOKENS: "1000000000",
+          GITHUB_APP_ID: "4242",
+          GITHUB_APP_PRIVATE_KEY: inject("githubAppKey"),
+          GITHUB_APP_SLUG: "duet-test",
+          GITHUB_API_URL: inject("fakeGithubUrl"),
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
         },

@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   over_budget: 429,
   internal: 500,
   model_error: 502,
+  /** GitHub answered with an error, refused for a rate limit, or could not be reached. */
+  github_error: 502,
   sandbox_error: 502,
   model_not_configured: 503,
   model_timeout: 504,
@@ -69,6 +71,7 @@ function isRetryableCode(code: ErrorCode): boolean {
   return (
     code === "room_busy" ||
     code === "model_error" ||
+    code === "github_error" ||
     code === "model_timeout" ||
     code === "sandbox_error" ||
     code === "worker_unreachable" ||

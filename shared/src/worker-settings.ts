@@ -58,6 +58,14 @@ export const workerSettingsSchema = z.object({
    * (DUET_ROOM_DAILY_TOKENS, DUET_USER_DAILY_TOKENS; unset: none).
    */
   ...modelSettingFields,
+  /** A GitHub App, for rooms' repositories: its id and private key together, or neither (the Worker's config checks). */
+  GITHUB_APP_ID: optionalText.pipe(z.string().regex(/^\d{1,20}$/, "GITHUB_APP_ID must be the App's numeric id").optional()),
+  GITHUB_APP_PRIVATE_KEY: optionalText,
+  /** The App's URL name, for the install link people are sent to. */
+  GITHUB_APP_SLUG: optionalText.pipe(z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/i, "GITHUB_APP_SLUG must be the App's URL name (letters, digits, hyphens)").optional()),
+  GITHUB_WEBHOOK_SECRET: optionalText,
+  /** GitHub's REST API: github.com's, or a GitHub Enterprise Server's `https://HOST/api/v3`. */
+  GITHUB_API_URL: optionalText.pipe(z.url({ error: "GITHUB_API_URL must be a URL" }).optional()),
 });
 
 /** The name of one of the Worker's variables. */

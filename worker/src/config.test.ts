@@ -59,3 +59,23 @@ describe("Worker config: models and budgets", () => {
     expect(() => load({ DUET_USER_DAILY_TOKENS: "12k" })).toThrow(/^Worker misconfigured: DUET_USER_DAILY_TOKENS must be an integer/);
   });
 });
+
+describe("Worker config: the GitHub App", () => {
+  it("is off with no GITHUB_APP_* set, and on with an id and a key, on github.com unless GITHUB_API_URL says otherwise", () => {
+    expect(load({}).github).toBeNull();
+    expect(load({ GITHUB_APP_ID: "123", GITHUB_APP_PRIVATE_KEY: "pem" }).github).toEqual({ appId: "123", privateKey: "pem", apiUrl: "https://api.github.com" });
+    const ghes = load({ GITHUB_APP_ID: "123", GITHUB_APP_PRIVATE_KEY: "pem", GITHUB_APP_SLUG: "duet-dev", GITHUB_WEBHOOK_SECRET: "whs", GITHUB_API_URL: "https://ghe.example/api/v3/" });
+    expect(ghes.github).toEqual({ appId: "123", privateKey: "pem", slug: "duet-dev", webhookSecret: "whs", apiUrl: "https://ghe.example/api/v3" });
+    // The key and the webhook secret are never shown back.
+    expect(ghes.secrets).toEqual(expect.arrayContaining(["pem", "whs"]));
+  });
+
+  it("stops with one line when the App is half configured or a value is malformed", () => {
+    const half = "Worker misconfigured: a GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY (set both, or no GITHUB_APP_* at all)";
+    expect(() => load({ GITHUB_APP_ID: "123" })).toThrow(half);
+    expect(() => load({ GITHUB_APP_PRIVATE_KEY: "pem" })).toThrow(half);
+    expect(() => load({ GITHUB_APP_SLUG: "duet" })).toThrow(half);
+    expect(() => load({ GITHUB_APP_ID: "duet", GITHUB_APP_PRIVATE_KEY: "pem" })).toThrow("Worker misconfigured: GITHUB_APP_ID must be the App's numeric id");
+    expect(() => load({ GITHUB_APP_ID: "1", GITHUB_APP_PRIVATE_KEY: "pem", GITHUB_API_URL: "ghe" })).toThrow("Worker misconfigured: GITHUB_API_URL must be a URL");
+  });
+});

@@ -1,10 +1,26 @@
 import type { z } from "zod";
 import { ConfigError, networkPolicyOf, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
+import type { GithubAppConfig } from "./github/app-config.ts";
 import type { Vars } from "./vars.ts";
 
 /** Workers AI model used when MODEL is unset: an 8B Llama that is still served (llama-3-8b was retired 2026-05-30). */
 export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.1-8b-instruct-fast";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+
+export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+
+/** The App when its id and key are both set; null when neither is; one line naming what is missing otherwise. */
+function githubAppOf(c: z.infer<typeof schema>): GithubAppConfig | null {
+  const { GITHUB_APP_ID: appId, GITHUB_APP_PRIVATE_KEY: privateKey } = c;
+  if (appId && privateKey) {
+    const apiUrl = (c.GITHUB_API_URL ?? DEFAULT_GITHUB_API_URL).replace(/\/+$/, "");
+    return { appId, privateKey, apiUrl, ...(c.GITHUB_APP_SLUG ? { slug: c.GITHUB_APP_SLUG } : {}), ...(c.GITHUB_WEBHOOK_SECRET ? { webhookSecret: c.GITHUB_WEBHOOK_SECRET } : {}) };
+  }
+  if (appId || privateKey || c.GITHUB_APP_SLUG || c.GITHUB_WEBHOOK_SECRET) {
+    throw new ConfigError("Worker misconfigured: a GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY (set both, or no GITHUB_APP_* at all)");
+  }
+  return null;
+}
 
 export type WorkerConfig = z.infer<typeof schema> & {
   /** The default model's name: MODEL, else the first of DUET_MODELS, else the provider's default. */
@@ -15,6 +31,8 @@ export type WorkerConfig = z.infer<typeof schema> & {
   offered: Map<string, ServedModel>;
   secrets: string[];
   network: NetworkPolicy;
+  /** Null: no GitHub App configured. */
+  github: GithubAppConfig | null;
 };
 
 /** Which provider serves an offered model, and the provider's name for it. */
@@ -39,8 +57,10 @@ export function loadConfig(env: Vars): WorkerConfig {
   if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });
   const models = [model, ...[...offered.keys()].filter((name) => name !== model)];
   // Values that must never reach chat or history, even if a command prints them.
-  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN].filter((s): s is string => Boolean(s));
-  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c) };
+  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET].filter(
+    (s): s is string => Boolean(s),
+  );
+  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c), github: githubAppOf(c) };
   cache.set(env, config);
   return config;
 }

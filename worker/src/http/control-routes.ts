@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, modelRequestSchema, policyRequestSchema } from "@duet/shared";
+import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, modelRequestSchema, policyRequestSchema, repoRequestSchema } from "@duet/shared";
 import type { Env } from "../room/duet-agent.ts";
 import { room, send } from "./rooms.ts";
 import { methodNotAllowed, readJson } from "../request.ts";
@@ -24,6 +24,19 @@ controlRoutes.put("/api/rooms/:roomId/model", async (c) => {
   return send(await stub.setModel(await readJson(c, modelRequestSchema)));
 });
 controlRoutes.all("/api/rooms/:roomId/model", methodNotAllowed);
+
+controlRoutes.get("/api/rooms/:roomId/repo", async (c) => {
+  return send(await room(c.env, c.req.param("roomId")).repo());
+});
+controlRoutes.put("/api/rooms/:roomId/repo", async (c) => {
+  const stub = room(c.env, c.req.param("roomId"));
+  return send(await stub.setRepo(await readJson(c, repoRequestSchema)));
+});
+// `?userId=`: who unlinked it, for the audit.
+controlRoutes.delete("/api/rooms/:roomId/repo", async (c) => {
+  return send(await room(c.env, c.req.param("roomId")).removeRepo(resetBy(c.req.query("userId"))));
+});
+controlRoutes.all("/api/rooms/:roomId/repo", methodNotAllowed);
 
 // `?userId=` adds what that person has left of their daily budget.
 controlRoutes.get("/api/rooms/:roomId/usage", async (c) => {
@@ -50,7 +63,7 @@ function approvalIdOf(raw: string): string {
   return parsed.data;
 }
 
-/** `?userId=U1`: the person resetting the room (recorded in its emptied audit), or asking for their usage. */
+/** `?userId=U1`: the person resetting the room (recorded in its emptied audit), unlinking its repository, or asking for their usage. */
 export function resetBy(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const id = raw.trim();

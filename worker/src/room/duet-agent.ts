@@ -8,6 +8,7 @@ import type {
   MessageRequest,
   ModelRequest,
   PolicyRequest,
+  RepoRequest,
   ScheduleRequest,
   StopRequest,
   UnscheduleRequest,
@@ -163,6 +164,18 @@ export class DuetAgent extends Agent<Env> {
 
   async setModel(req: ModelRequest): Promise<Outcome> {
     return guard(async () => ok(await this.room.setModel(req)));
+  }
+
+  async repo(): Promise<Outcome> {
+    return guard(async () => ok(await this.room.repoView()));
+  }
+
+  async setRepo(req: RepoRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.setRepo(req)));
+  }
+
+  async removeRepo(userId?: string): Promise<Outcome> {
+    return guard(async () => ok(await this.room.removeRepo(userId)));
   }
 
   /** Runs or skips a command proposed under `approve`. */

@@ -1,13 +1,15 @@
 import { parentRoomId, type RunPolicy } from "@duet/shared";
+import type { RepoLink } from "../control/room-repo.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 
 /** Child rooms cleaned at once: a workspace room may hold thousands, and each clean-up waits on a sandbox. */
 export const CHILD_CLEANUPS_AT_ONCE = 6;
 
-/** What a room's parent hands down: the run policy and the model set on it (null when it set none). */
+/** What a room's parent hands down: the run policy, the model and the repository set on it (null when it set none). */
 export interface Inherited {
   runPolicy: RunPolicy | null;
   model?: string | null;
+  repo?: RepoLink | null;
 }
 
 /** The RPC a room's parent answers when a room registers under it: what the child inherits. */
@@ -84,6 +86,11 @@ export class RoomTree {
     return this.stored()?.model ?? null;
   }
 
+  /** The repository the parent linked; null when it linked none or this room is not registered yet. */
+  inheritedRepo(): RepoLink | null {
+    return this.stored()?.repo ?? null;
+  }
+
   /**
    * Registers this room with its parent unless it already has (a top-level
    * room has none), keeping what the parent hands down: one RPC and one row,
@@ -108,7 +115,7 @@ export class RoomTree {
   }
 
   private keep(inherited: Inherited): void {
-    const value: Inherited = { runPolicy: inherited.runPolicy ?? null, model: inherited.model ?? null };
+    const value: Inherited = { runPolicy: inherited.runPolicy ?? null, model: inherited.model ?? null, repo: inherited.repo ?? null };
     this.sql.exec(`INSERT OR REPLACE INTO duet_meta (key, value) VALUES (?, ?)`, LINK, JSON.stringify(value)).toArray();
     this.link = value;
   }

@@ -1,10 +1,23 @@
-import { channelOfThread, DuetError, type ModelRequest, type ModelResponse, type PolicyRequest, type PolicyResponse, type UsageResponse } from "@duet/shared";
+import {
+  channelOfThread,
+  DuetError,
+  type ModelRequest,
+  type ModelResponse,
+  type PolicyRequest,
+  type PolicyResponse,
+  type RepoRequest,
+  type RepoResponse,
+  type UsageResponse,
+} from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
 import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
+import { RoomRepoStore } from "../control/room-repo.ts";
+import { InstallationTokens } from "../github/installation-tokens.ts";
+import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
 import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
@@ -46,6 +59,7 @@ export class Room {
   readonly tree: RoomTree;
   readonly control: RoomControl;
   readonly model: RoomModelStore;
+  readonly repo: RoomRepoStore;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -55,6 +69,8 @@ export class Room {
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
+  /** The GitHub App's tokens, made on first use (null: no App configured). */
+  private githubApp?: InstallationTokens;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -79,6 +95,7 @@ export class Room {
     this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
+    this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -122,7 +139,10 @@ export class Room {
     this.scheduleRows.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
-    if (!resetBy) this.model.wipe();
+    if (!resetBy) {
+      this.model.wipe();
+      this.repo.wipe();
+    }
     const errors = await this.tree.cleanChildren(async (child) => {
       // A person's reset resets the rooms under this one the same way, so their audits are kept too.
       const out = await this.peer(child).cleanup(resetBy);
@@ -175,6 +195,48 @@ export class Room {
     return this.model.view();
   }
 
+  /** The repository worked on here and where it comes from. A thread room asks its channel once, if no turn has yet. */
+  async repoView(): Promise<RepoResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    return this.repo.view();
+  }
+
+  /**
+   * Links a repository to this room (two rows: the link and its audit entry),
+   * then hands it down as the run policy is.
+   */
+  async setRepo(req: RepoRequest): Promise<RepoResponse> {
+    const link = { repo: req.repo, branch: req.branch ?? null };
+    // With a GitHub App configured, a repository it cannot see is refused with where to install it.
+    const github = this.config.github;
+    if (github) {
+      this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
+      await installationOf(this.githubApp, github, link.repo, Date.now());
+    }
+    this.storage.transactionSync(() => {
+      this.repo.set(link);
+      this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
+    });
+    await this.handDown("repository");
+    return this.repo.view();
+  }
+
+  /**
+   * Unlinks this room's own repository (audited when there was one), then
+   * hands that down; a thread room then follows its channel's again.
+   */
+  async removeRepo(userId?: string): Promise<RepoResponse> {
+    const own = this.repo.own();
+    if (own) {
+      this.storage.transactionSync(() => {
+        this.repo.wipe();
+        this.control.audit.record([{ at: Date.now(), kind: "repo-removed", repo: own.repo, ...(userId ? { requestedBy: userId } : {}) }]);
+      });
+      await this.handDown("repository");
+    }
+    return this.repoView();
+  }
+
   /** Tells this channel's thread rooms what they now inherit (one RPC and one row each, only on a change). */
   private async handDown(what: string): Promise<void> {
     const inherited = this.inheritance();
@@ -191,7 +253,7 @@ export class Room {
   }
 
   private inheritance(): Inherited {
-    return { runPolicy: this.control.policy.own(), model: this.model.own() };
+    return { runPolicy: this.control.policy.own(), model: this.model.own(), repo: this.repo.own() };
   }
 
   /**

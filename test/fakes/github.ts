@@ -1,0 +1,124 @@
+import { verify, type KeyObject } from "node:crypto";
+import { listen, readBody, sendJson, type Listening } from "./http.ts";
+
+/**
+ * A fake of the GitHub REST routes a GitHub App uses, on 127.0.0.1:
+ * `POST /app/installations/:id/access_tokens` and
+ * `GET /repos/:owner/:name/installation` (both take the App's JWT, checked
+ * against the App's public key: signature, issuer, a life of at most 10
+ * minutes), and `GET /repos/:owner/:name` (takes an installation token this
+ * fake minted for that repository). Anything else is 404.
+ *
+ * `limitNext(seconds)`: the next token request answers 403 with
+ * `retry-after`, as GitHub's secondary rate limit does.
+ */
+export interface TokenRequest {
+  installationId: number;
+  repositories?: string[];
+  permissions?: Record<string, string>;
+}
+
+export interface FakeRepo {
+  /** `owner/name`. */
+  fullName: string;
+  /** The installation that can see it; absent: the App is not installed there. */
+  installationId?: number;
+  defaultBranch?: string;
+  private?: boolean;
+}
+
+export interface FakeGithub extends Listening {
+  tokenRequests: TokenRequest[];
+  /** Minted tokens' values, newest last (a test checks none leaked). */
+  minted: string[];
+  addRepo(repo: FakeRepo): void;
+  limitNext(retryAfterS: number): void;
+}
+
+export interface FakeGithubOptions {
+  appId: string;
+  publicKey: KeyObject;
+  /** The fake's clock, in ms (shared with the code under test when that code's clock is injected). */
+  now?: () => number;
+  /** How long a minted token lasts. */
+  tokenLifeMs?: number;
+}
+
+export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGithub> {
+  const now = opts.now ?? Date.now;
+  const tokenLifeMs = opts.tokenLifeMs ?? 60 * 60 * 1000;
+  const repos = new Map<string, FakeRepo>();
+  const tokens = new Map<string, { installationId: number; repositories: string[]; expiresAt: number }>();
+  const tokenRequests: TokenRequest[] = [];
+  const minted: string[] = [];
+  let limitNext: number | null = null;
+
+  /** Why the request's App JWT is not good, or null when it is. */
+  const jwtProblem = (authorization: string | undefined): string | null => {
+    const jwt = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
+    const parts = jwt?.split(".") ?? [];
+    if (parts.length !== 3) return "A JSON web token could not be decoded";
+    const [header, claims, signature] = parts;
+    if (!verify("sha256", Buffer.from(`${header}.${claims}`), opts.publicKey, Buffer.from(signature, "base64url"))) return "signature does not match";
+    const alg = JSON.parse(Buffer.from(header, "base64url").toString()).alg;
+    const c = JSON.parse(Buffer.from(claims, "base64url").toString()) as { iat: number; exp: number; iss: unknown };
+    const nowS = Math.floor(now() / 1000);
+    if (alg !== "RS256") return "alg must be RS256";
+    if (String(c.iss) !== opts.appId) return "'Issuer' claim ('iss') must be the App's id";
+    if (c.iat > nowS) return "'Issued at' claim ('iat') must be an Integer representing a time in the past";
+    if (c.exp <= nowS || c.exp - c.iat > 600) return "'Expiration time' claim ('exp') is too far in the future or in the past";
+    return null;
+  };
+
+  const listening = await listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
+    if (req.method === "POST" && mint) {
+      const problem = jwtProblem(req.headers.authorization);
+      if (problem) return sendJson(res, 401, { message: problem });
+      const body = JSON.parse((await readBody(req)) || "{}") as Omit<TokenRequest, "installationId">;
+      const installationId = Number(mint[1]);
+      tokenRequests.push({ installationId, ...body });
+      if (limitNext !== null) {
+        const seconds = limitNext;
+        limitNext = null;
+        return sendJson(res, 403, { message: "You have exceeded a secondary rate limit" }, { "retry-after": String(seconds) });
+      }
+      const names = [...repos.values()].filter((r) => r.installationId === installationId).map((r) => r.fullName.split("/")[1]);
+      if (!names.length) return sendJson(res, 404, { message: "Not Found" });
+      const wanted = body.repositories ?? names;
+      if (wanted.some((n) => !names.includes(n))) return sendJson(res, 422, { message: "There is at least one repository that does not exist or is not accessible to the parent installation." });
+      const token = `ghs_fake${minted.length}${Math.random().toString(36).slice(2, 12)}`;
+      const expiresAt = now() + tokenLifeMs;
+      minted.push(token);
+      tokens.set(token, { installationId, repositories: wanted, expiresAt });
+      return sendJson(res, 201, { token, expires_at: new Date(expiresAt).toISOString(), permissions: body.permissions ?? {}, repository_selection: "selected" });
+    }
+    const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/installation)?$/.exec(url.pathname);
+    if (req.method === "GET" && repoPath) {
+      const fullName = `${repoPath[1]}/${repoPath[2]}`;
+      const repo = [...repos.values()].find((r) => r.fullName.toLowerCase() === fullName.toLowerCase());
+      if (repoPath[3]) {
+        const problem = jwtProblem(req.headers.authorization);
+        if (problem) return sendJson(res, 401, { message: problem });
+        if (!repo?.installationId) return sendJson(res, 404, { message: "Not Found" });
+        return sendJson(res, 200, { id: repo.installationId, app_id: Number(opts.appId) });
+      }
+      const token = tokens.get(/^(?:token|Bearer) (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+      const name = fullName.split("/")[1];
+      if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(name)) {
+        return sendJson(res, 404, { message: "Not Found" });
+      }
+      return sendJson(res, 200, { full_name: repo.fullName, default_branch: repo.defaultBranch ?? "main", private: repo.private ?? true, archived: false });
+    }
+    return sendJson(res, 404, { message: "Not Found" });
+  });
+
+  return {
+    ...listening,
+    tokenRequests,
+    minted,
+    addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
+    limitNext: (seconds) => (limitNext = seconds),
+  };
+}

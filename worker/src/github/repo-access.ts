@@ -1,0 +1,32 @@
+import { DuetError, notInstalledText } from "@duet/shared";
+import type { GithubAppConfig } from "./app-config.ts";
+import { githubFailure } from "./github-errors.ts";
+import { githubHeaders, type InstallationTokens } from "./installation-tokens.ts";
+
+/** Where people install the App: github.com's `/apps/SLUG`, a GitHub Enterprise Server's `/github-apps/SLUG`. */
+export function installLink(config: GithubAppConfig): string | null {
+  if (!config.slug) return null;
+  const api = new URL(config.apiUrl);
+  return api.hostname === "api.github.com"
+    ? `https://github.com/apps/${config.slug}/installations/new`
+    : `${api.origin}/github-apps/${config.slug}/installations/new`;
+}
+
+/**
+ * The installation through which the App sees `repo` (`owner/name`); a
+ * repository it cannot see (not installed there, or no such repository) is
+ * a 404 whose line says where to install the App.
+ */
+export async function installationOf(app: InstallationTokens, config: GithubAppConfig, repo: string, now: number): Promise<number> {
+  const res = await app.call(`/repos/${repo}/installation`, { headers: githubHeaders(`Bearer ${await app.appJwt()}`) });
+  if (res.status === 200) {
+    const id = ((await res.json().catch(() => null)) as { id?: unknown } | null)?.id;
+    if (typeof id === "number") return id;
+    throw new DuetError("github_error", "GitHub answered an installation without its id");
+  }
+  if (res.status === 404) {
+    const line = notInstalledText(repo, installLink(config));
+    throw new DuetError("not_found", line, { details: { repo: [line] } });
+  }
+  throw await githubFailure(res, "looking up the App's installation", now);
+}
