@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { ConfigError, MODEL_SETTING_VARS, modelSettingFields, parseEnv } from "@duet/shared";
 import type { unstable_startWorker } from "wrangler";
+import { onStopSignals } from "@duet/shared/stop-signals";
 import { z } from "zod";
 import { DUET_DIR, REPO_ROOT, devTokens, forwardedArgs } from "./dev-env.ts";
 
@@ -30,7 +31,7 @@ export class WorkerConfigError extends Error {}
 
 const USAGE = "accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE";
 
-interface WorkerFlags {
+export interface WorkerFlags {
   ip?: string;
   port?: string;
   persistTo?: string;
@@ -38,7 +39,7 @@ interface WorkerFlags {
 }
 
 /** `--flag value` and `--flag=value`, after pnpm's `--`; anything else is refused with what is accepted. */
-function parseFlags(extra: string[]): WorkerFlags {
+export function parseWorkerFlags(extra: string[]): WorkerFlags {
   const args = forwardedArgs(extra);
   const flags: WorkerFlags = { vars: {} };
   for (let i = 0; i < args.length; i++) {
@@ -66,7 +67,7 @@ function parsePort(value: string, from: string): number {
 
 /** What wrangler's dev server is started with: `extra` is the command line, `env` the environment. */
 export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.env): StartInput {
-  const flags = parseFlags(extra);
+  const flags = parseWorkerFlags(extra);
   const devVars = join(REPO_ROOT, ".dev.vars");
   const settings = Object.fromEntries(MODEL_SETTING_VARS.map((name) => [name, env[name]]));
   // As the Worker will see them (arguments over the environment over .dev.vars): a malformed one stops here, before anything starts.
@@ -173,19 +174,17 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   Object.assign(process.env, WRANGLER_QUIET_ENV);
-  let stopping = false;
   let started: Promise<Awaited<ReturnType<typeof unstable_startWorker>>> | undefined;
-  const stop = () => {
-    if (stopping) process.exit(130); // a second Ctrl-C: do not wait
-    stopping = true;
-    // dispose() stops workerd and closes the server, so nothing outlives this process.
-    void (started ?? Promise.resolve(undefined))
-      .then((w) => w?.dispose())
-      .then(() => process.exit(0), () => process.exit(1));
-  };
-  // Before starting: a signal during the slow first build must still take workerd down.
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  // dispose() stops workerd and closes the server, so nothing outlives this process.
+  // Registered before starting: a signal during the slow first build must still take workerd down.
+  onStopSignals(
+    () => {
+      void (started ?? Promise.resolve(undefined))
+        .then((w) => w?.dispose())
+        .then(() => process.exit(0), () => process.exit(1));
+    },
+    () => process.exit(130), // a later, second Ctrl-C: do not wait
+  );
   // Loaded here, not at the top: `pnpm dev` imports spawnWorker from this file, and
   // loading wrangler there installs its own SIGINT handling, which exits before the stack is stopped.
   const { unstable_startWorker: start } = await import("wrangler");
