@@ -43,12 +43,17 @@ afterEach(async () => {
   }
 });
 
-/** `command` (argv) started in a group of its own, with `npm run dev`'s environment on free ports. */
-async function startStack(command: string[]): Promise<Stack> {
+/**
+ * `command(workerPort)` (argv) started in a group of its own, with `npm run dev`'s environment on free ports.
+ * DUET_WORKER_PORT names another free port: the command says `--port` when it means the Worker's.
+ */
+async function startStack(command: (workerPort: number) => string[], viaEnv = true): Promise<Stack> {
   const home = tempHome();
   const workerPort = await quietPort();
-  const env = cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(workerPort), SANDBOX_PORT: String(await quietPort()) });
-  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  const envPort = viaEnv ? workerPort : await quietPort();
+  const env = cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(envPort), SANDBOX_PORT: String(await quietPort()) });
+  const argv = command(workerPort);
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
   let text = "";
   const waiters: { pattern: RegExp; resolve(): void }[] = [];
   const onData = (d: Buffer) => {
@@ -68,7 +73,7 @@ async function startStack(command: string[]): Promise<Stack> {
       new Promise<void>((resolve, reject) => {
         if (pattern.test(text)) return resolve();
         waiters.push({ pattern, resolve });
-        void exited.then((code) => reject(new Error(`${command.join(" ")} exited (${code}) before printing ${pattern}:\n${text}`)));
+        void exited.then((code) => reject(new Error(`${argv.join(" ")} exited (${code}) before printing ${pattern}:\n${text}`)));
       }),
   };
   started.push(stack);
@@ -99,9 +104,9 @@ async function expectNothingLeft(stack: Stack, pids: number[]): Promise<void> {
 }
 
 describe("npm run dev stops everything it started", () => {
-  it("on Ctrl-C in a terminal", async () => {
+  it("on Ctrl-C in a terminal (the Worker on the port --port names)", async () => {
     // util-linux `script` gives npm a pseudo-terminal; a Ctrl-C typed into it reaches the whole foreground group.
-    const stack = await startStack(["script", "-qfec", "npm run dev", "/dev/null"]);
+    const stack = await startStack((port) => ["script", "-qfec", `npm run dev -- --port ${port}`, "/dev/null"], false);
     const pids = await useRooms(stack);
     stack.child.stdin!.write("\x03");
     expect(await stack.exited).toBe(0);
@@ -111,7 +116,7 @@ describe("npm run dev stops everything it started", () => {
   }, 240_000);
 
   it("when its output's reader is gone and its process group gets SIGTERM, as from a service manager", async () => {
-    const stack = await startStack(["npm", "run", "dev"]);
+    const stack = await startStack(() => ["npm", "run", "dev"]);
     const pids = await useRooms(stack);
     const before = stack.output();
     // `npm run dev | tee log` ended by Ctrl-C: the reader goes first, every later write fails with EPIPE.
