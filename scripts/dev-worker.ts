@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError, parseEnv, WORKER_SETTING_VARS, workerSettingsSchema } from "@duet/shared";
 import type { unstable_startWorker } from "wrangler";
+import { onStopSignals } from "@duet/shared/stop-signals";
 import { DUET_DIR, REPO_ROOT, devTokens, ensureDuetDir, ensurePrivateDir, forwardedArgs } from "./dev-env.ts";
 
 type StartInput = Parameters<typeof unstable_startWorker>[0];
@@ -30,7 +31,7 @@ export class WorkerConfigError extends Error {}
 
 const USAGE = "accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE";
 
-interface WorkerFlags {
+export interface WorkerFlags {
   ip?: string;
   port?: string;
   persistTo?: string;
@@ -38,7 +39,7 @@ interface WorkerFlags {
 }
 
 /** `--flag value` and `--flag=value`, after pnpm's `--`; anything else is refused with what is accepted. */
-function parseFlags(extra: string[]): WorkerFlags {
+export function parseWorkerFlags(extra: string[]): WorkerFlags {
   const args = forwardedArgs(extra);
   const flags: WorkerFlags = { vars: {} };
   for (let i = 0; i < args.length; i++) {
@@ -66,7 +67,7 @@ function parsePort(value: string, from: string): number {
 
 /** What wrangler's dev server is started with: `extra` is the command line, `env` the environment. */
 export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.env): StartInput {
-  const flags = parseFlags(extra);
+  const flags = parseWorkerFlags(extra);
   const devVars = join(REPO_ROOT, ".dev.vars");
   // Every Worker setting the environment sets, so `OPENAI_BASE_URL=... pnpm dev` just works; the executor
   // reads the sandbox's network settings from the same environment, the Worker reports them.
@@ -160,19 +161,17 @@ async function main(): Promise<void> {
   // Rooms' histories and settings: for this user only.
   if (options.dev?.persist) ensurePrivateDir(options.dev.persist);
   Object.assign(process.env, WRANGLER_QUIET_ENV);
-  let stopping = false;
   let started: Promise<Awaited<ReturnType<typeof unstable_startWorker>>> | undefined;
-  const stop = () => {
-    if (stopping) process.exit(130); // a second Ctrl-C: do not wait
-    stopping = true;
-    // dispose() stops workerd and closes the server, so nothing outlives this process.
-    void (started ?? Promise.resolve(undefined))
-      .then((w) => w?.dispose())
-      .then(() => process.exit(0), () => process.exit(1));
-  };
-  // Before starting: a signal during the slow first build must still take workerd down.
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  // dispose() stops workerd and closes the server, so nothing outlives this process.
+  // Registered before starting: a signal during the slow first build must still take workerd down.
+  onStopSignals(
+    () => {
+      void (started ?? Promise.resolve(undefined))
+        .then((w) => w?.dispose())
+        .then(() => process.exit(0), () => process.exit(1));
+    },
+    () => process.exit(130), // a later, second Ctrl-C: do not wait
+  );
   // Loaded here, not at the top: `pnpm dev` imports spawnWorker from this file, and
   // loading wrangler there installs its own SIGINT handling, which exits before the stack is stopped.
   const { unstable_startWorker: start } = await import("wrangler");

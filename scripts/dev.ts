@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { join, relative } from "node:path";
 import { ConfigError, StartupError, startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { onOutputClosed, onStopSignals } from "@duet/shared/stop-signals";
 import { DUET_DIR, REPO_ROOT, TOKENS_FILE, devTokens, forwardedArgs } from "./dev-env.ts";
-import { spawnWorker } from "./dev-worker.ts";
+import { WorkerConfigError, parseWorkerFlags, spawnWorker, type WorkerFlags } from "./dev-worker.ts";
 import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./dev/config.ts";
 import { watchLaunchers } from "./dev/launchers.ts";
-import { stopGroup, supervise, type Supervised } from "./dev/processes.ts";
+import { signalGroup, stopGroup, supervise, type Supervised } from "./dev/processes.ts";
 import { portFree, waitUntilAnswering } from "./dev/ready.ts";
 import { modelEndpointProblem } from "./model-probe.ts";
 
@@ -21,26 +22,43 @@ const READY_TIMEOUT_MS = 120_000;
 /** A bot finishes the answers in flight; workerd closes its sockets. Then SIGKILL. */
 const STOP_GRACE_MS = 10_000;
 
+const DEV_USAGE = `Usage: npm run dev [-- OPTIONS]
+
+Starts the sandbox executor, the Worker and each bot whose tokens are set, until Ctrl-C
+(or SIGTERM). Settings come from the environment (DUET_WORKER_PORT, SANDBOX_PORT,
+DUET_HOME, MODEL_PROVIDER, MODEL, OPENAI_BASE_URL, SLACK_*, DISCORD_*; see README.md).
+
+Options (passed on to the Worker):
+  --port PORT         the Worker's port (default: DUET_WORKER_PORT, else 8787)
+  --ip ADDRESS        the address the Worker listens on (default 127.0.0.1)
+  --persist-to DIR    where the Worker keeps its state (default .duet/state)
+  --var NAME:VALUE    one more variable for the Worker
+  --help              this text`;
+
 const say = (line: string) => console.log(line);
 const shown = (path: string) => (relative(process.cwd(), path).startsWith("..") ? path : relative(process.cwd(), path) || ".");
 
-let executor: RunningExecutor | undefined;
+/** Set as soon as the executor starts starting, so a stop during its start-up still closes it. */
+let executor: Promise<RunningExecutor> | undefined;
 const children: Supervised[] = [];
 let stopping = false;
 
+/** A second request to stop while the first runs: do not wait for anyone (the rooms' disks stay mounted). */
+function forceStop(): never {
+  say("[dev] stopping at once: the rooms' disks may stay mounted until the next start");
+  for (const c of children) signalGroup(c.pid, "SIGKILL");
+  process.exit(130);
+}
+
 /** Stops bots first (they may still be answering through the Worker), then the Worker, then the sandbox. */
-async function shutdown(reason: string, exitCode: number): Promise<never> {
-  if (stopping) {
-    // A second Ctrl-C: do not wait for anyone.
-    for (const c of children) stopGroup(c, "SIGKILL", 1_000).catch(() => {});
-    process.exit(exitCode || 130);
-  }
+async function shutdown(reason: string, exitCode: number): Promise<void> {
+  if (stopping) return;
   stopping = true;
   say(`[dev] ${reason}`);
   const bots = children.filter((c) => c.name !== "worker");
   await Promise.all(bots.map((c) => stopGroup(c, "SIGTERM", STOP_GRACE_MS)));
   await Promise.all(children.filter((c) => c.name === "worker").map((c) => stopGroup(c, "SIGINT", STOP_GRACE_MS)));
-  await executor?.close();
+  await executor?.then((e) => e.close(), () => {});
   say("[dev] stopped");
   process.exit(exitCode);
 }
@@ -106,18 +124,36 @@ function summary(config: DevConfig, workerUrl: string, worker: Supervised, sandb
   return lines;
 }
 
+/** Where to reach a Worker listening on `ip`: an "any address" is reached on loopback. */
+function probeHost(ip: string | undefined): string {
+  if (!ip || ip === "0.0.0.0") return "127.0.0.1";
+  if (ip === "::") return "[::1]";
+  return ip.includes(":") ? `[${ip}]` : ip;
+}
+
 async function main(): Promise<void> {
+  const args = forwardedArgs(process.argv.slice(2));
+  if (args.includes("--help") || args.includes("-h")) {
+    say(DEV_USAGE);
+    process.exit(0);
+  }
   let config: DevConfig;
+  let flags: WorkerFlags;
   try {
-    config = loadDevConfig(process.env, REPO_ROOT);
+    // The Worker's own arguments are checked here, before anything starts; --port wins over DUET_WORKER_PORT.
+    flags = parseWorkerFlags(args);
+    if (flags.port !== undefined && !/^\d{1,5}$/.test(flags.port)) throw new WorkerConfigError(`--port must be a port number from 1 to 65535, not ${flags.port}`);
+    config = loadDevConfig(flags.port === undefined ? process.env : { ...process.env, DUET_WORKER_PORT: flags.port }, REPO_ROOT);
   } catch (err) {
     if (err instanceof DevConfigError) fail(err.message);
+    if (err instanceof WorkerConfigError) fail(`pnpm dev: ${err.message}`);
     throw err;
   }
-  process.on("SIGINT", () => void shutdown("SIGINT received, stopping everything", 0));
-  process.on("SIGTERM", () => void shutdown("SIGTERM received, stopping everything", 0));
+  onStopSignals((signal) => void shutdown(`${signal} received, stopping everything`, 0), forceStop);
+  // Output piped to a reader that went away (tee ended by the same Ctrl-C): stop everything all the same, quietly.
+  onOutputClosed(() => void shutdown("output closed, stopping everything", 0));
   // A SIGTERM to npm or pnpm, or their parent dying, reaches no one down here: watch for it.
-  watchLaunchers((why) => void (stopping || shutdown(`${why}; stopping everything`, 0)));
+  watchLaunchers((why) => void shutdown(`${why}; stopping everything`, 0));
 
   // Looked at while the rest starts; the summary says what it found.
   const modelIssue = modelProblem(config, process.env.OPENAI_API_KEY);
@@ -125,16 +161,17 @@ async function main(): Promise<void> {
   await portFree(config.workerPort).catch((err: NodeJS.ErrnoException) =>
     fail(`DUET_WORKER_PORT ${config.workerPort} is not free on 127.0.0.1 (${err.code}; another npm run dev?)`),
   );
-  executor = await startSandbox(config, tokens.SANDBOX_TOKEN);
+  executor = startSandbox(config, tokens.SANDBOX_TOKEN);
+  const sandbox = await executor;
   if (stopping) return;
 
-  const workerUrl = `http://127.0.0.1:${config.workerPort}`;
-  const workerEnv = { ...process.env, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: executor.url };
+  const workerUrl = `http://${probeHost(flags.ip)}:${config.workerPort}`;
+  const workerEnv = { ...process.env, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: sandbox.url };
   const worker = watch(
-    supervise("worker", spawnWorker(forwardedArgs(process.argv.slice(2)), workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say),
+    supervise("worker", spawnWorker(args, workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say),
   );
-  say(`[dev] starting the Worker on ${workerUrl} (sandbox at ${executor.url})...`);
-  const ready = await waitUntilAnswering([`${workerUrl}/health`, `${executor.url}/api/ping`], Date.now() + READY_TIMEOUT_MS, () => stopping);
+  say(`[dev] starting the Worker on ${workerUrl} (sandbox at ${sandbox.url})...`);
+  const ready = await waitUntilAnswering([`${workerUrl}/health`, `${sandbox.url}/api/ping`], Date.now() + READY_TIMEOUT_MS, () => stopping);
   if (!ready) {
     if (!stopping) await shutdown(`the Worker did not answer ${workerUrl}/health within ${READY_TIMEOUT_MS / 1000} s; stopping`, 1);
     return;
@@ -145,7 +182,7 @@ async function main(): Promise<void> {
   for (const plan of config.bots) if (!plan.skip) bots.set(plan.name, startBot(plan.name, plan.entry, botEnv));
 
   say("[dev] running:");
-  for (const line of summary(config, workerUrl, worker, executor, bots, await modelIssue)) say(line);
+  for (const line of summary(config, workerUrl, worker, sandbox, bots, await modelIssue)) say(line);
   say("[dev] ready. Ctrl-C stops everything.");
 }
 

@@ -22,8 +22,8 @@ interface DevRun {
   exited: Promise<number | null>;
 }
 
-function startDev(env: NodeJS.ProcessEnv): DevRun {
-  const child = spawn(TSX, ["scripts/dev.ts"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+function startDev(env: NodeJS.ProcessEnv, args: string[] = []): DevRun {
+  const child = spawn(TSX, ["scripts/dev.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   const waiters: { pattern: RegExp; resolve(): void }[] = [];
   const onData = (d: Buffer) => {
@@ -219,6 +219,21 @@ describe("pnpm dev when something is wrong", () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it("prints its usage and exits 0 on --help, and refuses an unknown argument in one line, before anything starts", async () => {
+    const home = join(tmpdir(), "duet-never-created-help");
+    const help = spawn(TSX, ["scripts/dev.ts", "--", "--help"], { cwd: REPO_ROOT, env: cleanEnv({ DUET_HOME: home }), stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    help.stdout!.on("data", (d: Buffer) => (text += d));
+    help.stderr!.on("data", (d: Buffer) => (text += d));
+    expect(await new Promise((resolve) => help.once("exit", resolve))).toBe(0);
+    expect(text).toMatch(/^Usage: npm run dev \[-- OPTIONS\]\n/);
+    expect(text).toContain("--port PORT");
+    const bad = startDev(cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(await quietPort()) }), ["--bogus"]);
+    expect(await bad.exited).toBe(1);
+    expect(bad.output().trim()).toBe("pnpm dev: unknown argument --bogus (accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE)");
+    expect(existsSync(home)).toBe(false);
+  });
 
   it("refuses a malformed port with one line", async () => {
     const dev = startDev(cleanEnv({ DUET_HOME: join(tmpdir(), "duet-never-created"), DUET_WORKER_PORT: "eighty" }));

@@ -1,3 +1,4 @@
+import { onStopSignals } from "@duet/shared/stop-signals";
 import { duetHome } from "./config.ts";
 import { ConfigError, StartupError, loadConfig, startExecutor } from "./index.ts";
 import { chooseToken } from "./token.ts";
@@ -20,11 +21,15 @@ async function main(): Promise<void> {
   try {
     const running = await startExecutor(config);
     console.log(`[sandbox] executor listening on ${running.url} (isolation: ${running.isolation}, network: ${running.network}, workspaces in ${running.root}; ${running.limits})`);
-    const stop = () => {
-      void running.close().then(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    // Closing unmounts every room's disk: the copies of one stop request (a group's
+    // SIGTERM, Ctrl-C relayed by npm and tsx) must not cut that short.
+    onStopSignals(
+      () => void running.close().then(() => process.exit(0)),
+      () => {
+        console.error("[sandbox] stopping at once: the rooms' disks may stay mounted until the next start");
+        process.exit(130);
+      },
+    );
   } catch (err) {
     if (err instanceof StartupError) fail(err.message);
     const code = (err as NodeJS.ErrnoException).code;

@@ -45,7 +45,7 @@ export function liveGroupMembers(pgid: number): number[] {
     .map(Number);
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {

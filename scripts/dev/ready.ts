@@ -9,10 +9,14 @@ export function portFree(port: number, host = "127.0.0.1"): Promise<void> {
   });
 }
 
-/** Answers 2xx right now? Any failure (refused, timeout, 5xx) is "not yet". */
-async function answers(url: string): Promise<boolean> {
+/**
+ * Answers 2xx? Any failure (refused, 5xx) is "not yet". A request is given until the
+ * deadline: a slow workerd still starting answers late, and one cut off mid-request
+ * prints a `kj::` broken-pipe error with a stack into `pnpm dev`'s output.
+ */
+async function answers(url: string, deadline: number): Promise<boolean> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
     await res.arrayBuffer();
     return res.ok;
   } catch {
@@ -31,7 +35,7 @@ export async function waitUntilAnswering(urls: string[], deadline: number, cance
   const pending = new Set(urls);
   while (pending.size > 0) {
     if (cancelled() || Date.now() >= deadline) return false;
-    for (const url of [...pending]) if (await answers(url)) pending.delete(url);
+    for (const url of [...pending]) if (await answers(url, deadline)) pending.delete(url);
     if (pending.size > 0) await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
   }
   return !cancelled();

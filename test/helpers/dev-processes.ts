@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -122,6 +123,26 @@ export async function inspectorsAnswering(pids: number[]): Promise<string[]> {
     // A listener that is not HTTP never answers: give up on it rather than hang the test.
     const body = await fetch(url, { signal: AbortSignal.timeout(3_000) }).then((r) => r.text(), () => "");
     if (body.includes("Protocol-Version")) found.push(`${host}:${port}`);
+  }
+  return found;
+}
+
+/** Filesystems mounted at or under `dir` (the rooms' loop-mounted disks), from /proc/self/mountinfo. */
+export function mountsUnder(dir: string): string[] {
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4]?.replace(/\\(\d{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8))))
+    .filter((at): at is string => at !== undefined && (at === dir || at.startsWith(`${dir}/`)));
+}
+
+/** The executor's cgroup folders for sandbox root `root` that exist (it makes one per hierarchy, named from the root's hash). */
+export function executorCgroups(root: string): string[] {
+  const name = `duet-sandbox-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`;
+  const found: string[] = [];
+  for (const line of readFileSync("/proc/self/cgroup", "utf8").trim().split("\n")) {
+    const [, controllers, path] = line.split(":") as [string, string, string];
+    const base = controllers === "" ? "/sys/fs/cgroup" : join("/sys/fs/cgroup", controllers.split(",")[0]!);
+    if (existsSync(join(base, path, name))) found.push(join(base, path, name));
   }
   return found;
 }

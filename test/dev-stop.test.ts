@@ -1,0 +1,130 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, rmSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { portFree } from "../scripts/dev/ready.ts";
+import { cleanEnv, descendants, executorCgroups, mountsUnder, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
+import { quietPort } from "./helpers/ports.ts";
+import { REPO_ROOT } from "./helpers/worker.ts";
+
+/**
+ * `npm run dev` stopped the ways a person or a service manager stops it: Ctrl-C in a
+ * terminal, a pipe whose reader went away, SIGTERM to its whole process group. Each
+ * time every room's disk is unmounted, the executor's cgroups removed, and nothing it
+ * started keeps running or holds the Worker's port.
+ */
+
+const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
+
+interface Stack {
+  child: ChildProcess;
+  home: string;
+  workerPort: number;
+  output(): string;
+  waitFor(pattern: RegExp): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+const started: Stack[] = [];
+
+afterEach(async () => {
+  for (const s of started.splice(0)) {
+    if (s.child.exitCode === null && s.child.signalCode === null) {
+      process.kill(-s.child.pid!, "SIGKILL");
+      await s.exited;
+    }
+    // What a failed stop left mounted, so the folder can go.
+    for (const at of mountsUnder(s.home).reverse()) execFileSync("umount", ["-l", at]);
+    for (const dir of executorCgroups(join(s.home, "sandboxes"))) {
+      for (const room of readdirSync(dir, { withFileTypes: true })) if (room.isDirectory()) rmdirSync(join(dir, room.name));
+      rmdirSync(dir);
+    }
+    rmSync(s.home, { recursive: true, force: true });
+  }
+});
+
+/**
+ * `command(workerPort)` (argv) started in a group of its own, with `npm run dev`'s environment on free ports.
+ * DUET_WORKER_PORT names another free port: the command says `--port` when it means the Worker's.
+ */
+async function startStack(command: (workerPort: number) => string[], viaEnv = true): Promise<Stack> {
+  const home = tempHome();
+  const workerPort = await quietPort();
+  const envPort = viaEnv ? workerPort : await quietPort();
+  const env = cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(envPort), SANDBOX_PORT: String(await quietPort()) });
+  const argv = command(workerPort);
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  let text = "";
+  const waiters: { pattern: RegExp; resolve(): void }[] = [];
+  const onData = (d: Buffer) => {
+    text += d.toString();
+    for (const w of [...waiters]) if (w.pattern.test(text)) w.resolve();
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const stack: Stack = {
+    child,
+    home,
+    workerPort,
+    output: () => text,
+    exited,
+    waitFor: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(text)) return resolve();
+        waiters.push({ pattern, resolve });
+        void exited.then((code) => reject(new Error(`${argv.join(" ")} exited (${code}) before printing ${pattern}:\n${text}`)));
+      }),
+  };
+  started.push(stack);
+  return stack;
+}
+
+/** Runs a command in two rooms, so each has its disk mounted, and returns what the stack runs by then. */
+async function useRooms(stack: Stack): Promise<number[]> {
+  await stack.waitFor(/\[dev\] ready/);
+  const env = cleanEnv({ DUET_HOME: stack.home, DUET_WORKER_URL: `http://127.0.0.1:${stack.workerPort}` });
+  for (const room of ["stop-one", "stop-two"]) {
+    const out = await new Promise<string>((resolve) =>
+      execFile(TSX, ["scripts/duet-cli.ts", "run", room, "echo ran"], { cwd: REPO_ROOT, env, timeout: 60_000 }, (_err, stdout, stderr) => resolve(stdout + stderr)),
+    );
+    expect(out).toContain("│ ran");
+  }
+  // Without the mounts and cgroups there, their absence afterwards would prove nothing.
+  expect(mountsUnder(stack.home).length).toBeGreaterThanOrEqual(2);
+  expect(executorCgroups(join(stack.home, "sandboxes")).length).toBeGreaterThan(0);
+  return descendants(await processes(), stack.child.pid!).map((p) => p.pid);
+}
+
+async function expectNothingLeft(stack: Stack, pids: number[]): Promise<void> {
+  expect(mountsUnder(stack.home)).toEqual([]);
+  expect(executorCgroups(join(stack.home, "sandboxes"))).toEqual([]);
+  expect(await stillRunning(pids, stack.home)).toEqual([]);
+  await expect(portFree(stack.workerPort)).resolves.toBeUndefined();
+}
+
+describe("npm run dev stops everything it started", () => {
+  it("on Ctrl-C in a terminal (the Worker on the port --port names)", async () => {
+    // util-linux `script` gives npm a pseudo-terminal; a Ctrl-C typed into it reaches the whole foreground group.
+    const stack = await startStack((port) => ["script", "-qfec", `npm run dev -- --port ${port}`, "/dev/null"], false);
+    const pids = await useRooms(stack);
+    stack.child.stdin!.write("\x03");
+    expect(await stack.exited).toBe(0);
+    expect(stack.output()).toContain("[dev] SIGINT received, stopping everything");
+    expect(stack.output()).toContain("[dev] stopped");
+    await expectNothingLeft(stack, pids);
+  }, 240_000);
+
+  it("when its output's reader is gone and its process group gets SIGTERM, as from a service manager", async () => {
+    const stack = await startStack(() => ["npm", "run", "dev"]);
+    const pids = await useRooms(stack);
+    const before = stack.output();
+    // `npm run dev | tee log` ended by Ctrl-C: the reader goes first, every later write fails with EPIPE.
+    stack.child.stdout!.destroy();
+    process.kill(-stack.child.pid!, "SIGTERM");
+    await stack.exited;
+    await expectNothingLeft(stack, pids);
+    // Quietly: no stack trace on the stderr that still goes somewhere.
+    expect(stack.output().slice(before.length)).not.toMatch(/EPIPE|Error|    at /);
+  }, 240_000);
+});
