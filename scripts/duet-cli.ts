@@ -6,6 +6,7 @@ import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
+import { callerDir } from "./cli/saved-files.ts";
 
 /**
  * `npm run -s duet -- ...` (or `pnpm duet ...`): talk to a Duet Worker from a terminal (see USAGE). Exit codes:
@@ -72,6 +73,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     style: makeStyle(useColor(io.stdout, io.env)),
     secrets: [config.token],
     userId: whoAmI(),
+    cwd: callerDir(io.env),
     baseUrl: config.baseUrl,
     tokenSource: config.tokenSource,
     out: println(io.stdout),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { channelTargetOf, decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
+import { terminalFiles } from "./saved-files.ts";
 
 /** What every command needs: the client, how to print, and what to redact. */
 export interface CliContext {
@@ -10,6 +11,8 @@ export interface CliContext {
   /** The CLI's own token, kept out of anything printed (the flow redacts it). */
   secrets: readonly string[];
   userId: string;
+  /** The folder the person ran `duet` in: their file paths are read from it and files are saved under it (default: the process's). */
+  cwd?: string;
   baseUrl: string;
   tokenSource: string;
   out(text: string): void;
@@ -49,6 +52,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     // On stderr, like other notices: what a script reads from stdout is the answer alone.
     queued: async (note) => ctx.err(ctx.style.yellow(note)),
     live: ctx.write ? () => liveView(room, ctx, ctx.write!, print) : undefined,
+    files: terminalFiles(ctx),
     exitCode: () => code,
   };
 }
