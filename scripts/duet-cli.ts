@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import { WorkerClient } from "@duet/shared";
-import { parseArgs, UsageError, USAGE } from "./cli/args.ts";
+import { parseArgs, UsageError, USAGE, USAGE_HINT } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
 import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
@@ -52,7 +52,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     command = parseArgs(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    println(io.stderr)(`duet: ${err.message}\n\n${USAGE}`);
+    // One line saying what is wrong (its own "duet ..." words or after "duet: "), and where the usage is.
+    println(io.stderr)(`${err.message.startsWith("duet ") ? err.message : `duet: ${err.message}`}\n${USAGE_HINT}`);
     return 2;
   }
   if (command.kind === "help") {

@@ -55,7 +55,35 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
+/** Under a usage error: where the whole usage is (it is too long to print under every slip). */
+export const USAGE_HINT = "Run `duet --help` for the commands.";
+
 const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+
+const HELP_FLAGS = new Set(["--help", "-h"]);
+
+/** The subcommand `typed` is a slip of (at most two letters changed, added, dropped or swapped), if one is. */
+export function nearestCommand(typed: string): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of SUBCOMMANDS) {
+    const d = editDistance(typed.toLowerCase(), name);
+    if (d <= 2 && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** Letters changed, added, dropped or swapped (two neighbours) to turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,9 +107,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   const [sub, room, ...rest] = args;
   if (sub === undefined) throw new UsageError("duet needs a command");
-  if (sub === "--help" || sub === "-h" || sub === "help") return { kind: "help" };
+  // `duet history --help` asks for help, not for a room called --help.
+  if (HELP_FLAGS.has(sub) || sub === "help" || HELP_FLAGS.has(room ?? "")) return { kind: "help" };
   const kind = SUBCOMMANDS.find((s) => s === sub);
-  if (!kind) throw new UsageError(`unknown command "${sub.slice(0, 40)}"`);
+  if (!kind) {
+    const near = nearestCommand(sub);
+    throw new UsageError(`unknown command "${sub.slice(0, 40)}"${near ? `; did you mean \`duet ${near}\`?` : ""}`);
+  }
   const checked = checkRoom(room, kind);
 
   switch (kind) {
