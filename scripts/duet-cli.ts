@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { WorkerClient } from "@duet/shared";
 import { parseArgs, UsageError, USAGE, USAGE_HINT } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
-import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
+import { runAction, runDecision, runPickedDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
@@ -75,6 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     secrets: [config.token],
     userId: whoAmI(),
     cwd: callerDir(io.env),
+    stateDir: config.home,
     baseUrl: config.baseUrl,
     tokenSource: config.tokenSource,
     out: println(io.stdout),
@@ -83,7 +84,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     onInterrupt: io.onInterrupt ?? onProcessInterrupt,
   };
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
-  if (command.kind === "decide") return runDecision(command.room, command, ctx);
+  if (command.kind === "decide") return "pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx);
   if (command.kind === "get") return getFile(command, ctx);
   if (command.kind === "put") return putFile(command, ctx);
   const { room, ...action } = command;

@@ -74,8 +74,9 @@ describe("parseArgs", () => {
     const id = "7f3c2a10-5b4e-4c1d-9e8f-0a1b2c3d4e5f";
     expect(parseArgs(["approve", "demo", id])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "run" });
     expect(parseArgs(["skip", "demo", id.toUpperCase()])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "skip" });
-    const usage = /^duet (approve|skip) takes a ROOM and the ID of a waiting command, as `duet ask` lists it/;
-    for (const bad of [[], [""], ["1"], ["../../x"], [id, id], [`${id}x`], ["x".repeat(5000)]]) {
+    expect(parseArgs(["approve", "demo", "2"])).toEqual({ kind: "decide", room: "demo", pick: 2, decision: "run" });
+    const usage = /^duet (approve|skip) takes a ROOM and the number or ID of a waiting command, as `duet ask` lists it/;
+    for (const bad of [[], [""], ["0"], ["1", "2"], ["../../x"], [id, id], [`${id}x`], ["x".repeat(5000)]]) {
       const said = usageError(["approve", "demo", ...bad]);
       expect(said, JSON.stringify(bad).slice(0, 40)).toMatch(usage);
       expect(said.length).toBeLessThan(160);

@@ -14,7 +14,8 @@ export type CliCommand =
   | { kind: "unschedule"; room: string; id: string }
   | { kind: "model"; room: string; model?: string }
   | { kind: "usage"; room: string }
-  | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
+  | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
+  | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
   | { kind: "put"; room: string; file: string; path?: string };
@@ -40,8 +41,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             09:00 Europe/Berlin', a cron line; quote it)
   duet schedules ROOM       list ROOM's schedules with their ids and next runs
   duet unschedule ROOM ID   remove a schedule
-  duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
-  duet skip ROOM ID         skip it instead
+  duet approve ROOM N|ID    run a command Duet proposed under approve (its number
+                            [N] or id, as the last \`duet ask\` listed it)
+  duet skip ROOM N|ID       skip it instead
   duet get ROOM PATH [OUT]  download a file from ROOM's workspace (to OUT, default
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
@@ -155,9 +157,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     }
     case "approve":
     case "skip": {
+      const decision = kind === "approve" ? "run" : "skip";
+      // The number `duet ask` listed it with ([1]), or its id.
+      if (rest.length === 1 && /^[1-9][0-9]{0,2}$/.test(rest[0])) return { kind: "decide", room: checked, decision, pick: Number(rest[0]) };
       if (rest.length !== 1 || !APPROVAL_ID.test(rest[0])) {
         const got = rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : "";
-        throw new UsageError(`duet ${kind} takes a ROOM and the ID of a waiting command, as \`duet ask\` lists it${got}`);
+        throw new UsageError(`duet ${kind} takes a ROOM and the number or ID of a waiting command, as \`duet ask\` lists it${got}`);
       }
       return { kind: "decide", room: checked, approvalId: rest[0].toLowerCase(), decision: kind === "approve" ? "run" : "skip" };
     }

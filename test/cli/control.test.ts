@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { Readable } from "node:stream";
 import { runChat } from "../../scripts/cli/chat.ts";
-import { runAction, runDecision, type CliContext } from "../../scripts/cli/commands.ts";
+import { runAction, runDecision, runPickedDecision, type CliContext } from "../../scripts/cli/commands.ts";
 import { parseArgs } from "../../scripts/cli/args.ts";
 import { makeStyle } from "../../scripts/cli/render.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -11,6 +14,9 @@ import { startStack, type Stack } from "../helpers/stack.ts";
 
 let stack: Stack;
 startedForTests(() => startStack(), (s) => (stack = s));
+/** The CLI's state folder, shared by the commands of this file as one person's terminal shares it. */
+const stateDir = mkdtempSync(join(tmpdir(), "duet-cli-state-"));
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 function terminal() {
   const out: string[] = [];
@@ -22,6 +28,7 @@ function terminal() {
     userId: "cli:tester",
     baseUrl: stack.workerUrl,
     tokenSource: "the test",
+    stateDir,
     out: (t) => out.push(t),
     err: (t) => err.push(t),
   };
@@ -32,7 +39,7 @@ async function duet(...argv: string[]): Promise<{ code: number; out: string; err
   const { ctx, printed } = terminal();
   const command = parseArgs(argv);
   if (command.kind === "help" || command.kind === "chat" || command.kind === "get" || command.kind === "put") throw new Error("not a room action");
-  if (command.kind === "decide") return printed(await runDecision(command.room, command, ctx));
+  if (command.kind === "decide") return printed(await ("pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx)));
   const { room, ...action } = command;
   return printed(await runAction(room, action, ctx));
 }
@@ -92,6 +99,21 @@ describe("duet policy and duet audit", () => {
     expect(again.err).toMatch(/already decided/);
     expect(ran("echo cli-skipped")).toBe(false);
     expect((await duet("approve", "approveroom", "00000000-0000-4000-8000-000000000000")).err).toMatch(/no such approval|not found/i);
+  });
+
+  it("runs and skips proposed commands by the number `duet ask` listed them with", async () => {
+    await duet("policy", "numberroom", "approve");
+    const asked = await duet("ask", "numberroom", "SAY: Two. <run>echo by-number-one</run> <run>echo by-number-two</run>");
+    expect(asked.out).toMatch(/\[1\] echo by-number-one[\s\S]*\[2\] echo by-number-two/);
+    const second = await duet("approve", "numberroom", "2");
+    expect(second).toMatchObject({ code: 0 });
+    expect(second.out).toContain("cli:tester ran `echo by-number-two`");
+    expect(ran("echo by-number-two")).toBe(true);
+    const first = await duet("skip", "numberroom", "1");
+    expect(first.out).toContain("cli:tester skipped `echo by-number-one`");
+    expect(ran("echo by-number-one")).toBe(false);
+    const none = await duet("approve", "numberroom", "3");
+    expect(none).toMatchObject({ code: 1, err: "duet: there is no waiting command 3: the last answer in numberroom listed 2 (an id, as listed, works too)" });
   });
 
   it("in `duet chat`, /approve and /skip act on the commands the last answer listed", async () => {
