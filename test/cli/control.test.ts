@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { WorkerClient } from "@duet/shared";
 import { Readable } from "node:stream";
 import { runChat } from "../../scripts/cli/chat.ts";
 import { runAction, runDecision, runPickedDecision, type CliContext } from "../../scripts/cli/commands.ts";
@@ -114,6 +115,25 @@ describe("duet policy and duet audit", () => {
     expect(ran("echo by-number-one")).toBe(false);
     const none = await duet("approve", "numberroom", "3");
     expect(none).toMatchObject({ code: 1, err: "duet: there is no waiting command 3: the last answer in numberroom listed 2 (an id, as listed, works too)" });
+  });
+
+  it("schedules in a terminal's room speak the CLI's commands and say where their answers go", async () => {
+    const none = await duet("schedules", "cli-sched");
+    expect(none.out).toBe("No schedules in this room. Add one with `duet schedule cli-sched <when> <ask>`.");
+    const set = await duet("schedule", "cli-sched", "every 2h", "SAY: disk ok");
+    expect(set.out).toContain("its answer kept in the room's history (`duet history cli-sched`)");
+    const listed = await duet("schedules", "cli-sched");
+    expect(listed.out.split("\n")[0]).toBe("Schedules in this room (1), soonest first; remove one with `duet unschedule cli-sched <id>`:");
+    const missing = await duet("unschedule", "cli-sched", "abc123");
+    expect(missing.err).not.toContain("/duet");
+    expect(`${set.out}${listed.out}${missing.err}`).not.toContain("/duet");
+  });
+
+  it("a token the Worker refuses is named as the CLI's, not a bot's", async () => {
+    const { ctx, printed } = terminal();
+    const wrong = { ...ctx, client: new WorkerClient({ baseUrl: stack.workerUrl, token: "not-the-token", retries: 0 }), tokenSource: "DUET_API_TOKEN" };
+    const said = printed(await runAction("cli-token", { kind: "history" }, wrong));
+    expect(said).toMatchObject({ code: 1, err: `The Worker at ${stack.workerUrl} refused the CLI's API token (from DUET_API_TOKEN): check DUET_API_TOKEN.` });
   });
 
   it("in `duet chat`, /approve and /skip act on the commands the last answer listed", async () => {
