@@ -153,7 +153,7 @@ const CHAT_SYNTAX = {
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
   const entries: [string, string][] = [
-    ...helpEntries(CHAT_SYNTAX),
+    ...helpEntries(CHAT_SYNTAX, "terminal"),
     ["/approve [N]", "run waiting command N (the only one when N is left out)"],
     ["/skip [N]", "skip it instead"],
     ["/quit", "leave (Ctrl-D works too)"],
