@@ -29,6 +29,11 @@ describe("parseArgs", () => {
     expect(parseArgs(["unschedule", "demo", "3F9A1C2B"])).toEqual({ kind: "unschedule", room: "demo", id: "3f9a1c2b" });
   });
 
+  it("reads an unquoted WHEN as chat does", () => {
+    expect(parseArgs(["schedule", "demo", "every", "30m", "check", "disk"])).toEqual({ kind: "schedule", room: "demo", when: "every 30m", ask: "check disk" });
+    expect(parseArgs(["schedule", "demo", "every", "weekday", "09:00", "Europe/Berlin", "summarise", "CI"])).toMatchObject({ when: "every weekday 09:00 Europe/Berlin", ask: "summarise CI" });
+  });
+
   it("refuses a bad schedule before anything reaches the Worker", () => {
     expect(usageError(["schedule", "demo", "every 1h"])).toMatch(/takes a ROOM, WHEN \(quoted\) and what to ask/);
     expect(usageError(["schedule", "demo", "0 9 * * * Mars/Olympus", "report"])).toMatch(/Unknown time zone `Mars\/Olympus`/);

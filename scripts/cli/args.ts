@@ -38,7 +38,7 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet schedule ROOM WHEN ASK...
                             ask on its own at WHEN ('every 2h', 'every weekday
-                            09:00 Europe/Berlin', a cron line; quote it)
+                            09:00 Europe/Berlin', a cron line; quote a cron line)
   duet schedules ROOM       list ROOM's schedules with their ids and next runs
   duet unschedule ROOM ID   remove a schedule
   duet approve ROOM N|ID    run a command Duet proposed under approve (its number
@@ -139,8 +139,9 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     case "schedule": {
       const [when, ...ask] = rest;
       if (!when?.trim() || !ask.join(" ").trim()) throw new UsageError("duet schedule takes a ROOM, WHEN (quoted) and what to ask, e.g. duet schedule demo 'every 2h' check disk space");
-      // WHEN is one argument, so it is quoted for the shared reader, which then splits nothing.
-      const parsed = scheduleCommand(`"${when.replace(/"/g, "")}" ${ask.join(" ")}`);
+      // A quoted WHEN arrives as one argument with spaces and is quoted again for the shared reader, which then splits nothing;
+      // unquoted (`every 30m check disk`), the words are read as chat reads them.
+      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "));
       if (parsed.kind !== "schedule") throw new UsageError(`duet schedule: ${parsed.kind === "help" ? parsed.problem : "unreadable"}`);
       return { kind, room: checked, when: parsed.when, ask: parsed.ask };
     }
