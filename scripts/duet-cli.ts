@@ -1,11 +1,12 @@
 import { userInfo } from "node:os";
 import { WorkerClient } from "@duet/shared";
-import { parseArgs, UsageError, USAGE } from "./cli/args.ts";
+import { parseArgs, UsageError, USAGE, USAGE_HINT } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
-import { runAction, runDecision, type CliContext } from "./cli/commands.ts";
+import { runAction, runDecision, runPickedDecision, type CliContext } from "./cli/commands.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
+import { callerDir } from "./cli/saved-files.ts";
 
 /**
  * `npm run -s duet -- ...` (or `pnpm duet ...`): talk to a Duet Worker from a terminal (see USAGE). Exit codes:
@@ -51,7 +52,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     command = parseArgs(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    println(io.stderr)(`duet: ${err.message}\n\n${USAGE}`);
+    // One line saying what is wrong (its own "duet ..." words or after "duet: "), and where the usage is.
+    println(io.stderr)(`${err.message.startsWith("duet ") ? err.message : `duet: ${err.message}`}\n${USAGE_HINT}`);
     return 2;
   }
   if (command.kind === "help") {
@@ -72,6 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     style: makeStyle(useColor(io.stdout, io.env)),
     secrets: [config.token],
     userId: whoAmI(),
+    cwd: callerDir(io.env),
+    stateDir: config.home,
     baseUrl: config.baseUrl,
     tokenSource: config.tokenSource,
     out: println(io.stdout),
@@ -80,7 +84,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     onInterrupt: io.onInterrupt ?? onProcessInterrupt,
   };
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
-  if (command.kind === "decide") return runDecision(command.room, command, ctx);
+  if (command.kind === "decide") return "pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx);
   if (command.kind === "get") return getFile(command, ctx);
   if (command.kind === "put") return putFile(command, ctx);
   const { room, ...action } = command;

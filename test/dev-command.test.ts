@@ -149,7 +149,7 @@ describe("pnpm dev + duet CLI", () => {
     const usage = await cli(["run", "bad room", "ls"], cliEnv);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("not a valid room");
-    expect(usage.stderr).toContain("Usage: duet");
+    expect(usage.stderr).toContain("Run `duet --help` for the commands.");
   });
 
   it("leaves no inspector listening: no local user can attach to the Worker and read its secrets", async () => {

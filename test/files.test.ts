@@ -135,13 +135,64 @@ describe("workspace files through the Worker", () => {
     expect(missing.err).toContain("no such file");
   });
 
-  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  it("duet get refuses '..', absolute and control-character paths with the Worker's words, and saves nothing", async () => {
+    await stack.client.message("files-i", { text: "SAY: history to leak" });
+    const here = mkdtempSync(join(local, "refused-"));
+    for (const [path, why] of [
+      ["../messages", "path must not contain '..'"],
+      ["a/../../messages", "path must not contain '..'"],
+      ["/etc/passwd", "path must be relative to the workspace, not absolute"],
+      ["bad\nname", "path must not contain NUL or control characters"],
+    ]) {
+      const got = await cliIn(here, "get", "files-i", path);
+      expect(got, path).toMatchObject({ code: 1, err: `duet: ${why}\n` });
+    }
+    expect(readdirSync(here)).toEqual([]);
+  });
+
+  it("duet get and put read and write paths from the folder npm was run in (INIT_CWD), not the repository root", async () => {
+    const here = mkdtempSync(join(local, "typed-in-"));
+    writeFileSync(join(here, "notes.txt"), "from the caller's folder\n");
+    const put = await cliIn(here, "put", "files-j", "notes.txt");
+    expect(put).toMatchObject({ code: 0 });
+    expect(put.out).toContain("→ uploads/notes.txt");
+    const got = await cliIn(here, "get", "files-j", "uploads/notes.txt", "copy.txt");
+    expect(got).toMatchObject({ code: 0 });
+    expect(readFileSync(join(here, "copy.txt"), "utf8")).toBe("from the caller's folder\n");
+    // Without OUT, the file's own name in that folder; notes.txt is taken (the one put), so it gets a number, never replacing it.
+    const again = await cliIn(here, "get", "files-j", "uploads/notes.txt");
+    expect(again.out).toContain(join(here, "notes-1.txt"));
+    expect(readdirSync(here).sort()).toEqual(["copy.txt", "notes-1.txt", "notes.txt"]);
+  });
+
+  it("duet ask names the files the answer attached and saves them under duet-files/ in the caller's folder, never replacing one", async () => {
+    const here = mkdtempSync(join(local, "attach-"));
+    const ask = "SAY: Here is the file. <run>printf 'a,b\\n1,2\\n' > out.csv</run> <attach>out.csv</attach>";
+    const first = await cliIn(here, "ask", "files-k", ask);
+    expect(first).toMatchObject({ code: 0 });
+    expect(first.out).toContain(`Attached out.csv → saved as ${join("duet-files", "out.csv")} (8 bytes)`);
+    expect(readFileSync(join(here, "duet-files", "out.csv"), "utf8")).toBe("a,b\n1,2\n");
+    const second = await cliIn(here, "ask", "files-k", ask);
+    expect(second.out).toContain(`Attached out.csv → saved as ${join("duet-files", "out-1.csv")} (8 bytes)`);
+    expect(readdirSync(join(here, "duet-files")).sort()).toEqual(["out-1.csv", "out.csv"]);
+  });
+
+  /** `duet ...` as npm runs it: from the repository root, with INIT_CWD the folder the person typed in. */
+  function cliIn(dir: string, ...argv: string[]) {
+    return cliWith({ INIT_CWD: dir }, argv);
+  }
+
+  function cli(...argv: string[]) {
+    return cliWith({}, argv);
+  }
+
+  async function cliWith(env: Record<string, string>, argv: string[]): Promise<{ code: number; out: string; err: string }> {
     const out = new PassThrough();
     const err = new PassThrough();
     const chunks = { out: "", err: "" };
     out.on("data", (d) => (chunks.out += d));
     err.on("data", (d) => (chunks.err += d));
-    const code = await runCli(argv, { env: { DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, NO_COLOR: "1" }, stdin: new PassThrough(), stdout: out, stderr: err });
+    const code = await runCli(argv, { env: { DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, NO_COLOR: "1", ...env }, stdin: new PassThrough(), stdout: out, stderr: err });
     return { code, ...chunks };
   }
 });

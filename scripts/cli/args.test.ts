@@ -29,6 +29,11 @@ describe("parseArgs", () => {
     expect(parseArgs(["unschedule", "demo", "3F9A1C2B"])).toEqual({ kind: "unschedule", room: "demo", id: "3f9a1c2b" });
   });
 
+  it("reads an unquoted WHEN as chat does", () => {
+    expect(parseArgs(["schedule", "demo", "every", "30m", "check", "disk"])).toEqual({ kind: "schedule", room: "demo", when: "every 30m", ask: "check disk" });
+    expect(parseArgs(["schedule", "demo", "every", "weekday", "09:00", "Europe/Berlin", "summarise", "CI"])).toMatchObject({ when: "every weekday 09:00 Europe/Berlin", ask: "summarise CI" });
+  });
+
   it("refuses a bad schedule before anything reaches the Worker", () => {
     expect(usageError(["schedule", "demo", "every 1h"])).toMatch(/takes a ROOM, WHEN \(quoted\) and what to ask/);
     expect(usageError(["schedule", "demo", "0 9 * * * Mars/Olympus", "report"])).toMatch(/Unknown time zone `Mars\/Olympus`/);
@@ -74,8 +79,9 @@ describe("parseArgs", () => {
     const id = "7f3c2a10-5b4e-4c1d-9e8f-0a1b2c3d4e5f";
     expect(parseArgs(["approve", "demo", id])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "run" });
     expect(parseArgs(["skip", "demo", id.toUpperCase()])).toEqual({ kind: "decide", room: "demo", approvalId: id, decision: "skip" });
-    const usage = /^duet (approve|skip) takes a ROOM and the ID of a waiting command, as `duet ask` lists it/;
-    for (const bad of [[], [""], ["1"], ["../../x"], [id, id], [`${id}x`], ["x".repeat(5000)]]) {
+    expect(parseArgs(["approve", "demo", "2"])).toEqual({ kind: "decide", room: "demo", pick: 2, decision: "run" });
+    const usage = /^duet (approve|skip) takes a ROOM and the number or ID of a waiting command, as `duet ask` lists it/;
+    for (const bad of [[], [""], ["0"], ["1", "2"], ["../../x"], [id, id], [`${id}x`], ["x".repeat(5000)]]) {
       const said = usageError(["approve", "demo", ...bad]);
       expect(said, JSON.stringify(bad).slice(0, 40)).toMatch(usage);
       expect(said.length).toBeLessThan(160);

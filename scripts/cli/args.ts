@@ -14,7 +14,8 @@ export type CliCommand =
   | { kind: "unschedule"; room: string; id: string }
   | { kind: "model"; room: string; model?: string }
   | { kind: "usage"; room: string }
-  | { kind: "decide"; room: string; approvalId: string; decision: "run" | "skip" }
+  | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
+  | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
   | { kind: "put"; room: string; file: string; path?: string };
@@ -37,11 +38,12 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet schedule ROOM WHEN ASK...
                             ask on its own at WHEN ('every 2h', 'every weekday
-                            09:00 Europe/Berlin', a cron line; quote it)
+                            09:00 Europe/Berlin', a cron line; quote a cron line)
   duet schedules ROOM       list ROOM's schedules with their ids and next runs
   duet unschedule ROOM ID   remove a schedule
-  duet approve ROOM ID      run a command Duet proposed under approve (ID as listed)
-  duet skip ROOM ID         skip it instead
+  duet approve ROOM N|ID    run a command Duet proposed under approve (its number
+                            [N] or id, as the last \`duet ask\` listed it)
+  duet skip ROOM N|ID       skip it instead
   duet get ROOM PATH [OUT]  download a file from ROOM's workspace (to OUT, default
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
@@ -55,7 +57,35 @@ ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
 The Worker is DUET_WORKER_URL (default http://127.0.0.1:8787); the token is
 DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 
+/** Under a usage error: where the whole usage is (it is too long to print under every slip). */
+export const USAGE_HINT = "Run `duet --help` for the commands.";
+
 const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+
+const HELP_FLAGS = new Set(["--help", "-h"]);
+
+/** The subcommand `typed` is a slip of (at most two letters changed, added, dropped or swapped), if one is. */
+export function nearestCommand(typed: string): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of SUBCOMMANDS) {
+    const d = editDistance(typed.toLowerCase(), name);
+    if (d <= 2 && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** Letters changed, added, dropped or swapped (two neighbours) to turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
 
 /** Approval ids are UUIDs; anything else never reaches the Worker. */
 const APPROVAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,9 +109,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   const [sub, room, ...rest] = args;
   if (sub === undefined) throw new UsageError("duet needs a command");
-  if (sub === "--help" || sub === "-h" || sub === "help") return { kind: "help" };
+  // `duet history --help` asks for help, not for a room called --help.
+  if (HELP_FLAGS.has(sub) || sub === "help" || HELP_FLAGS.has(room ?? "")) return { kind: "help" };
   const kind = SUBCOMMANDS.find((s) => s === sub);
-  if (!kind) throw new UsageError(`unknown command "${sub.slice(0, 40)}"`);
+  if (!kind) {
+    const near = nearestCommand(sub);
+    throw new UsageError(`unknown command "${sub.slice(0, 40)}"${near ? `; did you mean \`duet ${near}\`?` : ""}`);
+  }
   const checked = checkRoom(room, kind);
 
   switch (kind) {
@@ -105,8 +139,9 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     case "schedule": {
       const [when, ...ask] = rest;
       if (!when?.trim() || !ask.join(" ").trim()) throw new UsageError("duet schedule takes a ROOM, WHEN (quoted) and what to ask, e.g. duet schedule demo 'every 2h' check disk space");
-      // WHEN is one argument, so it is quoted for the shared reader, which then splits nothing.
-      const parsed = scheduleCommand(`"${when.replace(/"/g, "")}" ${ask.join(" ")}`);
+      // A quoted WHEN arrives as one argument with spaces and is quoted again for the shared reader, which then splits nothing;
+      // unquoted (`every 30m check disk`), the words are read as chat reads them.
+      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "));
       if (parsed.kind !== "schedule") throw new UsageError(`duet schedule: ${parsed.kind === "help" ? parsed.problem : "unreadable"}`);
       return { kind, room: checked, when: parsed.when, ask: parsed.ask };
     }
@@ -123,9 +158,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
     }
     case "approve":
     case "skip": {
+      const decision = kind === "approve" ? "run" : "skip";
+      // The number `duet ask` listed it with ([1]), or its id.
+      if (rest.length === 1 && /^[1-9][0-9]{0,2}$/.test(rest[0])) return { kind: "decide", room: checked, decision, pick: Number(rest[0]) };
       if (rest.length !== 1 || !APPROVAL_ID.test(rest[0])) {
         const got = rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : "";
-        throw new UsageError(`duet ${kind} takes a ROOM and the ID of a waiting command, as \`duet ask\` lists it${got}`);
+        throw new UsageError(`duet ${kind} takes a ROOM and the number or ID of a waiting command, as \`duet ask\` lists it${got}`);
       }
       return { kind: "decide", room: checked, approvalId: rest[0].toLowerCase(), decision: kind === "approve" ? "run" : "skip" };
     }

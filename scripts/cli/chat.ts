@@ -56,7 +56,8 @@ export function parseChatLine(line: string): ChatLine {
 /**
  * `duet chat ROOM`: reads lines until /quit or end of input and answers each in turn
  * (lines typed while an answer is pending wait for it). Errors are printed and the
- * chat goes on. Resolves to the exit code: 0 unless the input could not be read.
+ * chat goes on. Resolves to the exit code: 1 when any line failed (an error, a
+ * command that exited non-zero), so a script piping lines in can tell; else 0.
  */
 export async function runChat(room: string, ctx: CliContext, input: NodeJS.ReadableStream, output: NodeJS.WritableStream & { isTTY?: boolean }): Promise<number> {
   const interactive = Boolean((input as { isTTY?: boolean }).isTTY);
@@ -85,6 +86,7 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
     ctx.out(ctx.style.dim(`Chatting in room ${room} at ${ctx.baseUrl}. /help for commands, /quit to leave.`));
     rl.prompt();
   }
+  let failed = false;
   for await (const line of rl) {
     const parsed = parseChatLine(line);
     if (parsed.kind === "quit") break;
@@ -94,15 +96,15 @@ export async function runChat(room: string, ctx: CliContext, input: NodeJS.Reada
       const chosen = choose(pending, parsed.pick);
       if (typeof chosen === "string") ctx.err(chosen);
       else {
-        await runDecision(room, { approvalId: chosen.id, decision: parsed.decision }, ctx);
+        if ((await runDecision(room, { approvalId: chosen.id, decision: parsed.decision }, ctx)) !== 0) failed = true;
         pending = pending.filter((p) => p !== chosen);
       }
     }
-    else if (parsed.kind !== "skip") await runAction(room, parsed, ctx);
+    else if (parsed.kind !== "skip" && (await runAction(room, parsed, ctx)) !== 0) failed = true;
     if (interactive) rl.prompt();
   }
   rl.close();
-  return 0;
+  return failed ? 1 : 0;
 }
 
 /** The waiting command `/approve N` or `/skip N` names, or why there is none. */

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { channelTargetOf, decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
+import { recallPending, rememberPending } from "./pending-store.ts";
+import { terminalFiles } from "./saved-files.ts";
 
 /** What every command needs: the client, how to print, and what to redact. */
 export interface CliContext {
@@ -10,12 +12,16 @@ export interface CliContext {
   /** The CLI's own token, kept out of anything printed (the flow redacts it). */
   secrets: readonly string[];
   userId: string;
+  /** The folder the person ran `duet` in: their file paths are read from it and files are saved under it (default: the process's). */
+  cwd?: string;
   baseUrl: string;
   tokenSource: string;
   out(text: string): void;
   err(text: string): void;
   /** Prints without a line end (a live answer's text as it arrives); absent, answers print whole. */
   write?(text: string): void;
+  /** The CLI's state folder, where each room's last waiting commands are kept for `duet approve ROOM N`; absent, they are not kept. */
+  stateDir?: string;
   /** Calls `handler` on Ctrl-C until the returned function is called. */
   onInterrupt?(handler: () => void): () => void;
   /** Told the commands an answer left waiting for approval (none: an empty list), so `duet chat` can offer /approve N. */
@@ -34,7 +40,7 @@ export type RoomAction = Exclude<DuetCommand, { kind: "help" }>;
 export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { exitCode(): number } {
   let code = 0;
   const print = async (reply: Reply) => {
-    notePending(reply, ctx);
+    notePending(reply, room, ctx);
     if (reply.kind === "error") ctx.err(ctx.style.red(renderReply(reply, room, ctx)));
     else ctx.out(renderReply(reply, room, ctx));
     if (reply.kind === "error" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
@@ -49,6 +55,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     // On stderr, like other notices: what a script reads from stdout is the answer alone.
     queued: async (note) => ctx.err(ctx.style.yellow(note)),
     live: ctx.write ? () => liveView(room, ctx, ctx.write!, print) : undefined,
+    files: terminalFiles(ctx),
     exitCode: () => code,
   };
 }
@@ -61,7 +68,7 @@ function liveView(room: string, ctx: CliContext, write: (text: string) => void, 
     update: (answer) => printer.update(answer),
     async finish(reply, ended) {
       off?.();
-      notePending(reply, ctx);
+      notePending(reply, room, ctx);
       if (reply.kind !== "answer" || !printer.live) return print(reply);
       printer.finish(reply.answer, ended);
       return { id: room };
@@ -81,8 +88,10 @@ function stopOnInterrupt(room: string, ctx: CliContext, notice: string, say: (li
   });
 }
 
-function notePending(reply: Reply, ctx: CliContext): void {
-  if (reply.kind === "answer") ctx.onPending?.(reply.answer.pending ?? []);
+function notePending(reply: Reply, room: string, ctx: CliContext): void {
+  if (reply.kind !== "answer") return;
+  ctx.onPending?.(reply.answer.pending ?? []);
+  if (ctx.stateDir) rememberPending(ctx.stateDir, ctx.baseUrl, room, reply.answer.pending ?? []);
 }
 
 /** Runs one action against a room through the shared flow. Resolves to the exit code. */
@@ -100,6 +109,18 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
     off?.();
   }
   return surface.exitCode();
+}
+
+/** `duet approve|skip ROOM N`: the Nth command the last answer in the room listed, by its id. Resolves to the exit code. */
+export async function runPickedDecision(room: string, pick: { pick: number; decision: "run" | "skip" }, ctx: CliContext): Promise<number> {
+  const pending = ctx.stateDir ? recallPending(ctx.stateDir, ctx.baseUrl, room) : [];
+  const chosen = pending[pick.pick - 1];
+  if (!chosen) {
+    const listed = pending.length ? `the last answer in ${room} listed ${pending.length}` : `the last answer in ${room} here proposed none`;
+    ctx.err(ctx.style.red(`duet: there is no waiting command ${pick.pick}: ${listed} (an id, as listed, works too)`));
+    return 1;
+  }
+  return runDecision(room, { approvalId: chosen.id, decision: pick.decision }, ctx);
 }
 
 /** Runs or skips a command waiting for approval; the decision and any output are printed. Resolves to the exit code. */

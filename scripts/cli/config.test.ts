@@ -16,7 +16,7 @@ afterEach(() => {
 
 describe("loadCliConfig", () => {
   it("prefers DUET_API_TOKEN and DUET_WORKER_URL from the environment", () => {
-    expect(loadCliConfig({ DUET_API_TOKEN: "t0k", DUET_WORKER_URL: "http://127.0.0.1:9999" })).toEqual({
+    expect(loadCliConfig({ DUET_API_TOKEN: "t0k", DUET_WORKER_URL: "http://127.0.0.1:9999" })).toMatchObject({
       baseUrl: "http://127.0.0.1:9999",
       token: "t0k",
       tokenSource: "DUET_API_TOKEN",
@@ -26,7 +26,7 @@ describe("loadCliConfig", () => {
   it("reads the token pnpm dev saved, and follows DUET_WORKER_PORT", () => {
     const home = tempHome();
     writeFileSync(join(home, "tokens.env"), "DUET_API_TOKEN=from-file\nSANDBOX_TOKEN=other\n");
-    expect(loadCliConfig({ DUET_HOME: home, DUET_WORKER_PORT: "9100" })).toEqual({
+    expect(loadCliConfig({ DUET_HOME: home, DUET_WORKER_PORT: "9100" })).toMatchObject({
       baseUrl: "http://127.0.0.1:9100",
       token: "from-file",
       tokenSource: join(home, "tokens.env"),

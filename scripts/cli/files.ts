@@ -1,9 +1,9 @@
-import { createReadStream, createWriteStream, renameSync, statSync, unlinkSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { createReadStream, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { DuetError, safeFileName, UPLOADS_DIR } from "@duet/shared";
 import type { CliContext } from "./commands.ts";
+import { saveStream } from "./saved-files.ts";
 
 /**
  * `duet get ROOM PATH [OUT]` and `duet put ROOM FILE [PATH]`: a workspace file
@@ -11,29 +11,23 @@ import type { CliContext } from "./commands.ts";
  */
 
 export async function getFile(cmd: { room: string; path: string; out?: string }, ctx: CliContext): Promise<number> {
-  const out = resolve(cmd.out ?? safeFileName(basename(cmd.path)));
-  // Written beside and renamed, so a download cut off leaves no half file under the name asked for.
-  const partial = join(dirname(out), `.${basename(out)}.duet-partial`);
+  // OUT named is written as asked (replacing a file there, as `cp` does); without it, a name taken gets a number.
+  const out = resolve(ctx.cwd ?? process.cwd(), cmd.out ?? safeFileName(basename(cmd.path)));
   try {
     const file = await ctx.client.getFile(cmd.room, cmd.path);
-    await pipeline(Readable.fromWeb(file.body as never), createWriteStream(partial));
-    renameSync(partial, out);
-    ctx.out(`${cmd.path} → ${out} (${file.bytes} bytes, ${file.type})`);
+    const saved = await saveStream(file.body, dirname(out), basename(out), cmd.out !== undefined);
+    ctx.out(`${cmd.path} → ${saved} (${file.bytes} bytes, ${file.type})`);
     return 0;
   } catch (err) {
-    try {
-      unlinkSync(partial);
-    } catch {
-      // Never created.
-    }
     return failed(err, ctx);
   }
 }
 
 export async function putFile(cmd: { room: string; file: string; path?: string }, ctx: CliContext): Promise<number> {
   let bytes: number;
+  const local = resolve(ctx.cwd ?? process.cwd(), cmd.file);
   try {
-    const st = statSync(cmd.file);
+    const st = statSync(local);
     if (!st.isFile()) throw new Error(`${cmd.file} is not a file`);
     bytes = st.size;
   } catch (err) {
@@ -42,7 +36,7 @@ export async function putFile(cmd: { room: string; file: string; path?: string }
   }
   const path = cmd.path ?? `${UPLOADS_DIR}/${safeFileName(basename(cmd.file))}`;
   try {
-    const body = Readable.toWeb(createReadStream(cmd.file)) as ReadableStream<Uint8Array>;
+    const body = Readable.toWeb(createReadStream(local)) as ReadableStream<Uint8Array>;
     const written = await ctx.client.putFile(cmd.room, path, body, { userId: ctx.userId, bytes });
     ctx.out(`${cmd.file} → ${written.path} (${written.bytes} bytes, sha256 ${written.sha256})`);
     return 0;

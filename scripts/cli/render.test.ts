@@ -128,5 +128,8 @@ describe("the help duet chat shows", () => {
     const lines = chatHelp().split("\n");
     for (const typed of ["TEXT", "!CMD", "/history", "/reset", "/help", "/quit"]) expect(lines.some((l) => l.trimStart().startsWith(`${typed} `))).toBe(true);
     expect(chatHelp()).not.toContain("/duet");
+    // A terminal has one reader, and a schedule's answers land in the room's history, not a channel.
+    expect(chatHelp()).not.toContain("only you see it");
+    expect(chatHelp()).toContain("each answer is kept in the room's history");
   });
 });

@@ -153,7 +153,7 @@ const CHAT_SYNTAX = {
 /** `duet chat`'s help: each line is a question, the rest as listed. */
 export function chatHelp(): string {
   const entries: [string, string][] = [
-    ...helpEntries(CHAT_SYNTAX),
+    ...helpEntries(CHAT_SYNTAX, "terminal"),
     ["/approve [N]", "run waiting command N (the only one when N is left out)"],
     ["/skip [N]", "skip it instead"],
     ["/quit", "leave (Ctrl-D works too)"],
@@ -171,7 +171,7 @@ export interface ErrorContext {
 /** The shared words for a failure speak to chat users; at a terminal the reader is the admin, so say where to look. */
 function errorLine(reply: Extract<Reply, { kind: "error" }>, ctx: ErrorContext): string {
   if (reply.code === "worker_unreachable") return `${reply.text} (nothing answers at ${ctx.baseUrl}: is \`npm run dev\` running?)`;
-  if (reply.code === "unauthorized") return `${reply.text} (the CLI used the token from ${ctx.tokenSource})`;
+  if (reply.code === "unauthorized") return `The Worker at ${ctx.baseUrl} refused the CLI's API token (from ${ctx.tokenSource}): check DUET_API_TOKEN.`;
   if (reply.code === "model_not_configured") return `${reply.text} (\`npm run dev\` prints how to set one)`;
   return reply.text;
 }
@@ -199,9 +199,9 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, TERMINAL_NAMING)}`)].join("\n");
     case "scheduled":
-      return scheduledText(reply.schedule, reply.user, TERMINAL_NAMING);
+      return scheduledText(reply.schedule, reply.user, terminalNaming(room));
     case "schedules":
-      return [style.bold(schedulesTitle(reply.schedules.length)), ...reply.schedules.map((s) => `  ${describeSchedule(s, TERMINAL_NAMING)}`)].join("\n");
+      return [style.bold(schedulesTitle(reply.schedules.length, terminalNaming(room))), ...reply.schedules.map((s) => `  ${describeSchedule(s, TERMINAL_NAMING)}`)].join("\n");
     case "unscheduled":
       return unscheduledText(reply.schedule, reply.user, TERMINAL_NAMING);
     case "refused":
@@ -217,3 +217,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
 
 /** People by their ids and commands as typed (inert): a terminal has no mentions. */
 const TERMINAL_NAMING: Naming = { person: (id) => id, command: (cmd) => `\`${inert(cmd)}\``, label: (name) => inert(name) };
+
+/** As TERMINAL_NAMING, Duet's commands spelled as typed at the terminal for `room` (`duet unschedule demo <id>`). */
+function terminalNaming(room: string): Naming {
+  return { ...TERMINAL_NAMING, duet: (words) => { const [sub, ...args] = words.split(" "); return `\`${["duet", sub, room, ...args].join(" ")}\``; } };
+}

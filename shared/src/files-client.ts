@@ -1,3 +1,4 @@
+import { workspaceFileOrThrow, workspacePathOrThrow } from "./files/workspace-path.ts";
 import { fileListSchema, fileWrittenSchema, type FileList, type FileWritten } from "./schemas.ts";
 import { isTransient, type WorkerTransport } from "./transport.ts";
 
@@ -8,7 +9,12 @@ import { isTransient, type WorkerTransport } from "./transport.ts";
  * read is.
  */
 
-const filesPath = (roomId: string, path: string) => `/api/rooms/${encodeURIComponent(roomId)}/files/${path.split("/").map(encodeURIComponent).join("/")}`;
+/**
+ * The route for a file, its path checked here as the Worker checks it: a `..` would
+ * otherwise be resolved away by URL normalisation and name another route
+ * (`../messages` is the room's history), so what the Worker refuses is never sent.
+ */
+const filesPath = (roomId: string, path: string) => `/api/rooms/${encodeURIComponent(roomId)}/files/${workspaceFileOrThrow(path).split("/").map(encodeURIComponent).join("/")}`;
 
 /** Streams `body` into the room's workspace at `path`; `bytes`, when known, is sent as Content-Length. */
 export async function putFile(t: WorkerTransport, roomId: string, path: string, body: ReadableStream<Uint8Array> | Uint8Array, opts: { userId?: string; bytes?: number; signal?: AbortSignal } = {}): Promise<FileWritten> {
@@ -26,5 +32,5 @@ export function getFile(t: WorkerTransport, roomId: string, path: string): Promi
 }
 
 export function listFiles(t: WorkerTransport, roomId: string, dir = ""): Promise<FileList> {
-  return t.retrying(async () => t.read(await t.send("GET", `/api/rooms/${encodeURIComponent(roomId)}/files?dir=${encodeURIComponent(dir)}`), fileListSchema), isTransient);
+  return t.retrying(async () => t.read(await t.send("GET", `/api/rooms/${encodeURIComponent(roomId)}/files?dir=${encodeURIComponent(workspacePathOrThrow(dir))}`), fileListSchema), isTransient);
 }

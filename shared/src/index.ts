@@ -42,7 +42,7 @@ export { auditTitle, describeAuditEntry, describeDecision, describePolicy, propo
 export * from "./live/index.ts";
 export * from "./words/index.ts";
 export { LatestShown, LATEST_SHOWN_KEPT } from "./latest-shown.ts";
-export { checkWorkspacePath, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type CheckedPath } from "./files/workspace-path.ts";
+export { checkWorkspacePath, invalidPathError, workspacePathOrThrow, workspaceFileOrThrow, parentOf, baseOf, WORKSPACE_PATH_MAX_BYTES, type CheckedPath } from "./files/workspace-path.ts";
 export { safeFileName, numberedName, UPLOADS_DIR, FILE_NAME_MAX_BYTES } from "./files/upload-name.ts";
 export { fetchFromSource, isAllowedSource, declaredLength, SourceError, SOURCE_MAX_REDIRECTS, type SourceHosts, type SourceProblem } from "./files/source.ts";
 export { limitBytes, TooManyBytes } from "./files/byte-limit.ts";

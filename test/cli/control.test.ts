@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { WorkerClient } from "@duet/shared";
 import { Readable } from "node:stream";
 import { runChat } from "../../scripts/cli/chat.ts";
-import { runAction, runDecision, type CliContext } from "../../scripts/cli/commands.ts";
+import { runAction, runDecision, runPickedDecision, type CliContext } from "../../scripts/cli/commands.ts";
 import { parseArgs } from "../../scripts/cli/args.ts";
 import { makeStyle } from "../../scripts/cli/render.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -11,6 +15,9 @@ import { startStack, type Stack } from "../helpers/stack.ts";
 
 let stack: Stack;
 startedForTests(() => startStack(), (s) => (stack = s));
+/** The CLI's state folder, shared by the commands of this file as one person's terminal shares it. */
+const stateDir = mkdtempSync(join(tmpdir(), "duet-cli-state-"));
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 function terminal() {
   const out: string[] = [];
@@ -22,6 +29,7 @@ function terminal() {
     userId: "cli:tester",
     baseUrl: stack.workerUrl,
     tokenSource: "the test",
+    stateDir,
     out: (t) => out.push(t),
     err: (t) => err.push(t),
   };
@@ -32,7 +40,7 @@ async function duet(...argv: string[]): Promise<{ code: number; out: string; err
   const { ctx, printed } = terminal();
   const command = parseArgs(argv);
   if (command.kind === "help" || command.kind === "chat" || command.kind === "get" || command.kind === "put") throw new Error("not a room action");
-  if (command.kind === "decide") return printed(await runDecision(command.room, command, ctx));
+  if (command.kind === "decide") return printed(await ("pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx)));
   const { room, ...action } = command;
   return printed(await runAction(room, action, ctx));
 }
@@ -94,6 +102,40 @@ describe("duet policy and duet audit", () => {
     expect(again.err).toMatch(/already decided/);
     expect(ran("echo cli-skipped")).toBe(false);
     expect((await duet("approve", "approveroom", "00000000-0000-4000-8000-000000000000")).err).toMatch(/no such approval|not found/i);
+  });
+
+  it("runs and skips proposed commands by the number `duet ask` listed them with", async () => {
+    await duet("policy", "numberroom", "approve");
+    const asked = await duet("ask", "numberroom", "SAY: Two. <run>echo by-number-one</run> <run>echo by-number-two</run>");
+    expect(asked.out).toMatch(/\[1\] echo by-number-one[\s\S]*\[2\] echo by-number-two/);
+    const second = await duet("approve", "numberroom", "2");
+    expect(second).toMatchObject({ code: 0 });
+    expect(second.out).toContain("cli:tester ran `echo by-number-two`");
+    expect(ran("echo by-number-two")).toBe(true);
+    const first = await duet("skip", "numberroom", "1");
+    expect(first.out).toContain("cli:tester skipped `echo by-number-one`");
+    expect(ran("echo by-number-one")).toBe(false);
+    const none = await duet("approve", "numberroom", "3");
+    expect(none).toMatchObject({ code: 1, err: "duet: there is no waiting command 3: the last answer in numberroom listed 2 (an id, as listed, works too)" });
+  });
+
+  it("schedules in a terminal's room speak the CLI's commands and say where their answers go", async () => {
+    const none = await duet("schedules", "cli-sched");
+    expect(none.out).toBe("No schedules in this room. Add one with `duet schedule cli-sched <when> <ask>`.");
+    const set = await duet("schedule", "cli-sched", "every 2h", "SAY: disk ok");
+    expect(set.out).toContain("its answer kept in the room's history (`duet history cli-sched`)");
+    const listed = await duet("schedules", "cli-sched");
+    expect(listed.out.split("\n")[0]).toBe("Schedules in this room (1), soonest first; remove one with `duet unschedule cli-sched <id>`:");
+    const missing = await duet("unschedule", "cli-sched", "abc123");
+    expect(missing.err).not.toContain("/duet");
+    expect(`${set.out}${listed.out}${missing.err}`).not.toContain("/duet");
+  });
+
+  it("a token the Worker refuses is named as the CLI's, not a bot's", async () => {
+    const { ctx, printed } = terminal();
+    const wrong = { ...ctx, client: new WorkerClient({ baseUrl: stack.workerUrl, token: "not-the-token", retries: 0 }), tokenSource: "DUET_API_TOKEN" };
+    const said = printed(await runAction("cli-token", { kind: "history" }, wrong));
+    expect(said).toMatchObject({ code: 1, err: `The Worker at ${stack.workerUrl} refused the CLI's API token (from DUET_API_TOKEN): check DUET_API_TOKEN.` });
   });
 
   it("in `duet chat`, /approve and /skip act on the commands the last answer listed", async () => {

@@ -90,7 +90,7 @@ describe("/duet schedule on Discord", () => {
     expect(await refused("schedule", { when: "0 0 9 * * 1-5", prompt: "check" })).toMatch(/A cron line has 5 fields .* this one has 6/);
     expect(await refused("unschedule", { id: "no such" })).toContain("is not a schedule id");
     // An unknown id is the Worker's to tell, after Discord fixed the reply's visibility: in its own words, where the answer would have been.
-    expect((await command(channel, "unschedule", { id: "abc123" })).text).toBe("⚠️ This room has no schedule `abc123`; `/duet schedules` lists them.");
+    expect((await command(channel, "unschedule", { id: "abc123" })).text).toBe("⚠️ This room has no schedule `abc123`; the room's list of schedules shows their ids.");
     await command(channel, "schedule", { when: "every 1h", prompt: "one" });
     await command(channel, "schedule", { when: "every 2h", prompt: "two" });
     // The room's limit is the Worker's to tell, after Discord fixed the reply's visibility: it shows where the confirmation would have.

@@ -4,6 +4,8 @@
  * so a path refused at one end is refused at every end.
  */
 
+import { DuetError } from "../errors.ts";
+
 /** Longest path accepted (Linux's PATH_MAX). */
 export const WORKSPACE_PATH_MAX_BYTES = 4096;
 /** Longest name of one file or folder in a path (Linux's NAME_MAX). */
@@ -28,6 +30,23 @@ export function checkWorkspacePath(raw: string): CheckedPath {
   if (parts.some((p) => p === "..")) return { ok: false, error: "path must not contain '..'" };
   if (parts.some((p) => new TextEncoder().encode(p).byteLength > WORKSPACE_NAME_MAX_BYTES)) return { ok: false, error: `each file or folder name in the path must be at most ${WORKSPACE_NAME_MAX_BYTES} bytes` };
   return { ok: true, path: parts.join("/") };
+}
+
+/** The error the Worker answers a refused path with (400, the reason under details.path); the client throws the same before sending. */
+export const invalidPathError = (why: string) => new DuetError("invalid_request", "invalid request", { details: { path: [why] } });
+
+/** `raw` checked, or the Worker's invalidPathError for it. */
+export function workspacePathOrThrow(raw: string): string {
+  const result = checkWorkspacePath(raw);
+  if (!result.ok) throw invalidPathError(result.error);
+  return result.path;
+}
+
+/** `raw` checked as workspacePathOrThrow does, and it must name something (not the workspace itself). */
+export function workspaceFileOrThrow(raw: string): string {
+  const path = workspacePathOrThrow(raw);
+  if (!path) throw invalidPathError("name a file after /files/");
+  return path;
 }
 
 /** The parent folder of a checked path ("" for a top-level name). */

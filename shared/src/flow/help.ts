@@ -12,16 +12,16 @@ type CommandKind = DuetCommand["kind"];
 const COMMAND_PURPOSES: Record<CommandKind, string> = {
   ask: "ask Duet; it answers and may run commands in the sandbox",
   run: "run a shell command in the sandbox yourself, without the AI",
-  history: "show the recent conversation (only you see it)",
+  history: "show the recent conversation",
   reset: "wipe the conversation and destroy the sandbox",
   policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
   model: "show the model Duet uses here and the choices, or switch it",
-  usage: "show the model tokens used here today and this week, by person and model, and the budgets (only you see it)",
-  audit: "show who ran or skipped which commands here, and policy changes and resets (only you see it)",
+  usage: "show the model tokens used here today and this week, by person and model, and the budgets",
+  audit: "show who ran or skipped which commands here, and policy changes and resets",
   stop: "stop Duet's answer in progress (anyone here can)",
   get: "post a file from the sandbox's workspace here, e.g. `uploads/data.csv`",
-  schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line); each answer is a new message here",
-  schedules: "list this room's schedules with their ids and next runs (only you see it)",
+  schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line)",
+  schedules: "list this room's schedules with their ids and next runs",
   unschedule: "remove a schedule by its id",
   help: "show this help",
 };
@@ -29,9 +29,19 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
 /** The order help lists the commands in. */
 const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "help"];
 
+/** Where help is shown: a chat (private replies, schedules answering in the channel) or a terminal (one reader, answers kept in the room's history). */
+export type HelpPlace = "chat" | "terminal";
+
+/** What a command does, said as true in `place`. */
+function purposeIn(kind: CommandKind, place: HelpPlace): string {
+  const purpose = COMMAND_PURPOSES[kind];
+  if (kind === "schedule") return `${purpose}; ${place === "chat" ? "each answer is a new message here" : "each answer is kept in the room's history"}`;
+  return place === "chat" && answersPrivately(kind) && kind !== "help" ? `${purpose} (only you see it)` : purpose;
+}
+
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
-export function helpEntries(syntax: Record<CommandKind, string>): [string, string][] {
-  return COMMAND_ORDER.map((kind) => [syntax[kind], COMMAND_PURPOSES[kind]]);
+export function helpEntries(syntax: Record<CommandKind, string>, place: HelpPlace = "chat"): [string, string][] {
+  return COMMAND_ORDER.map((kind) => [syntax[kind], purposeIn(kind, place)]);
 }
 
 /** Commands whose answer only the asker sees: reading the room's past, or how to use Duet. */

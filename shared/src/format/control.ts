@@ -12,6 +12,16 @@ export interface Naming {
   command(cmd: string): string;
   /** A display name as plain text in this markup (escaped so it can neither mention nor format); as is when absent. */
   label?(name: string): string;
+  /**
+   * How this surface spells one of Duet's commands (`words`: "unschedule <id>"),
+   * marked up as a command; absent, the chat's slash command (`/duet unschedule <id>`).
+   */
+  duet?(words: string): string;
+}
+
+/** `words` as the surface spells a Duet command (see Naming.duet). */
+export function duetCommand(name: Naming, words: string): string {
+  return name.duet ? name.duet(words) : `\`/duet ${words}\``;
 }
 
 /** Characters of a command shown in an audit line or a decision; the whole command is in the room's history. */

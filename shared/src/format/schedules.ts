@@ -1,5 +1,5 @@
 import type { ScheduleView } from "../schedule-schemas.ts";
-import { shortCommand, type Naming } from "./control.ts";
+import { duetCommand, shortCommand, type Naming } from "./control.ts";
 
 /** Schedules in words every front end shares; each passes how it names a person and shows an ask. */
 
@@ -12,15 +12,20 @@ export function describeSchedule(s: ScheduleView, name: Naming): string {
   return `${name.command(s.id)} · ${name.command(s.when)} · next ${when(s.nextRunAt)} · set by ${name.person(s.userId)}: ${name.command(shortCommand(s.ask))}`;
 }
 
-export function schedulesTitle(count: number): string {
+export function schedulesTitle(count: number, name: Naming): string {
   return count === 0
-    ? "No schedules in this room. Add one with `/duet schedule <when> <ask>`."
-    : `Schedules in this room (${count}), soonest first; remove one with \`/duet unschedule <id>\`:`;
+    ? `No schedules in this room. Add one with ${duetCommand(name, "schedule <when> <ask>")}.`
+    : `Schedules in this room (${count}), soonest first; remove one with ${duetCommand(name, "unschedule <id>")}:`;
 }
 
-/** Said to the channel when someone schedules an ask. */
+/**
+ * Said to the channel when someone schedules an ask. A schedule with a channel
+ * to post in answers there; one without (a terminal's room) keeps its answers in
+ * the room's history, and says how to read it.
+ */
 export function scheduledText(s: ScheduleView, by: string, name: Naming): string {
-  return `${name.person(by)} scheduled ${name.command(shortCommand(s.ask))} (${name.command(s.when)}); first run ${when(s.nextRunAt)}, its answer a new message here. Id ${name.command(s.id)}.`;
+  const where = s.target ? "its answer a new message here" : `its answer kept in the room's history (${duetCommand(name, "history")})`;
+  return `${name.person(by)} scheduled ${name.command(shortCommand(s.ask))} (${name.command(s.when)}); first run ${when(s.nextRunAt)}, ${where}. Id ${name.command(s.id)}.`;
 }
 
 export function unscheduledText(s: ScheduleView, by: string, name: Naming): string {

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { baseOf, checkWorkspacePath, DuetError, UPLOADS_DIR } from "@duet/shared";
+import { baseOf, DuetError, invalidPathError, UPLOADS_DIR, workspaceFileOrThrow, workspacePathOrThrow } from "@duet/shared";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
@@ -30,7 +30,7 @@ type Ctx = Context<{ Bindings: Env }>;
 // Before the file routes: hono's `/files/*` matches `/files` too.
 fileRoutes.get("/api/rooms/:roomId/files", async (c) => {
   const roomId = roomOf(c);
-  const dir = checked(c.req.query("dir") ?? "");
+  const dir = workspacePathOrThrow(c.req.query("dir") ?? "");
   const entries = await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir);
   return Response.json({ entries: dir ? entries : entries.filter((e) => e.path !== OWN_DIR) });
 });
@@ -89,17 +89,8 @@ function filePathOf(c: Ctx): string {
   try {
     decoded = decodeURIComponent(raw);
   } catch {
-    throw invalidPath("the path is not valid URL encoding");
+    throw invalidPathError("the path is not valid URL encoding");
   }
-  const path = checked(decoded);
-  if (!path) throw invalidPath("name a file after /files/");
-  return path;
+  return workspaceFileOrThrow(decoded);
 }
 
-function checked(raw: string): string {
-  const result = checkWorkspacePath(raw);
-  if (!result.ok) throw invalidPath(result.error);
-  return result.path;
-}
-
-const invalidPath = (why: string) => new DuetError("invalid_request", "invalid request", { details: { path: [why] } });

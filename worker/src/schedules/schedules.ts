@@ -53,7 +53,7 @@ export class Schedules {
     const { minIntervalS, perRoom } = this.limits();
     const spec = parseSchedule(req.when, minIntervalS, now);
     if (this.count() >= perRoom) {
-      throw new DuetError("invalid_request", `This room already has ${perRoom} schedules, the most it may have. Remove one first (\`/duet schedules\` lists them).`, { status: 409 });
+      throw new DuetError("invalid_request", `This room already has ${perRoom} schedules, the most it may have. Remove one first (the room's list of schedules shows their ids).`, { status: 409 });
     }
     const view: ScheduleView = {
       id: this.newId(),
@@ -76,7 +76,7 @@ export class Schedules {
   /** Removes one (one row); a DuetError 404 names an id the room does not have. */
   remove(id: string): ScheduleView {
     const found = this.rows(`WHERE id = ?`, id)[0];
-    if (!found) throw new DuetError("not_found", `This room has no schedule \`${id}\`; \`/duet schedules\` lists them.`);
+    if (!found) throw new DuetError("not_found", `This room has no schedule \`${id}\`; the room's list of schedules shows their ids.`);
     this.sql.exec(`DELETE FROM duet_schedules WHERE id = ?`, id);
     return found.view;
   }

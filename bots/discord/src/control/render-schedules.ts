@@ -12,7 +12,7 @@ export function renderUnscheduled(s: ScheduleView, by: string): string {
 }
 
 export function renderSchedules(schedules: ScheduleView[]): string {
-  return [`**${schedulesTitle(schedules.length)}**`, ...schedules.map((s) => `• ${describeSchedule(s, NAMING)}`)].join("\n");
+  return [`**${schedulesTitle(schedules.length, NAMING)}**`, ...schedules.map((s) => `• ${describeSchedule(s, NAMING)}`)].join("\n");
 }
 
 /** The line above a scheduled run's answer, a new message in the channel: which schedule asked what, and whose it is. */

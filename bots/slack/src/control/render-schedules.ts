@@ -15,7 +15,7 @@ export function renderUnscheduled(s: ScheduleView, by: string): Rendered {
 }
 
 export function renderSchedules(schedules: ScheduleView[]): Rendered {
-  const title = schedulesTitle(schedules.length);
+  const title = schedulesTitle(schedules.length, NAMING);
   const lines = schedules.map((s) => `• ${describeSchedule(s, NAMING)}`);
   const blocks = chunkMessage([`*${title}*`, ...lines].join("\n"), SECTION_MAX_CHARS).map(section);
   return { text: title, blocks, uploads: [] };
