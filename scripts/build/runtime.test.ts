@@ -18,7 +18,8 @@ describe("how the built bots are started", () => {
     expect(starts.map(([name]) => name)).toEqual(["start:slack", "start:discord", "start:discord-sharded"]);
     for (const [name, line] of starts) {
       const command = name.slice("start:".length);
-      expect(line, name).toBe([...envWords, "node", ...BUILT_NODE_FLAGS, "dist/bots/duet-bot.js", command].join(" "));
+      // scripts/built.mjs first: one line, not a stack, when dist/ was never built.
+      expect(line, name).toBe(["node scripts/built.mjs", "&&", ...envWords, "node", ...BUILT_NODE_FLAGS, "dist/bots/duet-bot.js", command].join(" "));
     }
   });
 

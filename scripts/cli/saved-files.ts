@@ -3,7 +3,7 @@ import { join, relative, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { numberedName, safeFileName, type FileSurface, type OutgoingFile } from "@duet/shared";
-import type { CliContext } from "./commands.ts";
+import type { Style } from "./render.ts";
 
 /**
  * Workspace files reaching the terminal: an answer's attachments are saved in
@@ -54,7 +54,10 @@ export async function saveStream(body: ReadableStream<Uint8Array>, dir: string, 
 }
 
 /** The terminal's file surface: each file saved under `<caller's folder>/duet-files/`, a line naming where. */
-export function terminalFiles(ctx: CliContext): FileSurface {
+/** What saving files needs of the CLI: where it was run, how it prints. */
+export type SavingContext = { cwd?: string; style: Style; out(text: string): void; err(text: string): void };
+
+export function terminalFiles(ctx: SavingContext): FileSurface {
   return {
     platform: "the terminal",
     // The Worker's own limit is the only one: a disk takes what the Worker gives.

@@ -70,3 +70,11 @@ describe("an AWS secret access key on its own", () => {
     expect(redactSecrets(text)).toBe(text);
   });
 });
+
+describe("a whole token at the end of a line", () => {
+  it("keeps the next line's words when that line goes on past its first word", () => {
+    const slack = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
+    const out = redactSecrets(`slack ${slack}\naws AKIAIOSFODNN7EXAMPLE\nduet x`);
+    expect(out).toBe("slack xoxb-[redacted]\naws AKIA[redacted]\nduet x");
+  });
+});

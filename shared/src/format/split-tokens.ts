@@ -7,8 +7,9 @@
  * Only a break between two token characters is taken out, a match counts only
  * where it ends a word on its last line, and a token is read on past a line
  * only while the lines are as long as its first (as `fold` and terminals break
- * them). A token that ends a line and a lone word on the next still read as
- * one, and the word is hidden with the token: better a word too many than half
+ * them). A whole token that ends a line is not read on into a next line that
+ * holds more words after its first; a lone word on the next line still reads as
+ * the token's last piece and is hidden with it: better a word too many than half
  * a token.
  */
 
@@ -91,10 +92,14 @@ function tokensFrom(text: string, lineStart: number, rules: readonly Rule[]): Ed
     const seam = joined.length;
     pieces.push({ at: seam, from: next });
     joined += text.slice(next, runEnd);
+    // A run followed by more words on its line is a new line's first word, not a fold's last piece,
+    // when the token before the break is already whole.
+    const runEndsLine = runEnd === (nextEnd < 0 ? text.length : text[nextEnd - 1] === "\r" ? nextEnd - 1 : nextEnd);
     for (const rule of rules) {
       for (const m of joined.matchAll(rule.re)) {
         const end = m.index + m[0].length;
         if (m.index >= seam || end <= seam) continue;
+        if (!runEndsLine && wholeMatch(rule, joined.slice(m.index, seam))) continue;
         const after = original(end - 1) + 1;
         if (after < text.length && WORD_GOES_ON.test(text[after])) continue;
         const by = rule.replace(m[0], ...m.slice(1));
@@ -109,6 +114,14 @@ function tokensFrom(text: string, lineStart: number, rules: readonly Rule[]): Ed
     if (thisStart + line.length !== runEnd || line.length !== firstEnd - lineStart) break;
   }
   return edits;
+}
+
+const anchored = new WeakMap<Rule, RegExp>();
+/** Whether `text` is, all of it, one token of `rule`'s shape. */
+function wholeMatch(rule: Rule, text: string): boolean {
+  let re = anchored.get(rule);
+  if (!re) anchored.set(rule, (re = new RegExp(`^(?:${rule.re.source})$`, rule.re.flags.replace("g", ""))));
+  return re.test(text);
 }
 
 /** Replaces each token of `rules`' shapes that a line break runs through, break and all. */
