@@ -39,7 +39,7 @@ export function ensurePrivateDir(dir: string): string {
 /**
  * The tokens the local Worker, executor, bots and CLI share. Created on first
  * run (random), read afterwards; variables already set in the environment win,
- * so an operator can pin them. The file is 0600 whatever it was before: made
+ * so an operator can pin them. The file is 0600 whatever mode it was given: made
  * so, and an existing one is narrowed before anything is read from or written to it.
  */
 export function devTokens(file = TOKENS_FILE, env: Record<string, string | undefined> = process.env): DevTokens {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModel, type FakeModel } from "./fakes/model.ts";
-import { cleanEnv, descendants, inspectorsAnswering, listeningPorts, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
+import { cleanEnv, descendants, inspectorsAnswering, listeningPorts, processes, stillRunning, tempHome, watchOutput, type WatchedOutput } from "./helpers/dev-processes.ts";
 import { quietPort } from "./helpers/ports.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
@@ -15,35 +15,13 @@ import { REPO_ROOT } from "./helpers/worker.ts";
 
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
 
-interface DevRun {
+interface DevRun extends WatchedOutput {
   child: ChildProcess;
-  output(): string;
-  waitFor(pattern: RegExp): Promise<void>;
-  exited: Promise<number | null>;
 }
 
 function startDev(env: NodeJS.ProcessEnv, args: string[] = []): DevRun {
   const child = spawn(TSX, ["scripts/dev.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let text = "";
-  const waiters: { pattern: RegExp; resolve(): void }[] = [];
-  const onData = (d: Buffer) => {
-    text += d.toString();
-    for (const w of [...waiters]) if (w.pattern.test(text)) w.resolve();
-  };
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    child,
-    output: () => text,
-    exited,
-    waitFor: (pattern) =>
-      new Promise<void>((resolve, reject) => {
-        if (pattern.test(text)) return resolve();
-        waiters.push({ pattern, resolve });
-        void exited.then((code) => reject(new Error(`pnpm dev exited (${code}) before printing ${pattern}:\n${text}`)));
-      }),
-  };
+  return { child, ...watchOutput(child, "pnpm dev") };
 }
 
 function cli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {

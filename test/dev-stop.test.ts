@@ -3,7 +3,7 @@ import { readdirSync, rmSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { portFree } from "../scripts/dev/ready.ts";
-import { cleanEnv, descendants, executorCgroups, mountsUnder, processes, stillRunning, tempHome } from "./helpers/dev-processes.ts";
+import { cleanEnv, descendants, executorCgroups, mountsUnder, processes, stillRunning, tempHome, watchOutput, type WatchedOutput } from "./helpers/dev-processes.ts";
 import { quietPort } from "./helpers/ports.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
@@ -16,13 +16,10 @@ import { REPO_ROOT } from "./helpers/worker.ts";
 
 const TSX = join(REPO_ROOT, "node_modules", ".bin", "tsx");
 
-interface Stack {
+interface Stack extends WatchedOutput {
   child: ChildProcess;
   home: string;
   workerPort: number;
-  output(): string;
-  waitFor(pattern: RegExp): Promise<void>;
-  exited: Promise<number | null>;
 }
 
 const started: Stack[] = [];
@@ -54,28 +51,7 @@ async function startStack(command: (workerPort: number) => string[], viaEnv = tr
   const env = cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(envPort), SANDBOX_PORT: String(await quietPort()) });
   const argv = command(workerPort);
   const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-  let text = "";
-  const waiters: { pattern: RegExp; resolve(): void }[] = [];
-  const onData = (d: Buffer) => {
-    text += d.toString();
-    for (const w of [...waiters]) if (w.pattern.test(text)) w.resolve();
-  };
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const stack: Stack = {
-    child,
-    home,
-    workerPort,
-    output: () => text,
-    exited,
-    waitFor: (pattern) =>
-      new Promise<void>((resolve, reject) => {
-        if (pattern.test(text)) return resolve();
-        waiters.push({ pattern, resolve });
-        void exited.then((code) => reject(new Error(`${argv.join(" ")} exited (${code}) before printing ${pattern}:\n${text}`)));
-      }),
-  };
+  const stack: Stack = { child, home, workerPort, ...watchOutput(child, argv.join(" ")) };
   started.push(stack);
   return stack;
 }

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -145,4 +145,34 @@ export function executorCgroups(root: string): string[] {
     if (existsSync(join(base, path, name))) found.push(join(base, path, name));
   }
   return found;
+}
+
+/** A started process's output as it comes (stdout and stderr together), a wait for a line in it, and its exit. */
+export interface WatchedOutput {
+  output(): string;
+  waitFor(pattern: RegExp): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Watches `child`'s output; a wait fails, with everything printed, once `name` exits without printing the pattern. */
+export function watchOutput(child: ChildProcess, name: string): WatchedOutput {
+  let text = "";
+  const waiters: { pattern: RegExp; resolve(): void }[] = [];
+  const onData = (d: Buffer) => {
+    text += d.toString();
+    for (const w of [...waiters]) if (w.pattern.test(text)) w.resolve();
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    output: () => text,
+    exited,
+    waitFor: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(text)) return resolve();
+        waiters.push({ pattern, resolve });
+        void exited.then((code) => reject(new Error(`${name} exited (${code}) before printing ${pattern}:\n${text}`)));
+      }),
+  };
 }
