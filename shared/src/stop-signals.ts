@@ -29,8 +29,8 @@ export function onStopSignals(
   };
 }
 
-/** Relayed copies arrive within milliseconds; a person's second Ctrl-C comes later than this. */
-const SAME_REQUEST_MS = 1_500;
+/** Relayed copies usually arrive within milliseconds, but seconds late on a loaded machine; a second Ctrl-C after this gives up. */
+const SAME_REQUEST_MS = 5_000;
 
 /**
  * Writes to stdout or stderr after the reader went away (`npm run dev | tee log`,
