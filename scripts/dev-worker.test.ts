@@ -67,6 +67,8 @@ describe("workerOptions", () => {
       DUET_SCHEDULES_PER_ROOM: "4",
       DUET_MODELS: "fast=workers-ai:@cf/x",
       DUET_ROOM_DAILY_TOKENS: "5000",
+      DUET_ROOM_DAILY_USD: "2.5",
+      DUET_USER_DAILY_USD: "0.75",
       DUET_USER_DAILY_TOKENS: "700",
       GITHUB_APP_ID: "12345",
       GITHUB_APP_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\\nMIIB\\n-----END PRIVATE KEY-----",
