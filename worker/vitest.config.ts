@@ -21,7 +21,7 @@ export default defineConfig({
           MODEL: "fake-model",
           // Two models of the configured provider (the fake OpenAI-compatible model), one of Workers AI (the fake binding
           // below), and a priced one (five thousandths of a dollar a token, so one ask passes the $1 per-person budget).
-          DUET_MODELS: "fake-model,fake-large,edge=workers-ai:@cf/test/edge-model,priced=openai:fake-priced usd=5000/5000",
+          DUET_MODELS: "fake-model,fake-large,edge=workers-ai:@cf/test/edge-model,priced=openai:fake-priced@5000/5000",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,
           OPENAI_API_KEY: "sk-test-openai-key-0123456789",
           SANDBOX_PROVIDER: "local",

@@ -42,9 +42,10 @@ const isProvider = (p: string): p is ModelProviderName => (MODEL_PROVIDERS as re
  * (`fast=workers-ai:@cf/meta/llama-3.1-8b-instruct`, `strong=openai:gpt-4o`)
  * or a plain model name for MODEL_PROVIDER (`gpt-4o-mini`). In the named form
  * the provider ends at the first `:`, so a model name may hold more
- * (`local=openai:qwen2.5:7b`). Either form may end in its price, ` usd=IN/OUT`
- * in US dollars per million input and output tokens (`strong=openai:gpt-4o
- * usd=2.50/10`). Answers the entries, or the one line that says what is wrong
+ * (`local=openai:qwen2.5:7b`). Either form may end in its price, `@IN/OUT`
+ * in US dollars per million input and output tokens
+ * (`strong=openai:gpt-4o@2.5/10`); a Workers AI name's leading `@cf/` is no
+ * price, since a price holds only digits, points and one slash. Answers the entries, or the one line that says what is wrong
  * (an unknown provider, an empty name or model, a name given twice, a price
  * that is not two amounts).
  */
@@ -61,7 +62,7 @@ export function readModelList(value: string | undefined): OfferedModel[] | strin
 }
 
 function readEntry(text: string): OfferedModel | string {
-  const priced = /^(.*?)\s+usd=(\S*)$/.exec(text);
+  const priced = /^(.*)@([\d.eE+-]*\/[\d.eE+-]*)$/.exec(text);
   const raw = priced ? priced[1]!.trim() : text;
   const model = readModel(raw);
   if (typeof model === "string" || !priced) return model;
@@ -69,12 +70,12 @@ function readEntry(text: string): OfferedModel | string {
   return typeof price === "string" ? price : { ...model, price };
 }
 
-/** `IN/OUT`: two amounts of dollars per million tokens. */
+/** `IN/OUT` (after the `@`): two amounts of dollars per million tokens. */
 function readPrice(text: string): ModelPrice | string {
   const [input, output, extra] = text.split("/").map((p) => (p.trim() === "" ? NaN : Number(p)));
   const fine = (n: number | undefined) => n !== undefined && Number.isFinite(n) && n >= 0 && n <= MAX_PRICE_USD;
   if (extra !== undefined || !fine(input) || !fine(output)) {
-    return `the price must be usd=IN/OUT, US dollars per million input and output tokens from 0 to ${MAX_PRICE_USD} (e.g. usd=2.50/10)`;
+    return `the price must be @IN/OUT, US dollars per million input and output tokens from 0 to ${MAX_PRICE_USD} (e.g. @2.5/10)`;
   }
   return { input: input!, output: output! };
 }

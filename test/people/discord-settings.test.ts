@@ -16,7 +16,7 @@ import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetu
 let stack: Stack;
 let h: DiscordHarness;
 startedForTests(
-  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large usd=5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" } } }),
+  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large@5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" } } }),
   (s) => ({ stack, h } = s),
 );
 

@@ -17,7 +17,7 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large usd=5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" };
+const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large@5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" };
 startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The body Slack got on the command's response_url. */
