@@ -1,20 +1,30 @@
 import type { Hono } from "hono";
 import { DuetError } from "@duet/shared";
 
-/** The methods a route registers; `ALL` is middleware (or a catch-all), not a method a client can be told to use. */
-const isMethod = (method: string) => method !== "ALL";
+/** The order `Allow` names methods in; `ALL` (middleware, catch-alls) is not a method a client can be told to use. */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
-/** Each path the app answers and the methods it answers it with, in the order they were added. */
+/**
+ * Each path the app answers and the methods it answers it with. hono answers
+ * HEAD with the GET route (and no body), and a route ending in `/*` answers
+ * the bare path too (`/files/*` takes `/files`), so both are counted where
+ * hono applies them.
+ */
 export function allowedMethods(app: Hono<any>): Map<string, string[]> {
-  const byPath = new Map<string, string[]>();
+  const byPath = new Map<string, Set<string>>();
   for (const { method, path } of app.routes) {
-    if (!isMethod(method)) continue;
-    const methods = byPath.get(path) ?? [];
-    // hono answers HEAD with the GET route (and no body).
-    for (const m of method === "GET" ? ["GET", "HEAD"] : [method]) if (!methods.includes(m)) methods.push(m);
+    if (!METHODS.includes(method)) continue;
+    const methods = byPath.get(path) ?? new Set<string>();
+    methods.add(method);
+    if (method === "GET") methods.add("HEAD");
     byPath.set(path, methods);
   }
-  return byPath;
+  for (const [path, methods] of byPath) {
+    if (!path.endsWith("/*")) continue;
+    const bare = byPath.get(path.slice(0, -2));
+    if (bare) for (const m of methods) bare.add(m);
+  }
+  return new Map([...byPath].map(([path, methods]) => [path, METHODS.filter((m) => methods.has(m))]));
 }
 
 /**
