@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, Env, MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
 import { CLAIM_SCOPE, DuetError } from "@duet/shared";
 import { z } from "zod";
@@ -49,7 +49,7 @@ async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.i
  * sent without a JSON Content-Type; here every body is read as JSON, whatever
  * it claims to be, and refused with the same 400 when it is not.
  */
-export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<any, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {
+export function jsonBody<S extends z.ZodType>(schema: S): MiddlewareHandler<Env, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> {
   return async (c, next) => {
     c.req.addValidatedData("json", (await readJson(c, schema)) as {});
     await next();
