@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   already_decided: 409,
   /** A claimed message (CLAIM_HEADER) whose key another delivery of the same event asked with first: that one answers it. */
   answered_elsewhere: 409,
+  /** A room already keeps as many pinned facts as it may (FACTS_PER_ROOM): one must be forgotten first. */
+  memory_full: 409,
   /** An approval that waited past DUET_APPROVAL_TTL_MS: nothing was run. */
   approval_expired: 410,
   payload_too_large: 413,
@@ -91,6 +93,7 @@ export function describeForUser(err: unknown): string {
     case "room_busy":
       return "This room has too many requests waiting. Please wait for the current answers and try again.";
     case "over_budget":
+    case "memory_full":
       return err.message;
     case "model_timeout":
       return "The AI model took too long to answer. Please try again in a moment.";

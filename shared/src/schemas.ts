@@ -234,7 +234,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -262,6 +262,8 @@ export const auditEntrySchema = z.object({
   /** For `repo` and `repo-removed` entries: the repository (owner/name) linked or unlinked, and the branch named (none: its default). */
   repo: z.string().optional(),
   branch: z.string().optional(),
+  /** For `remember` and `forget` entries: the fact pinned or unpinned. */
+  fact: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

@@ -91,8 +91,16 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} removed schedule ${e.scheduleId ?? "?"}`;
       case "scheduled-run":
         return `schedule ${e.scheduleId ?? "?"} asked ${name.command(shortCommand(e.ask ?? ""))}, set by ${who(e.requestedBy)}`;
+      case "repo":
+        return `${who(e.requestedBy)} linked the repository ${name.command(`${e.repo ?? "?"}${e.branch ? `@${e.branch}` : ""}`)}`;
+      case "repo-removed":
+        return `${who(e.requestedBy)} unlinked the repository ${name.command(e.repo ?? "?")}`;
+      case "remember":
+        return `${who(e.requestedBy)} pinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
+      case "forget":
+        return `${who(e.requestedBy)} unpinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
     }
-  })();
+  })() satisfies string;
   return `${when(e.at)} · ${what}${ending(e, who)}`;
 }
 

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
+import { memoryRoutes } from "./memory-routes.ts";
 import { send, withRoom, type RoomApp } from "./rooms.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
 import { turnRoutes } from "./turn-routes.ts";
@@ -21,6 +22,10 @@ roomRoutes.route("/", controlRoutes);
 roomRoutes.route("/deliveries", deliveryRoutes);
 roomRoutes.route("/schedules", scheduleRoutes);
 roomRoutes.route("/files", fileRoutes);
+roomRoutes.route("/memory", memoryRoutes);
 
-// `?userId=`: who reset the room, recorded in its emptied audit.
-roomRoutes.delete("/", async (c) => send(await c.var.room.cleanup(resetBy(c.req.query("userId")))));
+// `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts.
+roomRoutes.delete("/", async (c) => {
+  const userId = resetBy(c.req.query("userId"));
+  return send(await c.var.room.cleanup(userId, userId !== undefined && c.req.query("keepMemory") === "1"));
+});

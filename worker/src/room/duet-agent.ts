@@ -9,6 +9,7 @@ import type {
   ModelRequest,
   PolicyRequest,
   RepoRequest,
+  PinFactRequest,
   ScheduleRequest,
   StopRequest,
   UnscheduleRequest,
@@ -178,6 +179,19 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok(await this.room.removeRepo(userId)));
   }
 
+  /** The facts people pinned here. */
+  async memory(): Promise<Outcome> {
+    return guard(async () => ok(this.room.facts.view()));
+  }
+
+  async remember(req: PinFactRequest): Promise<Outcome> {
+    return guard(async () => ok(this.room.remember(req)));
+  }
+
+  async forget(n: number, userId?: string): Promise<Outcome> {
+    return guard(async () => ok(this.room.forget(n, userId)));
+  }
+
   /** Runs or skips a command proposed under `approve`. */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     return guard(() => this.room.turns.decide(approvalId, req));
@@ -211,8 +225,9 @@ export class DuetAgent extends Agent<Env> {
   }
 
   /** Empties this room and every room under it (see Room.clean); `resetBy` is the person who asked, if one did. */
-  async cleanup(resetBy?: string): Promise<Outcome> {
-    return guard(() => this.room.clean(resetBy));
+  /** `keepMemory`: a person's reset that keeps the pinned facts (the room's deletion never does). */
+  async cleanup(resetBy?: string, keepMemory = false): Promise<Outcome> {
+    return guard(() => this.room.clean(resetBy, keepMemory));
   }
 
   /** A room under this one (a thread under its channel, a channel under its workspace) announces itself; answers what it inherits. */

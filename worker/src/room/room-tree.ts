@@ -20,7 +20,7 @@ export interface ParentRoom {
 /** The RPCs one room makes to another (its parent, its children): a narrow view of the room's stub. */
 export interface RoomPeer extends ParentRoom {
   /** Empties the room (see Room.clean); answers its Outcome, whose body lists any `errors`. */
-  cleanup(resetBy?: string): Promise<{ status: number; body: unknown }>;
+  cleanup(resetBy?: string, keepMemory?: boolean): Promise<{ status: number; body: unknown }>;
   inheritPolicy(inherited: Inherited): Promise<void>;
   /** The room's own model usage entries (a thread room's, added up by its channel). */
   usageEntries(): Promise<UsageEntry[]>;

@@ -6,6 +6,9 @@ import {
   type PolicyRequest,
   type PolicyResponse,
   type RepoRequest,
+  type PinFactRequest,
+  type PinResponse,
+  type ForgetResponse,
   type RepoResponse,
   type UsageResponse,
 } from "@duet/shared";
@@ -16,6 +19,7 @@ import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
 import { RoomRepoStore } from "../control/room-repo.ts";
+import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
@@ -60,6 +64,7 @@ export class Room {
   readonly control: RoomControl;
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
+  readonly facts: PinnedFacts;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -95,6 +100,7 @@ export class Room {
     this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
+    this.facts = new PinnedFacts(storage.sql);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.turns = new RoomTurns({
       roomId,
@@ -131,7 +137,7 @@ export class Room {
    * could not be cleaned stays listed, so the next clean-up tries it again.
    * `resetBy`: the person who asked, if one did (see RoomControl.reset).
    */
-  async clean(resetBy?: string): Promise<Outcome> {
+  async clean(resetBy?: string, keepMemory = false): Promise<Outcome> {
     // A person's reset keeps the usage, so it does not reset a budget.
     this.turns.reset(Boolean(resetBy));
     this.control.reset(resetBy);
@@ -143,9 +149,11 @@ export class Room {
       this.model.wipe();
       this.repo.wipe();
     }
+    // The pinned facts go unless the person resetting said to keep them.
+    if (!resetBy || !keepMemory) this.facts.wipe();
     const errors = await this.tree.cleanChildren(async (child) => {
       // A person's reset resets the rooms under this one the same way, so their audits are kept too.
-      const out = await this.peer(child).cleanup(resetBy);
+      const out = await this.peer(child).cleanup(resetBy, keepMemory);
       return (out.body as { errors?: string[] }).errors ?? [];
     });
     this.tree.forgetParent();
@@ -193,6 +201,30 @@ export class Room {
     });
     await this.handDown("model");
     return this.model.view();
+  }
+
+  /**
+   * Pins a fact (redacted first: a secret pasted into it is never kept) and
+   * audits it, together: two rows. The same fact again is found, not pinned twice.
+   */
+  remember(req: PinFactRequest): PinResponse {
+    const by = { userId: req.userId, ...(req.userName ? { userName: req.userName } : {}) };
+    const result = this.storage.transactionSync(() => {
+      const out = this.facts.pin(this.redact(req.fact), by, Date.now());
+      if (!out.already) this.control.audit.record([{ at: out.pinned.at, kind: "remember", fact: out.pinned.text, requestedBy: req.userId }]);
+      return out;
+    });
+    return { ...result, ...this.facts.view() };
+  }
+
+  /** Unpins fact number `n`, audited with who did it. */
+  forget(n: number, userId?: string): ForgetResponse {
+    const forgotten = this.storage.transactionSync(() => {
+      const gone = this.facts.forget(n);
+      this.control.audit.record([{ at: Date.now(), kind: "forget", fact: gone.text, ...(userId ? { requestedBy: userId } : {}) }]);
+      return gone;
+    });
+    return { forgotten, ...this.facts.view() };
   }
 
   /** The repository worked on here and where it comes from. A thread room asks its channel once, if no turn has yet. */
@@ -344,6 +376,7 @@ export class Room {
       warmSandbox: () => void executor?.warm(roomId),
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
+      pinnedFacts: () => this.facts.list().map(factLine),
       saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
     };
   }

@@ -16,6 +16,8 @@ export interface TurnDeps extends CommandDeps {
   model: () => ChatModel;
   /** Lines about the files people shared between two questions (received after `after`, up to `until`). */
   sharedFiles?: (after: number, until: number) => string[];
+  /** The room's pinned facts as the model reads them, one line each. */
+  pinnedFacts?: () => string[];
   /** A workspace file the model attached, as the answer lists it, or the note that says why it is not there. */
   attach?: (path: string) => Promise<Attachment | string>;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
@@ -194,7 +196,7 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
   const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
-  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? []);
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? []);
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };

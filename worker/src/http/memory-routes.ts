@@ -1,0 +1,24 @@
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import { DuetError, FACTS_PER_ROOM, pinFactRequestSchema } from "@duet/shared";
+import { jsonBody } from "../request.ts";
+import { resetBy } from "./control-routes.ts";
+import { send, type RoomApp } from "./rooms.ts";
+
+/** A room's pinned facts (mounted at `/memory` in room-routes.ts, which puts the room on `c.var`). */
+export const memoryRoutes = new Hono<RoomApp>();
+
+memoryRoutes.get("/", async (c) => send(await c.var.room.memory()));
+memoryRoutes.post("/", jsonBody(pinFactRequestSchema), async (c) => send(await c.var.room.remember(c.req.valid("json"))));
+
+// `/memory/3?userId=U1`: forget fact 3, as the list numbers it; the number is checked before any room is woken.
+const factNumber = validator("param", (params: { n?: string }) => ({ n: factNumberOf(params.n) }));
+memoryRoutes.delete("/:n", factNumber, async (c) => send(await c.var.room.forget(c.req.valid("param").n, resetBy(c.req.query("userId")))));
+
+function factNumberOf(raw: string | undefined): number {
+  const n = /^\d{1,4}$/.test(raw ?? "") ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= FACTS_PER_ROOM)) {
+    throw new DuetError("invalid_request", "invalid request", { details: { n: [`Fact number must be a whole number from 1 to ${FACTS_PER_ROOM}`] } });
+  }
+  return n;
+}
