@@ -5,9 +5,10 @@ import { onOutputClosed, onStopSignals } from "@duet/shared/stop-signals";
 import { DUET_DIR, REPO_ROOT, TOKENS_FILE, devTokens, forwardedArgs } from "./dev-env.ts";
 import { WorkerConfigError, parseWorkerFlags, spawnWorker, type WorkerFlags } from "./dev-worker.ts";
 import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./dev/config.ts";
-import { watchLaunchers } from "./dev/launchers.ts";
+import { readStat, watchLaunchers } from "./dev/launchers.ts";
 import { signalGroup, stopGroup, supervise, type Supervised } from "./dev/processes.ts";
 import { portFree, waitUntilAnswering } from "./dev/ready.ts";
+import { workerNoise } from "./dev/worker-noise.ts";
 import { modelEndpointProblem } from "./model-probe.ts";
 
 /**
@@ -33,7 +34,13 @@ Options (passed on to the Worker):
   --ip ADDRESS        the address the Worker listens on (default 127.0.0.1)
   --persist-to DIR    where the Worker keeps its state (default .duet/state)
   --var NAME:VALUE    one more variable for the Worker
+  --background        started in the background by a script or service (also
+                      DUET_DEV_DETACHED=1): keeps running after the script that
+                      started it exits; SIGTERM to its process group stops it
   --help              this text`;
+
+/** Not the Worker's: how `pnpm dev` itself runs. */
+const BACKGROUND_FLAG = "--background";
 
 const say = (line: string) => console.log(line);
 const shown = (path: string) => (relative(process.cwd(), path).startsWith("..") ? path : relative(process.cwd(), path) || ".");
@@ -132,7 +139,9 @@ function probeHost(ip: string | undefined): string {
 }
 
 async function main(): Promise<void> {
-  const args = forwardedArgs(process.argv.slice(2));
+  const given = forwardedArgs(process.argv.slice(2));
+  const detached = given.includes(BACKGROUND_FLAG) || process.env.DUET_DEV_DETACHED === "1";
+  const args = given.filter((a) => a !== BACKGROUND_FLAG);
   if (args.includes("--help") || args.includes("-h")) {
     say(DEV_USAGE);
     process.exit(0);
@@ -153,7 +162,8 @@ async function main(): Promise<void> {
   // Output piped to a reader that went away (tee ended by the same Ctrl-C): stop everything all the same, quietly.
   onOutputClosed(() => void shutdown("output closed, stopping everything", 0));
   // A SIGTERM to npm or pnpm, or their parent dying, reaches no one down here: watch for it.
-  watchLaunchers((why) => void shutdown(`${why}; stopping everything`, 0));
+  // In the background the parent (a script) is meant to go away: only npm or pnpm exiting counts.
+  watchLaunchers((why) => void shutdown(`${why}; stopping everything`, 0), detached);
 
   // Looked at while the rest starts; the summary says what it found.
   const modelIssue = modelProblem(config, process.env.OPENAI_API_KEY);
@@ -168,7 +178,8 @@ async function main(): Promise<void> {
   const workerUrl = `http://${probeHost(flags.ip)}:${config.workerPort}`;
   const workerEnv = { ...process.env, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: sandbox.url };
   const worker = watch(
-    supervise("worker", spawnWorker(args, workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say),
+    // wrangler's bindings table and workerd's hang-up notices are dropped: the summary below says what runs.
+    supervise("worker", spawnWorker(args, workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say, workerNoise()),
   );
   say(`[dev] starting the Worker on ${workerUrl} (sandbox at ${sandbox.url})...`);
   const ready = await waitUntilAnswering([`${workerUrl}/health`, `${sandbox.url}/api/ping`], Date.now() + READY_TIMEOUT_MS, () => stopping);
@@ -183,7 +194,11 @@ async function main(): Promise<void> {
 
   say("[dev] running:");
   for (const line of summary(config, workerUrl, worker, sandbox, bots, await modelIssue)) say(line);
-  say("[dev] ready. Ctrl-C stops everything.");
+  say(
+    detached
+      ? `[dev] ready, in the background. SIGTERM to its process group stops everything: kill -TERM -- -${readStat(process.pid)?.pgid ?? process.pid}`
+      : "[dev] ready. Ctrl-C stops everything.",
+  );
 }
 
 main().catch((err: unknown) => {

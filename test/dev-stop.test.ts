@@ -1,7 +1,8 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, rmSync, rmdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { liveGroupMembers } from "../scripts/dev/processes.ts";
 import { portFree } from "../scripts/dev/ready.ts";
 import { cleanEnv, descendants, executorCgroups, mountsUnder, processes, stillRunning, tempHome, watchOutput, type WatchedOutput } from "./helpers/dev-processes.ts";
 import { quietPort } from "./helpers/ports.ts";
@@ -30,6 +31,8 @@ afterEach(async () => {
       process.kill(-s.child.pid!, "SIGKILL");
       await s.exited;
     }
+    // A background start outlives the shell that led its group.
+    if (liveGroupMembers(s.child.pid!).length > 0) process.kill(-s.child.pid!, "SIGKILL");
     // What a failed stop left mounted, so the folder can go.
     for (const at of mountsUnder(s.home).reverse()) execFileSync("umount", ["-l", at]);
     for (const dir of executorCgroups(join(s.home, "sandboxes"))) {
@@ -79,6 +82,13 @@ async function expectNothingLeft(stack: Stack, pids: number[]): Promise<void> {
   await expect(portFree(stack.workerPort)).resolves.toBeUndefined();
 }
 
+/** A healthy start shows Duet's summary, not wrangler's bindings table or a workerd stack. */
+function expectQuietStart(output: string): void {
+  expect(output).toContain("[dev] running:");
+  expect(output).not.toMatch(/following bindings|Binding\s+Resource|env\.DUET_AGENT/);
+  expect(output).not.toMatch(/kj\/|kj::|Broken pipe|^\S*\s*stack: /m);
+}
+
 describe("npm run dev stops everything it started", () => {
   it("on Ctrl-C in a terminal (the Worker on the port --port names)", async () => {
     // util-linux `script` gives npm a pseudo-terminal; a Ctrl-C typed into it reaches the whole foreground group.
@@ -89,6 +99,7 @@ describe("npm run dev stops everything it started", () => {
     expect(stack.output()).toContain("[dev] SIGINT received, stopping everything");
     expect(stack.output()).toContain("[dev] stopped");
     await expectNothingLeft(stack, pids);
+    expectQuietStart(stack.output());
   }, 240_000);
 
   it("when its output's reader is gone and its process group gets SIGTERM, as from a service manager", async () => {
@@ -103,4 +114,41 @@ describe("npm run dev stops everything it started", () => {
     // Quietly: no stack trace on the stderr that still goes somewhere.
     expect(stack.output().slice(before.length)).not.toMatch(/EPIPE|Error|    at /);
   }, 240_000);
+});
+
+describe("npm run dev in the background", () => {
+  it("keeps running after the script that started it exits, answers /health, and stops everything on SIGTERM to its group", async () => {
+    const home = tempHome();
+    const workerPort = await quietPort();
+    const env = cleanEnv({ DUET_HOME: home, DUET_WORKER_PORT: String(workerPort), SANDBOX_PORT: String(await quietPort()) });
+    const log = join(home, "dev.log");
+    // As a deploy script does it: the shell starts npm in the background, waits until it is ready, and exits.
+    const waitReady = `until grep -q 'dev\\] ready' '${log}' 2>/dev/null; do sleep 0.5; kill -0 $! 2>/dev/null || exit 3; done`;
+    const script = spawn("sh", ["-c", `nohup npm run dev -- --background >'${log}' 2>&1 & ${waitReady}`], { cwd: REPO_ROOT, env, detached: true, stdio: "ignore" });
+    const group = script.pid!;
+    const read = () => (existsSync(log) ? readFileSync(log, "utf8") : "");
+    const exited = new Promise<number | null>((resolve) => script.once("exit", resolve));
+    started.push({ child: script, home, workerPort, output: read, waitFor: () => Promise.resolve(), exited });
+    expect(await exited, read()).toBe(0);
+    // Several looks of the launcher watch later, it still runs and answers.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(read()).toContain("[dev] ready, in the background");
+    expect(read()).not.toContain("stopping everything");
+    expect((await fetch(`http://127.0.0.1:${workerPort}/health`)).status).toBe(200);
+    const ran = await new Promise<string>((resolve) =>
+      execFile(TSX, ["scripts/duet-cli.ts", "run", "background", "echo ran"], { cwd: REPO_ROOT, env: cleanEnv({ DUET_HOME: home, DUET_WORKER_URL: `http://127.0.0.1:${workerPort}` }), timeout: 60_000 }, (_e, out, err) => resolve(out + err)),
+    );
+    expect(ran).toContain("│ ran");
+    expect(mountsUnder(home).length).toBeGreaterThan(0);
+    const pids = liveGroupMembers(group);
+    expectQuietStart(read());
+
+    process.kill(-group, "SIGTERM");
+    for (const deadline = Date.now() + 60_000; liveGroupMembers(group).length > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 250));
+    expect(read()).toContain("[dev] stopped");
+    expect(mountsUnder(home)).toEqual([]);
+    expect(executorCgroups(join(home, "sandboxes"))).toEqual([]);
+    expect(await stillRunning(pids, home)).toEqual([]);
+    await expect(portFree(workerPort)).resolves.toBeUndefined();
+  }, 300_000);
 });

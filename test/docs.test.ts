@@ -45,7 +45,7 @@ const packageScripts = (name: string): Record<string, string> => {
   return {};
 };
 /** Tools a reader brings, not Duet's: their commands are theirs to document. */
-const OUTSIDE_TOOLS = new Set(["docker", "cp", "npx", "apt-get", "curl", "kubectl", "systemctl"]);
+const OUTSIDE_TOOLS = new Set(["docker", "cp", "npx", "apt-get", "curl", "kubectl", "systemctl", "until"]);
 
 /** What is wrong with one documented command, or null when everything it names exists. */
 export function commandProblem(line: string, settings: ReadonlySet<string>): string | null {
@@ -54,6 +54,7 @@ export function commandProblem(line: string, settings: ReadonlySet<string>): str
     const name = words.shift()!.split("=")[0]!;
     if (!settings.has(name)) return `sets ${name}, which no settings table documents`;
   }
+  if (words[0] === "nohup") words.shift();
   const [tool, ...rest] = words;
   if (tool === "npm" && rest[0] === "test") return null;
   if (tool === "npm" || tool === "pnpm") {

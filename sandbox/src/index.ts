@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { loadConfig, type ExecutorConfig } from "./config.ts";
-import { Executor } from "./executor.ts";
+import { Executor, StartupError } from "./executor.ts";
+import { lockRoot } from "./root-lock.ts";
 import { createExecutorServer } from "./server.ts";
 
 export { ConfigError, loadConfig, type ExecutorConfig } from "./config.ts";
@@ -26,13 +27,21 @@ export interface RunningExecutor {
  */
 export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log: (line: string) => void = (l) => console.warn(l)): Promise<RunningExecutor> {
   const config: ExecutorConfig = { ...loadConfig(process.env), ...overrides };
+  // Before anything touches the root: a second executor would unmount the first one's disks when it stops.
+  const lock = lockRoot(config.root);
+  if ("refused" in lock) throw new StartupError(lock.refused);
   const executor = new Executor(config);
-  await executor.start();
+  try {
+    await executor.start();
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   for (const warning of executor.warnings) log(`[sandbox] WARNING: ${warning}`);
 
   const server = createExecutorServer(executor, config.token);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (err) => void executor.stopAll().finally(() => reject(err)));
+    server.once("error", (err) => void executor.stopAll().finally(() => (lock.release(), reject(err))));
     server.listen(config.port, config.host, () => {
       server.off("error", reject);
       resolve();
@@ -55,6 +64,7 @@ export async function startExecutor(overrides: Partial<ExecutorConfig> = {}, log
         await executor.stopAll();
         server.closeAllConnections();
         await closed;
+        lock.release();
       })()),
   };
 }

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig, StartupError, startExecutor } from "./index.ts";
 
 // Start-up: refuse clearly (one line) when commands could not be sandboxed, warn loudly without isolation.
@@ -77,6 +77,16 @@ describe("config", () => {
 });
 
 describe("the CLI (pnpm dev:sandbox)", () => {
+  /** An executor a failed test left running is stopped as a person would, so its disks are unmounted before the folders go. */
+  const stopLeftovers = async (child: ReturnType<typeof spawn>, exited: Promise<number | null>) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  const leftovers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    await Promise.all(leftovers.splice(0).map((stop) => stop()));
+  });
+
   /** Runs src/main.ts with `env`; resolves when it exits, or when `until` matches its stdout. */
   function runCli(env: Record<string, string>, until?: RegExp) {
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
@@ -89,6 +99,7 @@ describe("the CLI (pnpm dev:sandbox)", () => {
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    leftovers.push(() => stopLeftovers(child, exited));
     const ready = new Promise<RegExpMatchArray>((resolve, reject) => {
       child.stdout.on("data", (d) => {
         stdout += d;
@@ -153,6 +164,38 @@ describe("the CLI (pnpm dev:sandbox)", () => {
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
   });
+
+  test("a second executor on the same root is refused in one line and the first keeps working; a dead one's lock is taken over", async () => {
+    const root = tmpRoot();
+    const first = runCli({ SANDBOX_TOKEN: "cli-token", SANDBOX_ROOT: root }, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, url] = await first.ready;
+    expect(await (await execute(url, "cli-token")).json()).toMatchObject({ exitCode: 0, stdout: "ran\n" });
+
+    const second = runCli({ SANDBOX_TOKEN: "cli-token", SANDBOX_ROOT: root }, /listening on/);
+    // Were it to start, its stop would unmount the first one's disks and remove the shared cgroup: do that, so the damage shows.
+    const startedToo = await Promise.race([second.ready.then(() => true), second.exited.then(() => false)]);
+    if (startedToo) second.child.kill("SIGTERM");
+    const code = await second.exited;
+    expect(await (await execute(url, "cli-token")).json()).toMatchObject({ exitCode: 0, stdout: "ran\n" });
+    expect(code).toBe(1);
+    const lines = second.out().stderr.trim().split("\n");
+    expect(lines).toEqual([`another sandbox executor (pid ${first.child.pid}) is already using SANDBOX_ROOT ${root}: stop it first, or give this one another SANDBOX_ROOT`]);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    // SIGKILL leaves the lock behind; its pid runs no more, so the next start takes it over.
+    const killed = runCli({ SANDBOX_TOKEN: "cli-token", SANDBOX_ROOT: root }, /listening on/);
+    await killed.ready;
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    expect(readFileSync(join(root, "executor.pid"), "utf8").trim()).toBe(String(killed.child.pid));
+    const next = runCli({ SANDBOX_TOKEN: "cli-token", SANDBOX_ROOT: root }, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, nextUrl] = await next.ready;
+    expect(await (await execute(nextUrl, "cli-token")).json()).toMatchObject({ exitCode: 0, stdout: "ran\n" });
+    next.child.kill("SIGTERM");
+    expect(await next.exited).toBe(0);
+    expect(existsSync(join(root, "executor.pid"))).toBe(false);
+  }, 60_000);
 
   test("SANDBOX_TOKEN=none-i-know starts an open executor, with a warning", async () => {
     const cli = runCli({ SANDBOX_TOKEN: "none-i-know" }, /listening on (http:\/\/127\.0\.0\.1:\d+)/);

@@ -55,6 +55,15 @@ describe("renderRun", () => {
     expect(text).toMatch(/│ … 4,961 lines \([\d,]+ characters\) omitted; the CLI shows about 40 lines of a command's output …\n/);
   });
 
+  it("says under output the sandbox cut that its last line shown is not the command's last", () => {
+    const kept = Array.from({ length: 3_000 }, (_, i) => `line ${i}`).join("\n");
+    const text = renderRun(run({ stdout: kept, truncated: true }), plain);
+    expect(text.split("\n")[1]).toBe("  exit 0 · 12 ms · output truncated");
+    expect(text.split("\n").at(-2)).toBe("  │ line 2999");
+    expect(text.split("\n").at(-1)).toBe("  (the command printed more than was kept: this ends where the kept part ends, not where its output did)");
+    expect(renderRun(run({ stdout: "short\n" }), plain)).not.toContain("more than was kept");
+  });
+
   it("cuts one very long line by characters", () => {
     const text = renderRun(run({ stdout: "y".repeat(60_000) }), plain);
     expect(text.length).toBeLessThan(TERMINAL_OUTPUT_CHARS + 200);
@@ -113,6 +122,14 @@ describe("renderExec, renderHistory, renderReset", () => {
     expect(second).toMatch(/^2026-01-0\d \d\d:\d\d:06 duet: Here:$/);
     expect(text).toContain("\n    Output (ls):\n    a.txt");
     expect(renderHistory("demo", [], plain)).toBe("(no messages in demo yet)");
+  });
+
+  it("marks a question a schedule asked as the schedule's, not as typed by the person who set it", () => {
+    const text = renderHistory("demo", [
+      { role: "user", userId: "cli:alice", text: "check disk", ts: Date.UTC(2026, 0, 2, 3, 4, 5), schedule: "3f9a1c2b" },
+      { role: "agent", text: "Fine.", ts: Date.UTC(2026, 0, 2, 3, 4, 6) },
+    ], plain);
+    expect(text.split("\n")[0]).toMatch(/^2026-01-0\d \d\d:\d\d:05 schedule 3f9a1c2b: check disk$/);
   });
 
   it("reports a reset, and a partial one", () => {

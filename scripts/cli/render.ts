@@ -42,6 +42,9 @@ export const TERMINAL_OUTPUT_CHARS = 6_000;
 /** Ends the marker line where output was cut, so the reader knows it was the CLI's screenful and not the command. */
 const CUT_NOTE = `the CLI shows about ${TERMINAL_OUTPUT_LINES} lines of a command's output`;
 
+/** Under output the sandbox or the Worker cut: its end shown is not the command's. */
+const CUT_BEFORE_END = "(the command printed more than was kept: this ends where the kept part ends, not where its output did)";
+
 export interface Style {
   bold(s: string): string;
   dim(s: string): string;
@@ -79,6 +82,8 @@ export function renderRun(run: RunResult, style: Style): string {
     const shown = headTailLines(output, TERMINAL_OUTPUT_LINES, TERMINAL_OUTPUT_CHARS, CUT_NOTE).text;
     for (const line of shown.split("\n")) lines.push(`  ${style.dim("│")} ${line}`);
   }
+  // Only the start of a long output is kept: the last line above is where what was kept ends.
+  if (run.truncated) lines.push(`  ${style.yellow(CUT_BEFORE_END)}`);
   return lines.join("\n");
 }
 
@@ -119,7 +124,8 @@ export function renderHistory(room: string, messages: readonly DuetMessage[], st
   if (messages.length === 0) return style.dim(`(no messages in ${room} yet)`);
   return messages
     .map((m) => {
-      const who = m.role === "agent" ? style.green("duet") : style.cyan(m.userId || "user");
+      // A schedule's run is the schedule's question, not something the person typed then.
+      const who = m.role === "agent" ? style.green("duet") : m.schedule ? style.yellow(`schedule ${m.schedule}`) : style.cyan(m.userId || "user");
       const text = inert(m.text).replace(/\n/g, "\n    ");
       return `${style.dim(formatTs(m.ts))} ${style.bold(who)}: ${text}`;
     })

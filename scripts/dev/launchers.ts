@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
 
+/** Set by npm and pnpm in the environment of the script they run (and inherited below it). */
+const SCRIPT_MARK = "npm_lifecycle_event=";
+
 /**
  * The processes that launched `pnpm dev` (npm or pnpm, the `sh -c` of the script, tsx)
  * and whatever started them. A service manager or a script that stops the top one,
@@ -7,6 +10,11 @@ import { readFileSync } from "node:fs";
  * own parent is gone, and the shell of a script dies without passing SIGTERM on. So
  * `pnpm dev` watches its launchers: when one of them exits, or the topmost is
  * orphaned (its parent died), it stops everything it started.
+ *
+ * Started in the background (`--background` or DUET_DEV_DETACHED=1: a script's
+ * `nohup npm run dev &`, after which the script exits), the script going away is
+ * expected: only the package manager and what it ran are watched, and only for
+ * exiting (npm stopped by a SIGTERM of its own), never for losing their parent.
  */
 
 interface Stat {
@@ -43,12 +51,37 @@ export function launchers(pid = process.pid): { pid: number; ppid: number }[] {
   return chain;
 }
 
-/** Which launcher is gone or orphaned, if one is. */
-export function launcherGone(chain: readonly { pid: number; ppid: number }[]): string | null {
+/**
+ * Whether `pid` runs this same package-manager script (or below it): its environment names
+ * the script as ours does. The package manager itself, and whatever started it, name none,
+ * or another (a script started from `npx` or another npm script carries that one's).
+ */
+function inScript(pid: number, mark: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(mark);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The launchers a background start watches: those running the package manager's script,
+ * up to and including the package manager (the first without the script's mark). None
+ * when `pnpm dev` was not started through a package manager.
+ */
+export function packageManagerLaunchers(chain: readonly { pid: number; ppid: number }[], script = process.env.npm_lifecycle_event): { pid: number; ppid: number }[] {
+  if (!script) return [];
+  const mark = SCRIPT_MARK + script;
+  const end = chain.findIndex((l) => !inScript(l.pid, mark));
+  return end === -1 ? [...chain] : chain.slice(0, end + 1);
+}
+
+/** Which launcher is gone or orphaned, if one is; `detached`, only one that exited counts. */
+export function launcherGone(chain: readonly { pid: number; ppid: number }[], detached = false): string | null {
   for (const { pid, ppid } of chain) {
     const now = readStat(pid);
     if (!now) return `the process that started pnpm dev (pid ${pid}) exited`;
-    if (now.ppid !== ppid) return `the process that started pnpm dev (pid ${pid}) lost its parent (pid ${ppid})`;
+    if (!detached && now.ppid !== ppid) return `the process that started pnpm dev (pid ${pid}) lost its parent (pid ${ppid})`;
   }
   return null;
 }
@@ -56,11 +89,11 @@ export function launcherGone(chain: readonly { pid: number; ppid: number }[]): s
 /** How often to look: a stop within a second or two is what a service manager's timeout allows for. */
 const WATCH_MS = 500;
 
-/** Calls `onGone` once a launcher is gone; the returned function stops watching. */
-export function watchLaunchers(onGone: (why: string) => void): () => void {
-  const chain = launchers();
+/** Calls `onGone` once a launcher is gone (`detached`: the background start's few, above); the returned function stops watching. */
+export function watchLaunchers(onGone: (why: string) => void, detached = false): () => void {
+  const chain = detached ? packageManagerLaunchers(launchers()) : launchers();
   const timer = setInterval(() => {
-    const why = launcherGone(chain);
+    const why = launcherGone(chain, detached);
     if (why) {
       clearInterval(timer);
       onGone(why);

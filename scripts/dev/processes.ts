@@ -17,14 +17,14 @@ export interface Supervised {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Prefixes each output line with `[name] `, unless the child already does. */
-export function supervise(name: string, child: ChildProcess, write: (line: string) => void): Supervised {
+/** Prefixes each output line with `[name] `, unless the child already does; lines `drop` picks are not written. */
+export function supervise(name: string, child: ChildProcess, write: (line: string) => void, drop: (line: string) => boolean = () => false): Supervised {
   if (child.pid === undefined) throw new Error(`${name} could not be started`);
   const prefix = `[${name}]`;
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on("line", (line) => {
-      if (line.trim() === "") return;
+      if (line.trim() === "" || drop(line)) return;
       write(line.startsWith(prefix) ? line : `${prefix} ${line}`);
     });
   }

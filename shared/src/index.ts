@@ -14,7 +14,7 @@ export { linkHost, MARKDOWN_LINK, unmaskLinks } from "./format/links.ts";
 export { dollars } from "./format/money.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
-export { headTail, headTailLines } from "./format/output.ts";
+export { combineOutput, headTail, headTailLines } from "./format/output.ts";
 export { describeRun } from "./format/run-view.ts";
 export { parseDuetCommand, readModel, readRunPolicy, sanitizeChatText, scheduleCommand, unscheduleCommand, type DuetCommand } from "./commands.ts";
 export * from "./flow/index.ts";

@@ -55,6 +55,8 @@ export const duetMessageSchema = z.object({
   ts: z.number(),
   /** An answer cut short by a stop: what it holds is what was written and run before. */
   stopped: z.boolean().optional(),
+  /** A question a schedule asked (its id), not one a person typed. */
+  schedule: z.string().optional(),
 });
 export type DuetMessage = z.infer<typeof duetMessageSchema>;
 

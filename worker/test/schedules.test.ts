@@ -107,6 +107,34 @@ describe("schedules: asks a room runs on its own", () => {
     expect(await modelCallsWith(`alarm-run-${room}`)).toHaveLength(1);
   });
 
+  it("the history marks a scheduled run's question as the schedule's, after a restart too; a typed one has no mark", async () => {
+    const room = freshRoom("cli-sched");
+    // A CLI room: no channel, the answers are kept in the room's history.
+    const { id, nextRunAt } = (await schedule(room, { when: "every 30m", ask: `SAY: marked-${room}`, target: undefined })).body.schedule as View;
+    expect((await send(room, "SAY: typed")).status).toBe(200);
+    await runDueAt(room, nextRunAt);
+    await until(async () => (await history(room)).length === 4, "the scheduled run in the history");
+    const asked = (await history(room)).filter((m) => m.role === "user") as { text: string; schedule?: string }[];
+    expect(asked.map((m) => [m.text, m.schedule])).toEqual([["SAY: typed", undefined], [`SAY: marked-${room}`, id]]);
+    await killRoom(room);
+    expect(((await history(room)).filter((m) => m.role === "user") as { schedule?: string }[]).map((m) => m.schedule)).toEqual([undefined, id]);
+  });
+
+  it("a turn keeping the room awake never pushes its alarm past a schedule due sooner (an `every 10s` ran every 30 s)", async () => {
+    const room = freshRoom("cli-sched");
+    await schedule(room, { when: "every day 09:00 Europe/Berlin", ask: `SAY: soon-${room}` });
+    // A schedule due in 5 s, as `every 10s` is right after a run, with the alarm armed for it.
+    const soon = Date.now() + 5_000;
+    await inRoom(roomStub(room), async (agent) => {
+      agent.ctx.storage.sql.exec(`UPDATE duet_schedules SET next_at = ?`, soon);
+      await agent.room.schedules.arm();
+    });
+    expect(await alarmAt(room)).toBe(soon);
+    // A turn arms the keep-awake alarm 30 s out; the scheduled run's own turn does the same.
+    expect((await send(room, "SAY: a turn meanwhile")).status).toBe(200);
+    expect(await alarmAt(room)).toBe(soon);
+  });
+
   it("survives a restart: the schedule is kept and the alarm still armed for it", async () => {
     const room = freshRoom("cli-sched");
     const { id, nextRunAt } = (await schedule(room, { when: "0 9 * * 1-5 America/New_York", ask: `SAY: after-restart-${room}` })).body.schedule as View;

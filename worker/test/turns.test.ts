@@ -9,11 +9,11 @@ async function rowsWritten(room: string): Promise<number> {
 }
 
 describe("turns: model, <run> tags and history", () => {
-  it("runs <run> commands in order and reports each as an Output (cmd): section", async () => {
+  it("runs <run> commands in order and reports each as a section headed by how it ended, with its stderr", async () => {
     const room = freshRoom();
     const { status, body } = await send(room, "SAY: Two steps. <run>echo first</run> then <run>echo second; echo oops >&2; exit 3</run>");
     expect(status).toBe(200);
-    expect(body.reply).toBe("Two steps. `echo first` then\n\nOutput (echo first):\nfirst\n\n\nOutput (echo second; echo oops >&2; exit 3):\nsecond");
+    expect(body.reply).toBe("Two steps. `echo first` then\n\nOutput (echo first):\nfirst\n\nFailed with exit code 3 (echo second; echo oops >&2; exit 3):\nsecond\n--- stderr ---\noops");
     expect(body.reply).not.toContain("<run>");
     expect(body.explanation).toBe("Two steps. `echo first` then");
     expect(body.runs).toMatchObject([
@@ -30,11 +30,14 @@ describe("turns: model, <run> tags and history", () => {
     expect(body.reply).toContain("Output (true):\n[no output]");
   });
 
-  it("cuts reply summaries at 500 characters and runs at 64 KiB, marking truncation", async () => {
+  it("cuts reply summaries to 500 characters around a marker and runs at 64 KiB, saying the end shown is the end of what was kept", async () => {
     const room = freshRoom();
     const { body } = await send(room, "SAY: big <run>head -c 100000 /dev/zero | tr '\\0' a</run>");
     const summary = body.reply.split("Output (head -c 100000 /dev/zero | tr '\\0' a):\n")[1];
-    expect(summary).toBe("a".repeat(500));
+    const [kept, cutNote] = [summary.slice(0, summary.lastIndexOf("\n")), summary.slice(summary.lastIndexOf("\n") + 1)];
+    expect(kept.length).toBeLessThanOrEqual(500);
+    expect(kept).toMatch(/^a+\n… 1 line \([\d,]+ characters\) omitted …\na+$/);
+    expect(cutNote).toBe("[the command printed more than was kept: this is the end of what was kept, not of its output]");
     expect(body.runs[0].stdout.length).toBe(64 * 1024);
     expect(body.runs[0].truncated).toBe(true);
   });

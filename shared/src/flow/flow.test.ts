@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client.ts";
 import { CLAIM_HEADER } from "../claims.ts";
+import { parseDuetCommand } from "../commands.ts";
 import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../schemas.ts";
 import { queuedNote } from "../words/queue.ts";
 import { ask, help, history, reset, run, runCommand } from "./flow.ts";
@@ -75,6 +76,18 @@ describe("ask", () => {
     expect(await ask(deps, surface, asker, " \u200b\u0007 ", "Say something after @Duet.")).toBe("answered");
     expect(seen.events).toEqual(["post:hint"]);
     expect(seen.posted).toEqual([{ kind: "hint", text: "Say something after @Duet." }]);
+  });
+
+  it("refuses a question past 8,000 characters without the Worker, in the words the typed `ask` uses", async () => {
+    const { deps, seen, surface } = setup();
+    const long = "why? ".repeat(2_000);
+    expect(await ask(deps, surface, asker, long)).toBe("failed");
+    expect(seen.events).toEqual(["post:error"]);
+    const typed = parseDuetCommand(`ask ${long}`);
+    expect(typed.kind === "help" && typed.problem).toBe("That question is 9,999 characters long; Duet accepts at most 8,000. Please shorten it.");
+    expect(seen.posted).toEqual([{ kind: "error", code: "payload_too_large", text: typed.kind === "help" && typed.problem }]);
+    // Exactly at the limit it is asked.
+    expect(await ask(deps, surface, asker, "x".repeat(8_000))).toBe("answered");
   });
 
   it("posts a failure in the shared words, with its code, and logs it", async () => {

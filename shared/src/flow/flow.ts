@@ -3,7 +3,9 @@ import { sanitizeChatText } from "../format/sanitize.ts";
 import { answeredElsewhere, attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
+import { TEXT_MAX_CHARS } from "../limits.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
+import { tooLong } from "../words/usage.ts";
 import { queuedNote } from "../words/queue.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
@@ -27,6 +29,10 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   surface = redacting(surface, deps.secrets);
   const question = sanitizeChatText(text);
   if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
+  // Measured here as the typed `ask` is, so every front end says it in one way, before the Worker refuses it in its own.
+  if (question.length > TEXT_MAX_CHARS) {
+    return outcome(false, await surface.post({ kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
+  }
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
   };

@@ -33,6 +33,7 @@ import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
+import { armAlarmBy } from "../storage/alarm.ts";
 import type { WriteMeter } from "../storage/sql-meter.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "../turns/room-turns.ts";
@@ -110,7 +111,8 @@ export class Room {
       control: this.control,
       deps: () => this.turnDeps(),
       atomically: (fn) => storage.transactionSync(fn),
-      setAlarm: (at) => storage.setAlarm(at),
+      // Never later than it is armed: the keep-awake alarm must not push a schedule due sooner (an `every 10s`) back to 30 s.
+      setAlarm: (at) => armAlarmBy(storage, at),
       overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
     });

@@ -4,6 +4,7 @@ import { outcomeOf, type Outcome } from "../outcome.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import type { DueRun, Schedules } from "../schedules/schedules.ts";
 import { armAlarmBy } from "../storage/alarm.ts";
+import { scheduleRunKey } from "../storage/schedule-run-key.ts";
 import type { TurnLedger } from "../storage/turn-ledger.ts";
 
 /** What running a room's schedules needs from the room. */
@@ -80,7 +81,7 @@ export class ScheduledRuns {
     // The schedule's id in the place marks a scheduled answer: the bot posts it as a new message, and the outbox offers it at once.
     const deliver: DeliveryTarget | undefined = target && { platform: target.platform, place: { ...target.place, schedule: schedule.id } };
     // The due time in the key: an alarm that fires again for the same run joins that turn instead of asking twice.
-    const key = `schedule-${schedule.id}-${dueAt}`;
+    const key = scheduleRunKey(schedule.id, dueAt);
     const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: key, ...(deliver ? { deliver } : {}) };
     this.room
       .ask(request)

@@ -27,7 +27,7 @@ export class HistoryView {
   /** A turn just joined the history. */
   add(turn: AnsweredTurn): void {
     if (this.shown) {
-      const added = messagesOf(turn.userId, turn.userName ?? null, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true);
+      const added = messagesOf(turn.userId, turn.userName ?? null, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true, turn.scheduleId ?? null);
       this.shown.push(...added);
       this.shownJson.push(...added.map((m) => JSON.stringify(m)));
       if (this.shown.length > HISTORY_KEEP) {
@@ -63,7 +63,7 @@ export class HistoryView {
 
   private messages(): DuetMessage[] {
     if (this.shown) return this.shown;
-    this.shown = this.rows.shownLines().flatMap((r) => messagesOf(r.userId, r.userName, r.question, r.receivedAt, r.reply, r.answeredAt, r.stopped));
+    this.shown = this.rows.shownLines().flatMap((r) => messagesOf(r.userId, r.userName, r.question, r.receivedAt, r.reply, r.answeredAt, r.stopped, r.scheduleId));
     this.shownJson = this.shown.map((m) => JSON.stringify(m));
     return this.shown;
   }
@@ -84,14 +84,19 @@ function messagesOf(
   reply: string,
   answeredAt: number,
   stopped: boolean,
+  scheduleId: string | null,
 ): DuetMessage[] {
   // Literals rather than spreads: built for every answered turn (keys in the order the API has always sent them).
-  return [
+  const asked: DuetMessage =
     userId === null
       ? { role: "user", text: question, ts: receivedAt }
       : userName
         ? { role: "user", userId, userName, text: question, ts: receivedAt }
-        : { role: "user", userId, text: question, ts: receivedAt },
+        : { role: "user", userId, text: question, ts: receivedAt };
+  // A schedule's run is marked as such: nobody typed it then.
+  if (scheduleId !== null) asked.schedule = scheduleId;
+  return [
+    asked,
     stopped ? { role: "agent", text: reply, ts: answeredAt, stopped: true } : { role: "agent", text: reply, ts: answeredAt },
   ];
 }

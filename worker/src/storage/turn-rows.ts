@@ -2,6 +2,7 @@ import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
 import { addColumns, migrateMessageRows } from "./ledger-migration.ts";
 import { OUTBOX_COLUMNS } from "../outbox/outbox-columns.ts";
+import { scheduleOfKey } from "./schedule-run-key.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 import { USAGE_COLUMNS, UsageRows } from "./usage-rows.ts";
 import type { UsageTotals } from "../usage/usage-entries.ts";
@@ -162,7 +163,7 @@ export class TurnRows {
     this.index.update(turn.slot, turn.seq, { status: "done", shown: true });
     if (answer.usage) this.usage.answered(turn.slot, { userId: turn.userId, userName: turn.userName ?? null, at: now, usage: answer.usage });
     const { seq, userId, userName, question, receivedAt } = turn;
-    return { ...rest, reply, seq, userId, userName: userName ?? null, question, receivedAt, modelText, answeredAt: now };
+    return { ...rest, reply, seq, userId, userName: userName ?? null, question, receivedAt, modelText, answeredAt: now, scheduleId: scheduleOfKey(turn.idemKey) };
   }
 
   /**
@@ -242,10 +243,10 @@ export class TurnRows {
   }
 
   /** What the history shows of its newest turns (no model text, no runs), oldest first. */
-  shownLines(): { userId: string | null; userName: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean }[] {
+  shownLines(): { userId: string | null; userName: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean; scheduleId: string | null }[] {
     return this.sql
       .exec<Row>(
-        `SELECT user_id, user_name, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped FROM duet_ledger
+        `SELECT user_id, user_name, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped, idem_key FROM duet_ledger
          WHERE ${SHOWN} ORDER BY seq DESC LIMIT ?`,
         HISTORY_TURNS,
       )
@@ -259,6 +260,7 @@ export class TurnRows {
         reply: String(r.reply),
         answeredAt: Number(r.answered_at),
         stopped: Boolean(r.stopped),
+        scheduleId: scheduleOfKey(str(r.idem_key)),
       }));
   }
 

@@ -55,6 +55,8 @@ export interface AnsweredTurn extends StoredAnswer {
   /** The model's own text, <run> tags included, redacted; null for a note (a decision, a direct run) and for turns stored before it was kept. */
   modelText: string | null;
   answeredAt: number;
+  /** The schedule whose run asked it; absent for what a person asked. */
+  scheduleId?: string | null;
 }
 
 /** A line of history recorded whole, with no model turn behind it: a decision on a proposed command, or a direct run. */

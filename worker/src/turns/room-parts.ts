@@ -19,7 +19,7 @@ export interface RoomParts {
   deps: () => TurnDeps;
   /** Runs `fn` as one storage transaction (writes that must land together, or not at all). */
   atomically: (fn: () => void) => void;
-  /** Arms the room's alarm (a Durable Object alarm: no row is written). */
+  /** Arms the room's alarm for `at` at the latest (a Durable Object alarm: no row is written); one armed sooner, for a schedule, stays. */
   setAlarm: (at: number) => Promise<void>;
   /** Why a turn by this person may not start now (a daily token budget used up), or null. */
   overBudget?: (userId: string | null) => Promise<DuetError | null>;
