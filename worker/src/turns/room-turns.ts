@@ -10,7 +10,7 @@ import { followClaim } from "./claimants.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
-import { runTurn, UNKNOWN_OUTCOME } from "./run-turn.ts";
+import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
 import { speakerOf } from "../model/speakers.ts";
 import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
 import { killedBy, saveAfter, withHistory } from "./turn-outcomes.ts";
@@ -137,7 +137,7 @@ export class RoomTurns {
         return { answer: Promise.resolve(replay), channel: null, joined: true };
       }
     }
-    const redact = this.room.deps().redact;
+    const redact = this.deps().redact;
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
     const place = this.admit();
@@ -175,7 +175,7 @@ export class RoomTurns {
         if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
-        const deps = this.room.deps();
+        const deps = this.deps();
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live },
           { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
@@ -216,7 +216,7 @@ export class RoomTurns {
       });
       if (replay) return replay;
     }
-    const deps = this.room.deps();
+    const deps = this.deps();
     const userId = req.userId || null;
     const receivedAt = Date.now();
     const place = this.admit();
@@ -258,7 +258,7 @@ export class RoomTurns {
    */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     const { control, ledger } = this.room;
-    const deps = this.room.deps();
+    const deps = this.deps();
     control.check(approvalId, req);
     const place = this.admit();
     const decided = this.accept(place, () => control.decide(approvalId, req));
@@ -293,9 +293,18 @@ export class RoomTurns {
     return ok(body);
   }
 
-  /** Whether work is queued behind the one running: it will save the workspace when it is done, so this one need not. */
-  othersWaiting(): boolean {
-    return this.queue.waitingCount > 0;
+  /**
+   * The room's deps for one piece of work, with the workspace saved once the
+   * room's queue is done: work waiting behind this one will save for both.
+   */
+  private deps(): TurnDeps {
+    const { saves, ...deps } = this.room.deps();
+    if (!saves) return deps;
+    const saveWorkspace = (changed: boolean): Promise<string | null> => {
+      if (changed) saves.markChanged();
+      return this.queue.waitingCount > 0 ? Promise.resolve(null) : saves.flush();
+    };
+    return { ...deps, saveWorkspace };
   }
 
   /** Takes the room's next place in the queue (room_busy when full) and keeps the room awake until it is done. */
