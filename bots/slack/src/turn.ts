@@ -118,8 +118,8 @@ export const slackScope = (teamId: string): string => `slack-${teamId}`;
  * A question is claimed by its ask: the room (every delivery of the event
  * comes to the same one) refuses a second delivery's claim, so the 👀 goes out
  * beside the ask instead of after a claim's own round trip to the Worker
- * (measured: that round trip was most of the time to the 👀, and about a
- * quarter of the time to the answer). The 👀 is then only feedback: a repeat
+ * (that round trip would be most of the time to the 👀, and about a quarter
+ * of the time to the answer). The 👀 is then only feedback: a repeat
  * adds it again (`already_reacted`, harmless) and the room's answer decides.
  * Files and an empty mention act before or without a turn (an upload, a
  * hint), so they take the Worker's separate claim first: with no turn to

@@ -41,7 +41,7 @@ import { Outbox, type FeedPeer } from "../outbox/outbox.ts";
 import { Schedules } from "../schedules/schedules.ts";
 import { ScheduledRuns } from "./scheduled-runs.ts";
 import type { DeliveryPlatform } from "@duet/shared";
-import type { TurnDeps } from "../turns/run-turn.ts";
+import type { RoomDeps } from "../turns/room-parts.ts";
 import type { Vars } from "../vars.ts";
 import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 
@@ -365,7 +365,7 @@ export class Room {
     return this.executorSlot;
   }
 
-  private turnDeps(): TurnDeps {
+  private turnDeps(): RoomDeps {
     const { config, roomId } = this;
     const { executor, problem, saves } = this.executor();
     return {
@@ -379,13 +379,7 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       pinnedFacts: () => this.facts.list().map(factLine),
-      saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
+      ...(saves ? { saves } : {}),
     };
-  }
-
-  /** Saves once the room's queue is done: work waiting behind this turn saves for both. */
-  private saveAfterTurn(saves: WorkspaceSaves, changed: boolean): Promise<string | null> {
-    if (changed) saves.markChanged();
-    return this.turns.othersWaiting() ? Promise.resolve(null) : saves.flush();
   }
 }
