@@ -226,6 +226,39 @@ print("held", len(held))'`;
     expect(r).toMatchObject({ exitCode: 0, stdout: "hello from outside\n" });
   });
 
+  test("all: a UDP flood's cost in slirp4netns is held to the room's CPU share", async () => {
+    // A room of a tenth of a CPU sends UDP as fast as it can for 3 s (two senders); slirp4netns
+    // forwards every datagram. Together they may use the room's share, not more.
+    const cpus = 0.1;
+    const small = await startTestExecutor({ network: loadConfig({ SANDBOX_NETWORK: "all" }).network, maxCpus: cpus });
+    try {
+      // Each sender prints the CPU it used (user and system seconds).
+      const sender = `python3 -c 'import os, socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); end = time.time() + 3
+while time.time() < end:
+    try: s.sendto(b"x" * 1200, ("${OUTSIDE_IP}", 9))
+    except OSError: pass
+print(sum(os.times()[:2]))'`;
+      let slirpCpu = 0;
+      const ticksPerSecond = 100; // USER_HZ, the unit of /proc/<pid>/stat's utime and stime
+      const timer = setInterval(() => {
+        for (const pid of ourSlirps()) {
+          const f = procFile(pid, "stat").split(") ")[1]?.split(" ") ?? [];
+          slirpCpu = Math.max(slirpCpu, (Number(f[11]) + Number(f[12])) / ticksPerSecond);
+        }
+      }, 25);
+      const r = await small.exec("sandbox-net-udp", `${sender} & ${sender} & wait`, 60_000).finally(() => clearInterval(timer));
+      const sandboxCpu = r.stdout.trim().split("\n").map(Number).reduce((a, b) => a + b, 0);
+      // Over the command's whole run: slirp4netns starts before the senders and drains after them.
+      const wall = r.duration / 1000;
+      const used = `sandbox ${sandboxCpu.toFixed(2)} s + slirp4netns ${slirpCpu.toFixed(2)} s of CPU in ${wall.toFixed(2)} s`;
+      expect(slirpCpu, used).toBeGreaterThan(0);
+      // 10% for the sampling: slirp4netns's last 25 ms and the kernel's accounting period.
+      expect(sandboxCpu + slirpCpu, used).toBeLessThanOrEqual(cpus * wall * 1.1);
+    } finally {
+      await small.stop();
+    }
+  });
+
   test("all: the sandbox still cannot see the host's files or environment", async () => {
     const r = await all.exec("sandbox-net-all", "ls /root /work 2>&1 | head -2; env | cut -d= -f1 | sort | tr '\\n' ' '");
     expect(r.stdout).toContain("No such file or directory");
