@@ -249,7 +249,7 @@ export class Executor {
         argv: launchArgv({ uid: this.owner.uid, setpriv: this.setpriv, cgroupProcs, unshare: net?.unshare, inner: argv }),
         env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
         cwd: "/",
-        prepare: net ? (child) => connectPrivateNet(net, child) : undefined,
+        prepare: net ? (child) => connectPrivateNet(net, child, cgroupProcs) : undefined,
       });
     }
     return runProcess({
