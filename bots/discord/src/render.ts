@@ -1,7 +1,7 @@
 import type { AttachmentPayload } from "discord.js";
 import {
-  unmaskLinks,
   chunkMessage,
+  cleanModelText,
   codeBlock,
   decidedText,
   describeRun,
@@ -18,7 +18,6 @@ import {
   notRunNote,
   resetText,
   runOfExec,
-  sanitizeChatText,
   type DuetMessage,
   type ExecResult,
   type MessageResponse,
@@ -27,6 +26,7 @@ import {
   settingsLines,
   STOPPED_NOTE,
 } from "@duet/shared";
+import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
@@ -84,8 +84,7 @@ function runBlock(run: RunResult, index: number, total: number): { text: string;
 export function renderMessage(res: MessageResponse): Outgoing[] {
   const parts: string[] = [];
   const files: AttachmentPayload[] = [];
-  // Discord shows `[label](url)` as a link named only by its label: the model's links show their address.
-  const explanation = unmaskLinks(sanitizeChatText(explanationOf(res)));
+  const explanation = withoutPreviews(cleanModelText(explanationOf(res)));
   if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
     const block = runBlock(run, i, res.runs.length);

@@ -78,7 +78,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
 }
 
 /**
- * An interaction already deferred (publicly or privately, as answersPrivately
+ * An interaction already deferred (publicly or privately, as commandAudience
  * chose for its command): the first part edits the deferred reply, the rest are
  * follow-ups with the same visibility. The deferral already shows "thinking…".
  */

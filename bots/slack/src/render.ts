@@ -1,5 +1,6 @@
 import {
   chunkMessage,
+  cleanModelText,
   decidedText,
   type DuetMessage,
   type ExecResult,
@@ -50,7 +51,7 @@ export interface RenderOptions {
 }
 
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
-  const explanation = explanationOf(res);
+  const explanation = cleanModelText(explanationOf(res));
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(c).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
   const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room) : [];

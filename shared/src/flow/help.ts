@@ -1,5 +1,6 @@
 import type { DuetCommand } from "../commands.ts";
 import { modelLine } from "../words/settings.ts";
+import { onlyAskerSees } from "./audience.ts";
 
 /**
  * What each command does, in words every front end shares; how to type it is
@@ -36,17 +37,12 @@ export type HelpPlace = "chat" | "terminal";
 function purposeIn(kind: CommandKind, place: HelpPlace): string {
   const purpose = COMMAND_PURPOSES[kind];
   if (kind === "schedule") return `${purpose}; ${place === "chat" ? "each answer is a new message here" : "each answer is kept in the room's history"}`;
-  return place === "chat" && answersPrivately(kind) && kind !== "help" ? `${purpose} (only you see it)` : purpose;
+  return place === "chat" && onlyAskerSees(kind) && kind !== "help" ? `${purpose} (only you see it)` : purpose;
 }
 
 /** `[how to type it, what it does]` per command, for a front end to lay out; `syntax` is that front end's. */
 export function helpEntries(syntax: Record<CommandKind, string>, place: HelpPlace = "chat"): [string, string][] {
   return COMMAND_ORDER.map((kind) => [syntax[kind], purposeIn(kind, place)]);
-}
-
-/** Commands whose answer only the asker sees: reading the room's past, or how to use Duet. */
-export function answersPrivately(kind: CommandKind): boolean {
-  return kind === "history" || kind === "help" || kind === "audit" || kind === "schedules" || kind === "usage";
 }
 
 /** What help adds about how the room is set up: the sandbox's network and the run policy, when known. */

@@ -1,5 +1,6 @@
-import { LatestThrottle, type LiveAnswer, unmaskLinks, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
+import { cleanModelText, LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
 import type { Logger } from "../deps.ts";
+import { withoutPreviews } from "../links.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
 import type { LivePayload, LiveTarget } from "./targets.ts";
 
@@ -36,7 +37,7 @@ export function stopRow(room: string): unknown {
 /** The live text: the answer so far, then a line per command. */
 export function liveContent(answer: LiveAnswer): string {
   const runs = liveRunViews(answer).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
-  return [unmaskLinks(answer.text.trimEnd()), runs.join("\n")].filter(Boolean).join("\n\n");
+  return [withoutPreviews(cleanModelText(answer.text)), runs.join("\n")].filter(Boolean).join("\n\n");
 }
 
 type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; messages: Outgoing[] };

@@ -1,4 +1,4 @@
-import { chunkMessage, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
+import { chunkMessage, cleanModelText, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Block } from "../slack-api.ts";
@@ -35,7 +35,7 @@ const ICON: Record<LiveRunView["state"], string> = { running: ":hourglass_flowin
  * text so far, a line per command, the Stop button.
  */
 export function liveBlocks(answer: LiveAnswer, room: string, heading: readonly Block[] = []): Block[] {
-  const text = markdownToMrkdwn(answer.text);
+  const text = markdownToMrkdwn(cleanModelText(answer.text));
   const sections = text ? chunkMessage(text, SECTION_MAX_CHARS).filter((c) => c.trim()).map(section) : [];
   // Past the budget the newest text is what matters while it grows; the final message has all of it.
   const shownText = sections.length > TEXT_BLOCKS_MAX ? [context("_…_"), ...sections.slice(-(TEXT_BLOCKS_MAX - 1))] : sections;
