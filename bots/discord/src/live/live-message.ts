@@ -1,4 +1,4 @@
-import { cleanModelText, LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
+import { ANSWER_NOTES, cleanModelText, LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
 import type { Logger } from "../deps.ts";
 import { withoutPreviews } from "../links.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
@@ -26,7 +26,7 @@ import type { LivePayload, LiveTarget } from "./targets.ts";
 /** At most one round of edits every 1.5 s: Discord allows about 5 edits per 5 s per channel. */
 export const LIVE_INTERVAL_MS = 1_500;
 export const STOP_PREFIX = "duet-stop:";
-const WORKING = "Duet is working on it…";
+const WORKING = ANSWER_NOTES.working;
 
 const ICON: Record<LiveRunView["state"], string> = { running: "⏳", ok: "✅", failed: "❌" };
 

@@ -1,4 +1,4 @@
-import { chunkMessage, cleanModelText, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
+import { ANSWER_NOTES, chunkMessage, cleanModelText, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Block } from "../slack-api.ts";
@@ -42,7 +42,7 @@ export function liveBlocks(answer: LiveAnswer, room: string, heading: readonly B
   const runs = liveRunViews(answer).map((r) => context(`${ICON[r.state]} \`${escapeSlack(r.command).replace(/`/g, "'")}\`  ·  ${escapeSlack(r.status)}`));
   const shownRuns = runs.length > RUN_BLOCKS_MAX ? runs.slice(-RUN_BLOCKS_MAX) : runs;
   const body = [...shownText, ...shownRuns];
-  return [...heading, ...(body.length ? body : [context("_Duet is working on it…_")]), stopButton(room)];
+  return [...heading, ...(body.length ? body : [context(`_${ANSWER_NOTES.working}_`)]), stopButton(room)];
 }
 
 export interface TaskChunk {
