@@ -66,7 +66,7 @@ export function taskChunks(answer: LiveAnswer): TaskChunk[] {
   }));
 }
 
-/** Streamed text is Markdown; Slack's control characters are escaped so output cannot ping a channel. */
+/** Streamed text is Markdown, the model's cleaned as in any message; Slack's control characters are escaped so output cannot ping a channel. */
 export function streamedText(answer: LiveAnswer): string {
-  return escapeSlack(answer.text);
+  return escapeSlack(cleanModelText(answer.text));
 }
