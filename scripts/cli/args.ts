@@ -1,4 +1,5 @@
 import { isValidRoomId, readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
+import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -142,12 +143,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       if (!when?.trim() || !ask.join(" ").trim()) throw new UsageError("duet schedule takes a ROOM, WHEN (quoted) and what to ask, e.g. duet schedule demo 'every 2h' check disk space");
       // A quoted WHEN arrives as one argument with spaces and is quoted again for the shared reader, which then splits nothing;
       // unquoted (`every 30m check disk`), the words are read as chat reads them.
-      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "));
+      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "), cliSpelling(checked));
       if (parsed.kind !== "schedule") throw new UsageError(`duet schedule: ${parsed.kind === "help" ? parsed.problem : "unreadable"}`);
       return { kind, room: checked, when: parsed.when, ask: parsed.ask };
     }
     case "unschedule": {
-      const parsed = rest.length === 1 ? unscheduleCommand(rest[0]) : null;
+      const parsed = rest.length === 1 ? unscheduleCommand(rest[0], cliSpelling(checked)) : null;
       if (parsed?.kind !== "unschedule") throw new UsageError(`duet unschedule takes a ROOM and a schedule ID, as \`duet schedules\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
       return { kind, room: checked, id: parsed.id };
     }

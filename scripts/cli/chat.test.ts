@@ -2,6 +2,14 @@ import { describe, expect, it } from "vitest";
 import { parseChatLine } from "./chat.ts";
 
 describe("parseChatLine", () => {
+  it("names the chat's own commands in a schedule's usage, never the Slack slash command", () => {
+    const unschedule = parseChatLine("/unschedule");
+    expect(unschedule).toMatchObject({ kind: "unknown", word: expect.stringContaining("`/unschedule` needs the schedule's id, as `/schedules` lists it, e.g. `/unschedule 3f9a1c2b`") });
+    const schedule = parseChatLine("/schedule every 2h");
+    expect(schedule).toMatchObject({ kind: "unknown", word: expect.stringContaining("`/schedule every 2h check disk space`") });
+    expect(JSON.stringify([unschedule, schedule])).not.toContain("/duet");
+  });
+
   it("treats a plain line as a question and ! as a direct run", () => {
     expect(parseChatLine("why is the build slow?")).toEqual({ kind: "ask", text: "why is the build slow?" });
     expect(parseChatLine("!ls -la")).toEqual({ kind: "run", cmd: "ls -la" });

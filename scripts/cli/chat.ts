@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import { readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
+import { CHAT_LINE_SPELLING } from "./spelling.ts";
 
 /** One chat line as an action, or what the loop itself should do. */
 export type ChatLine =
@@ -27,7 +28,7 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/audit") return { kind: "audit" };
     if (word === "/schedules") return { kind: "schedules" };
     if (word === "/schedule" || word === "/unschedule") {
-      const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length));
+      const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length), CHAT_LINE_SPELLING);
       return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
     }
     if (word === "/usage") return { kind: "usage" };

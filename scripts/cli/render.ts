@@ -26,6 +26,7 @@ import {
   type Reply,
   type RunResult,
 } from "@duet/shared";
+import { cliSpelling } from "./spelling.ts";
 
 /**
  * How the CLI shows answers in a terminal: the explanation, then each command as
@@ -226,5 +227,6 @@ const TERMINAL_NAMING: Naming = { person: (id) => id, command: (cmd) => `\`${ine
 
 /** As TERMINAL_NAMING, Duet's commands spelled as typed at the terminal for `room` (`duet unschedule demo <id>`). */
 function terminalNaming(room: string): Naming {
-  return { ...TERMINAL_NAMING, duet: (words) => { const [sub, ...args] = words.split(" "); return `\`${["duet", sub, room, ...args].join(" ")}\``; } };
+  const spell = cliSpelling(room);
+  return { ...TERMINAL_NAMING, duet: (words) => { const [sub, ...args] = words.split(" "); return `\`${spell(sub, ...args)}\``; } };
 }

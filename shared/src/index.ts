@@ -10,8 +10,9 @@ export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
 export { openShapeAt } from "./format/split-tokens.ts";
-export { linkHost, MARKDOWN_LINK, unmaskLinks } from "./format/links.ts";
+export { linkHost, MARKDOWN_LINK } from "./format/links.ts";
 export { dollars } from "./format/money.ts";
+export { cleanModelText, outsideCode } from "./format/model-text.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { combineOutput, headTail, headTailLines } from "./format/output.ts";
@@ -56,5 +57,5 @@ export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describ
 export * from "./schedule-schemas.ts";
 export * from "./repo-schemas.ts";
 export * from "./memory-schemas.ts";
-export { splitScheduleText, SCHEDULE_USAGE } from "./schedule-command.ts";
+export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";

@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message } from "discord.js";
-import { keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
+import { ANSWER_NOTES, keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
@@ -78,7 +78,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
 }
 
 /**
- * An interaction already deferred (publicly or privately, as answersPrivately
+ * An interaction already deferred (publicly or privately, as commandAudience
  * chose for its command): the first part edits the deferred reply, the rest are
  * follow-ups with the same visibility. The deferral already shows "thinking…".
  */
@@ -174,7 +174,7 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     }
     // The 15-minute token ran out: post in the channel instead, addressed to the user.
     const channel = interaction.channel;
-    const intro = `<@${interaction.user.id}> here is the answer to your \`/duet ${interaction.options.getSubcommand(false) ?? ""}\` (it took longer than Discord lets a command reply):`;
+    const intro = ANSWER_NOTES.lateAnswer(`<@${interaction.user.id}>`, `\`/duet ${interaction.options.getSubcommand(false) ?? ""}\``);
     let firstPosted: PostedRef | null = null;
     for (const msg of [{ content: intro, files: [] } as Outgoing, ...out.slice(sent)]) {
       const posted = await deps.pace

@@ -16,6 +16,7 @@ import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { getFile, sendAttachments } from "./files.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -28,10 +29,10 @@ import { redacting } from "./redacting.ts";
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const question = sanitizeChatText(text);
-  if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
+  if (!question) return outcome(true, await show(surface, "ask", false, { kind: "hint", text: emptyHint }));
   // Measured here as the typed `ask` is, so every front end says it in one way, before the Worker refuses it in its own.
   if (question.length > TEXT_MAX_CHARS) {
-    return outcome(false, await surface.post({ kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
+    return outcome(false, await show(surface, "ask", false, { kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
   }
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
@@ -57,7 +58,7 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     return { kind: "answer", answer, question, user: asker.user };
   });
   if (answeredElsewhere(reply)) return "elsewhere";
-  const posted = await surface.post(reply);
+  const posted = await show(surface, "ask", ok, reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
@@ -154,10 +155,10 @@ export async function stop(deps: FlowDeps, surface: ChatSurface, asker: Asker): 
   surface = redacting(surface, deps.secrets);
   try {
     const { stopped } = await deps.worker.stop(asker.room, asker.user);
-    if (stopped) return outcome(true, await surface.post({ kind: "hint", text: STOP_WORDS.stopping }));
-    return outcome(true, await surface.postPrivate({ kind: "hint", text: STOP_WORDS.nothingToStop }));
+    if (stopped) return outcome(true, await show(surface, "stop", true, { kind: "hint", text: STOP_WORDS.stopping }));
+    return outcome(true, await show(surface, "stop", false, { kind: "hint", text: STOP_WORDS.nothingToStop }));
   } catch (err) {
-    return outcome(false, await surface.postPrivate(failure(deps, "stop", asker.room, err)));
+    return outcome(false, await show(surface, "stop", false, failure(deps, "stop", asker.room, err)));
   }
 }
 
@@ -169,14 +170,14 @@ export async function run(deps: FlowDeps, surface: ChatSurface, asker: Asker, cm
     deps.roomUsed?.(asker.room);
     return { kind: "ran", cmd, result: res.result, user: asker.user };
   });
-  return outcome(ok, await surface.post(reply));
+  return outcome(ok, await show(surface, "run", ok, reply));
 }
 
 /** The room's recent conversation, for the asker only. */
 export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const { reply, ok } = await withProgress(deps, surface, "history", asker.room, async () => ({ kind: "history", messages: (await deps.worker.history(asker.room)).messages }));
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "history", ok, reply));
 }
 
 /** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
@@ -187,13 +188,13 @@ export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker):
     const res = await deps.worker.cleanup(asker.room, { userId: asker.user });
     return { kind: "reset", user: asker.user, errors: res.errors ?? [] };
   });
-  return outcome(ok, await surface.post(reply));
+  return outcome(ok, await show(surface, "reset", ok, reply));
 }
 
 /** How to use Duet, for the asker only, after what was wrong with what they typed. */
 export async function help(surface: ChatSurface, problem?: string): Promise<Outcome> {
   surface = redacting(surface);
-  return outcome(true, await surface.postPrivate({ kind: "help", ...(problem ? { problem } : {}) }));
+  return outcome(true, await show(surface, "help", !problem, { kind: "help", ...(problem ? { problem } : {}) }));
 }
 
 /** One parsed command through its flow. */

@@ -20,3 +20,21 @@ export { queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
 export { notInstalledText } from "./repo.ts";
+export {
+  askNeedsQuestion,
+  CHAT_SPELLING,
+  DISCORD_DM_ANSWER,
+  notModelName,
+  notScheduleId,
+  runNeedsCommand,
+  scheduleUsage,
+  type Spelling,
+  unknownCommand,
+  unknownPolicy,
+  unscheduleNeedsId,
+} from "./usage.ts";
+export { WELCOME_LINES } from "./welcome.ts";
+export { HELP_MORE } from "./chat-help.ts";
+export { ANSWER_NOTES, DISCORD_WHO_MAY } from "./answer-notes.ts";
+export { DISCORD_COMMAND_WORDS } from "./discord-commands.ts";
+export { INSTALL_WORDS } from "./install.ts";
