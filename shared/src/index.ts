@@ -54,5 +54,6 @@ export { fileMaxBytesVar, fileOriginsVar } from "./files/file-config.ts";
 export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describeSeconds, isTimeZone, WHEN_MAX_CHARS, type ScheduleSpec } from "./schedule-when.ts";
 export * from "./schedule-schemas.ts";
 export * from "./repo-schemas.ts";
+export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
 export { splitScheduleText, SCHEDULE_USAGE } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";

@@ -18,6 +18,7 @@ export const SUBCOMMANDS = {
   stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
   model: { name: "model", option: "name" },
+  repo: { name: "repo", option: "name" },
   usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
@@ -27,6 +28,9 @@ export const SUBCOMMANDS = {
 } as const;
 
 export type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** Owner, name and branch at their limits with "/" and "@" between: Discord refuses longer before the bot sees it, and the bot checks the parts. */
+const REPO_OPTION_MAX_CHARS = 400;
 
 /** Discord caps string options at 6,000 characters, below the Worker's own limits. */
 const OPTION_MAX_CHARS = 6_000;
@@ -82,6 +86,18 @@ export function duetCommand() {
           .setName(SUBCOMMANDS.model.name)
           .setDescription("Show the model Duet uses here and the choices, or switch it")
           .addStringOption((o) => o.setName(SUBCOMMANDS.model.option).setDescription("Leave out to see the current model").setRequired(false).setMaxLength(200)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.repo.name)
+          .setDescription("Show the repository Duet works on here, link one, or unlink it")
+          .addStringOption((o) =>
+            o
+              .setName(SUBCOMMANDS.repo.option)
+              .setDescription("owner/name or owner/name@branch to link, unlink to remove; leave out to see it")
+              .setRequired(false)
+              .setMaxLength(REPO_OPTION_MAX_CHARS),
+          ),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription("Model tokens used here today and this week, by person (only you see it)"))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription("Who ran or skipped which commands here (only you see it)"))

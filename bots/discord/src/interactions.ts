@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readModel, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
+import { answersPrivately, guardOf, help, readModel, readRepoArgs, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
 import { incomingFiles } from "./files/incoming.ts";
 import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
@@ -28,7 +28,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   // A refusal is for the asker only, and Discord fixes a reply's visibility when it is deferred.
   const guard = guardOf(command);
   const refused = guard ? (await permit(guard)) !== null : false;
-  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model);
+  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model) || (command.kind === "repo" && !("change" in command && command.change));
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
   } catch (err) {
@@ -91,6 +91,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
     }
     case SUBCOMMANDS.model.name:
       return readModel(text(SUBCOMMANDS.model.option));
+    case SUBCOMMANDS.repo.name:
+      return { kind: "repo", ...readRepoArgs(text(SUBCOMMANDS.repo.option)) };
     case SUBCOMMANDS.usage.name:
       return { kind: "usage" };
     case SUBCOMMANDS.audit.name:

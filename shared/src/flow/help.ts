@@ -16,6 +16,7 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
   reset: "wipe the conversation and destroy the sandbox",
   policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
   model: "show the model Duet uses here and the choices, or switch it",
+  repo: "show the repository Duet works on here, link one (`owner/name`, optionally `@branch`), or `unlink` it",
   usage: "show the model tokens used here today and this week, by person and model, and the budgets",
   audit: "show who ran or skipped which commands here, and policy changes and resets",
   stop: "stop Duet's answer in progress (anyone here can)",
@@ -27,7 +28,7 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
 };
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "help"];
 
 /** Where help is shown: a chat (private replies, schedules answering in the channel) or a terminal (one reader, answers kept in the room's history). */
 export type HelpPlace = "chat" | "terminal";
