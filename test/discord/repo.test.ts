@@ -104,8 +104,9 @@ describe("Discord: /duet repo", () => {
     for (const [typed, rule] of cases) {
       const seen = await repo(ch, typed);
       expect([typed, seen.ephemeral]).toEqual([typed, true]);
-      expect(seen.text).toContain(rule);
+      // One line starting with the rule (the bot's own words: the Worker never saw it), quoting none of what was typed.
       expect(seen.text).toMatch(/^⚠️ [^\n]+$/);
+      expect(seen.text.startsWith(`⚠️ ${rule}`)).toBe(true);
       expect(seen.text).not.toMatch(/<@\d|@everyone|@here|ïdg|nnnnnnnnnn|oooooooooo/);
     }
     expect(await stack.client.repo(room(ch))).toEqual({ repo: null });

@@ -109,9 +109,9 @@ describe("Slack: /duet repo", () => {
     for (const [typed, rule] of cases) {
       const seen = await repo(channel, typed);
       expect([typed, seen.visibility]).toEqual([typed, "ephemeral"]);
-      expect(seen.text).toContain(rule);
-      // One line, a warning, quoting none of what was typed.
+      // One line, a warning that starts with the rule (the bot's own words: the Worker never saw it), quoting none of what was typed.
       expect(seen.text).toMatch(/^:warning: [^\n]+$/);
+      expect(seen.text.startsWith(`:warning: ${rule}`)).toBe(true);
       expect(seen.text).not.toMatch(/<@U0BOB>|@everyone|<!channel>|@here|ïdg|nnnnnnnnnn|bbbbbbbbbb|oooooooooo/);
     }
     expect(await stack.client.repo(roomOf(channel))).toEqual({ repo: null });
