@@ -67,6 +67,8 @@ describe("workerOptions", () => {
       DUET_SCHEDULES_PER_ROOM: "4",
       DUET_MODELS: "fast=workers-ai:@cf/x",
       DUET_ROOM_DAILY_TOKENS: "5000",
+      DUET_ROOM_DAILY_USD: "2.5",
+      DUET_USER_DAILY_USD: "0.75",
       DUET_USER_DAILY_TOKENS: "700",
       GITHUB_APP_ID: "12345",
       GITHUB_APP_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\\nMIIB\\n-----END PRIVATE KEY-----",
@@ -90,8 +92,8 @@ describe("workerOptions", () => {
     expect(() => workerOptions([], { OPENAI_BASE_URL: "my model server" })).toThrow(new WorkerConfigError("OPENAI_BASE_URL must be a URL"));
   });
 
-  it("every Worker setting is in the README's configuration table", () => {
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  it("every Worker setting is in a settings table of the docs", () => {
+    const readme = ["configuration.md", "running.md"].map((f) => readFileSync(join(REPO_ROOT, "docs", f), "utf8")).join("\n");
     const rows = readme.split("\n").filter((l) => l.startsWith("| `"));
     const named = new Set(rows.flatMap((row) => [...row.split(" | ")[0]!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!)));
     expect(WORKER_SETTING_VARS.filter((name) => !named.has(name))).toEqual([]);

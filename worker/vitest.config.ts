@@ -19,8 +19,9 @@ export default defineConfig({
           DUET_STORE_KEY: "test-store-key-0123456789abcdef0123456789",
           MODEL_PROVIDER: "openai",
           MODEL: "fake-model",
-          // Two models of the configured provider (the fake OpenAI-compatible model) and one of Workers AI (the fake binding below).
-          DUET_MODELS: "fake-model,fake-large,edge=workers-ai:@cf/test/edge-model",
+          // Two models of the configured provider (the fake OpenAI-compatible model), one of Workers AI (the fake binding
+          // below), and a priced one (five thousandths of a dollar a token, so one ask passes the $1 per-person budget).
+          DUET_MODELS: "fake-model,fake-large,edge=workers-ai:@cf/test/edge-model,priced=openai:fake-priced@5000/5000",
           OPENAI_BASE_URL: `${inject("fakeModelUrl")}/v1`,
           OPENAI_API_KEY: "sk-test-openai-key-0123456789",
           SANDBOX_PROVIDER: "local",
@@ -31,6 +32,8 @@ export default defineConfig({
           DUET_DELIVERY_GRACE_MS: "300",
           // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.
           DUET_USER_DAILY_TOKENS: "1000000000",
+          // Only turns on a priced model count toward it: every other test spends nothing.
+          DUET_USER_DAILY_USD: "1",
           GITHUB_APP_ID: "4242",
           GITHUB_APP_PRIVATE_KEY: inject("githubAppKey"),
           GITHUB_APP_SLUG: "duet-test",

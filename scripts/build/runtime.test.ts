@@ -23,8 +23,8 @@ describe("how the built bots are started", () => {
     }
   });
 
-  it("the README's systemd unit runs node with the built flags and memory settings", () => {
-    const readme = read("README.md");
+  it("the documented systemd unit runs node with the built flags and memory settings", () => {
+    const readme = read("docs/deploying.md");
     expect(/^ExecStart=(.+)$/m.exec(readme)?.[1]).toBe(["/usr/bin/node", ...BUILT_NODE_FLAGS, "/opt/duet/duet-bot.js", "slack"].join(" "));
     const environment = /^Environment=(.+)$/m.exec(readme)?.[1].split(" ") ?? [];
     expect(environment).toEqual(expect.arrayContaining(envWords));

@@ -26,7 +26,7 @@
  *   and to the reply did not move measurably (a chat bot waits on the network).
  *
  * The same values are written out in package.json, bots/Dockerfile and the
- * README's systemd unit.
+ * systemd unit in docs/deploying.md.
  */
 export const BUILT_NODE_FLAGS = ["--max-semi-space-size=1", "--liftoff-only", "--optimize-for-size"];
 export const BUILT_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: "65536", MALLOC_ARENA_MAX: "1" };

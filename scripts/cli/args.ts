@@ -64,7 +64,8 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 /** Under a usage error: where the whole usage is (it is too long to print under every slip). */
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
-const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+/** Every `duet` subcommand; the docs check the commands they show against it. */
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 

@@ -93,6 +93,6 @@ export function describeModel(model: DevConfig["model"]): string[] {
     why,
     "asks answer \"No AI model is configured\"; `npm run -s duet -- run ROOM CMD` works without a model. To set one:",
     "  local Ollama: MODEL_PROVIDER=openai OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=llama3.1 npm run dev",
-    "  Workers AI:   deploy with `npx wrangler deploy --env production` (see README, Deploying to Cloudflare)",
+    "  Workers AI:   deploy with `npx wrangler deploy --env production` (see docs/deploying.md)",
   ];
 }

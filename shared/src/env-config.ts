@@ -36,6 +36,9 @@ function boundedVar<F extends number | undefined>(name: string, fallback: F, min
 /** An optional integer variable with bounds and no default: unset stays undefined. */
 export const optionalIntVar = (name: string, min: number, max: number) => boundedVar(name, undefined, min, max, true);
 
+/** An optional decimal variable with bounds and no default: unset stays undefined. */
+export const optionalNumberVar = (name: string, min: number, max: number) => boundedVar(name, undefined, min, max, false);
+
 /** An optional TCP port (0 = any free port); unset stays undefined. */
 export const optionalPort = (name: string) => boundedVar(name, undefined, 0, 65535, true);
 

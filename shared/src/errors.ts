@@ -99,7 +99,7 @@ export function describeForUser(err: unknown): string {
     case "model_error":
       return `The AI model failed to answer (${err.message}). Please try again in a moment.`;
     case "model_not_configured":
-      return "No AI model is configured for Duet yet. Ask an admin to set MODEL_PROVIDER (see the README); `run` commands still work.";
+      return "No AI model is configured for Duet yet. Ask an admin to set MODEL_PROVIDER (see docs/configuration.md); `run` commands still work.";
     case "github_not_configured":
       return err.message;
     case "sandbox_error":

@@ -11,6 +11,7 @@ export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
 export { openShapeAt } from "./format/split-tokens.ts";
 export { linkHost, MARKDOWN_LINK, unmaskLinks } from "./format/links.ts";
+export { dollars } from "./format/money.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { headTail, headTailLines } from "./format/output.ts";
@@ -19,7 +20,7 @@ export { parseDuetCommand, readModel, readRunPolicy, sanitizeChatText, scheduleC
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalIntVar, optionalPort, optionalText, parseEnv } from "./env-config.ts";
-export { MODEL_PROVIDERS, modelSettingFields, readModelList, type ModelProviderName, type OfferedModel } from "./model-settings.ts";
+export { MODEL_PROVIDERS, modelSettingFields, readModelList, type ModelPrice, type ModelProviderName, type OfferedModel } from "./model-settings.ts";
 export { WORKER_SETTING_VARS, workerSettingsSchema, type WorkerSettingName } from "./worker-settings.ts";
 export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims, newClaimant } from "./delivery-claims.ts";

@@ -24,4 +24,22 @@ describe("DUET_MODELS", () => {
     expect(readModelList("fast=openai:gpt-4o,fast=workers-ai:@cf/x")).toBe('DUET_MODELS names "fast" twice; each name must be different');
     expect(readModelList("a,b,a")).toBe('DUET_MODELS names "a" twice; each name must be different');
   });
+
+  it("reads a price per million input and output tokens at the end of either form, and leaves Workers AI's @cf/ names alone", () => {
+    expect(readModelList("strong=openai:gpt-4o@2.50/10, mini@0.15/0.6, local=openai:qwen2.5:7b, edge=workers-ai:@cf/meta/llama-3.1-8b-instruct@0.05/0.2")).toEqual([
+      { name: "strong", provider: "openai", model: "gpt-4o", price: { input: 2.5, output: 10 } },
+      { name: "mini", model: "mini", price: { input: 0.15, output: 0.6 } },
+      { name: "local", provider: "openai", model: "qwen2.5:7b" },
+      { name: "edge", provider: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct", price: { input: 0.05, output: 0.2 } },
+    ]);
+    expect(readModelList("free=workers-ai:@cf/x/y@0/0")).toEqual([{ name: "free", provider: "workers-ai", model: "@cf/x/y", price: { input: 0, output: 0 } }]);
+    expect(readModelList("@cf/meta/llama-3.1-8b-instruct")).toEqual([{ name: "@cf/meta/llama-3.1-8b-instruct", model: "@cf/meta/llama-3.1-8b-instruct" }]);
+  });
+
+  it("refuses a price that is not two amounts from 0 to 10,000, naming the entry", () => {
+    const rule = "the price must be @IN/OUT, US dollars per million input and output tokens from 0 to 10000 (e.g. @2.5/10)";
+    for (const bad of ["@2.50/", "@/10", "@-1/2", "@25000/1", "@/", "@1e9/1", "@1..2/3"]) {
+      expect(readModelList(`strong=openai:gpt-4o${bad}`), bad).toBe(`DUET_MODELS has "strong=openai:gpt-4o${bad}": ${rule}`);
+    }
+  });
 });

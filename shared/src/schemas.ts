@@ -289,18 +289,21 @@ export const usageRowSchema = z.object({
   turns: z.number(),
   /** Turns whose provider reported no token counts: not in the figures, and not counted as zero. */
   unreported: z.number().optional(),
+  /** What the priced turns cost, in US dollars; absent when none was priced. */
+  costUsd: z.number().optional(),
+  /** Turns with token counts but no price for their model (DUET_MODELS): not in the cost. */
+  unpriced: z.number().optional(),
 });
 export type UsageRow = z.infer<typeof usageRowSchema>;
 
-/** A daily token budget: the limit, what is used today and what is left (for the person asked about, for a per-person budget). */
-/** A daily budget: its limit, what is used today and left; `where` says what a person's counts (e.g. "across this workspace's rooms"). */
+/** A daily budget (tokens, or US dollars for the money budgets): its limit, what is used today and left; `where` says what a person's counts (e.g. "across this workspace's rooms"). */
 export const budgetSchema = z.object({ limit: z.number(), used: z.number().optional(), left: z.number().optional(), where: z.string().optional() });
 export type Budget = z.infer<typeof budgetSchema>;
 
 /** A room's model usage (with its thread rooms'), newest day first, the last 7 UTC days, and its budgets. */
 export const usageResponseSchema = z.object({
   days: z.array(z.object({ date: z.string(), rows: z.array(usageRowSchema) })),
-  budgets: z.object({ room: budgetSchema.optional(), user: budgetSchema.optional() }),
+  budgets: z.object({ room: budgetSchema.optional(), user: budgetSchema.optional(), roomUsd: budgetSchema.optional(), userUsd: budgetSchema.optional() }),
   /** When today's budgets reset (ms since the epoch, the next 00:00 UTC). */
   resetsAt: z.number(),
 });

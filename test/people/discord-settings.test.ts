@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dollars } from "@duet/shared";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { snowflake, user } from "../fakes/discord/index.ts";
 import type { Stack } from "../helpers/stack.ts";
@@ -7,14 +8,15 @@ import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetu
 /**
  * A model per room, usage and budgets through the real discord.js client, the
  * fake Discord and the real Worker: DUET_MODELS offers two models (one by a name
- * of its own), each person may use 300 tokens a day across the workspace's
- * rooms (a first ask takes more), and each room 600.
+ * of its own, priced), each person may use 300 tokens a day across the
+ * workspace's rooms (a first ask takes more), and each room 600 tokens and $1
+ * (one ask on the priced model costs more).
  */
 
 let stack: Stack;
 let h: DiscordHarness;
 startedForTests(
-  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600" } } }),
+  () => startDiscordSetup({ stack: { vars: { DUET_MODELS: "fake-model,large=openai:fake-large@5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" } } }),
   (s) => ({ stack, h } = s),
 );
 
@@ -67,6 +69,7 @@ describe("settings on Discord", () => {
     const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "usage" }, spree));
     expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
     expect(text).toContain("other · fake-model");
+    expect(text).toContain("No price for `fake-model`: tokens only (prices are set in DUET_MODELS).");
     expect(text).toMatch(/Your budget across this workspace's rooms: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
   });
 
@@ -92,5 +95,25 @@ describe("settings on Discord", () => {
     expect(callsWith(spent)).toHaveLength(1);
     const elsewhere = `elsewhere-${two}`;
     await refusedWithoutModelCall(two, `SAY: again ${elsewhere}`, elsewhere, roamer, other);
+  });
+
+  it("prices a turn on a priced model: /duet usage shows its cost, and the room's money budget refuses the next ask with no model call", async () => {
+    const ch = h.fake.addChannel(h.guildId, "priced");
+    await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "model", options: { name: "large" } }));
+    const paid = `paid-${ch}`;
+    await mentionAnswer(h, h.fake.message(ch, `SAY: fine ${paid}`, { mention: true, from: user(snowflake(), "payer") }));
+    const [call] = callsWith(paid);
+    const cost = (call.usage!.prompt_tokens + call.usage!.completion_tokens) * 0.005;
+    const { text } = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "usage" }));
+    expect(text).toContain(`large · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · ${dollars(cost)} · 1 turn`);
+    expect(text).toMatch(/Room spending: \$[\d.,]+ of \$1\.00 today, \$0\.00 left \(resets at 00:00 UTC\)\./);
+
+    const late = `late-${ch}`;
+    const [refused] = await mentionAnswer(h, h.fake.message(ch, `SAY: late ${late}`, { mention: true, from: user(snowflake(), "second") }));
+    expect(refused.content).toMatch(/This room has spent its daily budget of \$1\.00 on models \(DUET_ROOM_DAILY_USD: \$[\d.,]+ today\)\. It resets at 00:00 UTC, in /);
+    const barrier = `barrier-${ch}`;
+    await mentionAnswer(h, h.fake.message(h.fake.addChannel(h.guildId, "priced-other"), `SAY: ok ${barrier}`, { mention: true, from: user(snowflake(), "third") }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(late)).toHaveLength(0);
   });
 });

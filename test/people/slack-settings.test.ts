@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dollars } from "@duet/shared";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
@@ -7,15 +8,16 @@ import { answerTo, type BotHandle, bodyText, mention, newChannel, readable, slas
 /**
  * A model per room, usage and budgets through the real bolt app, the fake Slack
  * and the real Worker: DUET_MODELS offers two models (one by a name of its
- * own), each person may use 300 tokens a day across the workspace's rooms
- * (a first ask with the system prompt takes more), and each room 600.
+ * own, priced), each person may use 300 tokens a day across the workspace's
+ * rooms (a first ask with the system prompt takes more), and each room 600
+ * tokens and $1 (one ask on the priced model costs more).
  */
 
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600" };
+const VARS = { DUET_MODELS: "fake-model,large=openai:fake-large@5000/5000", DUET_USER_DAILY_TOKENS: "300", DUET_ROOM_DAILY_TOKENS: "600", DUET_ROOM_DAILY_USD: "1" };
 startedForTests(() => startSlackSetup([{}], { vars: VARS }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 /** The body Slack got on the command's response_url. */
@@ -68,6 +70,8 @@ describe("settings on Slack", () => {
     const text = await responseTo(fields);
     expect(text).toContain(`Spree · fake-model · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · 1 turn`);
     expect(text).toContain("member-U0OTHER · fake-model");
+    // fake-model has no price: tokens only, and the usage says so.
+    expect(text).toContain("No price for `fake-model`: tokens only (prices are set in DUET_MODELS).");
     expect(text).toMatch(/Your budget across this workspace's rooms: [\d,]+ of 300 tokens used today, 0 left \(resets at 00:00 UTC\)\./);
   });
 
@@ -92,5 +96,27 @@ describe("settings on Slack", () => {
     const elsewhere = `elsewhere-${two}`;
     // The barrier is someone with budget left.
     await refusedWithoutModelCall(two, `SAY: again ${elsewhere}`, elsewhere, "U0ROAMER", "U0NEWCOMER");
+  });
+
+  it("prices a turn on a priced model: /duet usage shows its cost, and the room's money budget refuses the next ask with no model call", async () => {
+    const channel = newChannel();
+    await slash(slack, bot, channel, "model large", "U0PAYER");
+    const paid = `paid-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: fine ${paid}`, user: "U0PAYER" }));
+    const [call] = callsWith(paid);
+    // $5,000 per million tokens in and out: five thousandths of a dollar a token.
+    const cost = (call.usage!.prompt_tokens + call.usage!.completion_tokens) * 0.005;
+    const usage = await responseTo((await slash(slack, bot, channel, "usage", "U0PAYER")).fields);
+    expect(usage).toContain(`large · ${call.usage!.prompt_tokens} in / ${call.usage!.completion_tokens} out · ${dollars(cost)} · 1 turn`);
+    expect(usage).toMatch(/Room spending: \$[\d.,]+ of \$1\.00 today, \$0\.00 left \(resets at 00:00 UTC\)\./);
+    expect(usage).not.toContain("No price for");
+
+    const late = `late-${channel}`;
+    const [refused] = await answerTo(slack, await mention(slack, bot, { channel, text: `SAY: late ${late}`, user: "U0SECOND" }));
+    expect(readable(refused)).toMatch(/This room has spent its daily budget of \$1\.00 on models \(DUET_ROOM_DAILY_USD: \$[\d.,]+ today\)\. It resets at 00:00 UTC, in /);
+    const barrier = `barrier-${channel}`;
+    await answerTo(slack, await mention(slack, bot, { channel: newChannel(), text: `SAY: ok ${barrier}`, user: "U0THIRD" }));
+    expect(callsWith(barrier)).toHaveLength(1);
+    expect(callsWith(late)).toHaveLength(0);
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ConfigError, networkPolicyOf, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
+import { ConfigError, networkPolicyOf, type ModelPrice, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
 import type { GithubAppConfig } from "./github/app-config.ts";
 import type { Vars } from "./vars.ts";
 
@@ -35,10 +35,11 @@ export type WorkerConfig = z.infer<typeof schema> & {
   github: GithubAppConfig | null;
 };
 
-/** Which provider serves an offered model, and the provider's name for it. */
+/** Which provider serves an offered model, the provider's name for it, and its price when the operator gave one. */
 export interface ServedModel {
   provider: ModelProviderName;
   model: string;
+  price?: ModelPrice;
 }
 
 export { ConfigError };
@@ -51,7 +52,7 @@ export function loadConfig(env: Vars): WorkerConfig {
   const hit = cache.get(env);
   if (hit) return hit;
   const c = parseEnv(schema, env as unknown as Record<string, unknown>, "Worker misconfigured");
-  const offered = new Map<string, ServedModel>(c.DUET_MODELS.map((e) => [e.name, { provider: e.provider ?? c.MODEL_PROVIDER, model: e.model }]));
+  const offered = new Map<string, ServedModel>(c.DUET_MODELS.map((e) => [e.name, { provider: e.provider ?? c.MODEL_PROVIDER, model: e.model, ...(e.price ? { price: e.price } : {}) }]));
   // MODEL names an offered model, or is one more model of MODEL_PROVIDER (offered first).
   const model = c.MODEL ?? c.DUET_MODELS[0]?.name ?? (c.MODEL_PROVIDER === "workers-ai" ? DEFAULT_WORKERS_AI_MODEL : DEFAULT_OPENAI_MODEL);
   if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });

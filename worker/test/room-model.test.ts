@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, freshRoom, modelCallsWith, send } from "./helpers.ts";
 
-const CHOICES = ["fake-model", "fake-large", "edge"];
+const CHOICES = ["fake-model", "fake-large", "edge", "priced"];
 
 /** The calls the stand-in Workers AI binding got (worker/test/fixtures/fake-workers-ai.js) whose last message holds `marker`. */
 function workersAiCallsWith(marker: string): { model: string }[] {
@@ -64,7 +64,7 @@ describe("a model per room", () => {
     const room = freshRoom();
     const res = await setModel(room, "gpt-9000");
     expect(res.status).toBe(400);
-    expect(res.body.details.model[0]).toBe('Unknown model "gpt-9000"; choose one of: fake-model, fake-large, edge');
+    expect(res.body.details.model[0]).toBe('Unknown model "gpt-9000"; choose one of: fake-model, fake-large, edge, priced');
     expect((await getModel(room)).model).toBe("fake-model");
   });
 });

@@ -47,9 +47,11 @@ describe("model usage", () => {
         inputTokens: a.usage!.prompt_tokens + b.usage!.prompt_tokens,
         outputTokens: a.usage!.completion_tokens + b.usage!.completion_tokens,
         turns: 2,
+        // fake-model has no price: its turns are counted in tokens only.
+        unpriced: 2,
       },
     ]);
-    expect(body.budgets).toEqual({ user: { limit: 1_000_000_000 } });
+    expect(body.budgets).toEqual({ user: { limit: 1_000_000_000 }, userUsd: { limit: 1 } });
   });
 
   it("counts a provider that reports no usage as unknown, not as zero", async () => {
@@ -101,7 +103,7 @@ describe("model usage", () => {
     const team = freshRoom("T").replace(/-/g, "");
     const room = `slack-${team}-C1`;
     const person = (env as unknown as { PERSON_USAGE: DurableObjectNamespace }).PERSON_USAGE.getByName(JSON.stringify([`slack-${team}`, "U7"])) as unknown as {
-      add(day: string, tokens: number, oldest: string): Promise<number>;
+      add(day: string, used: { tokens: number; costMicros: number }, oldest: string): Promise<unknown>;
     };
     const hold = unique("budget-ahead");
     const ahead = await stream(room, `HOLD:${hold} CHUNK:13 SAY: the turn ahead answers`, { userId: "U7" });
@@ -110,13 +112,34 @@ describe("model usage", () => {
     expect(await waiting.until("queued")).toMatchObject({ data: { ahead: 1 } });
     // While it waits, the person spends their whole day's budget (as in another room of their workspace).
     const now = Date.now();
-    await person.add(utcDay(now), 1_000_000_000, recentDays(now).at(-1)!);
+    await person.add(utcDay(now), { tokens: 1_000_000_000, costMicros: 0 }, recentDays(now).at(-1)!);
     await release(hold);
     expect((await ahead.rest()).at(-1)).toMatchObject({ event: "done" });
     const end = (await waiting.rest()).at(-1);
     expect(end).toMatchObject({ event: "error", data: { code: "over_budget" } });
     expect(JSON.stringify(end)).toContain("You have used your daily budget of 1000000000 model tokens across this workspace's rooms");
     expect(await modelCallsWith(`waited-${hold}`)).toEqual([]);
+  });
+
+  it("prices a turn on a priced model at its price, counts the cost toward the person's money budget across the workspace, and refuses past it with no model call", async () => {
+    const team = freshRoom("T").replace(/-/g, "");
+    const [one, two] = [`slack-${team}-C1`, `slack-${team}-C2`];
+    for (const room of [one, two]) expect((await api(`/api/rooms/${room}/model`, { method: "PUT", json: { model: "priced", userId: "U1" } })).status).toBe(200);
+    const paid = unique("paid");
+    expect((await send(one, `SAY: fine ${paid}`, { userId: "U6" })).status).toBe(200);
+    const [call] = await reported(paid);
+    const costUsd = (call.usage!.prompt_tokens + call.usage!.completion_tokens) * 0.005;
+    const { body } = await usage(one, "?userId=U6");
+    expect(body.days[0].rows).toEqual([expect.objectContaining({ userId: "U6", model: "priced", turns: 1, costUsd: expect.closeTo(costUsd, 9) })]);
+    expect(body.budgets.userUsd).toEqual({ limit: 1, used: expect.closeTo(costUsd, 9), left: 0, where: "across this workspace's rooms" });
+    // Another channel of the same workspace: refused before the model is asked.
+    const late = unique("late");
+    const res = await send(two, `SAY: again ${late}`, { userId: "U6" });
+    expect(res.status).toBe(429);
+    expect(JSON.stringify(res.body)).toMatch(/You have spent your daily budget of \$1\.00 on models across this workspace's rooms \(DUET_USER_DAILY_USD: \$[\d.]+ today\)/);
+    expect(await modelCallsWith(late)).toEqual([]);
+    // Someone else in that channel is not held back by it (the unpriced models cost nothing either).
+    expect((await send(two, "SAY: someone else", { userId: "U5" })).status).toBe(200);
   });
 
   it("adds a channel's thread rooms to the channel's usage", async () => {

@@ -1,4 +1,5 @@
 import type { Naming } from "../format/control.ts";
+import { dollars } from "../format/money.ts";
 import type { PolicySource, UsageResponse, UsageRow } from "../schemas.ts";
 
 /**
@@ -31,7 +32,13 @@ function usageRowLine(r: UsageRow, name: Naming): string {
   const who = r.userName ? (name.label?.(r.userName) ?? r.userName) : r.userId ? name.person(r.userId) : "someone";
   const figures = r.inputTokens === null || r.outputTokens === null ? "tokens unknown (the model reported none)" : `${tokens(r.inputTokens)} in / ${tokens(r.outputTokens)} out`;
   const unknown = r.unreported && r.inputTokens !== null ? ` (${r.unreported} without figures from the model)` : "";
-  return `${who} · ${r.model} · ${figures} · ${r.turns} turn${r.turns === 1 ? "" : "s"}${unknown}`;
+  return `${who} · ${r.model} · ${figures}${costOf(r)} · ${r.turns} turn${r.turns === 1 ? "" : "s"}${unknown}`;
+}
+
+/** " · $0.012", with how many turns had no price; nothing for a model with no price at all (its tokens say it). */
+function costOf(r: UsageRow): string {
+  if (r.costUsd === undefined) return "";
+  return ` · ${dollars(r.costUsd)}${r.unpriced ? ` (${r.unpriced} turn${r.unpriced === 1 ? "" : "s"} without a price)` : ""}`;
 }
 
 /** Sums a day's rows per person and model across the week (null stays null only when no turn had figures). */
@@ -50,6 +57,8 @@ function weekRows(u: UsageResponse): UsageRow[] {
       have.outputTokens = add(have.outputTokens, r.outputTokens);
       have.turns += r.turns;
       if (r.unreported) have.unreported = (have.unreported ?? 0) + r.unreported;
+      if (r.costUsd !== undefined) have.costUsd = (have.costUsd ?? 0) + r.costUsd;
+      if (r.unpriced) have.unpriced = (have.unpriced ?? 0) + r.unpriced;
       have.userName ??= r.userName;
     }
   }
@@ -64,17 +73,26 @@ export function describeUsage(u: UsageResponse, name: Naming): string {
   lines.push(...(today.length ? today.map((r) => `  ${usageRowLine(r, name)}`) : ["  nothing yet"]));
   lines.push("", "Last 7 days:");
   lines.push(...(week.length ? week.map((r) => `  ${usageRowLine(r, name)}`) : ["  nothing yet"]));
-  const resets = `resets at 00:00 UTC`;
-  if (u.budgets.room) lines.push("", `Room budget: ${tokens(u.budgets.room.used ?? 0)} of ${tokens(u.budgets.room.limit)} tokens used today, ${tokens(u.budgets.room.left ?? 0)} left (${resets}).`);
-  if (u.budgets.user) {
-    const b = u.budgets.user;
-    const where = b.where ? ` ${b.where}` : "";
-    lines.push(
-      b.left !== undefined
-        ? `Your budget${where}: ${tokens(b.used ?? 0)} of ${tokens(b.limit)} tokens used today, ${tokens(b.left)} left (${resets}).`
-        : `Budget per person${where}: ${tokens(b.limit)} tokens a day.`,
-    );
-  }
-  if (!u.budgets.room && !u.budgets.user) lines.push("", "No daily token budget is set.");
+  lines.push("", ...budgetLines(u));
+  const unpriced = new Set(week.filter((r) => r.inputTokens !== null && (r.costUsd === undefined || r.unpriced)).map((r) => r.model));
+  if (unpriced.size) lines.push("", `No price for ${[...unpriced].map((m) => name.command(m)).join(", ")}: tokens only (prices are set in DUET_MODELS).`);
   return lines.join("\n");
+}
+
+/** What each daily budget allows and what is left today, tokens then money; one line when none is set. */
+function budgetLines(u: UsageResponse): string[] {
+  const resets = "resets at 00:00 UTC";
+  const { room, user, roomUsd, userUsd } = u.budgets;
+  const lines: string[] = [];
+  if (room) lines.push(`Room budget: ${tokens(room.used ?? 0)} of ${tokens(room.limit)} tokens used today, ${tokens(room.left ?? 0)} left (${resets}).`);
+  if (user) {
+    const where = user.where ? ` ${user.where}` : "";
+    lines.push(user.left !== undefined ? `Your budget${where}: ${tokens(user.used ?? 0)} of ${tokens(user.limit)} tokens used today, ${tokens(user.left)} left (${resets}).` : `Budget per person${where}: ${tokens(user.limit)} tokens a day.`);
+  }
+  if (roomUsd) lines.push(`Room spending: ${dollars(roomUsd.used ?? 0)} of ${dollars(roomUsd.limit)} today, ${dollars(roomUsd.left ?? 0)} left (${resets}).`);
+  if (userUsd) {
+    const where = userUsd.where ? ` ${userUsd.where}` : "";
+    lines.push(userUsd.left !== undefined ? `Your spending${where}: ${dollars(userUsd.used ?? 0)} of ${dollars(userUsd.limit)} today, ${dollars(userUsd.left)} left (${resets}).` : `Spending per person${where}: ${dollars(userUsd.limit)} a day.`);
+  }
+  return lines.length ? lines : ["No daily budget is set."];
 }

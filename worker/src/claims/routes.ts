@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { eventClaimSchema } from "@duet/shared";
 import type { Vars } from "../vars.ts";
-import { methodNotAllowed, readJson, scopeOf } from "../request.ts";
+import { jsonBody, scopeParam } from "../request.ts";
 import type { EventClaims } from "./claims-object.ts";
 
 /**
@@ -14,9 +14,8 @@ type ClaimBindings = Vars & { EVENT_CLAIMS: DurableObjectNamespace<EventClaims> 
 
 export const claimRoutes = new Hono<{ Bindings: ClaimBindings }>();
 
-claimRoutes.post("/api/claims/:scope", async (c) => {
-  const scope = scopeOf(c.req.param("scope"));
-  const body = await readJson(c, eventClaimSchema);
+claimRoutes.post("/:scope", scopeParam, jsonBody(eventClaimSchema), async (c) => {
+  const { scope } = c.req.valid("param");
+  const body = c.req.valid("json");
   return c.json({ first: await c.env.EVENT_CLAIMS.getByName(scope).claim(body.id, body.ttlMs) });
 });
-claimRoutes.all("/api/claims/:scope", methodNotAllowed);

@@ -1,63 +1,38 @@
 import { Hono } from "hono";
+import { validator } from "hono/validator";
 import { DuetError, USER_ID_MAX_CHARS, approvalIdSchema, decisionRequestSchema, modelRequestSchema, policyRequestSchema, repoRequestSchema } from "@duet/shared";
-import type { Env } from "../room/duet-agent.ts";
-import { room, send } from "./rooms.ts";
-import { methodNotAllowed, readJson } from "../request.ts";
+import { send, type RoomApp } from "./rooms.ts";
+import { jsonBody } from "../request.ts";
 
-/** The run policy, approvals and audit of a room (mounted under the token check in app.ts). */
-export const controlRoutes = new Hono<{ Bindings: Env }>();
+/** The run policy, approvals and audit of a room (mounted in room-routes.ts, which puts the room on `c.var`). */
+export const controlRoutes = new Hono<RoomApp>();
 
-controlRoutes.get("/api/rooms/:roomId/policy", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).policy());
-});
-controlRoutes.put("/api/rooms/:roomId/policy", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  return send(await stub.setPolicy(await readJson(c, policyRequestSchema)));
-});
-controlRoutes.all("/api/rooms/:roomId/policy", methodNotAllowed);
+controlRoutes.get("/policy", async (c) => send(await c.var.room.policy()));
+controlRoutes.put("/policy", jsonBody(policyRequestSchema), async (c) => send(await c.var.room.setPolicy(c.req.valid("json"))));
 
-controlRoutes.get("/api/rooms/:roomId/model", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).model());
-});
-controlRoutes.put("/api/rooms/:roomId/model", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  return send(await stub.setModel(await readJson(c, modelRequestSchema)));
-});
-controlRoutes.all("/api/rooms/:roomId/model", methodNotAllowed);
+controlRoutes.get("/model", async (c) => send(await c.var.room.model()));
+controlRoutes.put("/model", jsonBody(modelRequestSchema), async (c) => send(await c.var.room.setModel(c.req.valid("json"))));
 
-controlRoutes.get("/api/rooms/:roomId/repo", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).repo());
-});
-controlRoutes.put("/api/rooms/:roomId/repo", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  return send(await stub.setRepo(await readJson(c, repoRequestSchema)));
-});
+controlRoutes.get("/repo", async (c) => send(await c.var.room.repo()));
+controlRoutes.put("/repo", jsonBody(repoRequestSchema), async (c) => send(await c.var.room.setRepo(c.req.valid("json"))));
 // `?userId=`: who unlinked it, for the audit.
-controlRoutes.delete("/api/rooms/:roomId/repo", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).removeRepo(resetBy(c.req.query("userId"))));
-});
-controlRoutes.all("/api/rooms/:roomId/repo", methodNotAllowed);
+controlRoutes.delete("/repo", async (c) => send(await c.var.room.removeRepo(resetBy(c.req.query("userId")))));
 
 // `?userId=` adds what that person has left of their daily budget.
-controlRoutes.get("/api/rooms/:roomId/usage", async (c) => {
+controlRoutes.get("/usage", async (c) => {
   const userId = c.req.query("userId");
-  return send(await room(c.env, c.req.param("roomId")).usage(userId === undefined ? undefined : resetBy(userId)));
+  return send(await c.var.room.usage(userId === undefined ? undefined : resetBy(userId)));
 });
-controlRoutes.all("/api/rooms/:roomId/usage", methodNotAllowed);
 
-controlRoutes.post("/api/rooms/:roomId/approvals/:approvalId", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  const approvalId = approvalIdOf(c.req.param("approvalId"));
-  return send(await stub.decide(approvalId, await readJson(c, decisionRequestSchema)));
+// The approval id is checked before the body is read.
+const approvalParam = validator("param", (params: { approvalId?: string }) => ({ approvalId: approvalIdOf(params.approvalId) }));
+controlRoutes.post("/approvals/:approvalId", approvalParam, jsonBody(decisionRequestSchema), async (c) => {
+  return send(await c.var.room.decide(c.req.valid("param").approvalId, c.req.valid("json")));
 });
-controlRoutes.all("/api/rooms/:roomId/approvals/:approvalId", methodNotAllowed);
 
-controlRoutes.get("/api/rooms/:roomId/audit", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).audit());
-});
-controlRoutes.all("/api/rooms/:roomId/audit", methodNotAllowed);
+controlRoutes.get("/audit", async (c) => send(await c.var.room.audit()));
 
-function approvalIdOf(raw: string): string {
+function approvalIdOf(raw: string | undefined): string {
   const parsed = approvalIdSchema.safeParse(raw);
   if (!parsed.success) throw new DuetError("invalid_request", "invalid request", { details: { approvalId: [parsed.error.issues[0].message] } });
   return parsed.data;

@@ -1,16 +1,14 @@
 import { Hono, type Context } from "hono";
 import { baseOf, DuetError, invalidPathError, UPLOADS_DIR, workspaceFileOrThrow, workspacePathOrThrow } from "@duet/shared";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../room/duet-agent.ts";
 import { drainUpload, fileTooLarge } from "../files/limit-stream.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import type { Outcome } from "../outcome.ts";
 import { resetBy } from "./control-routes.ts";
-import { room } from "./rooms.ts";
-import { methodNotAllowed } from "../request.ts";
+import type { RoomApp } from "./rooms.ts";
 
 /**
- * A room's workspace files (mounted under the token check in app.ts; the body
+ * A room's workspace files (mounted at `/files` in room-routes.ts; the body
  * limit does not apply: uploads stream through):
  *
  *   PUT /api/rooms/:roomId/files/<path>?userId=  raw body → {path, bytes, sha256}
@@ -20,24 +18,24 @@ import { methodNotAllowed } from "../request.ts";
  * A file under `uploads/` is a person's upload: it never replaces another (a
  * taken name gets a number) and the room's next turn tells the model about it.
  */
-export const fileRoutes = new Hono<{ Bindings: Env }>();
+export const fileRoutes = new Hono<RoomApp>();
 
 /** Duet's own folder in a workspace (the shell's saved state, what keeps the workspace across sleep): not listed with the person's files. */
 const OWN_DIR = ".duet";
 
-type Ctx = Context<{ Bindings: Env }>;
+type Ctx = Context<RoomApp>;
 
 // Before the file routes: hono's `/files/*` matches `/files` too.
-fileRoutes.get("/api/rooms/:roomId/files", async (c) => {
-  const roomId = roomOf(c);
+fileRoutes.get("/", async (c) => {
+  const roomId = c.var.roomId;
   const dir = workspacePathOrThrow(c.req.query("dir") ?? "");
   const entries = await workspaceFiles(loadConfig(c.env), c.env).list(roomId, dir);
   return Response.json({ entries: dir ? entries : entries.filter((e) => e.path !== OWN_DIR) });
 });
 
-fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
+fileRoutes.put("/*", async (c) => {
   const config = loadConfig(c.env);
-  const roomId = roomOf(c);
+  const roomId = c.var.roomId;
   const path = filePathOf(c);
   // The person's id, checked as the other routes check it.
   const userId = resetBy(c.req.query("userId"));
@@ -56,7 +54,7 @@ fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
       await drainUpload(source);
       throw err;
     });
-  const stub = room(c.env, roomId);
+  const stub = c.var.room;
   if (upload) await stub.recordUpload({ userId, name: baseOf(written.path), path: written.path, bytes: written.bytes });
   // The file is written either way; a save that failed is said by the room's next turn, which saves again.
   const kept = (await stub.workspaceChanged()) as Outcome;
@@ -64,23 +62,15 @@ fileRoutes.put("/api/rooms/:roomId/files/*", async (c) => {
   return Response.json(written);
 });
 
-fileRoutes.get("/api/rooms/:roomId/files/*", async (c) => {
+fileRoutes.get("/*", async (c) => {
   const config = loadConfig(c.env);
-  const file = await workspaceFiles(config, c.env).read(roomOf(c), filePathOf(c));
+  const file = await workspaceFiles(config, c.env).read(c.var.roomId, filePathOf(c));
   if (file.bytes > config.DUET_FILE_MAX_BYTES) {
     await file.body.cancel().catch(() => undefined);
     throw new DuetError("payload_too_large", `the file is ${file.bytes} bytes, over the ${config.DUET_FILE_MAX_BYTES}-byte limit (DUET_FILE_MAX_BYTES)`);
   }
   return new Response(file.body, { headers: { "content-type": file.type, "content-length": String(file.bytes) } });
 });
-
-fileRoutes.all("/api/rooms/:roomId/files/*", methodNotAllowed);
-
-/** The room id, checked (room() refuses a bad one before any room is woken). */
-function roomOf(c: Ctx): string {
-  room(c.env, c.req.param("roomId"));
-  return c.req.param("roomId")!;
-}
 
 /** The path after `/files/`, decoded and checked; it must name a file. */
 function filePathOf(c: Ctx): string {

@@ -1,6 +1,19 @@
+import type { MiddlewareHandler } from "hono";
 import { DuetError, isValidRoomId } from "@duet/shared";
 import type { Outcome, WireOutcome } from "../outcome.ts";
 import type { Env } from "../room/duet-agent.ts";
+
+/**
+ * The room's stub. Its methods start the room themselves, so this is one RPC
+ * per request (getAgentByName would add a round trip to start it first).
+ */
+export function roomStub(env: Env, roomId: string) {
+  return env.DUET_AGENT.getByName(roomId);
+}
+
+/** What every route under `/api/rooms/:roomId` finds on `c.var`: the checked id and its room. */
+export type RoomVars = { roomId: string; room: ReturnType<typeof roomStub> };
+export type RoomApp = { Bindings: Env; Variables: RoomVars };
 
 /** The room id from the path, or the 400/404 a bad one gets (before any room is woken). */
 function roomIdOf(raw: string | undefined): string {
@@ -13,13 +26,13 @@ function roomIdOf(raw: string | undefined): string {
   return raw;
 }
 
-/**
- * The room's stub. Its methods start the room themselves, so this is one RPC
- * per request (getAgentByName would add a round trip to start it first).
- */
-export function room(env: Env, raw: string | undefined) {
-  return env.DUET_AGENT.getByName(roomIdOf(raw));
-}
+/** Checks `:roomId` once for every room route and puts the id and the room's stub on `c.var`. */
+export const withRoom: MiddlewareHandler<RoomApp> = async (c, next) => {
+  const roomId = roomIdOf(c.req.param("roomId"));
+  c.set("roomId", roomId);
+  c.set("room", roomStub(c.env, roomId));
+  await next();
+};
 
 /**
  * A room's Outcome as the HTTP answer; a WireOutcome's JSON is passed through

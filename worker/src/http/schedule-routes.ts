@@ -1,27 +1,22 @@
 import { Hono } from "hono";
+import { validator } from "hono/validator";
 import { DuetError, SCHEDULE_ID_PATTERN, scheduleRequestSchema, unscheduleRequestSchema } from "@duet/shared";
-import type { Env } from "../room/duet-agent.ts";
-import { room, send } from "./rooms.ts";
-import { methodNotAllowed, readJson } from "../request.ts";
+import { send, type RoomApp } from "./rooms.ts";
+import { jsonBody } from "../request.ts";
 
-/** A room's schedules (mounted under the token check in app.ts): who may schedule is the bots' call, the room records who did. */
-export const scheduleRoutes = new Hono<{ Bindings: Env }>();
+/** A room's schedules (mounted at `/schedules` in room-routes.ts): who may schedule is the bots' call, the room records who did. */
+export const scheduleRoutes = new Hono<RoomApp>();
 
-scheduleRoutes.post("/api/rooms/:roomId/schedules", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  return send(await stub.addAsk(await readJson(c, scheduleRequestSchema)));
-});
-scheduleRoutes.get("/api/rooms/:roomId/schedules", async (c) => {
-  return send(await room(c.env, c.req.param("roomId")).scheduledAsks());
-});
-scheduleRoutes.all("/api/rooms/:roomId/schedules", methodNotAllowed);
+scheduleRoutes.post("/", jsonBody(scheduleRequestSchema), async (c) => send(await c.var.room.addAsk(c.req.valid("json"))));
+scheduleRoutes.get("/", async (c) => send(await c.var.room.scheduledAsks()));
 
-scheduleRoutes.delete("/api/rooms/:roomId/schedules/:id", async (c) => {
-  const stub = room(c.env, c.req.param("roomId"));
-  const id = c.req.param("id");
-  if (!SCHEDULE_ID_PATTERN.test(id)) {
+// The schedule id is checked before the body is read.
+const scheduleParam = validator("param", (params: { id?: string }) => {
+  if (!params.id || !SCHEDULE_ID_PATTERN.test(params.id)) {
     throw new DuetError("invalid_request", "invalid request", { details: { id: ["Schedule id must be 1-32 lower-case letters or digits"] } });
   }
-  return send(await stub.removeAsk(id, await readJson(c, unscheduleRequestSchema)));
+  return { id: params.id };
 });
-scheduleRoutes.all("/api/rooms/:roomId/schedules/:id", methodNotAllowed);
+scheduleRoutes.delete("/:id", scheduleParam, jsonBody(unscheduleRequestSchema), async (c) => {
+  return send(await c.var.room.removeAsk(c.req.valid("param").id, c.req.valid("json")));
+});

@@ -8,13 +8,14 @@ import {
   TEAM_ID,
 } from "@duet/shared/installations";
 import type { Vars } from "../vars.ts";
-import { methodNotAllowed, readJson } from "../request.ts";
+import { jsonBody } from "../request.ts";
 import { STORE_KEY_MIN_CHARS } from "./seal.ts";
 import type { InstallationStore } from "./store-object.ts";
 
 /**
- * `/api/installations/:key`: the Slack installation store the bots share
- * (bearer auth and the body limit come from the `/api/*` middleware).
+ * `/api/installations/:key` (mounted at `/api/installations`): the Slack
+ * installation store the bots share (bearer auth and the body limit come from
+ * the `/api/*` middleware).
  * GET reads, PUT stores (with `ifVersion`: compare-and-swap), DELETE removes,
  * POST `/refresh` claims the one refresh of a rotating token. For an org-wide
  * install (`E…`), PUT `/teams/:team` records a workspace it answered in and GET
@@ -23,12 +24,14 @@ import type { InstallationStore } from "./store-object.ts";
  */
 
 type StoreBindings = Vars & { INSTALLATIONS: DurableObjectNamespace<InstallationStore>; DUET_STORE_KEY?: string };
+/** `c.var.key`: the path's installation key, checked once for every route under it. */
+type StoreApp = { Bindings: StoreBindings; Variables: { key: string } };
 
 const closed = (message: string) => Response.json({ error: message, code: "store_closed" }, { status: 503 });
 
-export const installationRoutes = new Hono<{ Bindings: StoreBindings }>();
+export const installationRoutes = new Hono<StoreApp>();
 
-installationRoutes.use("/api/installations/*", async (c, next) => {
+installationRoutes.use(async (c, next) => {
   const secret = c.env.DUET_STORE_KEY?.trim();
   if (!secret) return closed("the Worker has no DUET_STORE_KEY set, so it keeps no Slack installations (set it with `wrangler secret put DUET_STORE_KEY`)");
   if (secret.length < STORE_KEY_MIN_CHARS) return closed(`DUET_STORE_KEY must be at least ${STORE_KEY_MIN_CHARS} characters (e.g. \`openssl rand -base64 32\`)`);
@@ -44,18 +47,23 @@ function keyOf(raw: string | undefined): string {
   return raw;
 }
 
+installationRoutes.use("/:key/*", async (c, next) => {
+  c.set("key", keyOf(c.req.param("key")));
+  await next();
+});
+
 const store = (env: StoreBindings, key: string) => env.INSTALLATIONS.getByName(key);
 
-installationRoutes.get("/api/installations/:key", async (c) => {
-  const key = keyOf(c.req.param("key"));
+installationRoutes.get("/:key", async (c) => {
+  const key = c.var.key;
   const record = await store(c.env, key).get(key);
   if (!record) throw new DuetError("not_found", `no Slack installation for ${key}`);
   return c.json(record);
 });
 
-installationRoutes.put("/api/installations/:key", async (c) => {
-  const key = keyOf(c.req.param("key"));
-  const body = await readJson(c, putInstallationSchema);
+installationRoutes.put("/:key", jsonBody(putInstallationSchema), async (c) => {
+  const key = c.var.key;
+  const body = c.req.valid("json");
   if (keyOfInstallation(body.installation) !== key) {
     const what = body.installation.isEnterpriseInstall ? "installation.enterprise.id" : "installation.team.id";
     throw new DuetError("invalid_request", "invalid request", { details: { installation: [`${what} must be the key in the path (${key})`] } });
@@ -67,37 +75,26 @@ installationRoutes.put("/api/installations/:key", async (c) => {
   return c.json(result);
 });
 
-installationRoutes.delete("/api/installations/:key", async (c) => {
-  const key = keyOf(c.req.param("key"));
-  return c.json({ deleted: await store(c.env, key).remove(key) });
+installationRoutes.delete("/:key", async (c) => c.json({ deleted: await store(c.env, c.var.key).remove(c.var.key) }));
+
+installationRoutes.post("/:key/refresh", jsonBody(refreshClaimSchema), async (c) => {
+  return c.json(await store(c.env, c.var.key).claimRefresh(c.var.key, c.req.valid("json")));
 });
-
-installationRoutes.all("/api/installations/:key", methodNotAllowed);
-
-installationRoutes.post("/api/installations/:key/refresh", async (c) => {
-  const key = keyOf(c.req.param("key"));
-  return c.json(await store(c.env, key).claimRefresh(key, await readJson(c, refreshClaimSchema)));
-});
-
-installationRoutes.all("/api/installations/:key/refresh", methodNotAllowed);
 
 /** An org's key (E…): only an org-wide install spans workspaces. */
-function orgOf(raw: string | undefined): string {
-  const key = keyOf(raw);
+function orgOf(key: string): string {
   if (!key.startsWith("E")) throw new DuetError("invalid_request", "invalid request", { details: { key: ["Only an org-wide install (an enterprise id, E…) has workspaces"] } });
   return key;
 }
 
-installationRoutes.get("/api/installations/:key/teams", async (c) => {
-  const key = orgOf(c.req.param("key"));
+installationRoutes.get("/:key/teams", async (c) => {
+  const key = orgOf(c.var.key);
   return c.json({ teams: await store(c.env, key).teams() });
 });
-installationRoutes.all("/api/installations/:key/teams", methodNotAllowed);
 
-installationRoutes.put("/api/installations/:key/teams/:team", async (c) => {
-  const key = orgOf(c.req.param("key"));
+installationRoutes.put("/:key/teams/:team", async (c) => {
+  const key = orgOf(c.var.key);
   const team = c.req.param("team");
   if (!TEAM_ID.test(team)) throw new DuetError("invalid_request", "invalid request", { details: { team: ["Team must be a Slack team id (T…)"] } });
   return c.json({ added: await store(c.env, key).addTeam(key, team) });
 });
-installationRoutes.all("/api/installations/:key/teams/:team", methodNotAllowed);

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { paceSlotSchema } from "@duet/shared";
 import type { Vars } from "../vars.ts";
-import { methodNotAllowed, readJson, scopeOf } from "../request.ts";
+import { jsonBody, scopeParam } from "../request.ts";
 import type { PaceSlots } from "./pace-object.ts";
 
 /**
@@ -14,9 +14,8 @@ type PaceBindings = Vars & { PACE_SLOTS: DurableObjectNamespace<PaceSlots> };
 
 export const paceRoutes = new Hono<{ Bindings: PaceBindings }>();
 
-paceRoutes.post("/api/pace/:scope", async (c) => {
-  const scope = scopeOf(c.req.param("scope"));
-  const body = await readJson(c, paceSlotSchema);
+paceRoutes.post("/:scope", scopeParam, jsonBody(paceSlotSchema), async (c) => {
+  const { scope } = c.req.valid("param");
+  const body = c.req.valid("json");
   return c.json({ waitMs: await c.env.PACE_SLOTS.getByName(scope).slot(body.channel, body.intervalMs, body.holder) });
 });
-paceRoutes.all("/api/pace/:scope", methodNotAllowed);

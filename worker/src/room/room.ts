@@ -85,7 +85,7 @@ export class Room {
     person: (key: string) => PersonPeer,
   ) {
     this.config = loadConfig(env);
-    this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS, person);
+    this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
     this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage);
     this.uploads = new UploadLog(storage);
@@ -275,7 +275,7 @@ export class Room {
   /** What `userId` used today toward their budget, in every room it counts across; null without a budget or a person. */
   private async personToday(userId: string | null | undefined): Promise<PersonToday | null> {
     const used = await this.people.usedToday(userId);
-    return used === null ? null : { used, where: this.people.where };
+    return used === null ? null : { used: used.tokens, costMicros: used.costMicros, where: this.people.where };
   }
 
   /** This room's own usage entries (what a channel room adds up from its threads). */
@@ -284,7 +284,8 @@ export class Room {
   }
 
   private budgets(): DailyBudgets {
-    return { room: this.config.DUET_ROOM_DAILY_TOKENS, user: this.config.DUET_USER_DAILY_TOKENS };
+    const c = this.config;
+    return { room: c.DUET_ROOM_DAILY_TOKENS, user: c.DUET_USER_DAILY_TOKENS, roomUsd: c.DUET_ROOM_DAILY_USD, userUsd: c.DUET_USER_DAILY_USD };
   }
 
   /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */

@@ -1,7 +1,7 @@
 /**
  * What SANDBOX_NETWORK=registries lets a production sandbox reach: the hosts that
  * package managers and source fetches talk to, and nothing else. Each entry names
- * the tool it serves; the README's "Sandbox network" section lists the same hosts.
+ * the tool it serves; the "Sandbox network" section of docs/configuration.md lists the same hosts.
  * `*` matches any run of characters, as @cloudflare/containers matches hosts.
  */
 export const REGISTRY_HOSTS: ReadonlyArray<{ what: string; hosts: readonly string[] }> = [

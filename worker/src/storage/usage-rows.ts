@@ -10,8 +10,8 @@ interface Carry {
   entries: UsageEntry[];
 }
 
-/** An entry as a rollup stores it: its fields in this order, without their names. */
-type StoredEntry = [string, string | null, string | null, string, number, number, number, number];
+/** An entry as a rollup stores it: its fields in this order, without their names (the cost and the unpriced count last, absent in rollups written before prices). */
+type StoredEntry = [string, string | null, string | null, string, number, number, number, number, number?, number?];
 
 /**
  * A rollup as its column holds it: `{"v":…,"e":[[date, userId, userName,
@@ -22,16 +22,23 @@ type StoredEntry = [string, string | null, string | null, string, number, number
  * every fifth turn).
  */
 function writeCarry(carry: Carry): string {
-  const e: StoredEntry[] = carry.entries.map((x) => [x.date, x.userId, x.userName, x.model, x.inputTokens, x.outputTokens, x.turns, x.unreported]);
+  const e: StoredEntry[] = carry.entries.map((x) => [x.date, x.userId, x.userName, x.model, x.inputTokens, x.outputTokens, x.turns, x.unreported, x.costMicros, x.unpriced]);
   return JSON.stringify({ v: carry.v, e });
 }
 
-/** A stored rollup, in either form: rows written before the arrays hold `entries` as objects. */
+/**
+ * A stored rollup, in either form: rows written before the arrays hold
+ * `entries` as objects. Turns counted before prices existed had none: their
+ * reported turns count as unpriced.
+ */
 function readCarry(text: string): Carry {
-  const stored = JSON.parse(text) as { v: number; e?: StoredEntry[]; entries?: UsageEntry[] };
+  const stored = JSON.parse(text) as { v: number; e?: StoredEntry[]; entries?: Array<Omit<UsageEntry, "costMicros" | "unpriced"> & Partial<UsageEntry>> };
   const entries = stored.e
-    ? stored.e.map(([date, userId, userName, model, inputTokens, outputTokens, turns, unreported]) => ({ date, userId, userName, model, inputTokens, outputTokens, turns, unreported }))
-    : (stored.entries ?? []);
+    ? stored.e.map(([date, userId, userName, model, inputTokens, outputTokens, turns, unreported, cost, unpriced]) => ({
+        date, userId, userName, model, inputTokens, outputTokens, turns, unreported,
+        costMicros: cost ?? 0, unpriced: unpriced ?? turns - unreported,
+      }))
+    : (stored.entries ?? []).map((x) => ({ ...x, costMicros: x.costMicros ?? 0, unpriced: x.unpriced ?? x.turns - x.unreported }));
   return { v: stored.v, entries };
 }
 

@@ -1,4 +1,4 @@
-import { DuetError, type Attachment, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, type Attachment, type ModelPrice, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
@@ -9,6 +9,7 @@ import { readModelText, type ReadReply } from "../reply/reader.ts";
 import { buildReply } from "../reply/reply-text.ts";
 import type { AnsweredTurn, StoredAnswer, TurnUsage } from "../storage/turn-types.ts";
 import { runCommand, unknownRun, type CommandDeps } from "./run-command.ts";
+import { costMicros } from "../usage/usage-entries.ts";
 
 /** What a turn needs beyond a command's needs: the model, and how it is followed. */
 export interface TurnDeps extends CommandDeps {
@@ -205,11 +206,12 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
     temperature: config.MODEL_TEMPERATURE,
     onUsage: (u) => Object.assign(usage, u),
   });
+  const priced = () => withCost(usage, config.offered.get(model.name)?.price);
   if (!deps.live) {
     // Asked for whole, the answer is read whole and its text goes out in one piece (to a retry that joined the turn).
     const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, () => undefined, stop);
     emitWhole(read.reply, deps.redact, emit);
-    return { ...read, usage };
+    return { ...read, usage: priced() };
   }
   const shown = new StreamRedactor(deps.redact, config.secrets);
   const text = (delta: string) => {
@@ -217,7 +219,13 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
   };
   const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
   text(shown.finish());
-  return { ...read, usage };
+  return { ...read, usage: priced() };
+}
+
+/** The call's usage with its cost at the model's price today; unpriced, or with tokens unknown, it stays as it was. */
+function withCost(usage: TurnUsage, price: ModelPrice | undefined): TurnUsage {
+  if (!price || usage.inputTokens === null || usage.outputTokens === null) return usage;
+  return { ...usage, costMicros: costMicros(price, usage.inputTokens, usage.outputTokens) };
 }
 
 /** The model's explanation, redacted, as one text event. */

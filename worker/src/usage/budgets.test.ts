@@ -14,7 +14,17 @@ function room(today: number): UsageTotals {
   return totals;
 }
 
-const across = (used: number) => ({ used, where: "across this workspace's rooms" });
+const across = (used: number, costMicros = 0) => ({ used, costMicros, where: "across this workspace's rooms" });
+
+/** A room whose priced turns today cost `usd`, and $5 yesterday. */
+function spent(usd: number): UsageTotals {
+  const totals = new UsageTotals();
+  totals.addTurn(YESTERDAY, "U1", null, { model: "m", inputTokens: 10, outputTokens: 0, costMicros: 5e6 });
+  if (usd) totals.addTurn(NOW - 60_000, "U1", null, { model: "m", inputTokens: 10, outputTokens: 0, costMicros: usd * 1e6 });
+  // A turn on a model with no price costs nothing toward a money budget.
+  totals.addTurn(NOW - 30_000, "U1", null, { model: "free", inputTokens: 10 ** 6, outputTokens: 0 });
+  return totals;
+}
 
 describe("daily budgets", () => {
   it("lets a turn start while the room and the person are under their budgets, and with no budgets at all", () => {
@@ -52,5 +62,23 @@ describe("daily budgets", () => {
     });
     expect(budgetsView({ user: 300 }, room(0), null, NOW)).toEqual({ user: { limit: 300 } });
     expect(budgetsView({}, room(0), null, NOW)).toEqual({});
+  });
+
+  it("refuses a turn once the room, or the person, spent its money budget today; unpriced turns and yesterday count nothing", () => {
+    expect(overBudget({ roomUsd: 2 }, () => spent(1.99), null, NOW)).toBeNull();
+    const room = overBudget({ roomUsd: 2 }, () => spent(2), null, NOW);
+    expect(room).toMatchObject({ code: "over_budget", retryAfterMs: 90 * 60_000 });
+    expect(room?.message).toBe("This room has spent its daily budget of $2.00 on models (DUET_ROOM_DAILY_USD: $2.00 today). It resets at 00:00 UTC, in 1 h 30 min.");
+    expect(overBudget({ userUsd: 0.5 }, () => spent(0), across(0, 499_999), NOW)).toBeNull();
+    expect(overBudget({ userUsd: 0.5 }, () => spent(0), across(0, 500_000), NOW)?.message).toBe(
+      "You have spent your daily budget of $0.50 on models across this workspace's rooms (DUET_USER_DAILY_USD: $0.50 today). It resets at 00:00 UTC, in 1 h 30 min.",
+    );
+  });
+
+  it("shows the money budgets in dollars beside the token ones", () => {
+    expect(budgetsView({ roomUsd: 2, userUsd: 0.5 }, spent(0.25), across(0, 100_000), NOW)).toEqual({
+      roomUsd: { limit: 2, used: 0.25, left: 1.75 },
+      userUsd: { limit: 0.5, used: 0.1, left: 0.4, where: "across this workspace's rooms" },
+    });
   });
 });

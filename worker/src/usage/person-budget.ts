@@ -3,8 +3,14 @@ import { recentDays, utcDay, type TurnUsage } from "./usage-entries.ts";
 
 /** A person's usage object (usage/person-object.ts), as the room calls it over RPC. */
 export interface PersonPeer {
-  usedOn(day: string): Promise<number>;
-  add(day: string, tokens: number, oldest: string): Promise<number>;
+  usedOn(day: string): Promise<PersonDay>;
+  add(day: string, used: PersonDay, oldest: string): Promise<PersonDay>;
+}
+
+/** A person's day: tokens in and out, and what the priced ones cost in micro-dollars. */
+export interface PersonDay {
+  tokens: number;
+  costMicros: number;
 }
 
 /**
@@ -21,10 +27,10 @@ export function personScope(roomId: string): { scope: string; where: string } {
 }
 
 /**
- * One room's view of its people's daily budget: asked before a turn starts
- * (one RPC, no row), told once per answered turn that the provider reported
- * figures for (one RPC, one row in the person's object). Without a
- * per-person budget it asks and writes nothing.
+ * One room's view of its people's daily budgets (tokens, dollars or both):
+ * asked before a turn starts (one RPC, no row), told once per answered turn
+ * that the provider reported figures for (one RPC, one row in the person's
+ * object). Without a per-person budget it asks and writes nothing.
  */
 export class PersonBudget {
   readonly where: string;
@@ -32,24 +38,24 @@ export class PersonBudget {
 
   constructor(
     roomId: string,
-    readonly limit: number | undefined,
+    private readonly limited: boolean,
     private readonly peer: (key: string) => PersonPeer,
   ) {
     ({ scope: this.scope, where: this.where } = personScope(roomId));
   }
 
-  /** Tokens `userId` used today in every room of the scope; null without a budget or a person. */
-  async usedToday(userId: string | null | undefined, now = Date.now()): Promise<number | null> {
-    if (this.limit === undefined || !userId) return null;
+  /** What `userId` used today in every room of the scope; null without a budget or a person. */
+  async usedToday(userId: string | null | undefined, now = Date.now()): Promise<PersonDay | null> {
+    if (!this.limited || !userId) return null;
     return this.peer(this.key(userId)).usedOn(utcDay(now));
   }
 
-  /** A turn was answered: its tokens count toward the person's day (none when the provider reported none: unknown is not zero). */
+  /** A turn was answered: its tokens and cost count toward the person's day (none when the provider reported none: unknown is not zero). */
   async counted(userId: string | null, usage: TurnUsage | undefined, at: number): Promise<void> {
-    if (this.limit === undefined || !userId || !usage || usage.inputTokens === null || usage.outputTokens === null) return;
+    if (!this.limited || !userId || !usage || usage.inputTokens === null || usage.outputTokens === null) return;
     const tokens = usage.inputTokens + usage.outputTokens;
     if (tokens <= 0) return;
-    await this.peer(this.key(userId)).add(utcDay(at), tokens, recentDays(at).at(-1)!);
+    await this.peer(this.key(userId)).add(utcDay(at), { tokens, costMicros: usage.costMicros ?? 0 }, recentDays(at).at(-1)!);
   }
 
   private key(userId: string): string {

@@ -1,8 +1,19 @@
-/** One model call's cost as its provider reported it; null counts where the provider reported none (unknown, not zero). */
+/**
+ * One model call's cost as its provider reported it; null counts where the
+ * provider reported none (unknown, not zero). `costMicros`: what the tokens
+ * cost in millionths of a US dollar at the model's price when the turn was
+ * answered; absent when the model had no price or the tokens are unknown.
+ */
 export interface TurnUsage {
   model: string;
   inputTokens: number | null;
   outputTokens: number | null;
+  costMicros?: number;
+}
+
+/** Dollars per million tokens are micro-dollars per token: the cost of one call's reported tokens, kept to a thousandth of a micro-dollar. */
+export function costMicros(price: { input: number; output: number }, inputTokens: number, outputTokens: number): number {
+  return Math.round((inputTokens * price.input + outputTokens * price.output) * 1000) / 1000;
 }
 
 /** Days of usage kept: the 7 the usage route shows, and today's budgets. */
@@ -12,7 +23,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * One person's use of one model on one UTC day: tokens as the provider
  * reported them, how many turns, and how many of those the provider gave no
- * figures for (counted apart: unknown is not zero).
+ * figures for (counted apart: unknown is not zero); what the priced turns cost
+ * (micro-dollars) and how many turns with figures had no price.
  */
 export interface UsageEntry {
   date: string;
@@ -23,6 +35,8 @@ export interface UsageEntry {
   outputTokens: number;
   turns: number;
   unreported: number;
+  costMicros: number;
+  unpriced: number;
 }
 
 /** The UTC day of `at` (ms), as `YYYY-MM-DD`. */
@@ -47,10 +61,12 @@ export class UsageTotals {
   /** One answered turn's usage. */
   addTurn(at: number, userId: string | null, userName: string | null, usage: TurnUsage): void {
     const reported = usage.inputTokens !== null && usage.outputTokens !== null;
+    const priced = reported && usage.costMicros !== undefined;
     this.add({
       date: utcDay(at), userId, userName, model: usage.model,
       inputTokens: reported ? usage.inputTokens! : 0, outputTokens: reported ? usage.outputTokens! : 0,
       turns: 1, unreported: reported ? 0 : 1,
+      costMicros: priced ? usage.costMicros! : 0, unpriced: reported && !priced ? 1 : 0,
     });
   }
 
@@ -66,6 +82,8 @@ export class UsageTotals {
     have.outputTokens += e.outputTokens;
     have.turns += e.turns;
     have.unreported += e.unreported;
+    have.costMicros += e.costMicros;
+    have.unpriced += e.unpriced;
     // The newest name seen wins: people rename themselves.
     if (e.userName) have.userName = e.userName;
   }
@@ -81,6 +99,13 @@ export class UsageTotals {
     const newest = utcDay(now);
     const oldest = utcDay(now - (USAGE_DAYS - 1) * DAY_MS);
     return [...this.entries.values()].filter((e) => e.date >= oldest && e.date <= newest);
+  }
+
+  /** What the priced turns on `date` cost, in micro-dollars. */
+  costOn(date: string): number {
+    let sum = 0;
+    for (const e of this.entries.values()) if (e.date === date) sum += e.costMicros;
+    return sum;
   }
 
   /** Tokens in and out on `date`, all people, or one person's. */

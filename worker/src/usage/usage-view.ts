@@ -32,5 +32,7 @@ function rowOf(e: UsageEntry): UsageRow {
     outputTokens: known ? e.outputTokens : null,
     turns: e.turns,
     ...(e.unreported ? { unreported: e.unreported } : {}),
+    ...(e.turns > e.unreported + e.unpriced ? { costUsd: e.costMicros / 1e6 } : {}),
+    ...(e.unpriced ? { unpriced: e.unpriced } : {}),
   };
 }

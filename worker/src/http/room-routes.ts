@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import { controlRoutes, resetBy } from "./control-routes.ts";
+import { deliveryRoutes } from "./delivery-routes.ts";
+import { fileRoutes } from "./file-routes.ts";
+import { send, withRoom, type RoomApp } from "./rooms.ts";
+import { scheduleRoutes } from "./schedule-routes.ts";
+import { turnRoutes } from "./turn-routes.ts";
+
+/**
+ * Everything under `/api/rooms/:roomId` (mounted in app.ts). The room id is
+ * checked here, once, before any route runs (a bad one is the same 400 on
+ * every path, and no room is woken for it); each route finds the room on
+ * `c.var.room` and its checked body in `c.req.valid("json")`.
+ */
+export const roomRoutes = new Hono<RoomApp>();
+
+roomRoutes.use(withRoom);
+
+roomRoutes.route("/", turnRoutes);
+roomRoutes.route("/", controlRoutes);
+roomRoutes.route("/deliveries", deliveryRoutes);
+roomRoutes.route("/schedules", scheduleRoutes);
+roomRoutes.route("/files", fileRoutes);
+
+// `?userId=`: who reset the room, recorded in its emptied audit.
+roomRoutes.delete("/", async (c) => send(await c.var.room.cleanup(resetBy(c.req.query("userId")))));
