@@ -52,9 +52,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /model, /repo, /usage, /audit,
-                            /schedule, /schedules, /unschedule ID, /approve N,
-                            /skip N, /help, /quit
+                            /history, /reset, /policy, /model, /repo, /usage,
+                            /audit, /schedule, /schedules, /unschedule ID,
+                            /approve N, /skip N, /help, /quit
   duet --help               show this help
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
