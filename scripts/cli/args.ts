@@ -1,4 +1,4 @@
-import { isValidRoomId, readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
+import { isValidRoomId, readModel, readRepoArgs, readRunPolicy, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
 import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
@@ -15,6 +15,7 @@ export type CliCommand =
   | { kind: "unschedule"; room: string; id: string }
   | { kind: "model"; room: string; model?: string }
   | { kind: "usage"; room: string }
+  | { kind: "repo"; room: string; change?: RepoChange }
   | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
@@ -34,6 +35,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
   duet model ROOM [NAME]    show ROOM's model and the choices, or switch to NAME
+  duet repo ROOM [OWNER/NAME[@BRANCH]|unlink]
+                            show the repository ROOM works on, link one (the
+                            branch defaults to its default branch), or unlink it
   duet usage ROOM           model tokens used in ROOM today and this week, by
                             person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
@@ -49,9 +53,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /model, /usage, /audit,
-                            /schedule, /schedules, /unschedule ID, /approve N,
-                            /skip N, /help, /quit
+                            /history, /reset, /policy, /model, /repo, /usage,
+                            /audit, /schedule, /schedules, /unschedule ID,
+                            /approve N, /skip N, /help, /quit
   duet --help               show this help
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
@@ -62,7 +66,7 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
 /** Every `duet` subcommand; the docs check the commands they show against it. */
-export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -157,6 +161,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const read = rest.length === 1 ? readModel(rest[0]) : null;
       if (!read || read.kind !== "model") throw new UsageError(`duet model takes one model NAME (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked, model: read.model };
+    }
+    case "repo": {
+      if (rest.length === 0) return { kind, room: checked };
+      // An argument given empty is a slip, not a request to show.
+      const read = rest.length > 1 ? { problem: REPO_WORDS.oneWord } : rest[0].trim() ? readRepoArgs(rest[0]) : { problem: REPO_WORDS.needsName };
+      if ("problem" in read) throw new UsageError(`duet repo: ${read.problem}`);
+      return read.change ? { kind, room: checked, change: read.change } : { kind, room: checked };
     }
     case "approve":
     case "skip": {

@@ -35,6 +35,13 @@ describe("parseChatLine", () => {
     expect(parseChatLine("/skip 10")).toEqual({ kind: "decide", decision: "skip", pick: 10 });
   });
 
+  it("reads /repo with the shared reader: show, link, unlink, and a bad name as one line", () => {
+    expect(parseChatLine("/repo")).toEqual({ kind: "repo" });
+    expect(parseChatLine("/repo acme/widgets@main")).toEqual({ kind: "repo", change: { repo: "acme/widgets", branch: "main" } });
+    expect(parseChatLine("/REPO unlink")).toEqual({ kind: "repo", change: "unlink" });
+    expect(parseChatLine("/repo a/b/c")).toEqual({ kind: "unknown", word: '/repo: Repository must be owner/name (one "/"); e.g. `acme/widgets` or `acme/widgets@main`.' });
+  });
+
   it("refuses an approval number that is not one", () => {
     for (const bad of ["0", "-1", "1.5", "one", "1 2", "9999", "1; rm -rf /", "x".repeat(5000)]) {
       const parsed = parseChatLine(`/approve ${bad}`);

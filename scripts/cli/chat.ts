@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { readModel, readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
+import { readModel, readRepoArgs, readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 import { CHAT_LINE_SPELLING } from "./spelling.ts";
@@ -35,6 +35,10 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/model") {
       const read = readModel(text.slice(word.length));
       return read.kind === "model" ? read : { kind: "unknown", word: `${word} ${text.slice(word.length).trim().slice(0, 30)}` };
+    }
+    if (word === "/repo") {
+      const read = readRepoArgs(text.slice(word.length));
+      return "problem" in read ? { kind: "unknown", word: `${word}: ${read.problem}` } : { kind: "repo", ...read };
     }
     if (word === "/policy") {
       const arg = text.slice(word.length).trim();

@@ -10,6 +10,7 @@ import {
   settingsLines,
   type Naming,
   describeModel,
+  describeRepoReply,
   describeUsage,
   describeRun,
   explanationOf,
@@ -149,6 +150,7 @@ const CHAT_SYNTAX = {
   reset: "/reset",
   policy: "/policy [auto|approve]",
   model: "/model [NAME]",
+  repo: "/repo [OWNER/NAME[@BRANCH]|unlink]",
   usage: "/usage",
   audit: "/audit",
   schedule: "/schedule WHEN ASK",
@@ -201,6 +203,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describePolicy(reply.runPolicy, reply.setBy, TERMINAL_NAMING, reply.source).replace(/\*/g, "");
     case "model":
       return describeModel(reply, TERMINAL_NAMING);
+    case "repo":
+      return describeRepoReply(reply.repo, reply.event, terminalNaming(room));
     case "usage":
       return describeUsage(reply.usage, TERMINAL_NAMING);
     case "audit":

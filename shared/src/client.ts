@@ -37,6 +37,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import type { z } from "zod";
@@ -113,6 +114,21 @@ export class WorkerClient {
   /** Switching to the same model twice is harmless, so a failed attempt may be repeated. */
   setModel(roomId: string, body: ModelRequest): Promise<ModelResponse> {
     return this.call("PUT", `${roomPath(roomId)}/model`, modelResponseSchema, body, true);
+  }
+
+  /** The repository the room works on (its own, or its channel's for a thread room), or `{repo: null}`. */
+  repo(roomId: string): Promise<RepoResponse> {
+    return this.call("GET", `${roomPath(roomId)}/repo`, repoResponseSchema, undefined, true);
+  }
+
+  /** Links a repository; linking the same one twice is harmless, so a failed attempt may be repeated. */
+  setRepo(roomId: string, body: RepoRequest): Promise<RepoResponse> {
+    return this.call("PUT", `${roomPath(roomId)}/repo`, repoResponseSchema, body, true);
+  }
+
+  /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
+  removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -5,6 +5,7 @@ import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsC
 import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
+import { readRepoArgs, type RepoArgs } from "./repo-command.ts";
 
 export { sanitizeChatText };
 
@@ -34,6 +35,8 @@ export type DuetCommand =
   | { kind: "schedule"; when: string; ask: string }
   | { kind: "schedules" }
   | { kind: "unschedule"; id: string }
+  /** The room's repository: shown, linked or unlinked (`change`), or a typing mistake (`problem`) told to the asker alone. */
+  | ({ kind: "repo" } & RepoArgs)
   | { kind: "help"; problem?: string };
 
 /** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
@@ -107,6 +110,8 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "usage" };
     case "model":
       return readModel(rest);
+    case "repo":
+      return { kind: "repo", ...readRepoArgs(rest) };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion() };

@@ -57,5 +57,6 @@ export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describ
 export * from "./schedule-schemas.ts";
 export * from "./repo-schemas.ts";
 export * from "./memory-schemas.ts";
+export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
 export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";

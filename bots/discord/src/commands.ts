@@ -18,6 +18,7 @@ export const SUBCOMMANDS = {
   stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
   model: { name: "model", option: "name" },
+  repo: { name: "repo", option: "name" },
   usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
@@ -27,6 +28,9 @@ export const SUBCOMMANDS = {
 } as const;
 
 export type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** Owner, name and branch at their limits with "/" and "@" between: Discord refuses longer before the bot sees it, and the bot checks the parts. */
+const REPO_OPTION_MAX_CHARS = 400;
 
 /** Discord caps string options at 6,000 characters, below the Worker's own limits. */
 const OPTION_MAX_CHARS = 6_000;
@@ -82,6 +86,12 @@ export function duetCommand() {
           .setName(SUBCOMMANDS.model.name)
           .setDescription(WORDS.model.description)
           .addStringOption((o) => o.setName(SUBCOMMANDS.model.option).setDescription(WORDS.model.option).setRequired(false).setMaxLength(200)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.repo.name)
+          .setDescription(WORDS.repo.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.repo.option).setDescription(WORDS.repo.option).setRequired(false).setMaxLength(REPO_OPTION_MAX_CHARS)),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription(WORDS.usage.description))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription(WORDS.audit.description))

@@ -6,6 +6,7 @@ import {
   guardOf,
   help,
   readModel,
+  readRepoArgs,
   readRunPolicy,
   runCommand,
   runNeedsCommand,
@@ -117,6 +118,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
     }
     case SUBCOMMANDS.model.name:
       return readModel(text(SUBCOMMANDS.model.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.repo.name:
+      return { kind: "repo", ...readRepoArgs(text(SUBCOMMANDS.repo.option)) };
     case SUBCOMMANDS.usage.name:
       return { kind: "usage" };
     case SUBCOMMANDS.audit.name:

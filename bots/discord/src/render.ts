@@ -30,7 +30,7 @@ import {
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -137,6 +137,7 @@ const DISCORD_SYNTAX = {
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   model: "`/duet model name:`_model_",
+  repo: "`/duet repo name:`_owner/name@branch_|_unlink_",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
@@ -180,6 +181,8 @@ export function renderReply(reply: Reply): Outgoing[] {
       return renderNotice(renderUnscheduled(reply.schedule, reply.user));
     case "model":
       return renderNotice(renderModel(reply));
+    case "repo":
+      return renderNotice(renderRepo(reply));
     case "usage":
       return renderNotice(renderUsage(reply.usage));
     case "refused":

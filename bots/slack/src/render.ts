@@ -24,7 +24,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -130,6 +130,7 @@ const SLACK_SYNTAX = {
   get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
   model: "`/duet model` [_name_]",
+  repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink`]",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule` _when_ _question_",
@@ -184,6 +185,8 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
       return renderUnscheduled(reply.schedule, reply.user);
     case "model":
       return renderModel(reply);
+    case "repo":
+      return renderRepo(reply);
     case "usage":
       return renderUsage(reply.usage);
     case "refused":

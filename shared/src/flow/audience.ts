@@ -31,6 +31,7 @@ const AUDIENCE: Record<Said, { done: Audience; otherwise: Audience }> = {
   get: { done: "everyone", otherwise: "asker" },
   policy: { done: "everyone", otherwise: "asker" },
   model: { done: "everyone", otherwise: "asker" },
+  repo: { done: "everyone", otherwise: "asker" },
   schedule: { done: "everyone", otherwise: "asker" },
   unschedule: { done: "everyone", otherwise: "asker" },
   decide: { done: "everyone", otherwise: "asker" },
@@ -58,7 +59,7 @@ export function onlyAskerSees(kind: DuetCommand["kind"]): boolean {
  */
 export function commandAudience(command: DuetCommand, refused: boolean): Audience {
   if (refused) return audienceOf("refusal", false);
-  const reads = (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model);
+  const reads = (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model) || (command.kind === "repo" && !("change" in command && command.change));
   return audienceOf(command.kind, !reads);
 }
 

@@ -24,6 +24,8 @@ export function guardOf(command: DuetCommand): GuardedAction | null {
   if (command.kind === "schedule" || command.kind === "unschedule") return "run";
   // Switching the model is allowed to whoever may change the run policy.
   if ((command.kind === "policy" && command.runPolicy) || (command.kind === "model" && command.model)) return "policy";
+  // So is linking or unlinking a repository: it changes what every turn here works on.
+  if (command.kind === "repo" && "change" in command && command.change) return "policy";
   return null;
 }
 

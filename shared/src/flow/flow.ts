@@ -11,6 +11,7 @@ import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
+import { repo } from "./repo.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -217,6 +218,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return model(deps, surface, asker, command.model);
     case "usage":
       return usage(deps, surface, asker);
+    case "repo":
+      return repo(deps, surface, asker, command);
     case "stop":
       return stop(deps, surface, asker);
     case "get":

@@ -10,3 +10,4 @@ export { audit, decide, guarded, guardOf, helpWithSettings, policy, refusalText,
 export { stopClick, type StopClick } from "./stop-click.ts";
 export { redactLive, redactReply, redacting, redactingView } from "./redacting.ts";
 export { model, usage } from "./settings.ts";
+export { repo } from "./repo.ts";

@@ -12,6 +12,7 @@ export const COMMAND_PURPOSES = {
   reset: "wipe the conversation and destroy the sandbox",
   policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
   model: "show the model Duet uses here and the choices, or switch it",
+  repo: "show the repository Duet works on here, link one (`owner/name`, optionally `@branch`), or `unlink` it",
   usage: "show the model tokens used here today and this week, by person and model, and the budgets",
   audit: "show who ran or skipped which commands here, and policy changes and resets",
   stop: "stop Duet's answer in progress (anyone here can)",

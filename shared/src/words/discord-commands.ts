@@ -18,6 +18,7 @@ export const DISCORD_COMMAND_WORDS = {
     approve: "approve: wait for Run or Skip",
   },
   model: { description: "Show the model Duet uses here and the choices, or switch it", option: "Leave out to see the current model" },
+  repo: { description: "Show the repository Duet works on here, link one, or unlink it", option: "owner/name or owner/name@branch to link, unlink to remove; leave out to see it" },
   usage: { description: "Model tokens used here today and this week, by person (only you see it)" },
   audit: { description: "Who ran or skipped which commands here (only you see it)" },
   schedule: {

@@ -1,6 +1,7 @@
 import {
   channelOfThread,
   DuetError,
+  GITHUB_NOT_CONFIGURED,
   type ModelRequest,
   type ModelResponse,
   type PolicyRequest,
@@ -241,12 +242,11 @@ export class Room {
    */
   async setRepo(req: RepoRequest): Promise<RepoResponse> {
     const link = { repo: req.repo, branch: req.branch ?? null };
-    // With a GitHub App configured, a repository it cannot see is refused with where to install it.
+    // Without a GitHub App nothing could clone it: refused with what to set. A repository the App cannot see is refused with where to install it.
     const github = this.config.github;
-    if (github) {
-      this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
-      await installationOf(this.githubApp, github, link.repo, Date.now());
-    }
+    if (!github) throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
+    this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
+    await installationOf(this.githubApp, github, link.repo, Date.now());
     this.storage.transactionSync(() => {
       this.repo.set(link);
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);

@@ -1,4 +1,18 @@
-import { type AuditEntry, auditTitle, describeAuditEntry, describeModel, describePolicy, describeUsage, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import {
+  type AuditEntry,
+  auditTitle,
+  describeAuditEntry,
+  describeModel,
+  describePolicy,
+  describeRepoReply,
+  describeUsage,
+  type RepoEvent,
+  type RepoResponse,
+  type UsageResponse,
+  type Naming,
+  type PolicySource,
+  type RunPolicy,
+} from "@duet/shared";
 
 /** The run policy and the audit trail in Discord's markdown. */
 
@@ -11,6 +25,13 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): string {
   return `🧠 ${describeModel(r, NAMING)}`;
+}
+
+/** As NAMING, `/duet repo` spelled with its option (`/duet repo name:owner/name`). */
+const REPO_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^repo /, "repo name:")}\`` };
+
+export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): string {
+  return `📦 ${describeRepoReply(r.repo, r.event, REPO_NAMING)}`;
 }
 
 export function renderUsage(u: UsageResponse): string {

@@ -1,4 +1,19 @@
-import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describeModel, describePolicy, describeUsage, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import {
+  type AuditEntry,
+  auditTitle,
+  chunkMessage,
+  describeAuditEntry,
+  describeModel,
+  describePolicy,
+  describeRepoReply,
+  describeUsage,
+  type RepoEvent,
+  type RepoResponse,
+  type UsageResponse,
+  type Naming,
+  type PolicySource,
+  type RunPolicy,
+} from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
 import { type Rendered, renderNotice } from "../rendered.ts";
@@ -14,6 +29,10 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): Rendered {
   return renderNotice(`:brain: ${describeModel(r, NAMING)}`);
+}
+
+export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): Rendered {
+  return renderNotice(`:package: ${describeRepoReply(r.repo, r.event, NAMING)}`);
 }
 
 export function renderUsage(u: UsageResponse): Rendered {
