@@ -19,4 +19,4 @@ export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, HELP_INTRO, WOR
 export { queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
-export { notInstalledText } from "./repo.ts";
+export { checkedOutText, checkoutFailedText, notInstalledText } from "./repo.ts";

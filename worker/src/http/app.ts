@@ -10,6 +10,7 @@ import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { requireToken } from "./auth.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
+import { repoRoutes } from "./repo-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
@@ -96,6 +97,7 @@ app.get("/api/rooms/:roomId/stats", async (c) => {
 app.all("/api/rooms/:roomId/stats", methodNotAllowed);
 
 app.route("/", controlRoutes);
+app.route("/", repoRoutes);
 app.route("/", deliveryRoutes);
 app.route("/", scheduleRoutes);
 app.route("/", installationRoutes);

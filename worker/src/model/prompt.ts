@@ -55,6 +55,8 @@ export function buildContext(
   question: string | { text: string; speaker?: Speaker },
   maxMessages = MODEL_CONTEXT_MESSAGES,
   sharedFiles: string[] = [],
+  /** The room's repository and its checkout (model/repo-prompt.ts), said after the contract. */
+  repoLine: string | null = null,
 ): ChatMessage[] {
   const asked = typeof question === "string" ? { text: question } : question;
   const kept: ChatMessage[][] = [];
@@ -71,7 +73,8 @@ export function buildContext(
   }
   // Files people shared just now go right before the question, which may well be about them.
   const shared: ChatMessage[] = sharedFiles.length ? [{ role: "user", content: [SHARED_FILES_LABEL, ...sharedFiles].join("\n") }] : [];
-  return [{ role: "system", content: SYSTEM_PROMPT }, ...kept.flat(), ...shared, { role: "user", content: spokenBy(asked.text, asked.speaker) }];
+  const system = repoLine ? `${SYSTEM_PROMPT} ${repoLine}` : SYSTEM_PROMPT;
+  return [{ role: "system", content: system }, ...kept.flat(), ...shared, { role: "user", content: spokenBy(asked.text, asked.speaker) }];
 }
 
 /** One command's result as the model reads it: the command, how it ended, and its output, cut where said. */

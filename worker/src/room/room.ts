@@ -1,5 +1,7 @@
 import {
   channelOfThread,
+  checkedOutText,
+  checkoutFailedText,
   DuetError,
   type ModelRequest,
   type ModelResponse,
@@ -15,7 +17,10 @@ import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
-import { RoomRepoStore } from "../control/room-repo.ts";
+import { CheckoutStore } from "../control/repo-checkout.ts";
+import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
+import { repoPromptLine } from "../model/repo-prompt.ts";
+import { RepoSync } from "./repo-sync.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
@@ -60,6 +65,9 @@ export class Room {
   readonly control: RoomControl;
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
+  /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
+  readonly checkouts: CheckoutStore;
+  private readonly repoSync: RepoSync;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -96,6 +104,14 @@ export class Room {
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
+    this.checkouts = new CheckoutStore(storage);
+    this.repoSync = new RepoSync({
+      roomId,
+      link: () => this.repoLink(),
+      store: this.checkouts,
+      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
+      executor: () => this.executor().executor,
+    });
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -137,6 +153,8 @@ export class Room {
     this.control.reset(resetBy);
     this.uploads.wipe();
     this.scheduleRows.wipe();
+    // The workspace goes with the sandbox below: nothing is checked out any more.
+    this.checkouts.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {
@@ -198,7 +216,62 @@ export class Room {
   /** The repository worked on here and where it comes from. A thread room asks its channel once, if no turn has yet. */
   async repoView(): Promise<RepoResponse> {
     if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
-    return this.repo.view();
+    return this.withCheckout(this.repo.view());
+  }
+
+  /** The view with the checkout made for its link, if one was. */
+  private withCheckout(view: RepoResponse): RepoResponse {
+    if (view.repo === null) return view;
+    const made = this.checkouts.of({ repo: view.repo, branch: view.branch });
+    return { ...view, checkout: made ? { sha: made.sha, at: made.at } : null };
+  }
+
+  /** The repository turns work on here (the room's own, else its channel's), or null. */
+  private repoLink(): RepoLink | null {
+    const view = this.repo.view();
+    return view.repo === null ? null : { repo: view.repo, branch: view.branch };
+  }
+
+  /**
+   * Checks the repository out at `repo/` now, or fetches into the checkout
+   * there (`/repo/sync`); the view with the new checkout. 404 when the room
+   * has none; a checkout that could not be made is its one-line error.
+   */
+  async syncRepo(): Promise<RepoResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    const synced = await this.repoSync.sync(true);
+    if (!synced) throw new DuetError("not_found", "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)");
+    return this.repoView();
+  }
+
+  /**
+   * What a turn starts with about the repository: the system prompt's line,
+   * and a note for the thread when a checkout was made or failed now (the
+   * first turn after a link). Never throws: a failed checkout is said, and
+   * the turn goes on.
+   */
+  private async repoForTurn(signal?: AbortSignal): Promise<{ prompt: string | null; note: string | null }> {
+    const link = this.repoLink();
+    if (!link) return { prompt: null, note: null };
+    try {
+      const synced = await this.repoSync.sync(false, signal);
+      if (!synced) return { prompt: null, note: null };
+      const { record, done } = synced;
+      const notes = done ? [checkedOutText(record.repo, record.branch, record.sha, done.cloned), ...(done.note ? [done.note] : [])] : [];
+      return { prompt: repoPromptLine(record.repo, record.branch, true), note: notes.length ? notes.join(" ") : null };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const why = err instanceof DuetError ? err.message : "Duet failed on its side";
+      if (!(err instanceof DuetError)) console.error("checkout failed", (err as Error).message);
+      return { prompt: repoPromptLine(link.repo, link.branch ?? "the default branch", false), note: checkoutFailedText(link.repo, why) };
+    }
+  }
+
+  /** The GitHub App's tokens, made on first use (only called with an App configured). */
+  private github(): InstallationTokens {
+    const github = this.config.github!;
+    this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
+    return this.githubApp;
   }
 
   /**
@@ -209,16 +282,13 @@ export class Room {
     const link = { repo: req.repo, branch: req.branch ?? null };
     // With a GitHub App configured, a repository it cannot see is refused with where to install it.
     const github = this.config.github;
-    if (github) {
-      this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
-      await installationOf(this.githubApp, github, link.repo, Date.now());
-    }
+    if (github) await installationOf(this.github(), github, link.repo, Date.now());
     this.storage.transactionSync(() => {
       this.repo.set(link);
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
     });
     await this.handDown("repository");
-    return this.repo.view();
+    return this.repoView();
   }
 
   /**
@@ -344,6 +414,7 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
+      repo: (signal) => this.repoForTurn(signal),
     };
   }
 
