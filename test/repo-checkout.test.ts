@@ -25,8 +25,9 @@ beforeAll(async () => {
   mainTip = await repos.create("acme/widgets", [{ "README.md": "# Widgets\n" }, { "src/a.txt": "alpha\n" }, { "src/b.txt": "beta\n" }]);
   await repos.commit("acme/widgets", [{ "feature.txt": "on a branch\n" }], "feature", "main");
   await repos.create("acme/secrets", [{ "notes.md": "private\n" }]);
+  await repos.create("acme/setup", [{ ".duet/setup.sh": 'echo "setting up in $(pwd)"\n', "app.txt": "v1\n" }]);
   github = await startFakeGithub({ appId: APP_ID, publicKey, gitRoot: repos.root });
-  for (const fullName of ["acme/widgets", "acme/secrets", "acme/ghost"]) github.addRepo({ fullName, installationId: 9 });
+  for (const fullName of ["acme/widgets", "acme/secrets", "acme/ghost", "acme/setup"]) github.addRepo({ fullName, installationId: 9 });
   sandbox = await startSandboxStack({
     wire: ({ url, token }) => ({
       SANDBOX_URL: url,
@@ -154,6 +155,45 @@ describe("the first turn after linking", () => {
     const bad = await link("cli-checkout-none", "acme/..");
     expect(bad.status).toBe(400);
     expect(Object.values(bad.body.details as Record<string, string[]>).flat()).toContain('Repository name cannot be "." or contain ".."');
+  });
+});
+
+describe("the repository's .duet/setup.sh", () => {
+  const SETUP = "(cd ~/repo && bash .duet/setup.sh)";
+  const turn = (room: string, text: string) => sandbox.stack.client.message(room, { text, userId: "U1" });
+
+  it("runs once per checkout before the model's commands, output in the answer, and again only when it changed", async () => {
+    const room = "cli-checkout-setup";
+    expect((await link(room, "acme/setup")).status).toBe(200);
+    const first = await turn(room, "SAY: Ready. <run>pwd</run>");
+    expect(first.runs.map((r) => [r.cmd, r.stdout])).toEqual([
+      [SETUP, "setting up in /workspace/repo\n"],
+      ["pwd", "/workspace\n"],
+    ]);
+    expect((await turn(room, "SAY: Again. <run>true</run>")).runs.map((r) => r.cmd)).toEqual(["true"]);
+
+    // A sync that brings the same script: not run again.
+    await repos.commit("acme/setup", [{ "app.txt": "v2\n" }]);
+    expect((await api("POST", `/api/rooms/${room}/repo/sync`)).status).toBe(200);
+    expect((await turn(room, "SAY: Same. <run>cat repo/app.txt</run>")).runs.map((r) => [r.cmd, r.stdout])).toEqual([["cat repo/app.txt", "v2\n"]]);
+
+    // A sync that changes it: run once more.
+    await repos.commit("acme/setup", [{ ".duet/setup.sh": "echo changed\n" }]);
+    expect((await api("POST", `/api/rooms/${room}/repo/sync`)).status).toBe(200);
+    expect((await turn(room, "SAY: Changed. <run>true</run>")).runs.map((r) => [r.cmd, r.stdout])).toEqual([
+      [SETUP, "changed\n"],
+      ["true", ""],
+    ]);
+  });
+
+  it("in an approve room it is proposed with the model's commands, and nothing runs", async () => {
+    const room = "cli-checkout-setup-approve";
+    expect((await api("PUT", `/api/rooms/${room}/policy`, { runPolicy: "approve", userId: "U1" })).status).toBe(200);
+    expect((await link(room, "acme/setup")).status).toBe(200);
+    const asked = await turn(room, "SAY: Setting up. <run>ls</run>");
+    expect(asked.runs).toEqual([]);
+    expect(asked.pending?.map((p) => p.cmd)).toEqual([SETUP, "ls"]);
+    expect((await exec(room, "ls -A repo")).stdout).toContain("app.txt");
   });
 });
 

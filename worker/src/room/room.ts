@@ -1,7 +1,5 @@
 import {
   channelOfThread,
-  checkedOutText,
-  checkoutFailedText,
   DuetError,
   type ModelRequest,
   type ModelResponse,
@@ -19,7 +17,6 @@ import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
 import { CheckoutStore } from "../control/repo-checkout.ts";
 import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
-import { repoPromptLine } from "../model/repo-prompt.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
@@ -244,29 +241,6 @@ export class Room {
     return this.repoView();
   }
 
-  /**
-   * What a turn starts with about the repository: the system prompt's line,
-   * and a note for the thread when a checkout was made or failed now (the
-   * first turn after a link). Never throws: a failed checkout is said, and
-   * the turn goes on.
-   */
-  private async repoForTurn(signal?: AbortSignal): Promise<{ prompt: string | null; note: string | null }> {
-    const link = this.repoLink();
-    if (!link) return { prompt: null, note: null };
-    try {
-      const synced = await this.repoSync.sync(false, signal);
-      if (!synced) return { prompt: null, note: null };
-      const { record, done } = synced;
-      const notes = done ? [checkedOutText(record.repo, record.branch, record.sha, done.cloned), ...(done.note ? [done.note] : [])] : [];
-      return { prompt: repoPromptLine(record.repo, record.branch, true), note: notes.length ? notes.join(" ") : null };
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      const why = err instanceof DuetError ? err.message : "Duet failed on its side";
-      if (!(err instanceof DuetError)) console.error("checkout failed", (err as Error).message);
-      return { prompt: repoPromptLine(link.repo, link.branch ?? "the default branch", false), note: checkoutFailedText(link.repo, why) };
-    }
-  }
-
   /** The GitHub App's tokens, made on first use (only called with an App configured). */
   private github(): InstallationTokens {
     const github = this.config.github!;
@@ -414,7 +388,7 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
-      repo: (signal) => this.repoForTurn(signal),
+      repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
     };
   }
 

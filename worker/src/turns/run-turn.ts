@@ -42,7 +42,15 @@ export interface TurnDeps extends CommandDeps {
    * The room's repository before the model is asked: the system prompt's
    * line about it and a note for the answer (a checkout made or failed now).
    */
-  repo?: (signal: AbortSignal) => Promise<{ prompt: string | null; note: string | null }>;
+  repo?: (signal: AbortSignal) => Promise<RepoForTurn>;
+}
+
+/** The room's repository as a turn starts: the prompt's line, a note for the answer, and the setup command to run first (or null). */
+export interface RepoForTurn {
+  prompt: string | null;
+  note: string | null;
+  /** The repository's `.duet/setup.sh`, new or changed since it last ran: run before the model's commands, under the run policy. */
+  setup: string | null;
 }
 
 /** What a turn starts from: the question, the progress a restart left (or null), and the turns its context is built from. */
@@ -71,6 +79,8 @@ interface Progress {
   running?: number;
   /** Indexes of the commands that held a secret (so their stored text is not what the model wrote). */
   secret?: number[];
+  /** The repository's setup command, run before the model's (not in its text, so kept here for a resume). */
+  setup?: string;
 }
 
 export const UNKNOWN_OUTCOME = "outcome unknown: Duet restarted while this command was running, so it was not run again";
@@ -109,20 +119,20 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
 
   if (!resumed) {
     // The first turn after a link checks the repository out before the model is asked, so its commands find repo/.
-    const repo = (await deps.repo?.(stop)) ?? { prompt: null, note: null };
+    const repo = (await deps.repo?.(stop)) ?? { prompt: null, note: null, setup: null };
     repoNote = repo.note;
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
     if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on" && !deps.propose) deps.warmSandbox?.();
     const read = await askModel(deps, input, stop, emit, repo.prompt);
     usage = read.usage;
-    parsed = read.reply;
+    parsed = withSetup(read.reply, repo.setup);
     stopped = read.stopped;
     const secret = parsed.commands.flatMap((cmd, i) => (redact(cmd) === cmd ? [] : [i]));
-    progress = { modelText: redact(read.modelText), runs: [], ...(secret.length ? { secret } : {}) };
+    progress = { modelText: redact(read.modelText), runs: [], ...(secret.length ? { secret } : {}), ...(repo.setup ? { setup: repo.setup } : {}) };
   } else {
     // Resumed after a restart: the text was written before; it goes out whole.
     progress = resumed;
-    parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
+    parsed = withSetup(readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY), progress.setup ?? null);
     emitWhole(parsed, redact, emit);
   }
 
@@ -233,6 +243,11 @@ async function askModel(
   const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
   text(shown.finish());
   return { ...read, usage };
+}
+
+/** The model's reply with the repository's setup command first, when there is one. */
+function withSetup(reply: ReadReply, setup: string | null): ReadReply {
+  return setup ? { ...reply, commands: [setup, ...reply.commands] } : reply;
 }
 
 /** The model's explanation, redacted, as one text event. */
