@@ -262,7 +262,7 @@ export class Room {
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
     });
     await this.handDown("repository");
-    return this.repoView();
+    return this.withCheckout(this.repo.view());
   }
 
   /**
