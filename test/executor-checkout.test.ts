@@ -18,15 +18,19 @@ let github: FakeGithub;
 let repos: BareRepos;
 let ex: TestExecutor;
 let token: string;
+let otherToken: string;
 let url: string;
 
 beforeAll(async () => {
   repos = new BareRepos();
   await repos.create("acme/tools", [{ "README.md": "tools\n" }]);
+  await repos.create("acme/other", [{ "other.txt": "other\n" }]);
   github = await startFakeGithub({ appId: "5", publicKey, gitRoot: repos.root });
   github.addRepo({ fullName: "acme/tools", installationId: 3 });
+  github.addRepo({ fullName: "acme/other", installationId: 3 });
   const app = new InstallationTokens({ appId: "5", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), apiUrl: github.url });
   token = (await app.token(3, "tools", { contents: "read" })).token;
+  otherToken = (await app.token(3, "other", { contents: "read" })).token;
   url = `${github.url}/acme/tools.git`;
   ex = await startTestExecutor();
 });
@@ -78,6 +82,14 @@ describe("a workspace prepared by the model", () => {
     const r = await checkout(good("sandbox-file"));
     expect(r).toMatchObject({ status: 409, body: { error: "the checkout of acme/tools could not be made in repo/: repo/ is there and is not a git checkout: move it away, then sync again" } });
     expect((await ex.exec("sandbox-file", "cat repo")).stdout).toBe("mine\n");
+  });
+
+  it("a repo/ that holds another repository (a new link) → 409 naming it, and that checkout is kept as it was", async () => {
+    const room = "sandbox-relinked";
+    expect((await checkout(good(room))).status).toBe(200);
+    const r = await checkout({ sessionId: room, url: `${github.url}/acme/other.git`, token: otherToken, repo: "acme/other" });
+    expect(r).toMatchObject({ status: 409, body: { error: `the checkout of acme/other could not be made in repo/: repo/ holds another repository (its origin is not ${github.url}/acme/other.git): move it away, then sync again` } });
+    expect((await ex.exec(room, "ls /workspace/repo")).stdout).toBe("README.md\n");
   });
 
   it("hooks and fsmonitor planted in repo/.git run inside the sandbox only, as its user, with no token to read", async () => {

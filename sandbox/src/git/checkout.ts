@@ -67,6 +67,8 @@ export function checkoutScript(mirror: string, branch: string, url: string): str
     `G=git`,
     `if [ -e repo ] && [ ! -d repo/.git ]; then echo "repo/ is there and is not a git checkout: move it away, then sync again" >&2; exit 3; fi`,
     "if [ -d repo/.git ]; then",
+    // Another repository's checkout (the room linked a new one) is the person's work: never fetched over.
+    `  if [ "$($G -C repo remote get-url origin 2>/dev/null || true)" != ${shellWord(url)} ]; then echo "repo/ holds another repository (its origin is not ${url.replace(/["`$\\]/g, "")}): move it away, then sync again" >&2; exit 3; fi`,
     `  $G -C repo fetch --quiet --no-tags ${m} "+refs/heads/"${b}":refs/remotes/origin/"${b}`,
     `  if [ "$($G -C repo symbolic-ref -q --short HEAD || true)" = ${b} ] && [ -z "$($G -C repo status --porcelain)" ] && $G -C repo merge --quiet --ff-only "origin/"${b} >/dev/null 2>&1; then echo fetched; else echo kept; fi`,
     "else",
