@@ -73,7 +73,7 @@ describe("duet repo", () => {
     expect(await duet(bare, "repo", "cli-repo-bare", "acme/widgets")).toEqual({
       code: 1,
       out: "",
-      err: "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see the README).",
+      err: "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see docs/configuration.md).",
     });
     expect(await bare.client.repo("cli-repo-bare")).toEqual({ repo: null });
   });

@@ -13,7 +13,7 @@ export function notInstalledText(repo: string, link: string | null): string {
 
 /** Linking with no provider configured: what the operator sets. */
 export const GITHUB_NOT_CONFIGURED =
-  "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see the README).";
+  "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see docs/configuration.md).";
 
 /** The examples below: what to give, as each front end takes it (a chat's text, Discord's option, the CLI's argument). */
 const EXAMPLE = "e.g. `acme/widgets` or `acme/widgets@main`";
@@ -62,4 +62,14 @@ export function describeRepoReply(view: RepoResponse, event: RepoEvent | undefin
         ? "No repository is linked here; nothing changed."
         : `This thread has no repository of its own to unlink; it follows its channel's, ${name.command(view.repo)}, which is unlinked in the channel. Nothing changed.`;
   }
+}
+
+/** A checkout the room's turn just made (or fetched into), as the thread reads it. */
+export function checkedOutText(repo: string, branch: string, sha: string, cloned: boolean): string {
+  return `${cloned ? "Checked out" : "Fetched"} ${repo} (branch ${branch}, ${sha.slice(0, 7)}) in repo/.`;
+}
+
+/** A checkout that could not be made: the one line the thread reads; nothing was left half-made. */
+export function checkoutFailedText(repo: string, why: string): string {
+  return `The checkout of ${repo} failed: ${why.replace(/\.$/, "")}.`;
 }
