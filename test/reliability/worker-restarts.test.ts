@@ -113,6 +113,8 @@ describe("the Worker restarts mid-turn", () => {
     await releaseHeld(rig.stack.model, hold);
     await rig.stack.restartWorker();
 
+    // The room resumes the turn once the Worker is back and woken (by the bot, or by the room's alarm).
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
     const replies = await answerTo(slack, m);
     t.answered(replies);
     expect(replies).toHaveLength(1);
@@ -132,6 +134,7 @@ describe("the Worker restarts mid-turn", () => {
     expect(said.stream).toBeUndefined();
     await rig.stack.restartWorker();
 
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
     const replies = await answerTo(slack, m);
     t.answered(replies);
     // The note became the answer: one message in the thread.

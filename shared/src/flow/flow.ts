@@ -146,7 +146,12 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
-  if (coming) return "coming";
+  // Told again once the note is shown: the report wakes the room as soon as the Worker is back (it resumes the
+  // turn then, not at its next alarm), and names the message the answer goes into.
+  if (coming) {
+    if (posted) await reportPosted(deps, asker, posted);
+    return "coming";
+  }
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
