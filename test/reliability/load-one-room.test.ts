@@ -37,6 +37,10 @@ describe("load on one room", () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
     const hold = `crowd-first-${channel}`;
+    // A busy channel's room is awake: its first question, answered before the crowd comes.
+    const warm = mentionEvent(slack, { channel, text: `SAY: crowd-warm-${channel}`, user: "U0CROWDW" });
+    await postEvent(bot.url, warm, { secret: SIGNING_SECRET });
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, String(warm.event.ts)).includes("white_check_mark"), "the first question's ✅");
     const mentions = Array.from({ length: 50 }, (_, i) => {
       const marker = `crowd-${i}-${channel}`;
       // The first answer is held until everyone behind it was told their place.
