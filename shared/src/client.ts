@@ -68,8 +68,8 @@ export class WorkerClient {
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
-  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string } = {}): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim));
+  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string; onAnswered?: (admitted: boolean) => void } = {}): Promise<MessageResponse> {
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim), opts.onAnswered);
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */

@@ -27,6 +27,8 @@ export interface SurfaceDeps {
   fileMaxBytes: number;
   /** The process's one pace for new messages, by channel id. */
   pace: ChannelPace;
+  /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
+  liveIntervalMs?: number;
 }
 
 /**
@@ -130,7 +132,7 @@ function liveView(
   onPosted?: (ref: PostedRef) => void,
   fallback?: (reply: Reply) => Promise<PostedRef | null>,
 ): LiveView {
-  const live = new DiscordLiveMessage(target, deps.log, { room, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
+  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {

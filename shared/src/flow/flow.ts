@@ -7,6 +7,8 @@ import { TEXT_MAX_CHARS } from "../limits.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
 import { tooLong } from "../words/usage.ts";
 import { queuedNote } from "../words/queue.ts";
+import { ANSWER_COMING_NOTE } from "../words/coming.ts";
+import { DuetError } from "../errors.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
@@ -15,6 +17,7 @@ import { repo } from "./repo.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import type { AskPlace } from "../ask-order.ts";
 import { getFile, sendAttachments } from "./files.ts";
 import { redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
@@ -29,10 +32,15 @@ import { show } from "./audience.ts";
 /** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
+  const inLine = asker.inLine ?? deps.order?.take(asker.room);
   const question = sanitizeChatText(text);
-  if (!question) return outcome(true, await show(surface, "ask", false, { kind: "hint", text: emptyHint }));
+  if (!question) {
+    inLine?.admitted();
+    return outcome(true, await show(surface, "ask", false, { kind: "hint", text: emptyHint }));
+  }
   // Measured here as the typed `ask` is, so every front end says it in one way, before the Worker refuses it in its own.
   if (question.length > TEXT_MAX_CHARS) {
+    inLine?.admitted();
     return outcome(false, await show(surface, "ask", false, { kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
   }
   const request = {
@@ -41,19 +49,24 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   // Until it is confirmed, the outbox may offer this answer too: this process's delivery leaves it to this ask.
   const release = asker.deliver ? deps.answering?.hold(asker.room, asker.key) : undefined;
   try {
-    return await askTurn(deps, surface, asker, question, request);
+    return await askTurn(deps, surface, asker, question, request, inLine);
   } finally {
     release?.();
+    inLine?.admitted();
   }
 }
 
-async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest): Promise<Outcome> {
+async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, inLine?: AskPlace): Promise<Outcome> {
   // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
-  if (view) return askLive(deps, surface, asker, question, view, request, reports);
+  if (view) return askLive(deps, surface, asker, question, view, request, reports, inLine);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    const answer = await deps.worker.message(asker.room, request, claimOf(asker));
+    await inLine?.ready();
+    // Answered whole, the admission is not heard apart from the answer: the next ask goes once this one is sent.
+    const asked = deps.worker.message(asker.room, request, claimOf(asker));
+    inLine?.admitted();
+    const answer = await asked;
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
@@ -98,14 +111,18 @@ async function reportPosted(deps: FlowDeps, asker: Asker, posted: PostedRef): Pr
  * answer (or the failure) replaces it. Progress shows until the first event;
  * from then on the growing answer is the progress.
  */
-async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[]): Promise<Outcome> {
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[], inLine?: AskPlace): Promise<Outcome> {
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
   const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
+  // The room took the turn (its stream began): from then on it finishes the turn whatever happens to this connection.
+  let admitted = false;
+  let coming = false;
   try {
+    await inLine?.ready();
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
       // Waiting is not answering: progress goes on, and the live answer has not begun.
       if (e.event === "queued") return place.told(e.data.ahead);
@@ -113,13 +130,23 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
-    }, claimOf(asker));
+    }, {
+      ...claimOf(asker),
+      onAnswered: (taken) => {
+        admitted ||= taken;
+        inLine?.admitted();
+      },
+    });
     // From here the answer waits on the channel's pace: held in the Worker so no other replica delivers it.
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {
-    reply = failure(deps, "ask", asker.room, err);
+    // Lost the Worker mid-turn (a restart): a room that keeps the answer for delivery finishes the turn and posts it
+    // where the live answer is, so the person is told it is coming, never to ask again.
+    coming = admitted && Boolean(asker.deliver) && lostWorker(err);
+    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : failure(deps, "ask", asker.room, err);
+    if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
     ok = false;
   } finally {
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
@@ -128,6 +155,12 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
+  // Told again once the note is shown: the report wakes the room as soon as the Worker is back (it resumes the
+  // turn then, not at its next alarm), and names the message the answer goes into.
+  if (coming) {
+    if (posted) await reportPosted(deps, asker, posted);
+    return "coming";
+  }
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
@@ -234,6 +267,9 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return helpWithSettings(deps, surface, asker, command.problem);
   }
 }
+
+/** The Worker went away (a restart, a lost connection) rather than refusing or failing the turn. */
+const lostWorker = (err: unknown): boolean => err instanceof DuetError && (err.code === "worker_unreachable" || err.code === "worker_timeout");
 
 /** The claim an ask makes on its key, when its front end gives one (see Asker.claim). */
 const claimOf = (asker: Asker): { claim?: string } => (asker.claim ? { claim: asker.claim } : {});

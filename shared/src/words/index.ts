@@ -38,3 +38,4 @@ export { HELP_MORE } from "./chat-help.ts";
 export { ANSWER_NOTES, DISCORD_WHO_MAY } from "./answer-notes.ts";
 export { DISCORD_COMMAND_WORDS } from "./discord-commands.ts";
 export { INSTALL_WORDS } from "./install.ts";
+export { ANSWER_COMING_NOTE } from "./coming.ts";
