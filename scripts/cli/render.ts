@@ -11,6 +11,7 @@ import {
   type Naming,
   describeModel,
   describeUsage,
+  memoryText,
   describeRun,
   explanationOf,
   headTailLines,
@@ -153,6 +154,9 @@ const CHAT_SYNTAX = {
   schedule: "/schedule WHEN ASK",
   schedules: "/schedules",
   unschedule: "/unschedule ID",
+  remember: "/remember FACT",
+  memory: "/memory",
+  forget: "/forget N",
   help: "/help",
 };
 
@@ -202,6 +206,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describeModel(reply, TERMINAL_NAMING);
     case "usage":
       return describeUsage(reply.usage, TERMINAL_NAMING);
+    case "memory":
+      return memoryText(reply, terminalNaming(room));
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, TERMINAL_NAMING)}`)].join("\n");
     case "scheduled":

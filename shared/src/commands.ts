@@ -2,6 +2,7 @@ import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
 import { askNeedsQuestion, runNeedsCommand, tooLong, unknownCommand, unknownPolicy } from "./words/usage.ts";
+import { forgetNeedsNumber, rememberNeedsFact } from "./words/memory.ts";
 import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
@@ -34,6 +35,12 @@ export type DuetCommand =
   | { kind: "schedule"; when: string; ask: string }
   | { kind: "schedules" }
   | { kind: "unschedule"; id: string }
+  /** Pin a fact the model keeps in mind in every turn (the Worker checks its length). */
+  | { kind: "remember"; fact: string }
+  /** The room's pinned facts. */
+  | { kind: "memory" }
+  /** Unpin fact number `n`, as the memory command lists it. */
+  | { kind: "forget"; n: number }
   | { kind: "help"; problem?: string };
 
 /** How the text commands are typed: usage sentences quote it. */
@@ -110,6 +117,12 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "usage" };
     case "model":
       return readModel(rest);
+    case "remember":
+      return rememberCommand(rest);
+    case "memory":
+      return { kind: "memory" };
+    case "forget":
+      return forgetCommand(rest);
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };
@@ -149,4 +162,17 @@ export function unscheduleCommand(text: string): DuetCommand {
   if (!id) return { kind: "help", problem: "`/duet unschedule` needs the schedule's id, as `/duet schedules` lists it, e.g. `/duet unschedule 3f9a1c2b`." };
   if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: `\`${quoteWord(text)}\` is not a schedule id; \`/duet schedules\` lists them.` };
   return { kind: "unschedule", id };
+}
+
+/** `/duet remember <fact>`: the fact as typed, cleaned; its length is the Worker's to check. */
+export function rememberCommand(text: string): DuetCommand {
+  const fact = sanitizeChatText(text);
+  return fact ? { kind: "remember", fact } : { kind: "help", problem: rememberNeedsFact(TYPED) };
+}
+
+/** `/duet forget <n>`: the fact's number as `/duet memory` lists it. */
+export function forgetCommand(text: string): DuetCommand {
+  const typed = sanitizeChatText(text);
+  const n = /^\d{1,4}$/.test(typed) ? Number(typed) : 0;
+  return n >= 1 ? { kind: "forget", n } : { kind: "help", problem: forgetNeedsNumber(TYPED, typed ? quoteWord(typed) : "") };
 }

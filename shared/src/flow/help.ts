@@ -23,11 +23,14 @@ const COMMAND_PURPOSES: Record<CommandKind, string> = {
   schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line)",
   schedules: "list this room's schedules with their ids and next runs",
   unschedule: "remove a schedule by its id",
+  remember: "pin a fact Duet keeps in mind in every answer here, e.g. which port staging runs on",
+  memory: "list the facts pinned here, with who pinned each and when",
+  forget: "unpin a fact by its number, as the memory command lists it",
   help: "show this help",
 };
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"];
 
 /** Where help is shown: a chat (private replies, schedules answering in the channel) or a terminal (one reader, answers kept in the room's history). */
 export type HelpPlace = "chat" | "terminal";
@@ -46,7 +49,7 @@ export function helpEntries(syntax: Record<CommandKind, string>, place: HelpPlac
 
 /** Commands whose answer only the asker sees: reading the room's past, or how to use Duet. */
 export function answersPrivately(kind: CommandKind): boolean {
-  return kind === "history" || kind === "help" || kind === "audit" || kind === "schedules" || kind === "usage";
+  return kind === "history" || kind === "help" || kind === "audit" || kind === "schedules" || kind === "usage" || kind === "memory";
 }
 
 /** What help adds about how the room is set up: the sandbox's network and the run policy, when known. */

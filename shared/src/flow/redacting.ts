@@ -45,6 +45,8 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
     case "policy":
     case "model":
     case "usage":
+    // Facts are redacted by the Worker before they are kept.
+    case "memory":
       return reply;
   }
 }

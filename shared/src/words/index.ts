@@ -20,3 +20,4 @@ export { queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
 export { notInstalledText } from "./repo.ts";
+export { describeForgotten, describeMemory, describePinned, forgetNeedsNumber, memoryText, rememberNeedsFact } from "./memory.ts";

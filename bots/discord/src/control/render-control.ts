@@ -1,4 +1,4 @@
-import { type AuditEntry, auditTitle, describeAuditEntry, describeModel, describePolicy, describeUsage, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import { type AuditEntry, auditTitle, describeAuditEntry, describeModel, describePolicy, describeUsage, memoryText, type MemoryReply, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
 
 /** The run policy and the audit trail in Discord's markdown. */
 
@@ -11,6 +11,10 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): string {
   return `🧠 ${describeModel(r, NAMING)}`;
+}
+
+export function renderMemory(reply: MemoryReply): string {
+  return `📌 ${memoryText(reply, NAMING)}`;
 }
 
 export function renderUsage(u: UsageResponse): string {

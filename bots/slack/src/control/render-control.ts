@@ -1,4 +1,4 @@
-import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describeModel, describePolicy, describeUsage, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describeModel, describePolicy, describeUsage, memoryText, type MemoryReply, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
 import { type Rendered, renderNotice } from "../rendered.ts";
@@ -14,6 +14,10 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): Rendered {
   return renderNotice(`:brain: ${describeModel(r, NAMING)}`);
+}
+
+export function renderMemory(reply: MemoryReply): Rendered {
+  return renderNotice(`:pushpin: ${memoryText(reply, NAMING)}`);
 }
 
 export function renderUsage(u: UsageResponse): Rendered {
