@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findCycles, importsInto, specifiersOf } from "./check-imports.ts";
+import { findCycles, findFolderCycles, importsInto, rankBreaks, specifiersOf } from "./check-imports.ts";
+import { RANKS } from "./import-ranks.ts";
 
 /**
  * The parts import downward only: no circle in the Worker, shared, either bot
@@ -11,16 +12,6 @@ import { findCycles, importsInto, specifiersOf } from "./check-imports.ts";
 
 const repo = join(dirname(new URL(import.meta.url).pathname), "..");
 const CHECKED = ["worker/src", "shared/src", "bots/slack/src", "bots/discord/src", "scripts"];
-/** [a Worker folder, a folder above it in ARCHITECTURE.md's picture]: no import may point up. */
-const WORKER_BELOW = [
-  ["installations", "http"],
-  ["installations", "reply"],
-  ["model", "http"],
-  ["model", "reply"],
-  ["github", "http"],
-  ["github", "reply"],
-  ["github", "room"],
-] as const;
 
 describe("the import graph", () => {
   for (const root of CHECKED) {
@@ -45,10 +36,11 @@ describe("the import graph", () => {
     expect(importsInto(join(repo, "bots/discord/src"), join(repo, "bots/slack"), ["@duet/slack"])).toEqual([]);
   });
 
-  // Parts of the Worker below http/ and reply/ that once reached up into them for a helper.
-  for (const [part, above] of WORKER_BELOW) {
-    it(`lets worker/src/${part} import nothing from worker/src/${above}`, () => {
-      expect(importsInto(join(repo, "worker/src", part), join(repo, "worker/src", above))).toEqual([]);
+  // Ranks are declared (import-ranks.ts) for the folders whose layering they keep: worker/src's.
+  for (const [root, ranks] of Object.entries(RANKS)) {
+    it(`has no folder loop in ${root}, and each folder there imports only folders ranked below it`, () => {
+      expect(findFolderCycles(join(repo, root), ranks)).toEqual([]);
+      expect(rankBreaks(join(repo, root), ranks)).toEqual([]);
     });
   }
 });
@@ -91,5 +83,32 @@ describe("the import checker", () => {
     write("lazy/b.ts", `export const b = 1;\nexport const later = () => import("./a.ts");\n// const c = await import("./c.ts");\n`);
     expect(findCycles(join(dir, "lazy"))).toEqual([["a.ts", "b.ts", "a.ts"]]);
     expect(specifiersOf(` * import("./c.ts") in a doc comment\n`)).toEqual([]);
+  });
+
+  it("names a folder loop no file circle shows, an import up the ranks or beside, and a folder the ranks leave out", () => {
+    // storage and outbox import each other through different files: no file circle, one folder loop.
+    write("ranked/storage/rows.ts", `import { COLUMNS } from "../outbox/columns.ts";\nexport const rows = COLUMNS;\n`);
+    write("ranked/outbox/columns.ts", `export const COLUMNS = 1;\n`);
+    write("ranked/outbox/outbox.ts", `import { rows } from "../storage/rows.ts";\nexport const outbox = rows;\n`);
+    // turns sits above storage and outbox, and reaches up into room.
+    write("ranked/turns/turn.ts", `import type { Room } from "../room/room.ts";\nimport { rows } from "../storage/rows.ts";\nexport type T = Room | typeof rows;\n`);
+    write("ranked/room/room.ts", `export interface Room { id: string }\n`);
+    write("ranked/config.ts", `export const config = {};\n`);
+    write("ranked/index.ts", `export * from "./room/room.ts";\nexport * from "./config.ts";\n`);
+    write("ranked/extra/x.ts", `import { config } from "../config.ts";\nexport const x = config;\n`);
+    const root = join(dir, "ranked");
+    const ranks = [["."], ["storage", "outbox"], ["turns"], ["room"], ["gone"], ["index.ts"]];
+
+    expect(findCycles(root)).toEqual([]);
+    expect(findFolderCycles(root, ranks)).toEqual([
+      ["outbox", "storage", "outbox"],
+    ]);
+    expect(rankBreaks(root, ranks)).toEqual([
+      "extra has no rank",
+      "gone is ranked but holds no source",
+      "outbox/outbox.ts → ../storage/rows.ts: outbox (rank 2) imports storage (rank 2, beside it)",
+      "storage/rows.ts → ../outbox/columns.ts: storage (rank 2) imports outbox (rank 2, beside it)",
+      "turns/turn.ts → ../room/room.ts: turns (rank 3) imports room (rank 4, above it)",
+    ]);
   });
 });

@@ -1,16 +1,23 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RANKS } from "./import-ranks.ts";
+
+/** The repository, which RANKS' folders are relative to. */
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * The import graph of a folder of TypeScript, read as text with no compiler:
  * every `import … from`, `import type … from`, `export … from`, bare
  * `import "…"` and dynamic `import("…")` of each .ts file, relative specifiers resolved to files. It
  * reports circles (a file that, through its imports, imports itself), since a
- * part that calls up into its caller is a circle, and says which files import
- * from a folder they must not (scripts/ speaks to the Worker over HTTP only).
+ * part that calls up into its caller is a circle; folder loops (a folder that,
+ * through its files, imports itself though no file does); imports against the
+ * ranks declared for a folder (import-ranks.ts: worker/src's folders import
+ * only folders ranked below them); and says which files import from a folder
+ * they must not (scripts/ speaks to the Worker over HTTP only).
  *
- *   tsx scripts/check-imports.ts shared/src bots/slack/src …   exit 1 on a circle
+ *   tsx scripts/check-imports.ts shared/src bots/slack/src …   exit 1 on any of them
  */
 
 /** Folders that hold no source of the part being checked. */
@@ -82,7 +89,15 @@ export function findCycles(root: string): string[][] {
   const inside = new Set(files);
   const graph = new Map<string, string[]>();
   for (const f of files) graph.set(f, [...new Set(importsOf(f).flatMap((e) => (e.to && inside.has(e.to) ? [e.to] : [])))]);
+  const rel = (f: string) => relative(resolve(root), f).split(sep).join("/");
+  return circlesOf(graph).map((c) => c.map(rel));
+}
 
+/**
+ * Each strongly connected group of the graph (Tarjan's algorithm) that is a
+ * circle, given as one path round it from its first node in name order back to itself.
+ */
+function circlesOf(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
@@ -113,10 +128,84 @@ export function findCycles(root: string): string[][] {
     } while (w !== v);
     if (group.length > 1 || graph.get(v)!.includes(v)) groups.push(group);
   };
-  for (const f of files) if (!index.has(f)) visit(f);
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return groups.map((g) => circleThrough(g, graph));
+}
 
-  const rel = (f: string) => relative(resolve(root), f).split(sep).join("/");
-  return groups.map((g) => circleThrough(g, graph).map(rel));
+/** A file's path under `root`, with forward slashes. */
+function relativePath(root: string, file: string): string {
+  return relative(resolve(root), file).split(sep).join("/");
+}
+
+/**
+ * The part of `root` a file belongs to: its first folder under `root`, or, for
+ * a file at the top, its name when `named` lists it (an entry ranked on its
+ * own), else "." (the top-level files together).
+ */
+export function folderOf(root: string, file: string, named: ReadonlySet<string> = new Set()): string {
+  const path = relativePath(root, file);
+  const slash = path.indexOf("/");
+  if (slash >= 0) return path.slice(0, slash);
+  return named.has(path) ? path : ".";
+}
+
+/** Every import from one folder of `root` into another, as [from folder, to folder, the import]. */
+function folderEdges(root: string, named: ReadonlySet<string>): [string, string, ImportEdge][] {
+  const top = resolve(root) + sep;
+  const edges: [string, string, ImportEdge][] = [];
+  for (const file of sourceFiles(root)) {
+    for (const e of importsOf(file)) {
+      if (!e.to || !e.to.startsWith(top)) continue;
+      const from = folderOf(root, file, named);
+      const to = folderOf(root, e.to, named);
+      if (from !== to) edges.push([from, to, e]);
+    }
+  }
+  return edges;
+}
+
+/**
+ * The loops among the folders of `root`: folders that, through their files'
+ * imports, import themselves, though no file does. Each as a path round it,
+ * e.g. ["outbox", "storage", "outbox"]. With `ranks`, the top-level files are
+ * one unit ("."), as ranked; without, each top-level file is one on its own.
+ */
+export function findFolderCycles(root: string, ranks?: readonly (readonly string[])[]): string[][] {
+  const named = unitsNamed(root, ranks);
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(root)) if (!graph.has(folderOf(root, file, named))) graph.set(folderOf(root, file, named), []);
+  for (const [from, to] of folderEdges(root, named)) if (!graph.get(from)!.includes(to)) graph.get(from)!.push(to);
+  return circlesOf(graph);
+}
+
+/** The top-level files that are a unit on their own: those the ranks name, or, with no ranks, every one. */
+function unitsNamed(root: string, ranks?: readonly (readonly string[])[]): Set<string> {
+  if (ranks) return new Set(ranks.flat().filter((f) => f.endsWith(".ts")));
+  return new Set(sourceFiles(root).map((f) => relativePath(root, f)).filter((p) => !p.includes("/")));
+}
+
+/**
+ * What breaks the ranks declared for `root` (lowest first, see import-ranks.ts):
+ * a folder with no rank, a ranked folder that does not exist, and each import
+ * from a folder into one not ranked below it, as
+ * `storage/turn-rows.ts → ../outbox/columns.ts: storage (rank 3) imports outbox (rank 4)`.
+ */
+export function rankBreaks(root: string, ranks: readonly (readonly string[])[]): string[] {
+  const rankOf = new Map<string, number>();
+  ranks.forEach((folders, i) => folders.forEach((f) => rankOf.set(f, i + 1)));
+  const named = unitsNamed(root, ranks);
+  const present = new Set(sourceFiles(root).map((f) => folderOf(root, f, named)));
+  const breaks: string[] = [];
+  for (const f of [...present].sort()) if (!rankOf.has(f)) breaks.push(`${f} has no rank`);
+  for (const f of rankOf.keys()) if (!present.has(f)) breaks.push(`${f} is ranked but holds no source`);
+  for (const [from, to, e] of folderEdges(root, named)) {
+    const a = rankOf.get(from);
+    const b = rankOf.get(to);
+    if (a === undefined || b === undefined || b < a) continue;
+    const how = b === a ? "beside it" : "above it";
+    breaks.push(`${relativePath(root, e.from)} → ${e.specifier}: ${from} (rank ${a}) imports ${to} (rank ${b}, ${how})`);
+  }
+  return breaks;
 }
 
 /** One path from the group's first file (in name order) back to itself, staying inside the group. */
@@ -170,19 +259,25 @@ function main(roots: string[]): number {
     console.error("usage: tsx scripts/check-imports.ts DIR [DIR…]   (e.g. shared/src bots/slack/src worker/src)");
     return 2;
   }
-  let circles = 0;
+  let found = 0;
+  const report = (root: string, line: string) => {
+    found++;
+    console.log(`${root}: ${line}`);
+  };
   for (const root of roots) {
     if (!existsSync(root)) {
       console.error(`check-imports: ${root} does not exist`);
       return 2;
     }
-    for (const cycle of findCycles(root)) {
-      circles++;
-      console.log(`${root}: ${cycle.join(" → ")}`);
-    }
+    const ranks = RANKS[relativePath(REPO, root)];
+    for (const cycle of findCycles(root)) report(root, cycle.join(" → "));
+    // Folders are checked where their ranks are declared (a package whose top-level files and folders import each other has none yet).
+    if (!ranks) continue;
+    for (const cycle of findFolderCycles(root, ranks)) report(root, `folder loop ${cycle.join(" → ")}`);
+    for (const line of rankBreaks(root, ranks)) report(root, line);
   }
-  console.log(circles ? `check-imports: ${circles} import circle${circles === 1 ? "" : "s"}` : `check-imports: no import circles in ${roots.join(", ")}`);
-  return circles ? 1 : 0;
+  console.log(found ? `check-imports: ${found} import circle${found === 1 ? "" : "s"}, folder loop${found === 1 ? "" : "s"} or rank break${found === 1 ? "" : "s"}` : `check-imports: no import circles, folder loops or rank breaks in ${roots.join(", ")}`);
+  return found ? 1 : 0;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main(process.argv.slice(2));

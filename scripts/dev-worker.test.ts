@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { inspectorsAnswering, listeningPorts } from "../test/helpers/dev-processes.ts";
+import { asOtherUser, canActAsOtherUser } from "../test/helpers/other-user.ts";
 import { quietPort } from "../test/helpers/ports.ts";
 import { WORKER_SETTING_VARS } from "@duet/shared";
 import { REPO_ROOT } from "./dev-env.ts";
@@ -191,6 +192,21 @@ describe("pnpm dev:worker --port P", () => {
       expect(await cdnCgi("/cdn-cgi/platform-proxy", { headers: { "MF-Op": "GET", "MF-Op-Target": "1" } })).toMatch(/ 401 /);
       expect(await cdnCgi("/cdn-cgi/handler/scheduled")).toMatch(/ 200 /);
       expect(await cdnCgi("/cdn-cgi/handler/email")).toMatch(/ 400 /);
+      // miniflare's loopback server (workerd's way back into Node, on a port of its own) takes
+      // log lines and temporary files from whoever connects: another local user reaches none of it.
+      if (canActAsOtherUser) {
+        const planted = join(tmpdir(), `duet-planted-${process.pid}`);
+        const listeners = listeningPorts(groupMembers(pgid)).filter((l) => l.port !== port);
+        expect(listeners.length).toBeGreaterThan(0);
+        for (const { port: p } of listeners) {
+          const post = (path: string, body: string) => asOtherUser(["curl", "-s", "-m", "5", "-X", "POST", "-H", "MF-Log-Level: 2", "--data-binary", body, `http://127.0.0.1:${p}${path}`]);
+          post("/core/log", `planted-log-line-${p}`);
+          post(`/core/store-temp-file?extension=x/${"../".repeat(12)}${planted.slice(1)}`, "planted");
+        }
+        await new Promise((r) => setTimeout(r, 500));
+        expect(output).not.toContain("planted-log-line");
+        expect(existsSync(planted)).toBe(false);
+      }
     } finally {
       if (child.exitCode === null) process.kill(-pgid, "SIGINT");
       await exited;

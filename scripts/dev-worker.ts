@@ -5,6 +5,7 @@ import { ConfigError, parseEnv, WORKER_SETTING_VARS, workerSettingsSchema } from
 import type { unstable_startWorker } from "wrangler";
 import { onStopSignals } from "@duet/shared/stop-signals";
 import { DUET_DIR, REPO_ROOT, devTokens, ensureDuetDir, ensurePrivateDir, forwardedArgs } from "./dev-env.ts";
+import { ownUserOnly } from "./own-user-only.ts";
 
 type StartInput = Parameters<typeof unstable_startWorker>[0];
 
@@ -172,6 +173,8 @@ async function main(): Promise<void> {
     },
     () => process.exit(130), // a later, second Ctrl-C: do not wait
   );
+  // Before wrangler opens any server: miniflare's loopback server answers anyone (see own-user-only.ts).
+  ownUserOnly();
   // Loaded here, not at the top: `pnpm dev` imports spawnWorker from this file, and
   // loading wrangler there installs its own SIGINT handling, which exits before the stack is stopped.
   const { unstable_startWorker: start } = await import("wrangler");

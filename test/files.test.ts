@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setTimeout as wait } from "node:timers/promises";
@@ -35,6 +36,22 @@ describe("workspace files through the Worker", () => {
     },
     (started) => ({ stack, root } = started),
   );
+
+  /**
+   * A PUT written by hand on a socket, so its Content-Length can be one fetch refuses
+   * to send; the status line and body of the answer, or "" when none came.
+   */
+  const handWritten = (room: string, path: string, contentLength: string, body: string) =>
+    new Promise<{ status: string; body: string }>((resolve) => {
+      const { hostname, port } = new URL(stack.workerUrl);
+      const head = `PUT /api/rooms/${room}/files/${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${stack.token}\r\nContent-Length: ${contentLength}\r\nConnection: close\r\n\r\n`;
+      const socket = connect(Number(port), hostname, () => socket.end(head + body));
+      let answer = "";
+      const done = () => resolve({ status: answer.split("\r\n")[0] ?? "", body: answer.split("\r\n\r\n").slice(1).join("\r\n\r\n") });
+      socket.on("data", (d: Buffer) => (answer += d));
+      socket.once("close", done);
+      socket.once("error", done);
+    });
 
   const raw = (room: string, path: string, init: RequestInit = {}) =>
     fetch(`${stack.workerUrl}/api/rooms/${room}/files/${path}`, { ...init, headers: { authorization: `Bearer ${stack.token}`, ...init.headers } });
@@ -118,6 +135,17 @@ describe("workspace files through the Worker", () => {
     // The executor drops the torn-down upload's temporary file once it sees the request end.
     const workspace = join(root, "sessions", "sandbox-files-g");
     while (existsSync(workspace) && readdirSync(workspace).length > 0) await wait(20);
+  });
+
+  it("a Content-Length that is not a length is refused by the runtime before the Worker runs: 500 with no detail, nothing written", async () => {
+    // workerd's HTTP parser answers these itself (Cloudflare's edge answers 400); the Worker never sees them.
+    for (const length of ["-1", "abc", "5, 6", "+5", "0x5", "5.0"]) {
+      expect(await handWritten("files-cl", `bad.txt`, length, "hello"), length).toEqual({ status: "HTTP/1.1 500 Internal Server Error", body: "Internal Server Error" });
+    }
+    expect((await stack.client.listFiles("files-cl")).entries).toEqual([]);
+    // A length with leading zeros is still a length; the next request is served as usual.
+    expect((await handWritten("files-cl", "good.txt", "05", "hello")).status).toBe("HTTP/1.1 200 OK");
+    expect(await (await raw("files-cl", "good.txt")).text()).toBe("hello");
   });
 
   it("duet put and duet get move a file both ways", async () => {

@@ -115,6 +115,8 @@ export interface SandboxSpec {
   argv: string[];
   /** Keep the network namespace bwrap starts in (SANDBOX_NETWORK=all: a private one); otherwise the sandbox has none. */
   shareNet?: boolean;
+  /** Host folders bound read-only at the given place inside (Duet's own steps: a repository mirror). */
+  readOnly?: Array<{ host: string; inside: string }>;
 }
 
 export function bwrapArgs(spec: SandboxSpec, layout: HostLayout): string[] {
@@ -149,6 +151,7 @@ export function bwrapArgs(spec: SandboxSpec, layout: HostLayout): string[] {
     "--size", String(SHM_BYTES), "--tmpfs", "/dev/shm",
     "--size", String(TMP_BYTES), "--tmpfs", "/tmp",
     "--bind", spec.workspace, SANDBOX_WORKSPACE,
+    ...(spec.readOnly ?? []).flatMap(({ host, inside }) => ["--ro-bind", host, inside]),
     // The root and /dev are tmpfs mounts bwrap made, unsized; read-only so writes
     // outside /workspace, /tmp and /dev/shm fail instead of filling host memory.
     // (Device nodes like /dev/null stay writable: they are their own mounts.)

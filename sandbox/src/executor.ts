@@ -7,6 +7,7 @@ import { findProgram, launchArgv } from "./launch.ts";
 import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { withShellState } from "@duet/shared";
 import type { FileLimits } from "./files/file-store.ts";
+import { removeMirror } from "./git/checkout.ts";
 import { Gate, perWorkspaceOf } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
@@ -180,13 +181,33 @@ export class Executor {
    * so an abandoned `sleep 600` does not hold a slot for ten minutes.
    */
   async exec(sessionId: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
+    // The working directory and exports the room's last command left (see withShellState).
+    return this.execIn(sessionId, () => withShellState(command), timeoutMs, signal);
+  }
+
+  /**
+   * Runs one of Duet's own steps in the session's sandbox, in the room's turn
+   * like any command: `script` is the shell text (without the room's shell
+   * state), and the `readOnly` host folders are bound read-only inside. Without isolation the step runs in a plain shell and
+   * sees those folders at their host paths.
+   */
+  execStep(sessionId: string, script: string, timeoutMs: number, readOnly: Array<{ host: string; inside: string }>, signal?: AbortSignal): Promise<RunResult> {
+    return this.execIn(sessionId, () => script, timeoutMs, signal, readOnly);
+  }
+
+  private async execIn(
+    sessionId: string,
+    command: () => string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    readOnly: Array<{ host: string; inside: string }> = [],
+  ): Promise<RunResult> {
     const release = await this.gate.enter(sessionId, signal);
     try {
       signal?.throwIfAborted();
       const workspace = await this.workspaces.ensure(sessionId);
       const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
-      // The working directory and exports the room's last command left (see withShellState).
-      const run = this.spawn(sessionId, workspace, withShellState(command), timeoutMs);
+      const run = this.spawn(sessionId, workspace, command(), timeoutMs, readOnly);
       const set = this.running.get(sessionId) ?? new Set();
       set.add(run);
       this.running.set(sessionId, set);
@@ -221,6 +242,7 @@ export class Executor {
       await Promise.allSettled(runs.map((r) => r.result));
     }
     await this.workspaces.remove(sessionId);
+    await removeMirror(this.config.root, sessionId);
     this.cgroups?.remove(sessionId);
   }
 
@@ -234,14 +256,14 @@ export class Executor {
   }
 
   /** `sessionId` null: the start-up probe, which joins no room's groups. */
-  private spawn(sessionId: string | null, workspace: string, command: string, timeoutMs: number): Running {
+  private spawn(sessionId: string | null, workspace: string, command: string, timeoutMs: number, readOnly: Array<{ host: string; inside: string }> = []): Running {
     const limits = { maxProcs: this.config.maxProcs, maxMemoryMb: this.config.maxMemoryMb };
     const base = { timeoutMs, maxOutputBytes: this.config.maxOutputBytes };
     if (this.config.isolation === "none") {
       return runProcess({ ...base, argv: [this.layout.shell, "-c", command], cwd: workspace, env: sandboxEnv(workspace, this.layout.shell) });
     }
     const net = this.netTools;
-    const argv = [this.config.bwrapPath, ...bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet: !!net }, this.layout)];
+    const argv = [this.config.bwrapPath, ...bwrapArgs({ workspace, etcDir: this.workspaces.etcDir, argv: innerCommand(this.layout, limits, command), shareNet: !!net, readOnly }, this.layout)];
     if (this.owner && this.setpriv) {
       const cgroupProcs = sessionId && this.cgroups ? this.cgroups.ensure(sessionId) : [];
       return runProcess({
@@ -249,7 +271,7 @@ export class Executor {
         argv: launchArgv({ uid: this.owner.uid, setpriv: this.setpriv, cgroupProcs, unshare: net?.unshare, inner: argv }),
         env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
         cwd: "/",
-        prepare: net ? (child) => connectPrivateNet(net, child) : undefined,
+        prepare: net ? (child) => connectPrivateNet(net, child, cgroupProcs) : undefined,
       });
     }
     return runProcess({

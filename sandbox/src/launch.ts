@@ -24,9 +24,15 @@ export interface Launch {
   inner: string[];
 }
 
+/**
+ * Shell lines that move the shell itself into each of `cgroupProcs` (what it execs
+ * stays there), or exit 125 when one cannot be joined. The paths are ours (cgroup
+ * folders named by session id: [A-Za-z0-9._-]), so quoting them is enough.
+ */
+export const joinGroupsScript = (cgroupProcs: string[]) => cgroupProcs.map((f) => `echo $$ > '${f}' || exit 125; `).join("");
+
 export function launchArgv({ uid, setpriv, cgroupProcs, unshare, inner }: Launch): string[] {
-  // Paths in the script are ours (cgroup folders named by session id: [A-Za-z0-9._-]).
-  const join = cgroupProcs.map((f) => `echo $$ > '${f}' || exit 125; `).join("");
+  const join = joinGroupsScript(cgroupProcs);
   // fd 3 says "the namespace exists"; stdin's line says "its network is ready". fd 3
   // is closed first so nothing of ours is inherited by the sandbox.
   const wait = unshare ? 'echo >&3 && exec 3>&- && read -r _ && exec "$@" </dev/null' : 'exec "$@"';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { networkInterfaces } from "node:os";
 import type { Readable } from "node:stream";
-import { findProgram } from "./launch.ts";
+import { findProgram, joinGroupsScript } from "./launch.ts";
 
 /**
  * SANDBOX_NETWORK=all on this machine: each command gets a network namespace of its
@@ -23,6 +23,11 @@ import { findProgram } from "./launch.ts";
  * says so on fd 3 and waits on stdin; slirp4netns (as root: /dev/net/tun is usually
  * root's) attaches and reports ready; the routes go in; then the shell execs
  * bubblewrap (`--share-net`: that fresh namespace) as the sandbox's host uid.
+ *
+ * slirp4netns does the sandbox's networking with its own sockets and CPU, so it is
+ * the room's as much as the command is: it joins the room's cgroups before it
+ * starts (its memory, CPU and process count are the room's) and gets an open-files
+ * limit of its own (SLIRP_MAX_FILES) instead of the executor's.
  */
 
 /** slirp4netns's default addresses: gateway, DNS forwarder, the namespace's own. */
@@ -32,6 +37,12 @@ export const SLIRP_DNS = "10.0.2.3";
 export const SANDBOX_RESOLV_CONF = `nameserver ${SLIRP_DNS}\n`;
 /** Never routed out of the namespace: link-local (cloud metadata services) and "this host". */
 const ALWAYS_BLOCKED = ["169.254.0.0/16", "0.0.0.0/8"];
+/**
+ * Open files one slirp4netns may hold: about one per connection the sandbox has open
+ * through it. A package install keeps a few dozen; the executor's own limit (20,000
+ * on this kind of host) let one room hold thousands of the host's descriptors.
+ */
+export const SLIRP_MAX_FILES = 1024;
 /** How long slirp4netns and `ip` may take before the command fails rather than hangs. */
 const SETUP_TIMEOUT_MS = 10_000;
 
@@ -106,20 +117,27 @@ function run(argv: string[], input: string): Promise<void> {
 }
 
 /**
- * Connects the namespace of `child` (started by launch.ts with `unshare`) to the outside
- * and blocks the host's addresses in it. Resolves with the function that stops
- * slirp4netns once the command is over.
+ * slirp4netns for the namespace of process `pid`, started by a shell that first joins
+ * the room's cgroups (`cgroupProcs`; none for the start-up probe) and lowers its
+ * open-files limit, soft and hard, then execs it: it never runs outside the room.
  */
-export async function connectPrivateNet(tools: NetTools, child: ChildProcess): Promise<() => void> {
-  await firstData(child.stdio[3] as Readable, child, "unshare --net", () => "");
-  const pid = String(child.pid);
+export function slirpArgv(tools: NetTools, pid: number, cgroupProcs: string[]): string[] {
   // fd 3: slirp4netns writes when the interface is up; fd 4: closing our end tells it to exit
   // (and it does when the executor dies, since only we hold that end).
-  const slirp = spawn(
-    tools.slirp4netns,
-    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", pid, "tap0"],
-    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
-  );
+  const slirp = [tools.slirp4netns, "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", String(pid), "tap0"];
+  return ["/bin/sh", "-c", `${joinGroupsScript(cgroupProcs)}ulimit -n ${SLIRP_MAX_FILES} || exit 125; exec "$@"`, "sh", ...slirp];
+}
+
+/**
+ * Connects the namespace of `child` (started by launch.ts with `unshare`) to the outside
+ * and blocks the host's addresses in it; slirp4netns joins `cgroupProcs`, the room's
+ * groups. Resolves with the function that stops slirp4netns once the command is over.
+ */
+export async function connectPrivateNet(tools: NetTools, child: ChildProcess, cgroupProcs: string[]): Promise<() => void> {
+  await firstData(child.stdio[3] as Readable, child, "unshare --net", () => "");
+  const pid = String(child.pid);
+  const [shell, ...args] = slirpArgv(tools, child.pid!, cgroupProcs);
+  const slirp = spawn(shell!, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
   let slirpErr = "";
   slirp.stderr!.on("data", (d) => (slirpErr += d));
   slirp.once("error", () => {});

@@ -1,11 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createServer, connect, type Server } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig, StartupError, startExecutor } from "./index.ts";
-import { findNetTools } from "./netns.ts";
+import { findNetTools, SLIRP_MAX_FILES } from "./netns.ts";
 import { startTestExecutor, type TestExecutor } from "./test-support.ts";
 
 // SANDBOX_NETWORK in the local executor: none gives a sandbox no network at all; all
@@ -33,6 +33,8 @@ const NETNS = `duet-test-out-${process.pid}`;
 const OUTSIDE_NET = `198.18.${process.pid % 250}`;
 const OUTSIDE_IP = `${OUTSIDE_NET}.2`;
 const OUTSIDE_PORT = 18_080;
+/** On the same outside server: accepts and holds every connection, as a slow or hostile peer would. */
+const HOLD_PORT = 18_081;
 let outside: ChildProcess | undefined;
 
 const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -45,7 +47,10 @@ async function startOutside(): Promise<void> {
   ip("-n", NETNS, "addr", "add", `${OUTSIDE_IP}/30`, "dev", "eth0");
   ip("-n", NETNS, "link", "set", "eth0", "up");
   ip("-n", NETNS, "link", "set", "lo", "up");
-  const code = `require("net").createServer((s) => s.end("hello from outside\\n")).listen(${OUTSIDE_PORT}, "${OUTSIDE_IP}", () => console.log("up"))`;
+  const code = [
+    `require("net").createServer((s) => s.on("error", () => {})).listen({ port: ${HOLD_PORT}, host: "${OUTSIDE_IP}", backlog: 4096 })`,
+    `require("net").createServer((s) => s.end("hello from outside\\n")).listen(${OUTSIDE_PORT}, "${OUTSIDE_IP}", () => console.log("up"))`,
+  ].join(";");
   outside = spawn("ip", ["netns", "exec", NETNS, process.execPath, "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve, reject) => {
     outside!.stdout!.once("data", () => resolve());
@@ -100,6 +105,55 @@ const hostAddresses = () =>
     .filter((a) => a && !a.internal && a.family === "IPv4")
     .map((a) => a!.address);
 
+/** A process's field from /proc (e.g. its cgroups, its limits); "" once it is gone. */
+const procFile = (pid: number, file: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return "";
+  }
+};
+
+/**
+ * The running slirp4netns processes this test process started (through the executors it
+ * runs in-process). Not zombies: an exited one reads as in the root groups.
+ */
+const ourSlirps = () =>
+  readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      const [state, ppid] = procFile(pid, "stat").split(") ")[1]?.split(" ") ?? [];
+      return procFile(pid, "comm").trim() === "slirp4netns" && state !== "Z" && Number(ppid) === process.pid;
+    });
+
+interface SlirpSeen {
+  cgroups: string;
+  limits: string;
+  mostFds: number;
+}
+
+/** Runs `command` in `room` under `all` and, while it runs, watches its slirp4netns: groups, limits, the most files it held. */
+async function watchSlirp(room: string, command: string, timeoutMs: number) {
+  const seen: SlirpSeen = { cgroups: "", limits: "", mostFds: 0 };
+  const timer = setInterval(() => {
+    for (const pid of ourSlirps()) {
+      seen.cgroups ||= procFile(pid, "cgroup");
+      seen.limits ||= procFile(pid, "limits");
+      try {
+        seen.mostFds = Math.max(seen.mostFds, readdirSync(`/proc/${pid}/fd`).length);
+      } catch {
+        // Exited between the listing and the read.
+      }
+    }
+  }, 25);
+  try {
+    return { result: await all.exec(room, command, timeoutMs), seen };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 describe("SANDBOX_NETWORK", () => {
   test("none (the default): a connection to a server on the host's 127.0.0.1 fails", async () => {
     const before = connections;
@@ -140,6 +194,69 @@ describe("SANDBOX_NETWORK", () => {
     expect(r.stdout).toContain("Operation not permitted");
     const again = await all.exec("sandbox-net-all", tryEach([[hostAddresses()[0], widePort]]), 20_000);
     expect(again.stdout.trim()).toBe(`${hostAddresses()[0]}:${widePort} failed`);
+  });
+
+  test("all: a room's slirp4netns runs in the room's cgroups, with an open-files limit of its own", async () => {
+    const { result, seen } = await watchSlirp("sandbox-net-slirp", "sleep 1; echo done", 20_000);
+    expect(result.stdout).toBe("done\n");
+    // Its memory, processes and CPU are the room's: each controller's group is the room's own.
+    for (const controller of ["memory", "pids", "cpu"]) {
+      expect(seen.cgroups).toMatch(new RegExp(`^\\d+:[^:]*\\b${controller}\\b[^:]*:.*/duet-sandbox-[0-9a-f]{12}/sandbox-net-slirp$`, "m"));
+    }
+    // Soft and hard alike, so it cannot raise it back.
+    expect(seen.limits).toMatch(new RegExp(`^Max open files\\s+${SLIRP_MAX_FILES}\\s+${SLIRP_MAX_FILES}\\s+files`, "m"));
+  });
+
+  test(`all: a room opening 3,000 connections through slirp4netns holds at most ${SLIRP_MAX_FILES} of the host's files`, async () => {
+    // Non-blocking connects to a server that accepts and holds each one; each costs slirp4netns a socket.
+    const flood = `python3 -c '
+import socket, time
+held = []
+for i in range(3000):
+    c = socket.socket(); c.setblocking(False); c.connect_ex(("${OUTSIDE_IP}", ${HOLD_PORT})); held.append(c)
+time.sleep(3)
+print("held", len(held))'`;
+    const { result, seen } = await watchSlirp("sandbox-net-fds", flood, 60_000);
+    expect(result.stdout).toBe("held 3000\n");
+    // Reaching the cap shows the flood did press on it; before, slirp4netns took one file per connection.
+    expect(seen.mostFds).toBeGreaterThan(SLIRP_MAX_FILES / 2);
+    expect(seen.mostFds).toBeLessThanOrEqual(SLIRP_MAX_FILES);
+    // And the room's network still works afterwards.
+    const r = await all.exec("sandbox-net-fds", `exec 3<>/dev/tcp/${OUTSIDE_IP}/${OUTSIDE_PORT} && cat <&3`, 20_000);
+    expect(r).toMatchObject({ exitCode: 0, stdout: "hello from outside\n" });
+  });
+
+  test("all: a UDP flood's cost in slirp4netns is held to the room's CPU share", async () => {
+    // A room of a tenth of a CPU sends UDP as fast as it can for 3 s (two senders); slirp4netns
+    // forwards every datagram. Together they may use the room's share, not more.
+    const cpus = 0.1;
+    const small = await startTestExecutor({ network: loadConfig({ SANDBOX_NETWORK: "all" }).network, maxCpus: cpus });
+    try {
+      // Each sender prints the CPU it used (user and system seconds).
+      const sender = `python3 -c 'import os, socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); end = time.time() + 3
+while time.time() < end:
+    try: s.sendto(b"x" * 1200, ("${OUTSIDE_IP}", 9))
+    except OSError: pass
+print(sum(os.times()[:2]))'`;
+      let slirpCpu = 0;
+      const ticksPerSecond = 100; // USER_HZ, the unit of /proc/<pid>/stat's utime and stime
+      const timer = setInterval(() => {
+        for (const pid of ourSlirps()) {
+          const f = procFile(pid, "stat").split(") ")[1]?.split(" ") ?? [];
+          slirpCpu = Math.max(slirpCpu, (Number(f[11]) + Number(f[12])) / ticksPerSecond);
+        }
+      }, 25);
+      const r = await small.exec("sandbox-net-udp", `${sender} & ${sender} & wait`, 60_000).finally(() => clearInterval(timer));
+      const sandboxCpu = r.stdout.trim().split("\n").map(Number).reduce((a, b) => a + b, 0);
+      // Over the command's whole run: slirp4netns starts before the senders and drains after them.
+      const wall = r.duration / 1000;
+      const used = `sandbox ${sandboxCpu.toFixed(2)} s + slirp4netns ${slirpCpu.toFixed(2)} s of CPU in ${wall.toFixed(2)} s`;
+      expect(slirpCpu, used).toBeGreaterThan(0);
+      // 10% for the sampling: slirp4netns's last 25 ms and the kernel's accounting period.
+      expect(sandboxCpu + slirpCpu, used).toBeLessThanOrEqual(cpus * wall * 1.1);
+    } finally {
+      await small.stop();
+    }
   });
 
   test("all: the sandbox still cannot see the host's files or environment", async () => {

@@ -5,6 +5,7 @@ import { redactSecrets } from "@duet/shared";
 import { outlastPooledClients } from "@duet/shared/keep-alive";
 import type { Executor } from "./executor.ts";
 import { fileRoutes } from "./files/routes.ts";
+import { gitRoutes } from "./git/routes.ts";
 import { HttpError, isAuthorized, readJson } from "./http.ts";
 import { BusyError } from "./queue.ts";
 import { EXECUTE_BODY_MAX_BYTES, parseExecuteRequest, sessionIdSchema } from "./validation.ts";
@@ -66,6 +67,8 @@ export function createExecutorServer(executor: Executor, token: string | undefin
   app.all("/api/sessions/:sessionId", notAllowed(["DELETE"]));
 
   app.route("/", fileRoutes(executor));
+  app.route("/", gitRoutes(executor));
+  app.all("/api/git/checkout", notAllowed(["POST"]));
   app.all("/api/sessions/:sessionId/files/*", notAllowed(["GET", "PUT"]));
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));

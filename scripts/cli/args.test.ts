@@ -34,6 +34,12 @@ describe("parseArgs", () => {
     expect(parseArgs(["schedule", "demo", "every", "weekday", "09:00", "Europe/Berlin", "summarise", "CI"])).toMatchObject({ when: "every weekday 09:00 Europe/Berlin", ask: "summarise CI" });
   });
 
+  it("names the terminal's own commands in a schedule's usage, never the chat's slash command", () => {
+    const noWhen = usageError(["schedule", "demo", "bogus", "check"]);
+    expect(noWhen).toContain('`duet schedule demo` needs when and what to ask, e.g. `duet schedule demo "every weekday 09:00 Europe/Berlin" "summarise yesterday\'s failed CI runs"`');
+    expect(noWhen).not.toContain("/duet");
+  });
+
   it("refuses a bad schedule before anything reaches the Worker", () => {
     expect(usageError(["schedule", "demo", "every 1h"])).toMatch(/takes a ROOM, WHEN \(quoted\) and what to ask/);
     expect(usageError(["schedule", "demo", "0 9 * * * Mars/Olympus", "report"])).toMatch(/Unknown time zone `Mars\/Olympus`/);

@@ -1,4 +1,5 @@
-import { forgetCommand, isValidRoomId, readModel, readRunPolicy, rememberCommand, scheduleCommand, unscheduleCommand, type RunPolicy } from "@duet/shared";
+import { forgetCommand, isValidRoomId, readModel, readRepoArgs, readRunPolicy, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
+import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
 export type CliCommand =
@@ -17,6 +18,7 @@ export type CliCommand =
   | { kind: "remember"; room: string; fact: string }
   | { kind: "memory"; room: string }
   | { kind: "forget"; room: string; n: number }
+  | { kind: "repo"; room: string; change?: RepoChange }
   | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
@@ -36,6 +38,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
   duet model ROOM [NAME]    show ROOM's model and the choices, or switch to NAME
+  duet repo ROOM [OWNER/NAME[@BRANCH]|unlink]
+                            show the repository ROOM works on, link one (the
+                            branch defaults to its default branch), or unlink it
   duet usage ROOM           model tokens used in ROOM today and this week, by
                             person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
@@ -55,10 +60,10 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
-                            /history, /reset, /policy, /model, /usage, /audit,
-                            /schedule, /schedules, /unschedule ID, /remember FACT,
-                            /memory, /forget N, /approve N,
-                            /skip N, /help, /quit
+                            /history, /reset, /policy, /model, /repo, /usage,
+                            /audit, /schedule, /schedules, /unschedule ID,
+                            /remember FACT, /memory, /forget N,
+                            /approve N, /skip N, /help, /quit
   duet --help               show this help
 
 ROOM is any name of 1-200 characters from A-Z a-z 0-9 . _ - (e.g. demo).
@@ -69,7 +74,7 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
 /** Every `duet` subcommand; the docs check the commands they show against it. */
-export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -150,12 +155,12 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       if (!when?.trim() || !ask.join(" ").trim()) throw new UsageError("duet schedule takes a ROOM, WHEN (quoted) and what to ask, e.g. duet schedule demo 'every 2h' check disk space");
       // A quoted WHEN arrives as one argument with spaces and is quoted again for the shared reader, which then splits nothing;
       // unquoted (`every 30m check disk`), the words are read as chat reads them.
-      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "));
+      const parsed = scheduleCommand(/\s/.test(when.trim()) ? `"${when.replace(/"/g, "")}" ${ask.join(" ")}` : rest.join(" "), cliSpelling(checked));
       if (parsed.kind !== "schedule") throw new UsageError(`duet schedule: ${parsed.kind === "help" ? parsed.problem : "unreadable"}`);
       return { kind, room: checked, when: parsed.when, ask: parsed.ask };
     }
     case "unschedule": {
-      const parsed = rest.length === 1 ? unscheduleCommand(rest[0]) : null;
+      const parsed = rest.length === 1 ? unscheduleCommand(rest[0], cliSpelling(checked)) : null;
       if (parsed?.kind !== "unschedule") throw new UsageError(`duet unschedule takes a ROOM and a schedule ID, as \`duet schedules\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
       return { kind, room: checked, id: parsed.id };
     }
@@ -174,6 +179,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const read = rest.length === 1 ? forgetCommand(rest[0]) : null;
       if (read?.kind !== "forget") throw new UsageError(`duet forget takes a ROOM and a fact's number N, as \`duet memory\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
       return { kind, room: checked, n: read.n };
+    }
+    case "repo": {
+      if (rest.length === 0) return { kind, room: checked };
+      // An argument given empty is a slip, not a request to show.
+      const read = rest.length > 1 ? { problem: REPO_WORDS.oneWord } : rest[0].trim() ? readRepoArgs(rest[0]) : { problem: REPO_WORDS.needsName };
+      if ("problem" in read) throw new UsageError(`duet repo: ${read.problem}`);
+      return read.change ? { kind, room: checked, change: read.change } : { kind, room: checked };
     }
     case "approve":
     case "skip": {

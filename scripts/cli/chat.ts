@@ -1,7 +1,8 @@
 import { createInterface } from "node:readline";
-import { forgetCommand, readModel, readRunPolicy, rememberCommand, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
+import { forgetCommand, readModel, readRepoArgs, readRunPolicy, rememberCommand, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
+import { CHAT_LINE_SPELLING } from "./spelling.ts";
 
 /** One chat line as an action, or what the loop itself should do. */
 export type ChatLine =
@@ -27,18 +28,22 @@ export function parseChatLine(line: string): ChatLine {
     if (word === "/audit") return { kind: "audit" };
     if (word === "/schedules") return { kind: "schedules" };
     if (word === "/schedule" || word === "/unschedule") {
-      const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length));
+      const parsed = (word === "/schedule" ? scheduleCommand : unscheduleCommand)(text.slice(word.length), CHAT_LINE_SPELLING);
       return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
     }
     if (word === "/usage") return { kind: "usage" };
     if (word === "/memory") return { kind: "memory" };
     if (word === "/remember" || word === "/forget") {
-      const parsed = (word === "/remember" ? rememberCommand : forgetCommand)(text.slice(word.length));
+      const parsed = (word === "/remember" ? rememberCommand : forgetCommand)(text.slice(word.length), CHAT_LINE_SPELLING);
       return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
     }
     if (word === "/model") {
       const read = readModel(text.slice(word.length));
       return read.kind === "model" ? read : { kind: "unknown", word: `${word} ${text.slice(word.length).trim().slice(0, 30)}` };
+    }
+    if (word === "/repo") {
+      const read = readRepoArgs(text.slice(word.length));
+      return "problem" in read ? { kind: "unknown", word: `${word}: ${read.problem}` } : { kind: "repo", ...read };
     }
     if (word === "/policy") {
       const arg = text.slice(word.length).trim();

@@ -10,6 +10,7 @@ import {
   settingsLines,
   type Naming,
   describeModel,
+  describeRepoReply,
   describeUsage,
   memoryText,
   describeRun,
@@ -27,6 +28,7 @@ import {
   type Reply,
   type RunResult,
 } from "@duet/shared";
+import { cliSpelling } from "./spelling.ts";
 
 /**
  * How the CLI shows answers in a terminal: the explanation, then each command as
@@ -149,6 +151,7 @@ const CHAT_SYNTAX = {
   reset: "/reset",
   policy: "/policy [auto|approve]",
   model: "/model [NAME]",
+  repo: "/repo [OWNER/NAME[@BRANCH]|unlink]",
   usage: "/usage",
   audit: "/audit",
   schedule: "/schedule WHEN ASK",
@@ -204,6 +207,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describePolicy(reply.runPolicy, reply.setBy, TERMINAL_NAMING, reply.source).replace(/\*/g, "");
     case "model":
       return describeModel(reply, TERMINAL_NAMING);
+    case "repo":
+      return describeRepoReply(reply.repo, reply.event, terminalNaming(room));
     case "usage":
       return describeUsage(reply.usage, TERMINAL_NAMING);
     case "memory":
@@ -232,5 +237,6 @@ const TERMINAL_NAMING: Naming = { person: (id) => id, command: (cmd) => `\`${ine
 
 /** As TERMINAL_NAMING, Duet's commands spelled as typed at the terminal for `room` (`duet unschedule demo <id>`). */
 function terminalNaming(room: string): Naming {
-  return { ...TERMINAL_NAMING, duet: (words) => { const [sub, ...args] = words.split(" "); return `\`${["duet", sub, room, ...args].join(" ")}\``; } };
+  const spell = cliSpelling(room);
+  return { ...TERMINAL_NAMING, duet: (words) => { const [sub, ...args] = words.split(" "); return `\`${spell(sub, ...args)}\``; } };
 }

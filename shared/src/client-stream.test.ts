@@ -104,6 +104,20 @@ describe("WorkerClient.messageStream", () => {
     await expect(client(base).messageStream("slack-T-C", { text: "hi" }, () => {})).rejects.toMatchObject({ code: "invalid_request", details: { text: ["Text cannot be empty"] } });
   });
 
+  it("tells a refusal without Retry-After (a room whose line is full) at once, without asking again", async () => {
+    let calls = 0;
+    const base = await serve((_req, res) => {
+      calls++;
+      res.writeHead(429, { "content-type": "application/json" }).end(JSON.stringify({ error: "line full", code: "room_busy", retryable: true }));
+    });
+    const worker = new WorkerClient({ baseUrl: base, token: "tok", sleep: async () => undefined });
+    const answered: boolean[] = [];
+    await expect(worker.messageStream("slack-T-C", { text: "hi", idempotencyKey: "Ev1" }, () => {}, { onAnswered: (admitted) => answered.push(admitted) })).rejects.toMatchObject({ code: "room_busy" });
+    expect(calls).toBe(1);
+    // Heard once, as not admitted: the room does not have the turn.
+    expect(answered).toEqual([false]);
+  });
+
   it("asks a full room again after its Retry-After, as a JSON call does", async () => {
     const waits: number[] = [];
     const base = await serve((_req, res, n) => {

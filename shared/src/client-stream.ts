@@ -10,6 +10,8 @@ import type { WorkerTransport } from "./transport.ts";
  * the request carries an idempotency key: the Worker replays the turn's events
  * from the start, so the ones already handed out are skipped. `signal` only
  * hangs up; the turn goes on in the room (stopping it is `stop`).
+ * `onAnswered` hears each time the Worker answered an attempt (`admitted`:
+ * with the turn's stream, so the room has the turn) or an attempt failed.
  */
 export async function streamMessage(
   t: WorkerTransport,
@@ -18,6 +20,7 @@ export async function streamMessage(
   onEvent: (e: TurnStreamEvent) => void,
   signal?: AbortSignal,
   headers: Record<string, string> = {},
+  onAnswered: (admitted: boolean) => void = () => undefined,
 ): Promise<MessageResponse> {
   // Events handed out so far. A replay starts from the turn's first event (a stored answer is only `done`).
   let handedOut = 0;
@@ -25,7 +28,7 @@ export async function streamMessage(
   const lost = (e: DuetError) => (e.code === "worker_unreachable" || e.code === "worker_timeout") && Boolean(body.idempotencyKey);
   return t.retrying(() => {
     let index = 0;
-    return streamOnce(t, path, body, { ...READS, ...headers }, signal, (e) => {
+    return streamOnce(t, path, body, { ...READS, ...headers }, signal, onAnswered, (e) => {
       if (index++ < handedOut) return;
       handedOut++;
       onEvent(e);
@@ -42,6 +45,7 @@ async function streamOnce(
   body: MessageRequest,
   headers: Record<string, string>,
   signal: AbortSignal | undefined,
+  answered: (admitted: boolean) => void,
   deliver: (e: TurnStreamEvent) => void,
 ): Promise<MessageResponse> {
   // The Worker's silence limit is the client's timeout; its heartbeat comes every 15 s.
@@ -61,9 +65,12 @@ async function streamOnce(
     try {
       res = await t.send("POST", path, { body, accept: "text/event-stream", headers, signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal });
     } catch {
+      answered(false);
       throw lost();
     }
-    if (!(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return await t.read(res, messageResponseSchema);
+    const streamed = (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+    answered(res.ok && streamed);
+    if (!streamed) return await t.read(res, messageResponseSchema);
     const reader = res.body!.getReader();
     const decoder = new SseDecoder();
     const text = new TextDecoder();

@@ -38,6 +38,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import type { z } from "zod";
@@ -68,8 +69,8 @@ export class WorkerClient {
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
-  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string } = {}): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim));
+  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string; onAnswered?: (admitted: boolean) => void } = {}): Promise<MessageResponse> {
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim), opts.onAnswered);
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
@@ -129,6 +130,21 @@ export class WorkerClient {
   /** Not repeated: a second attempt after a first that landed would unpin the next fact. */
   forget(roomId: string, n: number, userId: string): Promise<ForgetResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/memory/${n}?userId=${encodeURIComponent(userId)}`, forgetResponseSchema, undefined, false);
+  }
+
+  /** The repository the room works on (its own, or its channel's for a thread room), or `{repo: null}`. */
+  repo(roomId: string): Promise<RepoResponse> {
+    return this.call("GET", `${roomPath(roomId)}/repo`, repoResponseSchema, undefined, true);
+  }
+
+  /** Links a repository; linking the same one twice is harmless, so a failed attempt may be repeated. */
+  setRepo(roomId: string, body: RepoRequest): Promise<RepoResponse> {
+    return this.call("PUT", `${roomPath(roomId)}/repo`, repoResponseSchema, body, true);
+  }
+
+  /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
+  removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -1,11 +1,12 @@
 import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
-import { askNeedsQuestion, runNeedsCommand, tooLong, unknownCommand, unknownPolicy } from "./words/usage.ts";
+import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsCommand, type Spelling, tooLong, unknownCommand, unknownPolicy, unscheduleNeedsId } from "./words/usage.ts";
 import { forgetNeedsNumber, rememberNeedsFact } from "./words/memory.ts";
 import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
+import { readRepoArgs, type RepoArgs } from "./repo-command.ts";
 
 export { sanitizeChatText };
 
@@ -41,10 +42,9 @@ export type DuetCommand =
   | { kind: "memory" }
   /** Unpin fact number `n`, as the memory command lists it. */
   | { kind: "forget"; n: number }
+  /** The room's repository: shown, linked or unlinked (`change`), or a typing mistake (`problem`) told to the asker alone. */
+  | ({ kind: "repo" } & RepoArgs)
   | { kind: "help"; problem?: string };
-
-/** How the text commands are typed: usage sentences quote it. */
-const TYPED = "/duet";
 
 /** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
 export function readRunPolicy(text: string): RunPolicy | null {
@@ -55,12 +55,12 @@ export function readRunPolicy(text: string): RunPolicy | null {
 /** Longest model name accepted (the Worker checks it against DUET_MODELS). */
 const MODEL_NAME_MAX_CHARS = 200;
 
-/** `/duet model [name]`: one name (no spaces), or nothing to show the room's model. */
-export function readModel(text: string): DuetCommand {
+/** `/duet model [name]`: one name (no spaces), or nothing to show the room's model; `spell` names the commands in a problem. */
+export function readModel(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
   const name = sanitizeChatText(text);
   if (!name) return { kind: "model" };
   if (/\s/.test(name) || name.length > MODEL_NAME_MAX_CHARS) {
-    return { kind: "help", problem: `\`${quoteWord(name)}\` is not a model name. \`/duet model\` shows the choices; \`/duet model NAME\` switches.` };
+    return { kind: "help", problem: notModelName(spell, quoteWord(name)) };
   }
   return { kind: "model", model: name };
 }
@@ -101,7 +101,7 @@ export function parseDuetCommand(text: string): DuetCommand {
     case "policy": {
       if (!sanitizeChatText(rest)) return { kind: "policy" };
       const runPolicy = readRunPolicy(rest);
-      return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: unknownPolicy(TYPED, quoteWord(rest)) };
+      return runPolicy ? { kind: "policy", runPolicy } : { kind: "help", problem: unknownPolicy(CHAT_SPELLING, quoteWord(rest)) };
     }
     case "stop":
       return { kind: "stop" };
@@ -123,14 +123,16 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "memory" };
     case "forget":
       return forgetCommand(rest);
+    case "repo":
+      return { kind: "repo", ...readRepoArgs(rest) };
     case "ask": {
       const question = sanitizeChatText(rest);
-      if (!question) return { kind: "help", problem: askNeedsQuestion(TYPED) };
+      if (!question) return { kind: "help", problem: askNeedsQuestion() };
       if (question.length > TEXT_MAX_CHARS) return { kind: "help", problem: tooLong("question", question.length, TEXT_MAX_CHARS) };
       return { kind: "ask", text: question };
     }
     case "run": {
-      if (!rest.trim()) return { kind: "help", problem: runNeedsCommand(TYPED) };
+      if (!rest.trim()) return { kind: "help", problem: runNeedsCommand() };
       // Measured as the Worker measures it (trimmed), so the two never disagree.
       const length = rest.trim().length;
       if (length > CMD_MAX_CHARS) return { kind: "help", problem: tooLong("command", length, CMD_MAX_CHARS) };
@@ -142,8 +144,8 @@ export function parseDuetCommand(text: string): DuetCommand {
 }
 
 /** `/duet schedule <when> <ask>`: split and read here (how often it may run is the Worker's call); the ask is measured as a question is. */
-export function scheduleCommand(text: string): DuetCommand {
-  const split = splitScheduleText(text);
+export function scheduleCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
+  const split = splitScheduleText(text, spell);
   if ("problem" in split) return { kind: "help", problem: split.problem };
   // Read here too, so a typing mistake is told to the person alone (Discord fixes a reply's visibility before the Worker answers).
   try {
@@ -157,22 +159,22 @@ export function scheduleCommand(text: string): DuetCommand {
 }
 
 /** `/duet unschedule <id>`, the id as `/duet schedules` lists it. */
-export function unscheduleCommand(text: string): DuetCommand {
+export function unscheduleCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
   const id = sanitizeChatText(text).toLowerCase();
-  if (!id) return { kind: "help", problem: "`/duet unschedule` needs the schedule's id, as `/duet schedules` lists it, e.g. `/duet unschedule 3f9a1c2b`." };
-  if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: `\`${quoteWord(text)}\` is not a schedule id; \`/duet schedules\` lists them.` };
+  if (!id) return { kind: "help", problem: unscheduleNeedsId(spell) };
+  if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: notScheduleId(spell, quoteWord(text)) };
   return { kind: "unschedule", id };
 }
 
 /** `/duet remember <fact>`: the fact as typed, cleaned; its length is the Worker's to check. */
-export function rememberCommand(text: string): DuetCommand {
+export function rememberCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
   const fact = sanitizeChatText(text);
-  return fact ? { kind: "remember", fact } : { kind: "help", problem: rememberNeedsFact(TYPED) };
+  return fact ? { kind: "remember", fact } : { kind: "help", problem: rememberNeedsFact(spell) };
 }
 
 /** `/duet forget <n>`: the fact's number as `/duet memory` lists it. */
-export function forgetCommand(text: string): DuetCommand {
+export function forgetCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
   const typed = sanitizeChatText(text);
   const n = /^\d{1,4}$/.test(typed) ? Number(typed) : 0;
-  return n >= 1 ? { kind: "forget", n } : { kind: "help", problem: forgetNeedsNumber(TYPED, typed ? quoteWord(typed) : "") };
+  return n >= 1 ? { kind: "forget", n } : { kind: "help", problem: forgetNeedsNumber(spell, typed ? quoteWord(typed) : "") };
 }

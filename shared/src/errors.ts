@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   github_error: 502,
   sandbox_error: 502,
   model_not_configured: 503,
+  /** A repository was to be linked, and no GitHub App is configured (GITHUB_APP_*). */
+  github_not_configured: 503,
   model_timeout: 504,
   // Client-side only: the Worker never answered.
   worker_unreachable: 0,
@@ -103,6 +105,8 @@ export function describeForUser(err: unknown): string {
       return `The AI model failed to answer (${err.message}). Please try again in a moment.`;
     case "model_not_configured":
       return "No AI model is configured for Duet yet. Ask an admin to set MODEL_PROVIDER (see docs/configuration.md); `run` commands still work.";
+    case "github_not_configured":
+      return err.message;
     case "sandbox_error":
       return `The sandbox failed (${err.message}). Please try again in a moment.`;
     case "invalid_request": {

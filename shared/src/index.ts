@@ -10,8 +10,9 @@ export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
 export { openShapeAt } from "./format/split-tokens.ts";
-export { linkHost, MARKDOWN_LINK, unmaskLinks } from "./format/links.ts";
+export { linkHost, MARKDOWN_LINK } from "./format/links.ts";
 export { dollars } from "./format/money.ts";
+export { cleanModelText, outsideCode } from "./format/model-text.ts";
 export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { combineOutput, headTail, headTailLines } from "./format/output.ts";
@@ -26,6 +27,7 @@ export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims, newClaimant } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
+export { AskOrder, ASK_ORDER_WAIT_MAX_MS, type AskPlace } from "./ask-order.ts";
 export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./answers-in-flight.ts";
 export { replicaPosting, WorkerPaceSlots } from "./pace-slots.ts";
 export {
@@ -56,5 +58,6 @@ export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describ
 export * from "./schedule-schemas.ts";
 export * from "./repo-schemas.ts";
 export * from "./memory-schemas.ts";
-export { splitScheduleText, SCHEDULE_USAGE } from "./schedule-command.ts";
+export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
+export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";

@@ -25,8 +25,14 @@ export const ROOM_ID_PATTERN = /^[A-Za-z0-9._-]{1,200}$/;
 export const HISTORY_KEEP = 50;
 /** Messages of history sent to the model as context: the recent exchange, within a small model's window. */
 export const MODEL_CONTEXT_MESSAGES = 10;
-/** Turns allowed to wait behind the running one before a room answers 429. */
-export const ROOM_QUEUE_MAX = 20;
+/**
+ * Turns allowed to wait behind the running one; the next is refused (429, with
+ * no Retry-After: it is not asked again). A busy channel's burst (fifty
+ * questions within a second) waits whole, in the order asked; at about an
+ * answer a second per channel (the chat platforms' pace) the last of a full
+ * line hears in under two minutes, within the bots' wait for a turn.
+ */
+export const ROOM_QUEUE_MAX = 100;
 
 /** Commands run per reply unless the Worker's config says otherwise. */
 export const DEFAULT_MAX_RUNS_PER_REPLY = 5;

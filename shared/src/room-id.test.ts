@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { channelOfThread, isValidRoomId, parentRoomId, roomId, sandboxName, workspaceRoomId } from "./room-id.ts";
+import { deliveryTargetSchema } from "./delivery-target.ts";
+import { BOT_PLATFORMS, channelOfThread, isValidRoomId, parentRoomId, PLATFORMS, roomId, sandboxName, workspaceRoomId } from "./room-id.ts";
 
 describe("room ids", () => {
   it("builds channel and thread rooms from platform ids", () => {
@@ -38,5 +39,16 @@ describe("room ids", () => {
   it("validates characters and length", () => {
     expect(isValidRoomId("a.b_c-1")).toBe(true);
     for (const bad of ["", "a b", "a/b", "ä", "x".repeat(201), "a\u200bb"]) expect(isValidRoomId(bad)).toBe(false);
+  });
+
+  it("gives each platform with a bot, from its one list, room ids, a workspace room and a delivery feed; the CLI none of the last two", () => {
+    for (const p of BOT_PLATFORMS) {
+      expect(PLATFORMS).toContain(p);
+      expect(parentRoomId(roomId(p, "W1", "C2"))).toBe(workspaceRoomId(p, "W1"));
+      expect(deliveryTargetSchema.safeParse({ platform: p, place: { channel: "C2" } }).success).toBe(true);
+    }
+    expect(parentRoomId(roomId("cli", "me", "chat"))).toBeNull();
+    const cli = deliveryTargetSchema.safeParse({ platform: "cli", place: { channel: "C2" } });
+    expect(cli.error?.issues[0]?.message).toBe(`Platform must be ${BOT_PLATFORMS.join(" or ")}`);
   });
 });

@@ -8,7 +8,14 @@ import { ROOM_ID_PATTERN } from "./limits.ts";
  * uninstall, the bot leaving a server) cleans every room it had there.
  */
 
-export const PLATFORMS = ["slack", "discord", "cli"] as const;
+/**
+ * The platforms with a bot, the one list a new platform is added to: each has
+ * workspaces Duet can be removed from (a Slack team, a Discord server) and a
+ * feed of answers its bots deliver (delivery-target.ts reads it).
+ */
+export const BOT_PLATFORMS = ["slack", "discord"] as const;
+/** Every platform a room id may name: the bots' and the CLI's. */
+export const PLATFORMS = [...BOT_PLATFORMS, "cli"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 /** Segments may not contain '-', which separates them; anything else unsafe becomes '_'. */
@@ -30,8 +37,8 @@ export function isValidRoomId(id: string): boolean {
   return ROOM_ID_PATTERN.test(id);
 }
 
-/** Platforms whose channels belong to a workspace Duet can be removed from. */
-const WORKSPACE_PLATFORMS = ["slack", "discord"] as const satisfies readonly Platform[];
+/** Platforms whose channels belong to a workspace Duet can be removed from: the bots'. */
+const WORKSPACE_PLATFORMS = BOT_PLATFORMS;
 type WorkspacePlatform = (typeof WORKSPACE_PLATFORMS)[number];
 
 /**

@@ -126,9 +126,10 @@ export class WorkerTransport {
   }
 
   /**
-   * Runs `once` until it succeeds or may not be repeated. A full room
-   * (`room_busy`) refused the request before doing anything, so it is always
-   * asked again after its Retry-After; any other failure is repeated, with
+   * Runs `once` until it succeeds or may not be repeated. A busy room
+   * (`room_busy`) refused the request before doing anything, so it is asked
+   * again after its Retry-After when it gives one (a room whose line is full
+   * gives none: that refusal is final); any other failure is repeated, with
    * backoff, only when `mayRepeat` says the request is safe to send again.
    */
   async retrying<T>(once: () => Promise<T>, mayRepeat: (err: TransportError) => boolean, signal?: AbortSignal): Promise<T> {
@@ -138,7 +139,9 @@ export class WorkerTransport {
       } catch (err) {
         if (attempt >= this.retries || signal?.aborted || !(err instanceof DuetError)) throw err;
         if (err.code === "room_busy") {
-          await this.sleep(Math.min(BUSY_WAIT_MAX_MS, err.retryAfterMs ?? RETRY_MAX_MS));
+          // A full room's line refuses for good (no Retry-After): the person is told at once.
+          if (err.retryAfterMs === undefined) throw err;
+          await this.sleep(Math.min(BUSY_WAIT_MAX_MS, err.retryAfterMs));
           continue;
         }
         if (!mayRepeat(err)) throw err;

@@ -177,7 +177,7 @@ describe("Discord: who may", () => {
     for (const mode of ["yolo", "APPROVE please", "x".repeat(6000), "@everyone"]) {
       const r = await command(ch, "policy", { mode });
       expect(r.ephemeral).toBe(true);
-      expect(r.text).toMatch(/The run policy is `auto` or `approve`/);
+      expect(r.text).toMatch(/Unknown run policy `[^`]*`\. `\/duet policy` takes `auto`/);
     }
     expect((await stack.client.policy(room(ch))).runPolicy).toBe("auto");
   });

@@ -178,8 +178,8 @@ describe("Discord /duet interactions", () => {
     const numberPrompt = h.fake.rawInteraction({ ...base, data: { id: "1", name: "duet", type: 1, options: [{ type: 1, name: "ask", options: [{ type: 4, name: "prompt", value: 42 }] }] } });
     const otherCommand = h.fake.rawInteraction({ ...base, data: { id: "1", name: "other", type: 1 } });
     const dm = h.fake.rawInteraction({ type: 2, channel_id: "1", channel: { id: "1", type: 1 }, user: h.fake.alice, data: { id: "1", name: "duet", type: 1, options: [{ type: 1, name: "help", options: [] }] } });
-    expect((await interactionAnswer(h, noSub)).text).toContain("Unknown subcommand");
-    expect((await interactionAnswer(h, unknownSub)).text).toContain("Unknown subcommand `dance`");
+    expect((await interactionAnswer(h, noSub)).text).toContain("Unknown command `/duet`");
+    expect((await interactionAnswer(h, unknownSub)).text).toContain("Unknown command `/duet dance`");
     expect((await interactionAnswer(h, numberPrompt)).text).toContain("/duet ask prompt:");
     expect((await interactionAnswer(h, otherCommand)).text).toContain("Unknown command `/other`");
     expect((await interactionAnswer(h, dm)).text).toContain("Duet works in servers");

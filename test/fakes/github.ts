@@ -1,4 +1,7 @@
 import { verify, type KeyObject } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { gitServiceOf, serveGit } from "./git-http.ts";
 import { listen, readBody, sendJson, type Listening } from "./http.ts";
 
 /**
@@ -11,7 +14,32 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  *
  * `limitNext(seconds)`: the next token request answers 403 with
  * `retry-after`, as GitHub's secondary rate limit does.
+ *
+ * With `gitRoot`, it is also the git host: `/:owner/:name.git/...` is served
+ * by `git http-backend` from `gitRoot/owner/name.git` (a bare repository),
+ * to a request whose Basic auth is `x-access-token:<token>` with a token
+ * minted here for that repository (a push needs `contents: write`); any
+ * other request is refused 401 with a Basic challenge, as GitHub does.
  */
+/** One request to the git host, as the fake saw it. */
+export interface GitRequest {
+  service: "upload-pack" | "receive-pack";
+  method: string;
+  /** `owner/name`. */
+  repo: string;
+  /** What Authorization held (scheme and all), or null when it held nothing. */
+  authorization: string | null;
+  /** Whether it was let through. */
+  allowed: boolean;
+}
+
+/** A fetch held open until the test lets it go (a barrier for what must happen during a fetch). */
+export interface HeldFetch {
+  /** Settles when a fetch's pack request has arrived and is being held. */
+  arrived: Promise<void>;
+  release(): void;
+}
+
 export interface TokenRequest {
   installationId: number;
   repositories?: string[];
@@ -33,6 +61,12 @@ export interface FakeGithub extends Listening {
   minted: string[];
   addRepo(repo: FakeRepo): void;
   limitNext(retryAfterS: number): void;
+  /** Every request to the git host, oldest first. */
+  gitRequests: GitRequest[];
+  /** Pushes the git host accepted. */
+  pushes(): number;
+  /** Holds the next fetch's pack request (`POST git-upload-pack`) until `release`. */
+  holdNextFetch(): HeldFetch;
 }
 
 export interface FakeGithubOptions {
@@ -42,13 +76,18 @@ export interface FakeGithubOptions {
   now?: () => number;
   /** How long a minted token lasts. */
   tokenLifeMs?: number;
+  /** A folder of bare repositories (`owner/name.git`) to serve over smart HTTP. */
+  gitRoot?: string;
 }
 
 export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGithub> {
   const now = opts.now ?? Date.now;
   const tokenLifeMs = opts.tokenLifeMs ?? 60 * 60 * 1000;
   const repos = new Map<string, FakeRepo>();
-  const tokens = new Map<string, { installationId: number; repositories: string[]; expiresAt: number }>();
+  const tokens = new Map<string, { installationId: number; repositories: string[]; expiresAt: number; permissions: Record<string, string> }>();
+  const gitRequests: GitRequest[] = [];
+  let pushes = 0;
+  let held: { arrived: () => void; released: Promise<void> } | null = null;
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
   let limitNext: number | null = null;
@@ -70,8 +109,44 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     return null;
   };
 
+  /** Whether `authorization` is Basic x-access-token with a live token for `fullName` that may `service`. */
+  const gitAllowed = (authorization: string | null, fullName: string, service: GitRequest["service"]): boolean => {
+    const basic = /^Basic (.+)$/i.exec(authorization ?? "")?.[1];
+    if (!basic) return false;
+    const [user, secret] = Buffer.from(basic, "base64").toString().split(":");
+    const token = tokens.get(secret ?? "");
+    const repo = repos.get(fullName.toLowerCase());
+    if (user !== "x-access-token" || !token || !repo || token.expiresAt <= now() || token.installationId !== repo.installationId) return false;
+    if (!token.repositories.includes(fullName.split("/")[1])) return false;
+    return service === "upload-pack" || token.permissions.contents === "write";
+  };
+
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    const git = /^\/([^/]+)\/([^/]+)\.git(\/.*)$/.exec(url.pathname);
+    if (opts.gitRoot && git) {
+      const fullName = `${git[1]}/${git[2]}`;
+      const service = gitServiceOf(git[3], url.searchParams, req.method ?? "GET");
+      if (!service) return sendJson(res, 404, { message: "Not Found" });
+      const authorization = req.headers.authorization ?? null;
+      const allowed = gitAllowed(authorization, fullName, service);
+      gitRequests.push({ service, method: req.method ?? "GET", repo: fullName, authorization, allowed });
+      if (!allowed) {
+        res.writeHead(401, { "www-authenticate": 'Basic realm="GitHub"', "content-type": "text/plain" });
+        return void res.end("Invalid username or token.");
+      }
+      const bare = join(opts.gitRoot, `${fullName}.git`);
+      if (!existsSync(bare)) return sendJson(res, 404, { message: "Repository not found." });
+      if (service === "upload-pack" && req.method === "POST" && held) {
+        const hold = held;
+        held = null;
+        hold.arrived();
+        await hold.released;
+      }
+      await serveGit(req, res, opts.gitRoot, `/${fullName}.git${git[3]}`, "x-access-token");
+      if (service === "receive-pack" && req.method === "POST" && res.statusCode === 200) pushes++;
+      return;
+    }
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
     if (req.method === "POST" && mint) {
       const problem = jwtProblem(req.headers.authorization);
@@ -91,7 +166,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       const token = `ghs_fake${minted.length}${Math.random().toString(36).slice(2, 12)}`;
       const expiresAt = now() + tokenLifeMs;
       minted.push(token);
-      tokens.set(token, { installationId, repositories: wanted, expiresAt });
+      tokens.set(token, { installationId, repositories: wanted, expiresAt, permissions: body.permissions ?? {} });
       return sendJson(res, 201, { token, expires_at: new Date(expiresAt).toISOString(), permissions: body.permissions ?? {}, repository_selection: "selected" });
     }
     const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/installation)?$/.exec(url.pathname);
@@ -120,5 +195,15 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     minted,
     addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
     limitNext: (seconds) => (limitNext = seconds),
+    gitRequests,
+    pushes: () => pushes,
+    holdNextFetch() {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrivedP = new Promise<void>((r) => (arrived = r));
+      const released = new Promise<void>((r) => (release = r));
+      held = { arrived, released };
+      return { arrived: arrivedP, release };
+    },
   };
 }

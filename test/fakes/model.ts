@@ -27,6 +27,9 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *   DRIP:<ms> <rest>     wait <ms> between pieces
  *   HOLD:<name> <rest>   send the first piece, then hold the rest until POST /_release/<name>
  *                        (a whole answer: hold all of it)
+ *   STEP:<name> <rest>   send the first piece, then each next piece <i> (1, 2, …) only once
+ *                        POST /_release/<name>.<i> came, and the end once <name>.<count> came:
+ *                        a test lets the model write one piece at a time
  *   HANG:<name> <rest>   send the first piece, then never finish: the request waits until the
  *                        client aborts it, which GET /_aborted/<name> reports (it waits for it)
  *                        (a whole answer: send nothing)
@@ -185,21 +188,23 @@ function contentOf(script: string): string {
   return script.startsWith("SAY:") ? script.slice(4).trim() : `Echo: ${script}`;
 }
 
-/** The CHUNK/DRIP/HOLD/HANG prefixes of a script, and the script after them. */
+/** The CHUNK/DRIP/HOLD/HANG/STEP prefixes of a script, and the script after them. */
 interface Shape {
   chunk: number;
   dripMs: number;
   hold: string | null;
   hang: string | null;
+  step: string | null;
   rest: string;
 }
 
 function shapeOf(script: string): Shape {
-  const shape: Shape = { chunk: 16, dripMs: 0, hold: null, hang: null, rest: script };
-  for (let m; (m = /^(CHUNK|DRIP|HOLD|HANG):(\S+)\s*/.exec(shape.rest)); shape.rest = shape.rest.slice(m[0].length)) {
+  const shape: Shape = { chunk: 16, dripMs: 0, hold: null, hang: null, step: null, rest: script };
+  for (let m; (m = /^(CHUNK|DRIP|HOLD|HANG|STEP):(\S+)\s*/.exec(shape.rest)); shape.rest = shape.rest.slice(m[0].length)) {
     if (m[1] === "CHUNK") shape.chunk = Number(m[2]);
     else if (m[1] === "DRIP") shape.dripMs = Number(m[2]);
     else if (m[1] === "HOLD") shape.hold = m[2];
+    else if (m[1] === "STEP") shape.step = m[2];
     else shape.hang = m[2];
   }
   return shape;
@@ -215,10 +220,10 @@ function abortedBy(res: ServerResponse, name: string, aborts: Barriers): Promise
   );
 }
 
-/** A streamed completion in OpenAI's SSE shape, shaped by the CHUNK/DRIP/HOLD/HANG prefixes. */
+/** A streamed completion in OpenAI's SSE shape, shaped by the CHUNK/DRIP/HOLD/HANG/STEP prefixes. */
 async function streamAnswer(
   res: ServerResponse,
-  { chunk, dripMs, hold, hang, rest }: Shape,
+  { chunk, dripMs, hold, hang, step, rest }: Shape,
   scripted: string | undefined,
   b: { holds: Barriers; aborts: Barriers },
   onFirstPiece: (at: number) => void,
@@ -232,12 +237,15 @@ async function streamAnswer(
   for (const [i, piece] of pieces.entries()) {
     if (i > 0 && dripMs) await sleep(dripMs);
     if (i === 1 && hold) await b.holds.wait(hold, 60_000);
+    if (i > 0 && step) await b.holds.wait(`${step}.${i}`, 60_000);
     if (i === 1 && hang) return gone;
     if (res.destroyed) return;
     send({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     if (i === 0) onFirstPiece(performance.now());
   }
   if (hang) return gone;
+  if (step) await b.holds.wait(`${step}.${pieces.length}`, 60_000);
+  if (res.destroyed) return;
   send({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
   // OpenAI's last event when asked for usage: no choices, only the counts.
   const usage = usageFor(content);

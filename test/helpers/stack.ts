@@ -19,6 +19,8 @@ export interface StackOptions {
 export interface Stack {
   workerUrl: string;
   token: string;
+  /** The Worker's state on disk (wrangler's --persist-to): every room's SQLite files, WAL included. */
+  persistDir: string;
   model: FakeModel;
   executor: FakeExecutor | null;
   client: WorkerClient;
@@ -51,6 +53,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const stack: Stack = {
     workerUrl: worker.url,
     token,
+    persistDir,
     model,
     executor,
     client: new WorkerClient({ baseUrl: worker.url, token, timeoutMs: 30_000 }),

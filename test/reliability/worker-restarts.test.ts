@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, type DiscordHarness } from "../discord/harness.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
-import { answerTo, type BotHandle, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
+import { releaseHeld } from "../helpers/model-control.ts";
+import { answerTo, type BotHandle, botReplies, callsIn, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { turn } from "./tally.ts";
@@ -22,6 +23,18 @@ let bot: BotHandle;
 let discord: DiscordHarness;
 
 startedForTests(startChatRig, (started) => ({ rig, slack, bot, discord } = started));
+
+const COMING = /still coming/;
+const TRY_AGAIN = /try again/i;
+
+/** Nothing the bot sent to the channel told anyone to try again, and no streaming call went to a message not started as a stream. */
+function expectNeverTryAgainNorStreamedPlain(channel: string, threadTs: string): void {
+  const sent = ["chat.postMessage", "chat.update", "chat.startStream", "chat.appendStream", "chat.stopStream"].flatMap((method) => callsIn(slack, method, channel));
+  expect(sent.filter((c) => TRY_AGAIN.test(JSON.stringify(c.args)))).toEqual([]);
+  const streamed = new Set(slack.ws.thread(channel, threadTs).filter((x) => x.stream).map((x) => x.ts));
+  const streamCalls = ["chat.appendStream", "chat.stopStream"].flatMap((method) => callsIn(slack, method, channel));
+  expect(streamCalls.filter((c) => !streamed.has(String(c.args.ts)))).toEqual([]);
+}
 
 const UNKNOWN = "outcome unknown: Duet restarted while this command was running, so it was not run again";
 
@@ -84,6 +97,51 @@ describe("the Worker restarts mid-turn", () => {
     expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
     expect(messages[1].text).toContain(`Error (${first}):\n${UNKNOWN}`);
     expect(messages[1].text).toContain(`Output (echo next-${marker}):\nnext-${marker}`);
+  });
+
+  it("down mid-answer past the bot's tries, after the stream began: the stream says the answer is coming, never to try again, and becomes the answer", async () => {
+    const channel = newChannel();
+    const marker = `coming-stream-${channel}`;
+    const hold = `coming-hold-${channel}`;
+    const t = turn("Slack mention across a long Worker outage (streaming)");
+    const m = await mention(slack, bot, { channel, text: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} for you.` });
+    await slack.waitFor(() => callsIn(slack, "chat.startStream", channel)[0], "the stream's start");
+    await rig.stack.stopWorker();
+    // The bot's tries run out while the Worker is down; its live answer ends on what it says about that.
+    const said = await slack.waitFor(() => botReplies(slack, channel, m.threadTs).find((r) => !r.stream?.open && (COMING.test(readable(r)) || TRY_AGAIN.test(readable(r)))), "the thread's word on the lost answer", 60_000);
+    expect(readable(said)).toMatch(COMING);
+    await releaseHeld(rig.stack.model, hold);
+    await rig.stack.restartWorker();
+
+    // The room resumes the turn once the Worker is back and woken (by the bot, or by the room's alarm).
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    expect(replies).toHaveLength(1);
+    expect(readable(replies[0])).toContain(marker);
+    expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
+  });
+
+  it("down mid-answer past the bot's tries, before any words: a note says the answer is coming, and the answer takes its place", async () => {
+    const channel = newChannel();
+    const marker = `coming-plain-${channel}`;
+    const t = turn("Slack mention across a long Worker outage (before the words)");
+    const m = await mention(slack, bot, { channel, text: `SLOW:4000 SAY: ${marker}` });
+    await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
+    await rig.stack.stopWorker();
+    const said = await slack.waitFor(() => botReplies(slack, channel, m.threadTs).find((r) => COMING.test(readable(r)) || TRY_AGAIN.test(readable(r))), "the thread's word on the lost answer", 60_000);
+    expect(readable(said)).toMatch(COMING);
+    expect(said.stream).toBeUndefined();
+    await rig.stack.restartWorker();
+
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    // The note became the answer: one message in the thread.
+    expect(replies).toHaveLength(1);
+    expect(replies[0].ts).toBe(said.ts);
+    expect(readable(replies[0])).toContain(marker);
+    expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
   });
 
   it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {

@@ -104,7 +104,8 @@ describe("a live answer in Slack", () => {
     expect(msg.text).toBe(rendered.text);
     expect(msg.blocks).toEqual(rendered.blocks);
     expect(msg.stream!.open).toBe(false);
-    expectSpaced([...callsIn(channel, "chat.startStream"), ...appends]);
+    // The first append follows the start as soon as it ended; from it on, one a second.
+    expectSpaced(appends);
   });
 
   it("a command that ends just before the answer does still shows complete in the stream: the stream's stop carries it", async () => {
@@ -161,8 +162,8 @@ describe("a live answer in Slack", () => {
     expect(posted.at - firstTokenAt).toBeLessThan(LIVE_INTERVAL_MS);
     const updates = callsIn(channel, "chat.update");
     expect(updates.length).toBeGreaterThanOrEqual(3);
+    // The first update follows the post as soon as it ended; from it on, one a second.
     expectSpaced(liveCalls(updates));
-    expect(updates[0].at - posted.at).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     const [msg] = slack.ws.thread(channel, parent);
     expect([msg.text, msg.blocks]).toEqual([rendered.text, rendered.blocks]);
     // While it grew, the message showed the command and the Stop button.

@@ -63,7 +63,8 @@ describe("live answers in Slack", () => {
     expect(JSON.stringify(start.args.chunks)).toContain(STOP_ACTION_ID);
     const appends = callsFor("chat.appendStream", channel);
     expect(appends.length).toBeGreaterThanOrEqual(3);
-    expect(Math.min(...gaps([start, ...appends]))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
+    // The first append follows the start at once (live-growth.test.ts); from it on, one a second.
+    expect(Math.min(...gaps(appends))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     // The command was shown as a running task while it ran; it ends complete with its exit code
     // (the last state may reach Slack with the stream's last append or with its stop).
     expect(answer.stream!.appends.flatMap((a) => a.tasks)[0]).toBe("run-0:in_progress");
@@ -85,8 +86,6 @@ describe("live answers in Slack", () => {
     expect(updates.filter((u) => u.status === 200).length).toBeGreaterThanOrEqual(3);
     expect(updates.some((u) => u.status === 429)).toBe(true);
     expect(Math.min(...gaps(liveCalls(updates)))).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
-    const [post] = callsFor("chat.postMessage", channel);
-    expect(updates[0].at - post.at).toBeGreaterThanOrEqual(LIVE_INTERVAL_MS);
     expect(endState(answer)).toEqual(endState(await reference(SLOW)));
   });
 

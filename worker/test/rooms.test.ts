@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { HISTORY_KEEP, ROOM_QUEUE_MAX } from "@duet/shared";
 import { api, deletedSessions, execCalls, freshRoom, history, modelCallsWith, send, until } from "./helpers.ts";
 import { release, unique } from "./live-helpers.ts";
 
@@ -165,16 +166,18 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(JSON.stringify(calls[0].messages)).not.toContain("old secret plan");
   });
 
-  it("answers 429 when more than 20 turns wait in one room, and loses none it accepted", async () => {
+  it("answers 429 when more than ROOM_QUEUE_MAX turns wait in one room, and loses none it accepted", async () => {
     const room = freshRoom();
-    const sends = Array.from({ length: 24 }, (_, i) => send(room, `SLOW:30 SAY: q${i}`));
+    const sends = Array.from({ length: ROOM_QUEUE_MAX + 4 }, (_, i) => send(room, `SLOW:10 SAY: q${i}`));
     const results = await Promise.all(sends);
     const ok = results.filter((r) => r.status === 200).length;
     const busy = results.filter((r) => r.status === 429);
     expect(busy.length).toBeGreaterThan(0);
     expect(busy[0].body).toMatchObject({ code: "room_busy", retryable: true });
-    expect(ok + busy.length).toBe(24);
-    expect(await history(room)).toHaveLength(ok * 2);
+    expect(busy[0].body.retryAfterMs).toBeUndefined();
+    expect(ok + busy.length).toBe(ROOM_QUEUE_MAX + 4);
+    // Every accepted turn wrote its pair; the room keeps the last HISTORY_KEEP messages of them.
+    expect(await history(room)).toHaveLength(Math.min(ok * 2, HISTORY_KEEP));
   });
 });
 

@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
+import { AskOrder, DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -28,6 +28,8 @@ export interface DiscordBotOptions {
   log?: Logger;
   /** How often a mention's typing indicator is renewed (default 8 s; Discord shows it for 10). */
   typingRenewMs?: number;
+  /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS; tests lengthen it). */
+  liveIntervalMs?: number;
   /** discord.js sharding: set by ShardingManager through the environment, or explicitly. */
   shards?: number | number[] | "auto";
   shardCount?: number;
@@ -65,8 +67,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // exactly one shard process, so no other process posts in its channels and nothing needs sharing through the
   // Worker. The answers it is still posting are skipped by its own outbox delivery.
   const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false);
-  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering };
-  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
+  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder() };
+  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.

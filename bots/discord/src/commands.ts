@@ -1,5 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from "discord.js";
-import { WHEN_MAX_CHARS } from "@duet/shared";
+import { DISCORD_COMMAND_WORDS as WORDS, FACT_MAX_CHARS, WHEN_MAX_CHARS } from "@duet/shared";
 
 /**
  * The `/duet` slash command: one command with subcommands, so the bot takes a
@@ -18,15 +18,22 @@ export const SUBCOMMANDS = {
   stop: { name: "stop" },
   policy: { name: "policy", option: "mode" },
   model: { name: "model", option: "name" },
+  repo: { name: "repo", option: "name" },
   usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
   schedules: { name: "schedules" },
   unschedule: { name: "unschedule", option: "id" },
+  remember: { name: "remember", option: "fact" },
+  memory: { name: "memory" },
+  forget: { name: "forget", option: "number" },
   help: { name: "help" },
 } as const;
 
 export type SubcommandName = keyof typeof SUBCOMMANDS;
+
+/** Owner, name and branch at their limits with "/" and "@" between: Discord refuses longer before the bot sees it, and the bot checks the parts. */
+const REPO_OPTION_MAX_CHARS = 400;
 
 /** Discord caps string options at 6,000 characters, below the Worker's own limits. */
 const OPTION_MAX_CHARS = 6_000;
@@ -35,79 +42,98 @@ export function duetCommand() {
   return (
     new SlashCommandBuilder()
       .setName(COMMAND_NAME)
-      .setDescription("Duet, the AI pair programmer with a shared sandbox for this channel")
+      .setDescription(WORDS.duet)
       // Rooms are per channel in a server: no DMs, no user-installed app contexts.
       .setContexts(InteractionContextType.Guild)
       .setIntegrationTypes(ApplicationIntegrationType.GuildInstall)
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.ask.name)
-          .setDescription("Ask Duet; it may run commands in this channel's sandbox")
+          .setDescription(WORDS.ask.description)
           .addStringOption((o) =>
-            o.setName(SUBCOMMANDS.ask.option).setDescription("What should Duet do or explain?").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+            o.setName(SUBCOMMANDS.ask.option).setDescription(WORDS.ask.option).setRequired(true).setMaxLength(OPTION_MAX_CHARS),
           )
-          .addAttachmentOption((o) => o.setName(SUBCOMMANDS.ask.file).setDescription("A file for the sandbox (lands in uploads/)").setRequired(false)),
+          .addAttachmentOption((o) => o.setName(SUBCOMMANDS.ask.file).setDescription(WORDS.ask.file).setRequired(false)),
       )
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.get.name)
-          .setDescription("Post a file from this channel's sandbox workspace")
-          .addStringOption((o) => o.setName(SUBCOMMANDS.get.option).setDescription("Its path in the workspace, e.g. uploads/data.csv").setRequired(true).setMaxLength(4096)),
+          .setDescription(WORDS.get.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.get.option).setDescription(WORDS.get.option).setRequired(true).setMaxLength(4096)),
       )
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.run.name)
-          .setDescription("Run a shell command in this channel's sandbox (no AI)")
+          .setDescription(WORDS.run.description)
           .addStringOption((o) =>
-            o.setName(SUBCOMMANDS.run.option).setDescription("The shell command, e.g. ls -la").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+            o.setName(SUBCOMMANDS.run.option).setDescription(WORDS.run.option).setRequired(true).setMaxLength(OPTION_MAX_CHARS),
           ),
       )
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.history.name).setDescription("Show this room's recent conversation (only you see it)"))
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.stop.name).setDescription("Stop Duet's answer in progress in this room"))
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.reset.name).setDescription("Forget this room's history and remove its sandbox"))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.history.name).setDescription(WORDS.history.description))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.stop.name).setDescription(WORDS.stop.description))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.reset.name).setDescription(WORDS.reset.description))
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.policy.name)
-          .setDescription("Show or set whether Duet runs its commands at once (auto) or waits for Run or Skip (approve)")
+          .setDescription(WORDS.policy.description)
           .addStringOption((o) =>
             o
               .setName(SUBCOMMANDS.policy.option)
-              .setDescription("Leave out to see the current policy")
+              .setDescription(WORDS.policy.option)
               .setRequired(false)
-              .addChoices({ name: "auto: run at once", value: "auto" }, { name: "approve: wait for Run or Skip", value: "approve" }),
+              .addChoices({ name: WORDS.policy.auto, value: "auto" }, { name: WORDS.policy.approve, value: "approve" }),
           ),
       )
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.model.name)
-          .setDescription("Show the model Duet uses here and the choices, or switch it")
-          .addStringOption((o) => o.setName(SUBCOMMANDS.model.option).setDescription("Leave out to see the current model").setRequired(false).setMaxLength(200)),
+          .setDescription(WORDS.model.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.model.option).setDescription(WORDS.model.option).setRequired(false).setMaxLength(200)),
       )
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription("Model tokens used here today and this week, by person (only you see it)"))
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription("Who ran or skipped which commands here (only you see it)"))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.repo.name)
+          .setDescription(WORDS.repo.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.repo.option).setDescription(WORDS.repo.option).setRequired(false).setMaxLength(REPO_OPTION_MAX_CHARS)),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription(WORDS.usage.description))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription(WORDS.audit.description))
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.schedule.name)
-          .setDescription("Ask Duet on its own at set times; each answer is a new message in this channel")
+          .setDescription(WORDS.schedule.description)
           .addStringOption((o) =>
             o
               .setName(SUBCOMMANDS.schedule.when)
-              .setDescription("every 2h, every weekday 09:00 Europe/Berlin, or a cron line")
+              .setDescription(WORDS.schedule.when)
               .setRequired(true)
               .setMaxLength(WHEN_MAX_CHARS),
           )
           .addStringOption((o) =>
-            o.setName(SUBCOMMANDS.schedule.option).setDescription("What should Duet do or explain each time?").setRequired(true).setMaxLength(OPTION_MAX_CHARS),
+            o.setName(SUBCOMMANDS.schedule.option).setDescription(WORDS.schedule.option).setRequired(true).setMaxLength(OPTION_MAX_CHARS),
           ),
       )
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.schedules.name).setDescription("This room's schedules, with ids and next runs (only you see it)"))
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.schedules.name).setDescription(WORDS.schedules.description))
       .addSubcommand((s) =>
         s
           .setName(SUBCOMMANDS.unschedule.name)
-          .setDescription("Remove a schedule")
-          .addStringOption((o) => o.setName(SUBCOMMANDS.unschedule.option).setDescription("The schedule's id, as /duet schedules lists it").setRequired(true).setMaxLength(32)),
+          .setDescription(WORDS.unschedule.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.unschedule.option).setDescription(WORDS.unschedule.option).setRequired(true).setMaxLength(32)),
       )
-      .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription("How to use Duet"))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.remember.name)
+          .setDescription(WORDS.remember.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.remember.option).setDescription(WORDS.remember.option).setRequired(true).setMaxLength(FACT_MAX_CHARS)),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.memory.name).setDescription(WORDS.memory.description))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.forget.name)
+          .setDescription(WORDS.forget.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.forget.option).setDescription(WORDS.forget.option).setRequired(true).setMaxLength(4)),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription(WORDS.help.description))
   );
 }
 
@@ -115,5 +141,3 @@ export function duetCommand() {
 export function commandDefinitions() {
   return [duetCommand().toJSON()];
 }
-
-export const DM_ANSWER = "Duet works in servers: add it to a server, then `@Duet` it in a channel or use `/duet ask`.";

@@ -30,6 +30,8 @@ export interface BotDeps {
   cdn: SourceHosts;
   /** The process's one pace for new messages, by channel id: every message Duet posts in a channel waits its turn. */
   pace: ChannelPace;
+  /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
+  liveIntervalMs?: number;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

@@ -1,7 +1,29 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type Interaction } from "discord.js";
-import { answersPrivately, guardOf, help, readModel, readRunPolicy, runCommand, sanitizeChatText, scheduleCommand, shareFiles, unscheduleCommand, type DuetCommand } from "@duet/shared";
+import {
+  askNeedsQuestion,
+  commandAudience,
+  DISCORD_DM_ANSWER,
+  guardOf,
+  help,
+  forgetCommand,
+  readModel,
+  rememberCommand,
+  readRepoArgs,
+  readRunPolicy,
+  runCommand,
+  runNeedsCommand,
+  sanitizeChatText,
+  scheduleCommand,
+  scheduleUsage,
+  shareFiles,
+  unknownCommand,
+  unknownPolicy,
+  unscheduleCommand,
+  type DuetCommand,
+  type Spelling,
+} from "@duet/shared";
 import { incomingFiles } from "./files/incoming.ts";
-import { COMMAND_NAME, DM_ANSWER, SUBCOMMANDS } from "./commands.ts";
+import { COMMAND_NAME, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { commandUserName } from "./people.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
@@ -28,7 +50,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   // A refusal is for the asker only, and Discord fixes a reply's visibility when it is deferred.
   const guard = guardOf(command);
   const refused = guard ? (await permit(guard)) !== null : false;
-  const ephemeral = answersPrivately(command.kind) || refused || (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model);
+  const ephemeral = commandAudience(command, refused) === "asker";
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
   } catch (err) {
@@ -56,11 +78,18 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   await runCommand(deps.flow, surface, asker, command);
 }
 
+/** How Discord's `/duet` is typed: each argument after its option's name (`/duet schedule when:every 2h prompt:…`). */
+const DISCORD_SPELLING: Spelling = (sub, ...args) => {
+  const names = SUBCOMMANDS[sub as SubcommandName] as { option?: string; when?: string } | undefined;
+  const options = names?.when ? [names.when, names.option] : [names?.option];
+  return [`/${COMMAND_NAME}`, sub, ...args.map((a, i) => `${options[i] ?? "?"}:${a}`)].join(" ");
+};
+
 /** Options are checked here, not trusted to Discord's client: a malformed interaction gets help with what was wrong. */
 function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
   const usage = (problem: string): DuetCommand => ({ kind: "help", problem });
-  if (interaction.commandName !== COMMAND_NAME) return usage(`Unknown command \`/${interaction.commandName}\`. Try \`/duet help\`.`);
-  if (!interaction.guildId || !interaction.channelId) return usage(DM_ANSWER);
+  if (interaction.commandName !== COMMAND_NAME) return usage(unknownCommand(`/${interaction.commandName.replace(/`/g, "'").slice(0, 30)}`));
+  if (!interaction.guildId || !interaction.channelId) return usage(DISCORD_DM_ANSWER);
   const text = (name: string) => {
     const opt = interaction.options.get(name);
     return typeof opt?.value === "string" ? opt.value.trim() : "";
@@ -69,11 +98,11 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
   switch (sub) {
     case SUBCOMMANDS.ask.name: {
       const prompt = sanitizeChatText(text(SUBCOMMANDS.ask.option));
-      return prompt ? { kind: "ask", text: prompt } : usage("Tell Duet what to do: `/duet ask prompt:list the files here`.");
+      return prompt ? { kind: "ask", text: prompt } : usage(askNeedsQuestion(DISCORD_SPELLING));
     }
     case SUBCOMMANDS.run.name: {
       const cmd = text(SUBCOMMANDS.run.option);
-      return cmd ? { kind: "run", cmd } : usage("Give a shell command: `/duet run command:ls -la`.");
+      return cmd ? { kind: "run", cmd } : usage(runNeedsCommand(DISCORD_SPELLING));
     }
     case SUBCOMMANDS.get.name:
       return { kind: "get", path: text(SUBCOMMANDS.get.option) };
@@ -87,10 +116,12 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       const mode = text(SUBCOMMANDS.policy.option);
       if (!mode) return { kind: "policy" };
       const runPolicy = readRunPolicy(mode);
-      return runPolicy ? { kind: "policy", runPolicy } : usage("The run policy is `auto` or `approve`: `/duet policy mode:approve`.");
+      return runPolicy ? { kind: "policy", runPolicy } : usage(unknownPolicy(DISCORD_SPELLING, mode.replace(/`/g, "'").slice(0, 30)));
     }
     case SUBCOMMANDS.model.name:
-      return readModel(text(SUBCOMMANDS.model.option));
+      return readModel(text(SUBCOMMANDS.model.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.repo.name:
+      return { kind: "repo", ...readRepoArgs(text(SUBCOMMANDS.repo.option)) };
     case SUBCOMMANDS.usage.name:
       return { kind: "usage" };
     case SUBCOMMANDS.audit.name:
@@ -98,17 +129,23 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
     case SUBCOMMANDS.schedule.name: {
       const when = text(SUBCOMMANDS.schedule.when);
       const prompt = text(SUBCOMMANDS.schedule.option);
-      if (!when || !prompt) return usage("Say when and what: `/duet schedule when:every weekday 09:00 Europe/Berlin prompt:summarise open issues`.");
+      if (!when || !prompt) return usage(scheduleUsage(DISCORD_SPELLING));
       // Quoted, so the shared reader takes the whole option as the when.
-      return scheduleCommand(`"${when.replace(/"/g, "")}" ${prompt}`);
+      return scheduleCommand(`"${when.replace(/"/g, "")}" ${prompt}`, DISCORD_SPELLING);
     }
     case SUBCOMMANDS.schedules.name:
       return { kind: "schedules" };
     case SUBCOMMANDS.unschedule.name:
-      return unscheduleCommand(text(SUBCOMMANDS.unschedule.option));
+      return unscheduleCommand(text(SUBCOMMANDS.unschedule.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.remember.name:
+      return rememberCommand(text(SUBCOMMANDS.remember.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.memory.name:
+      return { kind: "memory" };
+    case SUBCOMMANDS.forget.name:
+      return forgetCommand(text(SUBCOMMANDS.forget.option), DISCORD_SPELLING);
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:
-      return usage(`Unknown subcommand${sub ? ` \`${sub}\`` : ""}. Try \`/duet help\`.`);
+      return usage(unknownCommand(`/${COMMAND_NAME} ${(sub ?? "").replace(/`/g, "'").slice(0, 30)}`.trim()));
   }
 }

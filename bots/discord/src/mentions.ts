@@ -1,6 +1,5 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask, EMPTY_MENTION_HINT, newClaimant, shareFiles } from "@duet/shared";
-import { DM_ANSWER } from "./commands.ts";
+import { ask, DISCORD_DM_ANSWER, EMPTY_MENTION_HINT, newClaimant, shareFiles } from "@duet/shared";
 import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
@@ -29,7 +28,7 @@ export function isFromPerson(message: Message): boolean {
 export async function handleMessage(message: Message, deps: BotDeps): Promise<void> {
   if (!isFromPerson(message)) return;
   if (!message.inGuild()) {
-    if (message.channel.type === ChannelType.DM) await messageSurface(message, null, deps).post({ kind: "hint", text: DM_ANSWER });
+    if (message.channel.type === ChannelType.DM) await messageSurface(message, null, deps).post({ kind: "hint", text: DISCORD_DM_ANSWER });
     return;
   }
   // Duet's own managed role (what the member list and autocomplete often offer for "@Duet") mentions Duet too.

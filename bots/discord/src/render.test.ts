@@ -7,9 +7,9 @@ const answer = (reply: string, runs: RunResult[] = [], skipped?: string[]): Mess
 const fences = (s: string) => (s.match(/```/g) ?? []).length;
 
 describe("renderMessage", () => {
-  it("shows the address of a link in the model's text, not only its label, and leaves code alone", () => {
+  it("names the host of a link in the model's text beside its label, without a preview, and leaves code alone", () => {
     const [msg] = renderMessage(answer("[Click here](https://evil.example/login) to verify. `[a](https://x.io)`\n```\n[b](https://y.io)\n```"));
-    expect(msg.content).toBe("Click here (<https://evil.example/login>) to verify. `[a](https://x.io)`\n```\n[b](https://y.io)\n```");
+    expect(msg.content).toBe("[Click here (evil.example)](<https://evil.example/login>) to verify. `[a](https://x.io)`\n```\n[b](https://y.io)\n```");
   });
 
   it("shows each command in a code block with its status", () => {

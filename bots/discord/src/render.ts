@@ -1,7 +1,8 @@
 import type { AttachmentPayload } from "discord.js";
 import {
-  unmaskLinks,
+  ANSWER_NOTES,
   chunkMessage,
+  cleanModelText,
   codeBlock,
   decidedText,
   describeRun,
@@ -10,6 +11,7 @@ import {
   headTail,
   helpEntries,
   HELP_INTRO,
+  HELP_MORE,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
@@ -18,7 +20,6 @@ import {
   notRunNote,
   resetText,
   runOfExec,
-  sanitizeChatText,
   type DuetMessage,
   type ExecResult,
   type MessageResponse,
@@ -27,8 +28,9 @@ import {
   settingsLines,
   STOPPED_NOTE,
 } from "@duet/shared";
+import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderMemory, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -60,7 +62,7 @@ function toMessages(text: string, files: AttachmentPayload[] = []): Outgoing[] {
   for (let i = 0; i < files.length; i += FILES_PER_MESSAGE) {
     const batch = files.slice(i, i + FILES_PER_MESSAGE);
     if (i === 0) out[out.length - 1].files = batch;
-    else out.push({ content: "More output files:", files: batch });
+    else out.push({ content: ANSWER_NOTES.moreFiles, files: batch });
   }
   return out;
 }
@@ -73,8 +75,8 @@ export function renderNotice(text: string): Outgoing[] {
 function runBlock(run: RunResult, index: number, total: number): { text: string; file?: AttachmentPayload } {
   const view = describeRun(run);
   const name = total === 1 ? "output.txt" : `output-${index + 1}.txt`;
-  const short = headTail(view.output, INLINE_OUTPUT_MAX_CHARS, `full output in ${name}`);
-  const body = view.output ? `${view.command}\n${short.text}` : `${view.command}\n(no output)`;
+  const short = headTail(view.output, INLINE_OUTPUT_MAX_CHARS, ANSWER_NOTES.fullOutputIn(name));
+  const body = view.output ? `${view.command}\n${short.text}` : `${view.command}\n${ANSWER_NOTES.noOutput}`;
   const status = `${view.ok ? "✅" : "❌"} **${view.status}**`;
   const text = `${status}\n${codeBlock(body)}`;
   if (short.omittedChars === 0) return { text };
@@ -84,8 +86,7 @@ function runBlock(run: RunResult, index: number, total: number): { text: string;
 export function renderMessage(res: MessageResponse): Outgoing[] {
   const parts: string[] = [];
   const files: AttachmentPayload[] = [];
-  // Discord shows `[label](url)` as a link named only by its label: the model's links show their address.
-  const explanation = unmaskLinks(sanitizeChatText(explanationOf(res)));
+  const explanation = withoutPreviews(cleanModelText(explanationOf(res)));
   if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
     const block = runBlock(run, i, res.runs.length);
@@ -136,6 +137,7 @@ const DISCORD_SYNTAX = {
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   model: "`/duet model name:`_model_",
+  repo: "`/duet repo name:`_owner/name@branch_|_unlink_",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
@@ -152,9 +154,7 @@ export function helpText(settings: { network?: string; runPolicy?: "auto" | "app
     HELP_INTRO,
     "",
     ...helpEntries(DISCORD_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
-    "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
-    "",
-    "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
+    ...HELP_MORE.discord,
     ...(settingsLines(settings).length ? ["", ...settingsLines(settings)] : []),
   ].join("\n");
 }
@@ -184,6 +184,8 @@ export function renderReply(reply: Reply): Outgoing[] {
       return renderNotice(renderUnscheduled(reply.schedule, reply.user));
     case "model":
       return renderNotice(renderModel(reply));
+    case "repo":
+      return renderNotice(renderRepo(reply));
     case "usage":
       return renderNotice(renderUsage(reply.usage));
     case "memory":

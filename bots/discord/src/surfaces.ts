@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message } from "discord.js";
-import { keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
+import { ANSWER_NOTES, keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
@@ -27,6 +27,8 @@ export interface SurfaceDeps {
   fileMaxBytes: number;
   /** The process's one pace for new messages, by channel id. */
   pace: ChannelPace;
+  /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
+  liveIntervalMs?: number;
 }
 
 /**
@@ -78,7 +80,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
 }
 
 /**
- * An interaction already deferred (publicly or privately, as answersPrivately
+ * An interaction already deferred (publicly or privately, as commandAudience
  * chose for its command): the first part edits the deferred reply, the rest are
  * follow-ups with the same visibility. The deferral already shows "thinking…".
  */
@@ -130,7 +132,7 @@ function liveView(
   onPosted?: (ref: PostedRef) => void,
   fallback?: (reply: Reply) => Promise<PostedRef | null>,
 ): LiveView {
-  const live = new DiscordLiveMessage(target, deps.log, { room, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
+  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {
@@ -174,7 +176,7 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     }
     // The 15-minute token ran out: post in the channel instead, addressed to the user.
     const channel = interaction.channel;
-    const intro = `<@${interaction.user.id}> here is the answer to your \`/duet ${interaction.options.getSubcommand(false) ?? ""}\` (it took longer than Discord lets a command reply):`;
+    const intro = ANSWER_NOTES.lateAnswer(`<@${interaction.user.id}>`, `\`/duet ${interaction.options.getSubcommand(false) ?? ""}\``);
     let firstPosted: PostedRef | null = null;
     for (const msg of [{ content: intro, files: [] } as Outgoing, ...out.slice(sent)]) {
       const posted = await deps.pace

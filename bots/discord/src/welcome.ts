@@ -1,4 +1,4 @@
-import type { ChannelPace } from "@duet/shared";
+import { type ChannelPace, WELCOME_LINES } from "@duet/shared";
 import { type Guild, PermissionFlagsBits } from "discord.js";
 import type { Logger } from "./deps.ts";
 
@@ -8,11 +8,7 @@ import type { Logger } from "./deps.ts";
  * the bot may not post there, get nothing: Duet never picks a channel on its own.
  */
 
-export const WELCOME_TEXT = [
-  "👋 Hi, I'm Duet, an AI pair programmer for your channels.",
-  "Use `/duet ask` or mention me (`@Duet how do I find the largest files here?`) and I answer, running the commands I suggest in that channel's own sandbox. Everyone in a channel shares its conversation and sandbox; a thread is its own room.",
-  "`/duet help` lists the commands; deleting a channel deletes its room and sandbox.",
-].join("\n");
+export const WELCOME_TEXT = `👋 ${WELCOME_LINES.discord.join("\n")}`;
 
 export async function welcome(guild: Guild, pace: ChannelPace, log: Logger): Promise<void> {
   const channel = guild.systemChannel;

@@ -1,4 +1,4 @@
-import { keepRenewing } from "@duet/shared";
+import { ANSWER_NOTES, keepRenewing } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import type { SlackOut } from "./slack-api.ts";
 
@@ -40,7 +40,7 @@ export async function showDone(out: SlackOut, msg: MessageRef, ok: boolean): Pro
   await out.react(msg.channel, msg.ts, ok ? REACTION_DONE : REACTION_FAILED);
 }
 
-export const STATUS_WORKING = "is working on it…";
+export const STATUS_WORKING = ANSWER_NOTES.workingStatus;
 /** Slack drops a thread status after 2 minutes without a message; renewed well before. */
 export const STATUS_RENEW_MS = 90_000;
 /** Errors that mean thread statuses will never work for this app here (an old or restricted workspace). */

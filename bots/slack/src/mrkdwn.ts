@@ -6,7 +6,7 @@
  * wraps mentions and links in `<...>`; the Worker gets plain text.
  */
 
-import { linkHost, MARKDOWN_LINK } from "@duet/shared";
+import { MARKDOWN_LINK } from "@duet/shared";
 
 /** Escapes the three characters Slack treats as control sequences. */
 export function escapeSlack(text: string): string {
@@ -54,11 +54,9 @@ function convertInline(text: string): string {
 function convertPlain(text: string): string {
   const links: string[] = [];
   // Links are set aside first so their URLs are not touched by the emphasis rules.
-  // The link's text names the host it really goes to: a label alone ("Click here") could send a reader anywhere.
+  // The label already names the host it goes to (cleanModelText); here it only becomes Slack's link.
   let s = text.replace(MARKDOWN_LINK, (_, label: string, url: string) => {
-    const host = linkHost(url);
-    const shown = label.includes(host) ? label : `${label} (${host})`;
-    links.push(`<${url.replace(/[<>|]/g, encodeURIComponent)}|${escapeSlack(shown).replace(/\|/g, "¦")}>`);
+    links.push(`<${url.replace(/[<>|]/g, encodeURIComponent)}|${escapeSlack(label).replace(/\|/g, "¦")}>`);
     return `\u0000${links.length - 1}\u0000`;
   });
   s = escapeSlack(s)

@@ -32,9 +32,8 @@ export async function deliverToSlack(out: SlackOut, status: ThreadStatus, item: 
   const blocks = heading ? [heading, ...r.blocks].slice(0, MAX_BLOCKS) : r.blocks;
   let posted: string | null = null;
   if (item.messageId) {
-    // A live answer's message may still be a stream its bot never stopped: end it, then edit it into the answer.
-    await out.endStream(channel, item.messageId);
-    if (await out.update(channel, item.messageId, r.text, blocks)) posted = item.messageId;
+    // A live answer's message may still be a stream its bot never stopped: `replace` ends it only then.
+    if (await out.replace(channel, item.messageId, r.text, blocks)) posted = item.messageId;
   }
   else posted = await out.post(channel, r.text, blocks, threadTs);
   if (!posted) return null;

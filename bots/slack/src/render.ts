@@ -1,11 +1,14 @@
 import {
+  ANSWER_NOTES,
   chunkMessage,
+  cleanModelText,
   decidedText,
   type DuetMessage,
   type ExecResult,
   explanationOf,
   helpEntries,
   HELP_INTRO,
+  HELP_MORE,
   historySnippet,
   historyTitle,
   HISTORY_SHOWN,
@@ -21,7 +24,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderMemory, renderModel, renderPolicy, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -50,7 +53,7 @@ export interface RenderOptions {
 }
 
 export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Rendered {
-  const explanation = explanationOf(res);
+  const explanation = cleanModelText(explanationOf(res));
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(c).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
   const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room) : [];
@@ -78,8 +81,8 @@ function assemble(explanation: string, runs: RunResult[], notes: Block[], opts: 
     if (textBlocks.length > budget) {
       // A very long answer: keep what fits and hand over the whole of it as a file.
       textBlocks = textBlocks.slice(0, Math.max(0, budget - 1));
-      textBlocks.push(context(`_The answer is longer than a Slack message; all of it is in \`duet-answer.md\` ${where}._`));
-      uploads.push({ filename: "duet-answer.md", title: "Duet's full answer", content: explanation });
+      textBlocks.push(context(`_${ANSWER_NOTES.longerThanMessage("Slack", "`duet-answer.md`", where)}_`));
+      uploads.push({ filename: "duet-answer.md", title: ANSWER_NOTES.fullAnswerTitle, content: explanation });
     }
   }
   let blocks = [...textBlocks, ...runBlocks, ...notes];
@@ -96,9 +99,9 @@ function fallbackText(explanation: string, runs: RunResult[]): string {
     .replace(/\s+/g, " ")
     .trim();
   if (firstLine) return escapeSlack(firstLine.length > FALLBACK_CHARS ? `${firstLine.slice(0, FALLBACK_CHARS - 1)}…` : firstLine);
-  if (runs.length === 1) return escapeSlack(`Duet ran ${runs[0].cmd.replace(/\s+/g, " ").slice(0, 100)}`);
-  if (runs.length > 1) return `Duet ran ${runs.length} commands`;
-  return "Duet answered";
+  if (runs.length === 1) return escapeSlack(ANSWER_NOTES.ranOne(runs[0].cmd.replace(/\s+/g, " ").slice(0, 100)));
+  if (runs.length > 1) return ANSWER_NOTES.ranMany(runs.length);
+  return ANSWER_NOTES.answered;
 }
 
 /** `/duet history`: the room's recent messages, newest last, for the caller only. */
@@ -127,6 +130,7 @@ const SLACK_SYNTAX = {
   get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
   model: "`/duet model` [_name_]",
+  repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink`]",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule` _when_ _question_",
@@ -142,7 +146,7 @@ export function helpText(settings: { network?: string; runPolicy?: "auto" | "app
   return [
     HELP_INTRO,
     ...helpEntries(SLACK_SYNTAX).map(([syntax, purpose]) => `• ${syntax}: ${purpose}`),
-    "You can also mention Duet (`@Duet` _question_) in a channel or a thread, or send it a direct message; it answers in the thread.",
+    ...HELP_MORE.slack,
     ...settingsLines(settings).map(escapeSlack),
   ].join("\n");
 }
@@ -164,7 +168,7 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
     }
     case "ran": {
       const r = renderExec(reply.cmd, reply.result, base);
-      return slash ? { ...r, blocks: [context(`<@${reply.user}> ran a command in this channel's sandbox`), ...r.blocks] } : r;
+      return slash ? { ...r, blocks: [context(ANSWER_NOTES.ranInSandbox(`<@${reply.user}>`)), ...r.blocks] } : r;
     }
     case "history":
       return renderHistory(reply.messages);
@@ -184,6 +188,8 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
       return renderUnscheduled(reply.schedule, reply.user);
     case "model":
       return renderModel(reply);
+    case "repo":
+      return renderRepo(reply);
     case "usage":
       return renderUsage(reply.usage);
     case "memory":
@@ -203,5 +209,5 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
 /** Above a slash command's answer (live or whole): who asked what, since no question stands above it in the channel. */
 export function askedLine(user: string, question: string): Block {
   const flat = question.replace(/\s+/g, " ").trim();
-  return context(`<@${user}> asked: ${escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat)}`);
+  return context(ANSWER_NOTES.asked(`<@${user}>`, escapeSlack(flat.length > ECHO_CHARS ? `${flat.slice(0, ECHO_CHARS - 1)}…` : flat)));
 }

@@ -1,4 +1,4 @@
-import { codeBlock, describeRun, headTail, type RunResult } from "@duet/shared";
+import { ANSWER_NOTES, codeBlock, describeRun, headTail, type RunResult } from "@duet/shared";
 import { escapeSlack } from "./mrkdwn.ts";
 import type { Block, Upload } from "./slack-api.ts";
 
@@ -52,8 +52,8 @@ export function renderRun(run: RunResult, index: number, where = "in this thread
   const whole = `${header}\n${codeBlock(prefix + escapeSlack(d.output))}`;
   if (whole.length <= SECTION_MAX_CHARS) return { block: section(whole) };
   const filename = `duet-output-${index + 1}.txt`;
-  const cut = fitOutput(d.output, prefix, SECTION_MAX_CHARS - header.length - 1 - NOTE_RESERVE, `full output in ${filename}`);
-  const text = `${header}\n${codeBlock(prefix + escapeSlack(cut))}\n_Full output: \`${filename}\` ${where}._`;
+  const cut = fitOutput(d.output, prefix, SECTION_MAX_CHARS - header.length - 1 - NOTE_RESERVE, ANSWER_NOTES.fullOutputIn(filename));
+  const text = `${header}\n${codeBlock(prefix + escapeSlack(cut))}\n_${ANSWER_NOTES.fullOutputAt(`\`${filename}\``, where)}_`;
   return {
     block: section(text),
     upload: { filename, title: d.command.slice(0, 120), content: `${d.command}\n${d.output}\n` },

@@ -40,6 +40,9 @@ export async function withRetryAfter<T>(call: () => Promise<T>, logger: Logger, 
   }
 }
 
+/** chat.update's refusal of a message that is still a stream. */
+const STILL_STREAMING = "streaming_state_conflict";
+
 export interface Upload {
   filename: string;
   title: string;
@@ -79,6 +82,26 @@ export class SlackOut {
   /** Replaces a posted message's text and blocks; false when Slack refused. */
   async update(channel: string, ts: string, text: string, blocks?: Block[]): Promise<boolean> {
     return (await this.call("chat.update", () => this.client.chat.update({ channel, ts, text, blocks }))) !== null;
+  }
+
+  /**
+   * Edits a message an earlier delivery posted into `text` and `blocks`. Only a
+   * message still streaming (its bot died mid-stream: chat.update refuses it) is
+   * sent chat.stopStream, then edited: a plain message is never sent a
+   * streaming method. False when Slack refused.
+   */
+  async replace(channel: string, ts: string, text: string, blocks?: Block[]): Promise<boolean> {
+    try {
+      await withRetryAfter(() => this.client.chat.update({ channel, ts, text, blocks }), this.logger, "chat.update");
+      return true;
+    } catch (err) {
+      if (slackErrorCode(err) !== STILL_STREAMING) {
+        this.logger.warn(`Slack refused chat.update: ${slackErrorCode(err)}`);
+        return false;
+      }
+    }
+    await this.endStream(channel, ts);
+    return this.update(channel, ts, text, blocks);
   }
 
   /**

@@ -12,7 +12,7 @@ import type { SlackFiles } from "./files/slack-files.ts";
 import { slackTarget } from "./outbox-delivery.ts";
 
 /**
- * `/duet ask|run|get|history|reset|policy|audit|schedule|schedules|unschedule|help`. Slack wants the ack within 3 s, so the
+ * `/duet ask|run|get|history|reset|policy|model|repo|usage|audit|schedule|schedules|unschedule|help`. Slack wants the ack within 3 s, so the
  * command is acked at once (with a "working" line the caller sees), and the
  * shared flow answers through the command's response_url. Slash commands carry
  * no thread, so they always use the channel's room.

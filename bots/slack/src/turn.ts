@@ -118,8 +118,8 @@ export const slackScope = (teamId: string): string => `slack-${teamId}`;
  * A question is claimed by its ask: the room (every delivery of the event
  * comes to the same one) refuses a second delivery's claim, so the 👀 goes out
  * beside the ask instead of after a claim's own round trip to the Worker
- * (measured: that round trip was most of the time to the 👀, and about a
- * quarter of the time to the answer). The 👀 is then only feedback: a repeat
+ * (that round trip would be most of the time to the 👀, and about a quarter
+ * of the time to the answer). The 👀 is then only feedback: a repeat
  * adds it again (`already_reacted`, harmless) and the room's answer decides.
  * Files and an empty mention act before or without a turn (an upload, a
  * hint), so they take the Worker's separate claim first: with no turn to
@@ -142,6 +142,8 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
     return;
   }
+  // The question's place among this channel's questions is taken as it arrives, before the look-ups below.
+  const inLine = askClaims ? deps.flow.order?.take(kind.roomFor(parsed.place, deps.scope)) : undefined;
   const working = claimAndShowWorking(out, msg);
   if (!askClaims && (await working) === "taken") {
     logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
@@ -154,7 +156,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
   const name = await deps.people.name(teamId, e.user);
-  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}) };
+  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}) };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);
@@ -163,5 +165,7 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId} (another delivery of it asked the room first)`);
     return;
   }
+  // The room's delivery posts the answer and puts the ✅ on the question then.
+  if (outcome === "coming") return;
   await showDone(out, msg, outcome === "answered");
 }

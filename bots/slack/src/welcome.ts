@@ -1,4 +1,4 @@
-import type { DeliveryClaims } from "@duet/shared";
+import { type DeliveryClaims, WELCOME_LINES } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { z } from "zod";
 import type { SlackOut } from "./slack-api.ts";
@@ -10,11 +10,7 @@ import { envelopeSchema, slackScope } from "./turn.ts";
  * people joining are none of its business.
  */
 
-export const WELCOME_TEXT = [
-  ":wave: Hi, I'm Duet, an AI pair programmer for this channel.",
-  "Mention me with a question (`@Duet how do I find the largest files here?`) and I answer in a thread, running the commands I suggest in this channel's own sandbox.",
-  "Everyone here shares the conversation and the sandbox. `/duet help` lists the commands; archiving the channel deletes both.",
-].join("\n");
+export const WELCOME_TEXT = `:wave: ${WELCOME_LINES.slack.join("\n")}`;
 
 const joinSchema = z.object({ type: z.literal("member_joined_channel"), user: z.string().min(1), channel: z.string().min(1) });
 

@@ -8,6 +8,7 @@ import type { Reply } from "./reply.ts";
 import type { ChatSurface, PostedRef } from "./surface.ts";
 import type { Asker, FlowDeps, GuardedAction, Outcome } from "./types.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * The room's controls, once for every front end: who may do what (the front
@@ -23,6 +24,8 @@ export function guardOf(command: DuetCommand): GuardedAction | null {
   if (command.kind === "schedule" || command.kind === "unschedule") return "run";
   // Switching the model is allowed to whoever may change the run policy.
   if ((command.kind === "policy" && command.runPolicy) || (command.kind === "model" && command.model)) return "policy";
+  // So is linking or unlinking a repository: it changes what every turn here works on.
+  if (command.kind === "repo" && "change" in command && command.change) return "policy";
   return null;
 }
 
@@ -48,7 +51,7 @@ export function refusalText(action: GuardedAction, whoMay: string): string {
 export async function guarded(surface: ChatSurface, asker: Asker, action: GuardedAction, then: () => Promise<Outcome>, what = WHAT[action]): Promise<Outcome> {
   const whoMay = await asker.permit?.(action);
   if (!whoMay) return then();
-  return outcome(true, await surface.postPrivate({ kind: "refused", text: `Only ${whoMay} may ${what}` }));
+  return outcome(true, await show(surface, "refusal", false, { kind: "refused", text: `Only ${whoMay} may ${what}` }));
 }
 
 /**
@@ -62,14 +65,14 @@ export async function policy(deps: FlowDeps, surface: ChatSurface, asker: Asker,
       const { runPolicy: current, source } = await deps.worker.policy(asker.room);
       return { kind: "policy", runPolicy: current, ...(source ? { source } : {}) };
     });
-    return outcome(ok, await surface.postPrivate(reply));
+    return outcome(ok, await show(surface, "policy", false, reply));
   }
   return guarded(surface, asker, "policy", async () => {
     const { reply, ok } = await attempt(deps, "policy", asker.room, async () => {
       const set = await deps.worker.setPolicy(asker.room, { runPolicy, userId: asker.user });
       return { kind: "policy", runPolicy: set.runPolicy, setBy: asker.user };
     });
-    return outcome(ok, ok ? await surface.post(reply) : await surface.postPrivate(reply));
+    return outcome(ok, await show(surface, "policy", ok, reply));
   });
 }
 
@@ -80,7 +83,7 @@ export async function audit(deps: FlowDeps, surface: ChatSurface, asker: Asker):
     const { entries } = await deps.worker.audit(asker.room);
     return { kind: "audit", entries: entries.slice(-AUDIT_SHOWN), total: entries.length };
   });
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "audit", ok, reply));
 }
 
 /** A Run or Skip click: which proposed command, and the message that shows it. */
@@ -118,17 +121,17 @@ export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker,
       decided = await deps.worker.decide(asker.room, click.approvalId, { decision: click.decision, userId: asker.user, ...own });
     } catch (err) {
       if (err instanceof DuetError && err.code === "own_proposal") {
-        await surface.postPrivate({ kind: "refused", text: OWN_PROPOSAL });
+        await show(surface, "decide", false, { kind: "refused", text: OWN_PROPOSAL });
         return "failed";
       }
       // Expired (410), already decided (409), unknown (404) or any failure: nothing changed, so only the clicker hears.
-      await surface.postPrivate(failure(deps, "decision", asker.room, err));
+      await show(surface, "decide", false, failure(deps, "decision", asker.room, err));
       return "failed";
     }
     deps.roomUsed?.(asker.room);
     const edited = await surface.edit(click.message, { kind: "decided", approval: decided.approval });
     if (!decided.run) return outcome(true, edited);
-    const posted = await surface.post({ kind: "ran", cmd: decided.run.cmd, result: execOf(decided.run), user: asker.user });
+    const posted = await show(surface, "decide", true, { kind: "ran", cmd: decided.run.cmd, result: execOf(decided.run), user: asker.user });
     return outcome(true, posted);
   });
 }
@@ -148,7 +151,7 @@ function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
  */
 export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, asker: Asker | undefined, problem?: string): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
-  if (problem) return outcome(true, await surface.postPrivate({ kind: "help", problem }));
+  if (problem) return outcome(true, await show(surface, "help", false, { kind: "help", problem }));
   const [info, current, model] = await Promise.all([
     within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),
     asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.policy(asker.room)) : Promise.resolve(undefined),
@@ -161,5 +164,5 @@ export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, ask
     ...(current ? { runPolicy: current.runPolicy } : {}),
     ...(model ? { model: model.model } : {}),
   };
-  return outcome(true, await surface.postPrivate(reply));
+  return outcome(true, await show(surface, "help", true, reply));
 }

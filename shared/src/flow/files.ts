@@ -11,6 +11,7 @@ import type { Reply } from "./reply.ts";
 import type { ChatSurface, OutgoingFile } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { redactReply, redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * Files between the chat and the room's workspace, once for every platform:
@@ -117,7 +118,7 @@ export async function sendAttachments(deps: FlowDeps, surface: ChatSurface, aske
   if (fit.length && !(await files.send(fit.map((a) => outgoing(deps, asker.room, a))))) {
     deps.log(`${files.platform} refused the attachments of an answer in ${asker.room}`);
   }
-  if (tooBig.length) await surface.post({ kind: "hint", text: tooBig.map((a) => tooBigWords(deps, a.path, a.bytes, files.maxBytes, files.platform)).join("\n") });
+  if (tooBig.length) await show(surface, "ask", true, { kind: "hint", text: tooBig.map((a) => tooBigWords(deps, a.path, a.bytes, files.maxBytes, files.platform)).join("\n") });
 }
 
 /** Why a file is not posted: over the Worker's limit (nobody may take it out), or only over the platform's. */
@@ -128,7 +129,7 @@ function tooBigWords(deps: FlowDeps, path: string, bytes: number, platformMax: n
 /** `get <path>`: the workspace file posted in the place, or why not (to the asker only). */
 export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker, raw: string): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
-  const privately = async (text: string) => outcome(true, await surface.postPrivate({ kind: "hint", text }));
+  const privately = async (text: string) => outcome(true, await show(surface, "get", false, { kind: "hint", text }));
   if (!raw.trim()) return privately(FILE_WORDS.getUsage);
   const checked = checkWorkspacePath(raw.trim());
   if (!checked.ok) return privately(FILE_WORDS.badPath(raw.trim(), checked.error));
@@ -143,7 +144,7 @@ export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker
     if (err instanceof DuetError && err.code === "not_found") return privately(FILE_WORDS.notFound(path));
     if (err instanceof DuetError && err.code === "payload_too_large") return privately(FILE_WORDS.overFileLimit(path, maxOf(deps)));
     deps.log(`get ${path} in ${asker.room} failed: ${(err as Error).message}`);
-    return outcome(false, await surface.postPrivate({ kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) }));
+    return outcome(false, await show(surface, "get", false, { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) }));
   }
   const limit = Math.min(files.maxBytes, maxOf(deps));
   if (file.bytes > limit) {
@@ -154,5 +155,5 @@ export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker
   const sent = await files.send([{ path, name: baseOf(path), bytes: file.bytes, type: file.type, open: async () => body }], FILE_WORDS.fetched(path, file.bytes));
   if (sent) return "answered";
   await body.cancel().catch(() => undefined);
-  return outcome(false, await surface.postPrivate({ kind: "error", text: FILE_WORDS.notPosted(path, files.platform) }));
+  return outcome(false, await show(surface, "get", false, { kind: "error", text: FILE_WORDS.notPosted(path, files.platform) }));
 }

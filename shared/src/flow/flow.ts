@@ -7,16 +7,21 @@ import { TEXT_MAX_CHARS } from "../limits.ts";
 import { EMPTY_QUESTION_HINT } from "../words/hints.ts";
 import { tooLong } from "../words/usage.ts";
 import { queuedNote } from "../words/queue.ts";
+import { ANSWER_COMING_NOTE } from "../words/coming.ts";
+import { DuetError } from "../errors.ts";
 import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
 import { forget, memory, remember } from "./memory.ts";
+import { repo } from "./repo.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
+import type { AskPlace } from "../ask-order.ts";
 import { getFile, sendAttachments } from "./files.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -28,11 +33,16 @@ import { redacting } from "./redacting.ts";
 /** A question for the model; an empty one (after cleaning) gets `emptyHint` and never reaches the Worker. */
 export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, text: string, emptyHint = EMPTY_QUESTION_HINT): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
+  const inLine = asker.inLine ?? deps.order?.take(asker.room);
   const question = sanitizeChatText(text);
-  if (!question) return outcome(true, await surface.post({ kind: "hint", text: emptyHint }));
+  if (!question) {
+    inLine?.admitted();
+    return outcome(true, await show(surface, "ask", false, { kind: "hint", text: emptyHint }));
+  }
   // Measured here as the typed `ask` is, so every front end says it in one way, before the Worker refuses it in its own.
   if (question.length > TEXT_MAX_CHARS) {
-    return outcome(false, await surface.post({ kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
+    inLine?.admitted();
+    return outcome(false, await show(surface, "ask", false, { kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
   }
   const request = {
     text: question, userId: asker.user, ...(asker.name ? { userName: asker.name } : {}), idempotencyKey: asker.key, ...(asker.deliver ? { deliver: asker.deliver } : {}),
@@ -40,25 +50,30 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   // Until it is confirmed, the outbox may offer this answer too: this process's delivery leaves it to this ask.
   const release = asker.deliver ? deps.answering?.hold(asker.room, asker.key) : undefined;
   try {
-    return await askTurn(deps, surface, asker, question, request);
+    return await askTurn(deps, surface, asker, question, request, inLine);
   } finally {
     release?.();
+    inLine?.admitted();
   }
 }
 
-async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest): Promise<Outcome> {
+async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, inLine?: AskPlace): Promise<Outcome> {
   // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
-  if (view) return askLive(deps, surface, asker, question, view, request, reports);
+  if (view) return askLive(deps, surface, asker, question, view, request, reports, inLine);
   const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
-    const answer = await deps.worker.message(asker.room, request, claimOf(asker));
+    await inLine?.ready();
+    // Answered whole, the admission is not heard apart from the answer: the next ask goes once this one is sent.
+    const asked = deps.worker.message(asker.room, request, claimOf(asker));
+    inLine?.admitted();
+    const answer = await asked;
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
   if (answeredElsewhere(reply)) return "elsewhere";
-  const posted = await surface.post(reply);
+  const posted = await show(surface, "ask", ok, reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
@@ -97,14 +112,18 @@ async function reportPosted(deps: FlowDeps, asker: Asker, posted: PostedRef): Pr
  * answer (or the failure) replaces it. Progress shows until the first event;
  * from then on the growing answer is the progress.
  */
-async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[]): Promise<Outcome> {
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[], inLine?: AskPlace): Promise<Outcome> {
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
   const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
+  // The room took the turn (its stream began): from then on it finishes the turn whatever happens to this connection.
+  let admitted = false;
+  let coming = false;
   try {
+    await inLine?.ready();
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
       // Waiting is not answering: progress goes on, and the live answer has not begun.
       if (e.event === "queued") return place.told(e.data.ahead);
@@ -112,13 +131,23 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
       view.update(live);
-    }, claimOf(asker));
+    }, {
+      ...claimOf(asker),
+      onAnswered: (taken) => {
+        admitted ||= taken;
+        inLine?.admitted();
+      },
+    });
     // From here the answer waits on the channel's pace: held in the Worker so no other replica delivers it.
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {
-    reply = failure(deps, "ask", asker.room, err);
+    // Lost the Worker mid-turn (a restart): a room that keeps the answer for delivery finishes the turn and posts it
+    // where the live answer is, so the person is told it is coming, never to ask again.
+    coming = admitted && Boolean(asker.deliver) && lostWorker(err);
+    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : failure(deps, "ask", asker.room, err);
+    if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
     ok = false;
   } finally {
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
@@ -127,6 +156,12 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
+  // Told again once the note is shown: the report wakes the room as soon as the Worker is back (it resumes the
+  // turn then, not at its next alarm), and names the message the answer goes into.
+  if (coming) {
+    if (posted) await reportPosted(deps, asker, posted);
+    return "coming";
+  }
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
@@ -155,10 +190,10 @@ export async function stop(deps: FlowDeps, surface: ChatSurface, asker: Asker): 
   surface = redacting(surface, deps.secrets);
   try {
     const { stopped } = await deps.worker.stop(asker.room, asker.user);
-    if (stopped) return outcome(true, await surface.post({ kind: "hint", text: STOP_WORDS.stopping }));
-    return outcome(true, await surface.postPrivate({ kind: "hint", text: STOP_WORDS.nothingToStop }));
+    if (stopped) return outcome(true, await show(surface, "stop", true, { kind: "hint", text: STOP_WORDS.stopping }));
+    return outcome(true, await show(surface, "stop", false, { kind: "hint", text: STOP_WORDS.nothingToStop }));
   } catch (err) {
-    return outcome(false, await surface.postPrivate(failure(deps, "stop", asker.room, err)));
+    return outcome(false, await show(surface, "stop", false, failure(deps, "stop", asker.room, err)));
   }
 }
 
@@ -170,14 +205,14 @@ export async function run(deps: FlowDeps, surface: ChatSurface, asker: Asker, cm
     deps.roomUsed?.(asker.room);
     return { kind: "ran", cmd, result: res.result, user: asker.user };
   });
-  return outcome(ok, await surface.post(reply));
+  return outcome(ok, await show(surface, "run", ok, reply));
 }
 
 /** The room's recent conversation, for the asker only. */
 export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const { reply, ok } = await withProgress(deps, surface, "history", asker.room, async () => ({ kind: "history", messages: (await deps.worker.history(asker.room)).messages }));
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "history", ok, reply));
 }
 
 /** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
@@ -188,13 +223,13 @@ export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker):
     const res = await deps.worker.cleanup(asker.room, { userId: asker.user });
     return { kind: "reset", user: asker.user, errors: res.errors ?? [] };
   });
-  return outcome(ok, await surface.post(reply));
+  return outcome(ok, await show(surface, "reset", ok, reply));
 }
 
 /** How to use Duet, for the asker only, after what was wrong with what they typed. */
 export async function help(surface: ChatSurface, problem?: string): Promise<Outcome> {
   surface = redacting(surface);
-  return outcome(true, await surface.postPrivate({ kind: "help", ...(problem ? { problem } : {}) }));
+  return outcome(true, await show(surface, "help", !problem, { kind: "help", ...(problem ? { problem } : {}) }));
 }
 
 /** One parsed command through its flow. */
@@ -217,6 +252,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return model(deps, surface, asker, command.model);
     case "usage":
       return usage(deps, surface, asker);
+    case "repo":
+      return repo(deps, surface, asker, command);
     case "stop":
       return stop(deps, surface, asker);
     case "get":
@@ -237,6 +274,9 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return helpWithSettings(deps, surface, asker, command.problem);
   }
 }
+
+/** The Worker went away (a restart, a lost connection) rather than refusing or failing the turn. */
+const lostWorker = (err: unknown): boolean => err instanceof DuetError && (err.code === "worker_unreachable" || err.code === "worker_timeout");
 
 /** The claim an ask makes on its key, when its front end gives one (see Asker.claim). */
 const claimOf = (asker: Asker): { claim?: string } => (asker.claim ? { claim: asker.claim } : {});

@@ -2,6 +2,7 @@ import { attempt, outcome } from "./attempt.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * The room's pinned facts, once for every front end. Anyone in the room may
@@ -16,14 +17,14 @@ export async function remember(deps: FlowDeps, surface: ChatSurface, asker: Aske
     return { kind: "memory", memory: out, pinned: { fact: out.pinned, already: out.already, user: asker.user } };
   });
   // A fact found already pinned changed nothing: only the person who tried is told.
-  const shared = ok && reply.kind === "memory" && !reply.pinned?.already;
-  return outcome(ok, shared ? await surface.post(reply) : await surface.postPrivate(reply));
+  const changed = ok && reply.kind === "memory" && !reply.pinned?.already;
+  return outcome(ok, await show(surface, "remember", changed, reply));
 }
 
 export async function memory(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "memory", asker.room, async () => ({ kind: "memory", memory: await deps.worker.memory(asker.room) }));
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "memory", ok, reply));
 }
 
 export async function forget(deps: FlowDeps, surface: ChatSurface, asker: Asker, n: number): Promise<Outcome> {
@@ -32,5 +33,5 @@ export async function forget(deps: FlowDeps, surface: ChatSurface, asker: Asker,
     const out = await deps.worker.forget(asker.room, n, asker.user);
     return { kind: "memory", memory: out, forgotten: { fact: out.forgotten, user: asker.user } };
   });
-  return outcome(ok, ok ? await surface.post(reply) : await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "forget", ok, reply));
 }

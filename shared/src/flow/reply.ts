@@ -2,6 +2,8 @@ import type { MemoryResponse, PinnedFact } from "../memory-schemas.ts";
 import type { ScheduleView } from "../schedule-schemas.ts";
 import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy, UsageResponse } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
+import type { RepoResponse } from "../repo-schemas.ts";
+import type { RepoEvent } from "../words/repo.ts";
 
 /**
  * What the flow hands a front end to show, before any platform's markup: each
@@ -23,6 +25,8 @@ export type Reply =
   | { kind: "help"; problem?: string; network?: string; runPolicy?: RunPolicy; model?: string }
   /** The room's model and the choices: as it is (`source` says where it comes from), or as `setBy` just switched it. */
   | { kind: "model"; model: string; choices: string[]; source?: PolicySource; setBy?: string }
+  /** The room's repository: as it is, or what `event` just did to it (linked, unlinked, nothing to unlink). */
+  | { kind: "repo"; repo: RepoResponse; event?: RepoEvent }
   /** The room's model usage and budgets, for the asker only. */
   | { kind: "usage"; usage: UsageResponse }
   /** The room's run policy: as it is (`setBy` absent; `source` says where it comes from), or as `setBy` just set it. */

@@ -5,6 +5,7 @@ import { guarded } from "./control.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * `/duet schedule`, `/duet schedules`, `/duet unschedule`, once for every
@@ -21,14 +22,14 @@ export async function schedule(deps: FlowDeps, surface: ChatSurface, asker: Aske
       const { schedule: view } = await deps.worker.schedule(asker.room, req);
       return { kind: "scheduled", schedule: view, user: asker.user };
     }));
-    return told(surface, ok && reply.kind !== "error", reply);
+    return outcome(ok && reply.kind !== "error", await show(surface, "schedule", ok && reply.kind !== "error", reply));
   });
 }
 
 export async function schedules(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "schedules", asker.room, async () => ({ kind: "schedules", schedules: (await deps.worker.schedules(asker.room)).schedules }));
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "schedules", ok, reply));
 }
 
 /** The Worker's own sentence for what the person got wrong (a too frequent schedule, an unknown id): it says what to do, so no "try again". */
@@ -48,11 +49,6 @@ export async function unschedule(deps: FlowDeps, surface: ChatSurface, asker: As
       const { schedule: view } = await deps.worker.unschedule(asker.room, id, { userId: asker.user });
       return { kind: "unscheduled", schedule: view, user: asker.user };
     }));
-    return told(surface, ok && reply.kind !== "error", reply);
+    return outcome(ok && reply.kind !== "error", await show(surface, "unschedule", ok && reply.kind !== "error", reply));
   });
-}
-
-/** Done: said to everyone, since it changes what the channel will see. Refused or failed: said to the person alone. */
-async function told(surface: ChatSurface, done: boolean, reply: Reply): Promise<Outcome> {
-  return outcome(done, done ? await surface.post(reply) : await surface.postPrivate(reply));
 }

@@ -3,6 +3,7 @@ import { guarded } from "./control.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
 
 /**
  * The room's model and its usage, once for every front end. Switching the
@@ -14,7 +15,7 @@ export async function model(deps: FlowDeps, surface: ChatSurface, asker: Asker, 
   surface = redacting(surface, deps.secrets);
   if (!name) {
     const { reply, ok } = await attempt(deps, "model", asker.room, async () => ({ kind: "model", ...(await deps.worker.model(asker.room)) }));
-    return outcome(ok, await surface.postPrivate(reply));
+    return outcome(ok, await show(surface, "model", false, reply));
   }
   return guarded(
     surface,
@@ -25,7 +26,7 @@ export async function model(deps: FlowDeps, surface: ChatSurface, asker: Asker, 
         const set = await deps.worker.setModel(asker.room, { model: name, userId: asker.user });
         return { kind: "model", model: set.model, choices: set.choices, setBy: asker.user };
       });
-      return outcome(ok, ok ? await surface.post(reply) : await surface.postPrivate(reply));
+      return outcome(ok, await show(surface, "model", ok, reply));
     },
     "switch the model here.",
   );
@@ -35,5 +36,5 @@ export async function model(deps: FlowDeps, surface: ChatSurface, asker: Asker, 
 export async function usage(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
   const { reply, ok } = await attempt(deps, "usage", asker.room, async () => ({ kind: "usage", usage: await deps.worker.usage(asker.room, asker.user) }));
-  return outcome(ok, await surface.postPrivate(reply));
+  return outcome(ok, await show(surface, "usage", ok, reply));
 }

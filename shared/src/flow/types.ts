@@ -1,4 +1,5 @@
 import type { AnswersInFlight } from "../answers-in-flight.ts";
+import type { AskOrder, AskPlace } from "../ask-order.ts";
 import type { WorkerClient } from "../client.ts";
 import type { DeliveryTarget } from "../delivery-target.ts";
 
@@ -37,6 +38,8 @@ export interface FlowDeps {
   fileMaxBytes?: number;
   /** Answers being posted by this process, which its outbox delivery skips (the same object the DeliveryLoop gets). */
   answering?: AnswersInFlight;
+  /** This process's asks to each room, sent in the order they were asked (one per process). */
+  order?: AskOrder;
 }
 
 /** Who asked, where, and the delivery's id. */
@@ -59,11 +62,15 @@ export interface Asker {
   deliver?: DeliveryTarget;
   /** Where a scheduled ask's answers go (the channel, each run a new message); absent, they are kept in the room's history only. */
   scheduleTarget?: DeliveryTarget;
+  /** The ask's place among this process's asks to its room, taken when the question arrived; absent, taken when it is asked. */
+  inLine?: AskPlace;
 }
 
 /**
  * "answered": the answer was posted. "failed": the Worker failed or the platform
  * refused the answer. "elsewhere": the room refused this delivery's claim, as
  * another delivery of the same event asked first and answers it; nothing was posted.
+ * "coming": the Worker went away mid-turn; the room finishes the turn and its
+ * delivery posts the answer (where a note now says it is coming).
  */
-export type Outcome = "answered" | "failed" | "elsewhere";
+export type Outcome = "answered" | "failed" | "elsewhere" | "coming";

@@ -89,6 +89,10 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} scheduled ${e.scheduleId ?? "?"} (${e.when ?? "?"}): ${name.command(shortCommand(e.ask ?? ""))}`;
       case "unscheduled":
         return `${who(e.requestedBy)} removed schedule ${e.scheduleId ?? "?"}`;
+      case "repo":
+        return `${who(e.requestedBy)} linked the repository ${name.command(e.repo ?? "?")}${e.branch ? `, branch ${name.command(e.branch)}` : ""}`;
+      case "repo-removed":
+        return `${who(e.requestedBy)} unlinked the repository ${name.command(e.repo ?? "?")}`;
       case "scheduled-run":
         return `schedule ${e.scheduleId ?? "?"} asked ${name.command(shortCommand(e.ask ?? ""))}, set by ${who(e.requestedBy)}`;
       case "repo":

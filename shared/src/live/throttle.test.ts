@@ -30,6 +30,43 @@ class RateLimited extends Error {
 const retryAfterMs = (err: unknown) => (err instanceof RateLimited ? err.retryAfterMs : undefined);
 
 describe("LatestThrottle", () => {
+  it("with afterFirstMs 0, shows the second state as soon as the first call ended, then keeps to the interval", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers, 100);
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, afterFirstMs: 0, timers });
+    t.push("a");
+    await timers.advance(50);
+    t.push("b");
+    await timers.advance(50);
+    // "a" ended at 100 and "b" went at once, not a second later.
+    expect(p.calls.map((c) => [c.state, c.end])).toEqual([["a", 100]]);
+    await timers.advance(100);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([["a", 0], ["b", 100]]);
+    t.push("c");
+    await timers.advance(900);
+    expect(p.calls).toHaveLength(2);
+    await timers.advance(200);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([["a", 0], ["b", 100], ["c", 1200]]);
+  });
+
+  it("counts the quick second call from the first call that succeeded: a refused first waits the interval", async () => {
+    const timers = new ManualTimers();
+    const p = platform(timers);
+    const errors: unknown[] = [];
+    const t = new LatestThrottle(p.deliver, { intervalMs: 1000, afterFirstMs: 0, timers, onError: (e) => errors.push(e) });
+    p.failWith(new Error("refused"));
+    t.push("a");
+    await timers.advance(0);
+    t.push("b");
+    await timers.advance(999);
+    expect(p.calls.map((c) => c.state)).toEqual(["a"]);
+    await timers.advance(1);
+    t.push("c");
+    await timers.advance(0);
+    expect(p.calls.map((c) => [c.state, c.start])).toEqual([["a", 0], ["b", 1000], ["c", 1000]]);
+    expect(errors).toHaveLength(1);
+  });
+
   it("shows the first state at once, then at most one a second, always the latest, and the final one last", async () => {
     const timers = new ManualTimers();
     const p = platform(timers);

@@ -20,6 +20,11 @@
  * is tried again with the latest state after that wait, so a rate limit loses
  * nothing; any other failure is reported and the next state tries again.
  *
+ * The call right after the first one that succeeded may go at once
+ * (`afterFirstMs`): the first call creates the message (a new message, a
+ * stream's start), which the platform counts apart from the changes to it, so
+ * the answer's next words need not wait out a whole interval behind its first.
+ *
  * A call that must first wait its turn (a new message in a busy channel) takes
  * the newest state when the turn comes, through the `newest` it is handed: the
  * states pushed meanwhile, the final one too, replace the one it began with,
@@ -41,6 +46,8 @@ export const realTimers: Timers = {
 export interface ThrottleOptions {
   /** Least time between the end of one call and the start of the next. */
   intervalMs: number;
+  /** Least time between the first call that succeeded and the next one (default: intervalMs). */
+  afterFirstMs?: number;
   timers?: Timers;
   /** How long a failure asks to wait before trying again (a 429), or undefined when waiting cannot help. */
   retryAfterMs?: (err: unknown) => number | undefined;
@@ -61,6 +68,8 @@ export class LatestThrottle<T> {
   /** Earliest time any call may start, the final one too: a 429's Retry-After. */
   private retryAt = 0;
   private attempts = 0;
+  /** Calls that succeeded: the interval after the first is afterFirstMs. */
+  private shownCount = 0;
   private final: { state: T; settle: (shown: boolean) => void } | null = null;
   private closed = false;
   private readonly timers: Timers;
@@ -143,7 +152,8 @@ export class LatestThrottle<T> {
   private settled(state: T, err: unknown): void {
     this.inFlight = false;
     const now = this.timers.now();
-    this.readyAt = now + this.opts.intervalMs;
+    const firstShown = err === null && this.shownCount++ === 0;
+    this.readyAt = now + (firstShown ? (this.opts.afterFirstMs ?? this.opts.intervalMs) : this.opts.intervalMs);
     if (err === null) {
       this.attempts = 0;
       if (this.final && this.final.state === state && !this.latest) {

@@ -19,5 +19,24 @@ export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, HELP_INTRO, WOR
 export { queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
-export { notInstalledText } from "./repo.ts";
+export { checkedOutText, checkoutFailedText, describeRepo, describeRepoReply, GITHUB_NOT_CONFIGURED, notInstalledText, REPO_WORDS, type RepoEvent } from "./repo.ts";
+export {
+  askNeedsQuestion,
+  CHAT_SPELLING,
+  DISCORD_DM_ANSWER,
+  notModelName,
+  notScheduleId,
+  runNeedsCommand,
+  scheduleUsage,
+  type Spelling,
+  unknownCommand,
+  unknownPolicy,
+  unscheduleNeedsId,
+} from "./usage.ts";
+export { WELCOME_LINES } from "./welcome.ts";
+export { HELP_MORE } from "./chat-help.ts";
+export { ANSWER_NOTES, DISCORD_WHO_MAY } from "./answer-notes.ts";
+export { DISCORD_COMMAND_WORDS } from "./discord-commands.ts";
+export { INSTALL_WORDS } from "./install.ts";
+export { ANSWER_COMING_NOTE } from "./coming.ts";
 export { describeForgotten, describeMemory, describePinned, forgetNeedsNumber, memoryText, rememberNeedsFact } from "./memory.ts";

@@ -1,11 +1,12 @@
 import { duetCommand, type Naming } from "../format/control.ts";
 import type { MemoryResponse, PinnedFact } from "../memory-schemas.ts";
+import type { Spelling } from "./usage.ts";
 
 /** The room's pinned facts in words every front end shares; each passes how it names a person and a command. */
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
-/** A fact as people typed it, as plain text in the surface's markup: it can neither mention nor format. */
-const quotedIn = (name: Naming) => (f: PinnedFact) => `“${name.label?.(f.text) ?? f.text}”`;
+/** A fact as people typed it, shown as code in the surface's markup: it can neither mention nor format, and keeps every character. */
+const quotedIn = (name: Naming) => (f: PinnedFact) => name.command(f.text);
 
 /** `/duet memory`: the facts, numbered, with who pinned each and when, and how to add or drop one. */
 export function describeMemory(memory: MemoryResponse, name: Naming): string {
@@ -33,15 +34,15 @@ export function describeForgotten(forgotten: PinnedFact, by: string, name: Namin
 }
 
 /** What `remember` needs when typed alone. */
-export function rememberNeedsFact(typed: string): string {
-  return `\`${typed} remember\` needs the fact to keep, e.g. \`${typed} remember staging runs on port 8443\`.`;
+export function rememberNeedsFact(spell: Spelling): string {
+  return `\`${spell("remember")}\` needs the fact to keep, e.g. \`${spell("remember", "staging runs on port 8443")}\`.`;
 }
 
-/** What `forget` needs: the fact's number as the memory command lists it. */
-export function forgetNeedsNumber(typed: string, given: string): string {
+/** What `forget` needs: the fact's number as the memory command lists it; `given` is already quoted safe for a code span. */
+export function forgetNeedsNumber(spell: Spelling, given: string): string {
   return given
-    ? `\`${given}\` is not a fact's number; \`${typed} memory\` lists them, e.g. \`${typed} forget 2\`.`
-    : `\`${typed} forget\` needs the fact's number, as \`${typed} memory\` lists them, e.g. \`${typed} forget 2\`.`;
+    ? `\`${given}\` is not a fact's number; \`${spell("memory")}\` lists them, e.g. \`${spell("forget", "2")}\`.`
+    : `\`${spell("forget")}\` needs the fact's number, as \`${spell("memory")}\` lists them, e.g. \`${spell("forget", "2")}\`.`;
 }
 
 /** A memory reply as text: the fact pinned or unpinned, or else the whole list. */

@@ -3,6 +3,7 @@ import { controlRoutes, resetBy } from "./control-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { memoryRoutes } from "./memory-routes.ts";
+import { repoRoutes } from "./repo-routes.ts";
 import { send, withRoom, type RoomApp } from "./rooms.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
 import { turnRoutes } from "./turn-routes.ts";
@@ -23,6 +24,7 @@ roomRoutes.route("/deliveries", deliveryRoutes);
 roomRoutes.route("/schedules", scheduleRoutes);
 roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
+roomRoutes.route("/repo", repoRoutes);
 
 // `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts.
 roomRoutes.delete("/", async (c) => {

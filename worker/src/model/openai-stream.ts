@@ -1,8 +1,23 @@
 import { DuetError } from "@duet/shared";
+import type { WorkerConfig } from "../config.ts";
 import { ModelRefusal } from "./retry.ts";
 import { errorText, parseEvent, sseData } from "./sse-data.ts";
 import type { ChatMessage, ChatModel, ModelRequest, TokenUsage } from "./types.ts";
 import { usageOf } from "./usage.ts";
+
+/**
+ * The `openai` provider's module: `model` (the endpoint's name for it) offered
+ * as `name`, on OPENAI_BASE_URL; refused in words an operator can act on when that is unset.
+ */
+export function openAIModel(model: string, name: string, config: WorkerConfig): ChatModel {
+  if (!config.OPENAI_BASE_URL) {
+    throw new DuetError(
+      "model_not_configured",
+      `No model endpoint is configured for ${name}: set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or serve it with workers-ai`,
+    );
+  }
+  return new OpenAIChatModel(config.OPENAI_BASE_URL, model, config.OPENAI_API_KEY, name);
+}
 
 /**
  * Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp's

@@ -57,6 +57,8 @@ export function buildContext(
   maxMessages = MODEL_CONTEXT_MESSAGES,
   sharedFiles: string[] = [],
   pinned: string[] = [],
+  /** The room's repository and its checkout (model/repo-prompt.ts), said after the contract. */
+  repoLine: string | null = null,
 ): ChatMessage[] {
   const asked = typeof question === "string" ? { text: question } : question;
   const kept: ChatMessage[][] = [];
@@ -75,7 +77,8 @@ export function buildContext(
   const shared: ChatMessage[] = sharedFiles.length ? [{ role: "user", content: [SHARED_FILES_LABEL, ...sharedFiles].join("\n") }] : [];
   // Pinned facts first: they hold however long ago they were said, so they come before the recent turns.
   const facts: ChatMessage[] = pinned.length ? [{ role: "user", content: [PINNED_LABEL, ...pinned].join("\n") }] : [];
-  return [{ role: "system", content: SYSTEM_PROMPT }, ...facts, ...kept.flat(), ...shared, { role: "user", content: spokenBy(asked.text, asked.speaker) }];
+  const system = repoLine ? `${SYSTEM_PROMPT} ${repoLine}` : SYSTEM_PROMPT;
+  return [{ role: "system", content: system }, ...facts, ...kept.flat(), ...shared, { role: "user", content: spokenBy(asked.text, asked.speaker) }];
 }
 
 /** One command's result as the model reads it: the command, how it ended, and its output, cut where said. */

@@ -1,4 +1,6 @@
 import { DuetError } from "@duet/shared";
+import type { WorkerConfig } from "../config.ts";
+import type { Vars } from "../vars.ts";
 import { ModelRefusal } from "./retry.ts";
 import { parseEvent, sseData } from "./sse-data.ts";
 import type { ChatMessage, ChatModel, ModelRequest } from "./types.ts";
@@ -7,6 +9,20 @@ import { usageOf } from "./usage.ts";
 /** The `AI` binding as used here (Env types it loosely so local builds need no Workers AI types). */
 export interface AiBinding {
   run(model: string, input: unknown, options?: unknown): Promise<unknown>;
+}
+
+/**
+ * The `workers-ai` provider's module: `model` (`@cf/...`) offered as `name`,
+ * through the `AI` binding; refused in words an operator can act on when the binding is missing.
+ */
+export function workersAIModel(model: string, name: string, _config: WorkerConfig, env: Vars): ChatModel {
+  if (!env.AI) {
+    throw new DuetError(
+      "model_not_configured",
+      `${name} is served by workers-ai but the AI binding is missing: deploy with the production environment, or serve it with openai`,
+    );
+  }
+  return new WorkersAIChatModel(env.AI, model, name);
 }
 
 /**

@@ -175,6 +175,11 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok(await this.room.setRepo(req)));
   }
 
+  /** Checks the room's repository out at `repo/` now (or fetches into it). */
+  async syncRepo(): Promise<Outcome> {
+    return guard(async () => ok(await this.room.syncRepo()));
+  }
+
   async removeRepo(userId?: string): Promise<Outcome> {
     return guard(async () => ok(await this.room.removeRepo(userId)));
   }

@@ -1,6 +1,7 @@
 import {
   channelOfThread,
   DuetError,
+  GITHUB_NOT_CONFIGURED,
   type ModelRequest,
   type ModelResponse,
   type PolicyRequest,
@@ -18,7 +19,9 @@ import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
-import { RoomRepoStore } from "../control/room-repo.ts";
+import { CheckoutStore } from "../control/repo-checkout.ts";
+import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
+import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
@@ -41,7 +44,7 @@ import { Outbox, type FeedPeer } from "../outbox/outbox.ts";
 import { Schedules } from "../schedules/schedules.ts";
 import { ScheduledRuns } from "./scheduled-runs.ts";
 import type { DeliveryPlatform } from "@duet/shared";
-import type { TurnDeps } from "../turns/run-turn.ts";
+import type { RoomDeps } from "../turns/room-parts.ts";
 import type { Vars } from "../vars.ts";
 import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 
@@ -66,6 +69,9 @@ export class Room {
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
   readonly facts: PinnedFacts;
+  /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
+  readonly checkouts: CheckoutStore;
+  private readonly repoSync: RepoSync;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -103,6 +109,14 @@ export class Room {
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
+    this.checkouts = new CheckoutStore(storage);
+    this.repoSync = new RepoSync({
+      roomId,
+      link: () => this.repoLink(),
+      store: this.checkouts,
+      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
+      executor: () => this.executor().executor,
+    });
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -145,6 +159,8 @@ export class Room {
     this.control.reset(resetBy);
     this.uploads.wipe();
     this.scheduleRows.wipe();
+    // The workspace goes with the sandbox below: nothing is checked out any more.
+    this.checkouts.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {
@@ -232,7 +248,39 @@ export class Room {
   /** The repository worked on here and where it comes from. A thread room asks its channel once, if no turn has yet. */
   async repoView(): Promise<RepoResponse> {
     if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
-    return this.repo.view();
+    return this.withCheckout(this.repo.view());
+  }
+
+  /** The view with the checkout made for its link, if one was. */
+  private withCheckout(view: RepoResponse): RepoResponse {
+    if (view.repo === null) return view;
+    const made = this.checkouts.of({ repo: view.repo, branch: view.branch });
+    return { ...view, checkout: made ? { sha: made.sha, at: made.at } : null };
+  }
+
+  /** The repository turns work on here (the room's own, else its channel's), or null. */
+  private repoLink(): RepoLink | null {
+    const view = this.repo.view();
+    return view.repo === null ? null : { repo: view.repo, branch: view.branch };
+  }
+
+  /**
+   * Checks the repository out at `repo/` now, or fetches into the checkout
+   * there (`/repo/sync`); the view with the new checkout. 404 when the room
+   * has none; a checkout that could not be made is its one-line error.
+   */
+  async syncRepo(): Promise<RepoResponse> {
+    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
+    const synced = await this.repoSync.sync(true);
+    if (!synced) throw new DuetError("not_found", "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)");
+    return this.repoView();
+  }
+
+  /** The GitHub App's tokens, made on first use (only called with an App configured). */
+  private github(): InstallationTokens {
+    const github = this.config.github!;
+    this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
+    return this.githubApp;
   }
 
   /**
@@ -241,18 +289,16 @@ export class Room {
    */
   async setRepo(req: RepoRequest): Promise<RepoResponse> {
     const link = { repo: req.repo, branch: req.branch ?? null };
-    // With a GitHub App configured, a repository it cannot see is refused with where to install it.
+    // Without a GitHub App nothing could clone it: refused with what to set. A repository the App cannot see is refused with where to install it.
     const github = this.config.github;
-    if (github) {
-      this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
-      await installationOf(this.githubApp, github, link.repo, Date.now());
-    }
+    if (!github) throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
+    await installationOf(this.github(), github, link.repo, Date.now());
     this.storage.transactionSync(() => {
       this.repo.set(link);
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
     });
     await this.handDown("repository");
-    return this.repo.view();
+    return this.withCheckout(this.repo.view());
   }
 
   /**
@@ -365,7 +411,7 @@ export class Room {
     return this.executorSlot;
   }
 
-  private turnDeps(): TurnDeps {
+  private turnDeps(): RoomDeps {
     const { config, roomId } = this;
     const { executor, problem, saves } = this.executor();
     return {
@@ -379,13 +425,8 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       pinnedFacts: () => this.facts.list().map(factLine),
-      saveWorkspace: saves && ((changed) => this.saveAfterTurn(saves, changed)),
+      ...(saves ? { saves } : {}),
+      repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
     };
-  }
-
-  /** Saves once the room's queue is done: work waiting behind this turn saves for both. */
-  private saveAfterTurn(saves: WorkspaceSaves, changed: boolean): Promise<string | null> {
-    if (changed) saves.markChanged();
-    return this.turns.othersWaiting() ? Promise.resolve(null) : saves.flush();
   }
 }

@@ -1,6 +1,7 @@
 import { sandboxName } from "@duet/shared";
 import { sleep } from "../sleep.ts";
-import { SandboxError, type RawExecResult, type SandboxExecutor } from "./types.ts";
+import { localCheckout } from "./local-checkout.ts";
+import { SandboxError, type CheckoutAsk, type CheckoutDone, type RawExecResult, type SandboxExecutor } from "./types.ts";
 
 /** Extra time the HTTP call gets beyond the command's own deadline, for the executor to report a timeout. */
 const HTTP_GRACE_MS = 5_000;
@@ -83,6 +84,10 @@ export class LocalExecutor implements SandboxExecutor {
         truncated: body.truncated === true,
       },
     };
+  }
+
+  checkout(roomId: string, ask: CheckoutAsk, stop?: AbortSignal): Promise<CheckoutDone> {
+    return localCheckout(this.base, this.headers(), roomId, ask, stop);
   }
 
   async destroy(roomId: string): Promise<void> {

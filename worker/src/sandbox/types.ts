@@ -7,6 +7,22 @@ export interface RawExecResult {
   truncated: boolean;
 }
 
+/** What a checkout of the room's repository needs: the tokenless URL (`origin`), the branch (null: the default), a read token, `owner/name`. */
+export interface CheckoutAsk {
+  url: string;
+  branch: string | null;
+  token: string;
+  repo: string;
+}
+
+/** A checkout made at `repo/`: HEAD's sha, the branch, whether it was cloned now, and a note when an existing one was left as it was. */
+export interface CheckoutDone {
+  sha: string;
+  branch: string;
+  cloned: boolean;
+  note?: string;
+}
+
 /** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
 export interface SandboxExecutor {
   /** `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason. */
@@ -20,6 +36,12 @@ export interface SandboxExecutor {
    * Throws a SandboxError a person can read when it could not.
    */
   save?(roomId: string, written?: boolean): Promise<void>;
+  /**
+   * Puts the room's repository at `repo/` in its workspace (or fetches into
+   * the one there) without the token ever entering the sandbox. Absent where
+   * the provider cannot. Throws a DuetError whose message is one line.
+   */
+  checkout?(roomId: string, ask: CheckoutAsk, signal?: AbortSignal): Promise<CheckoutDone>;
 }
 
 /** A sandbox that is missing, unreachable or answered nonsense; its message is shown to the person. */

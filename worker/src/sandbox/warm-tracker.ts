@@ -1,4 +1,4 @@
-import type { RawExecResult, SandboxExecutor } from "./types.ts";
+import type { CheckoutAsk, CheckoutDone, RawExecResult, SandboxExecutor } from "./types.ts";
 
 /** A sandbox used within this window is assumed awake (Cloudflare's sleepAfter defaults to 10 minutes). */
 export const SANDBOX_WARM_FOR_MS = 5 * 60_000;
@@ -32,6 +32,16 @@ export class WarmTracker implements SandboxExecutor {
   destroy(roomId: string): Promise<void> {
     this.touchedAt = Number.NEGATIVE_INFINITY;
     return this.inner.destroy(roomId);
+  }
+
+  /** The inner executor's checkout, where it has one (see SandboxExecutor.checkout). */
+  get checkout(): ((roomId: string, ask: CheckoutAsk, signal?: AbortSignal) => Promise<CheckoutDone>) | undefined {
+    const inner = this.inner;
+    if (!inner.checkout) return undefined;
+    return (roomId, ask, signal) => {
+      this.touchedAt = this.now();
+      return inner.checkout!(roomId, ask, signal);
+    };
   }
 
   /** The inner executor's, where it keeps workspaces itself (see SandboxExecutor.save). */

@@ -1,7 +1,7 @@
 import { HISTORY_KEEP, IDEMPOTENCY_TTL_MS } from "@duet/shared";
 import { LedgerIndex, type SlotStatus } from "./ledger-index.ts";
+import { DELIVERY_COLUMNS } from "./delivery-rows.ts";
 import { addColumns, migrateMessageRows } from "./ledger-migration.ts";
-import { OUTBOX_COLUMNS } from "../outbox/outbox-columns.ts";
 import { scheduleOfKey } from "./schedule-run-key.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 import { USAGE_COLUMNS, UsageRows } from "./usage-rows.ts";
@@ -13,7 +13,7 @@ export const HISTORY_TURNS = HISTORY_KEEP / 2;
 type Row = Record<string, SqlStorageValue>;
 
 /** Columns added after the first rooms' tables were made: a new table has them, an older one gets them once (ledger-migration.ts). */
-const LATER_COLUMNS: Readonly<Record<string, string>> = { user_name: "TEXT", claimant: "TEXT", ...OUTBOX_COLUMNS, ...USAGE_COLUMNS };
+const LATER_COLUMNS: Readonly<Record<string, string>> = { user_name: "TEXT", claimant: "TEXT", ...DELIVERY_COLUMNS, ...USAGE_COLUMNS };
 
 const str = (v: SqlStorageValue) => (v === null ? null : String(v));
 

@@ -15,11 +15,10 @@ type StoredEntry = [string, string | null, string | null, string, number, number
 
 /**
  * A rollup as its column holds it: `{"v":…,"e":[[date, userId, userName,
- * model, inputTokens, outputTokens, turns, unreported], …]}`. Named fields
- * would more than double it, and it rides in every row placed: kept this
- * small, a turn's row stays within the pages it needs without it (with
- * named fields, one person's rollup of about 200 bytes costs a page more
- * every fifth turn).
+ * model, inputTokens, outputTokens, turns, unreported], …]}`. It rides in
+ * every row placed, so it is kept small enough that a turn's row needs no
+ * page more for it; named fields would more than double it (about 200
+ * bytes a person) and cost a page more every fifth turn.
  */
 function writeCarry(carry: Carry): string {
   const e: StoredEntry[] = carry.entries.map((x) => [x.date, x.userId, x.userName, x.model, x.inputTokens, x.outputTokens, x.turns, x.unreported, x.costMicros, x.unpriced]);
@@ -27,8 +26,8 @@ function writeCarry(carry: Carry): string {
 }
 
 /**
- * A stored rollup, in either form: rows written before the arrays hold
- * `entries` as objects. Turns counted before prices existed had none: their
+ * A stored rollup, in either form: arrays (`e`), or `entries` as objects, as
+ * older rows hold them. Turns counted before prices existed had none: their
  * reported turns count as unpriced.
  */
 function readCarry(text: string): Carry {

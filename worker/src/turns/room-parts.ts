@@ -1,9 +1,17 @@
 import type { DuetError } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
 import type { Outbox } from "../outbox/outbox.ts";
+import type { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
 import type { TurnLedger } from "../storage/turn-ledger.ts";
 import type { TurnUsage } from "../storage/turn-types.ts";
 import type { TurnDeps } from "./run-turn.ts";
+
+/**
+ * What a room gives each piece of work: everything a turn needs but when the
+ * workspace is saved, which the turns decide (once their queue is done), from
+ * the room's `saves` (none: nothing to save to).
+ */
+export type RoomDeps = Omit<TurnDeps, "saveWorkspace"> & { saves?: Pick<WorkspaceSaves, "markChanged" | "flush"> };
 
 /** What the turns of one room need from the room object. */
 export interface RoomParts {
@@ -16,7 +24,7 @@ export interface RoomParts {
   /** The run policy (read per turn), the approvals and the audit trail. */
   control: RoomControl;
   /** Built per turn from the validated config; throws a DuetError or ConfigError when it cannot be. */
-  deps: () => TurnDeps;
+  deps: () => RoomDeps;
   /** Runs `fn` as one storage transaction (writes that must land together, or not at all). */
   atomically: (fn: () => void) => void;
   /** Arms the room's alarm for `at` at the latest (a Durable Object alarm: no row is written); one armed sooner, for a schedule, stays. */

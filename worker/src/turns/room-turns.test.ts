@@ -2,9 +2,9 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { DuetError } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
+import type { Vars } from "../vars.ts";
 import { RoomControl } from "../control/room-control.ts";
 import type { ChatModel } from "../model/types.ts";
-import type { Env } from "../room/duet-agent.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
 import { RoomTurns } from "./room-turns.ts";
 import { Outbox } from "../outbox/outbox.ts";
@@ -13,7 +13,8 @@ import type { TurnDeps } from "./run-turn.ts";
 
 let n = 0;
 function withStorage<T>(fn: (storage: DurableObjectStorage) => Promise<T>): Promise<T> {
-  const ns = (env as unknown as Env).DUET_AGENT;
+  // Any room object lends its storage: the turns run on it without the room that would wire them.
+  const ns = (env as unknown as { DUET_AGENT: DurableObjectNamespace }).DUET_AGENT;
   const stub = ns.get(ns.idFromName(`turns-test-${Date.now()}-${n++}`));
   return runInDurableObject(stub, (_agent, state) => fn(state.storage));
 }
@@ -41,7 +42,7 @@ function model(answer = (q: string) => `A: ${q}`, onAsked = async (_q: string) =
 
 /** A room's turns on `storage`, as a fresh instance would build them after a wake. */
 function roomTurns(storage: DurableObjectStorage, provider: ChatModel, budget: Pick<RoomParts, "overBudget" | "counted"> = {}) {
-  const config = loadConfig(env as unknown as Env);
+  const config = loadConfig(env as unknown as Vars);
   const ledger = new TurnLedger(storage);
   const alarms: number[] = [];
   const redact = (t: string) => t;

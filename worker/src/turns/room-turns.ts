@@ -10,18 +10,11 @@ import { followClaim } from "./claimants.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
 import { runCommand, unknownRun, withWorkspaceNote } from "./run-command.ts";
-import { runTurn, UNKNOWN_OUTCOME } from "./run-turn.ts";
+import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
 import { speakerOf } from "../model/speakers.ts";
-import { TurnQueue, type QueuePlace } from "./turn-queue.ts";
+import type { QueuePlace } from "./turn-queue.ts";
+import { AwakeQueue } from "./awake-queue.ts";
 import { killedBy, saveAfter, withHistory } from "./turn-outcomes.ts";
-
-/**
- * How often a busy room's alarm fires. An alarm keeps the object in memory
- * while a turn nobody awaits runs, and after an eviction it wakes a fresh
- * instance that resumes the turns left pending (Cloudflare evicts an object
- * after about 70 s without an event).
- */
-export const KEEP_AWAKE_MS = 30_000;
 
 const DELETED = "this room was deleted while the message was being answered";
 
@@ -33,17 +26,16 @@ const DELETED = "this room was deleted while the message was being answered";
  * data; this class writes it.
  */
 export class RoomTurns {
-  private readonly queue = new TurnQueue();
+  private readonly queue: AwakeQueue;
   private readonly replays = new Replays();
   private readonly live = new LiveTurns();
   /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
   private epoch = 0;
-  /** Turns queued or running in this instance; the alarm is re-armed while there are any. */
-  private busy = 0;
-  private awakeUntil = 0;
   private recovered = false;
 
-  constructor(private readonly room: RoomParts) {}
+  constructor(private readonly room: RoomParts) {
+    this.queue = new AwakeQueue(room.setAlarm);
+  }
 
   /**
    * Resumes the turns a previous instance accepted and never answered
@@ -61,7 +53,7 @@ export class RoomTurns {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        const answer = this.start(turn, this.admit(), (t) => this.answerTurn(t, epoch, channel, false, true));
+        const answer = this.start(turn, this.queue.admit(), (t) => this.answerTurn(t, epoch, channel, false, true));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
@@ -137,10 +129,10 @@ export class RoomTurns {
         return { answer: Promise.resolve(replay), channel: null, joined: true };
       }
     }
-    const redact = this.room.deps().redact;
+    const redact = this.deps().redact;
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
-    const place = this.admit();
+    const place = this.queue.admit();
     // Another turn came in during the check: this one waits behind it, so it is checked again when it starts.
     const checkAtStart = !checkedNow || place.ahead > 0;
     const turn = this.accept(place, () =>
@@ -175,7 +167,7 @@ export class RoomTurns {
         if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
-        const deps = this.room.deps();
+        const deps = this.deps();
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live },
           { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
@@ -216,10 +208,10 @@ export class RoomTurns {
       });
       if (replay) return replay;
     }
-    const deps = this.room.deps();
+    const deps = this.deps();
     const userId = req.userId || null;
     const receivedAt = Date.now();
-    const place = this.admit();
+    const place = this.queue.admit();
     const turn = key ? this.accept(place, () => ledger.accept({ kind: "exec", idemKey: key, userId, question: deps.redact(req.cmd), receivedAt })) : null;
     const epoch = this.epoch;
     const answer = this.start(turn, place, async (t) => {
@@ -258,9 +250,9 @@ export class RoomTurns {
    */
   async decide(approvalId: string, req: DecisionRequest): Promise<Outcome> {
     const { control, ledger } = this.room;
-    const deps = this.room.deps();
+    const deps = this.deps();
     control.check(approvalId, req);
-    const place = this.admit();
+    const place = this.queue.admit();
     const decided = this.accept(place, () => control.decide(approvalId, req));
     const seq = ledger.reserveSeq();
     const epoch = this.epoch;
@@ -293,33 +285,18 @@ export class RoomTurns {
     return ok(body);
   }
 
-  /** Whether work is queued behind the one running: it will save the workspace when it is done, so this one need not. */
-  othersWaiting(): boolean {
-    return this.queue.waitingCount > 0;
-  }
-
-  /** Takes the room's next place in the queue (room_busy when full) and keeps the room awake until it is done. */
-  private admit(): QueuePlace {
-    const place = this.queue.admit();
-    this.busy++;
-    this.keepAwake();
-    let settled = false;
-    const settle = () => {
-      if (!settled) this.busy--;
-      settled = true;
+  /**
+   * The room's deps for one piece of work, with the workspace saved once the
+   * room's queue is done: work waiting behind this one will save for both.
+   */
+  private deps(): TurnDeps {
+    const { saves, ...deps } = this.room.deps();
+    if (!saves) return deps;
+    const saveWorkspace = (changed: boolean): Promise<string | null> => {
+      if (changed) saves.markChanged();
+      return this.queue.waitingCount > 0 ? Promise.resolve(null) : saves.flush();
     };
-    return {
-      run: (work) => {
-        const task = place.run(work);
-        void task.finally(settle).catch(() => undefined);
-        return task;
-      },
-      cancel: () => {
-        place.cancel();
-        settle();
-      },
-      ahead: place.ahead,
-    };
+    return { ...deps, saveWorkspace };
   }
 
   /** What `accept` records for work admitted to `place`; the place is given up when that fails. */
@@ -345,16 +322,7 @@ export class RoomTurns {
 
   /** After the room's alarm fired: arm the next one while turns remain. */
   afterAlarm(): void {
-    this.awakeUntil = 0;
-    if (this.busy > 0) this.keepAwake();
-  }
-
-  /** One alarm write per KEEP_AWAKE_MS at most, however many turns arrive. */
-  private keepAwake(): void {
-    const now = Date.now();
-    if (this.awakeUntil > now) return;
-    this.awakeUntil = now + KEEP_AWAKE_MS;
-    this.room.setAlarm(this.awakeUntil).catch((err) => console.error("the room's alarm could not be set", err));
+    this.queue.afterAlarm();
   }
 }
 

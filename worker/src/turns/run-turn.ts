@@ -41,6 +41,19 @@ export interface TurnDeps extends CommandDeps {
    * answers null, or the note that says the save failed.
    */
   saveWorkspace?: (changed: boolean) => Promise<string | null>;
+  /**
+   * The room's repository before the model is asked: the system prompt's
+   * line about it and a note for the answer (a checkout made or failed now).
+   */
+  repo?: (signal: AbortSignal) => Promise<RepoForTurn>;
+}
+
+/** The room's repository as a turn starts: the prompt's line, a note for the answer, and the setup command to run first (or null). */
+export interface RepoForTurn {
+  prompt: string | null;
+  note: string | null;
+  /** The repository's `.duet/setup.sh`, new or changed since it last ran: run before the model's commands, under the run policy. */
+  setup: string | null;
 }
 
 /** What a turn starts from: the question, the progress a restart left (or null), and the turns its context is built from. */
@@ -69,6 +82,8 @@ interface Progress {
   running?: number;
   /** Indexes of the commands that held a secret (so their stored text is not what the model wrote). */
   secret?: number[];
+  /** The repository's setup command, run before the model's (not in its text, so kept here for a resume). */
+  setup?: string;
 }
 
 export const UNKNOWN_OUTCOME = "outcome unknown: Duet restarted while this command was running, so it was not run again";
@@ -103,20 +118,24 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   let stopped = false;
   let progress: Progress;
   let usage: TurnUsage | undefined;
+  let repoNote: string | null = null;
 
   if (!resumed) {
+    // The first turn after a link checks the repository out before the model is asked, so its commands find repo/.
+    const repo = (await deps.repo?.(stop)) ?? { prompt: null, note: null, setup: null };
+    repoNote = repo.note;
     // The sandbox may be cold: wake it while the model thinks, so the start-up overlaps inference.
     if (config.MAX_RUNS_PER_REPLY > 0 && config.SANDBOX_PREWARM === "on" && !deps.propose) deps.warmSandbox?.();
-    const read = await askModel(deps, input, stop, emit);
+    const read = await askModel(deps, input, stop, emit, repo.prompt);
     usage = read.usage;
-    parsed = read.reply;
+    parsed = withSetup(read.reply, repo.setup);
     stopped = read.stopped;
     const secret = parsed.commands.flatMap((cmd, i) => (redact(cmd) === cmd ? [] : [i]));
-    progress = { modelText: redact(read.modelText), runs: [], ...(secret.length ? { secret } : {}) };
+    progress = { modelText: redact(read.modelText), runs: [], ...(secret.length ? { secret } : {}), ...(repo.setup ? { setup: repo.setup } : {}) };
   } else {
     // Resumed after a restart: the text was written before; it goes out whole.
     progress = resumed;
-    parsed = readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY);
+    parsed = withSetup(readModelText(progress.modelText, config.MAX_RUNS_PER_REPLY), progress.setup ?? null);
     emitWhole(parsed, redact, emit);
   }
 
@@ -166,7 +185,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
   // Saved before the answer is made, so a save that failed is said in it (not into a room deleted meanwhile).
   const saveNote = deps.stillCurrent?.() === false ? null : ((await deps.saveWorkspace?.(progress.runs.length > 0)) ?? null);
-  const notes = saveNote ? [...attachNotes, saveNote] : attachNotes;
+  const notes = [...(repoNote ? [repoNote] : []), ...attachNotes, ...(saveNote ? [saveNote] : [])];
   const built = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
   const reply = notes.length ? `${built}\n\n${notes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
@@ -184,7 +203,13 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
 }
 
 /** The model's answer to the question, its text going out as it is read (redacted before any piece of a secret leaves). */
-async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emit: (e: TurnStreamEvent) => void): Promise<ModelAnswer & { usage: TurnUsage }> {
+async function askModel(
+  deps: TurnDeps,
+  input: TurnInput,
+  stop: AbortSignal,
+  emit: (e: TurnStreamEvent) => void,
+  repoLine: string | null,
+): Promise<ModelAnswer & { usage: TurnUsage }> {
   const { config } = deps;
   // The model sees its own earlier words with their <run> tags and each result as a separate data message.
   const recent = input.recent.map((t) => ({
@@ -196,7 +221,7 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
   const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
-  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? []);
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], repoLine);
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };
@@ -228,6 +253,11 @@ async function askModel(deps: TurnDeps, input: TurnInput, stop: AbortSignal, emi
 function withCost(usage: TurnUsage, price: ModelPrice | undefined): TurnUsage {
   if (!price || usage.inputTokens === null || usage.outputTokens === null) return usage;
   return { ...usage, costMicros: costMicros(price, usage.inputTokens, usage.outputTokens) };
+}
+
+/** The model's reply with the repository's setup command first, when there is one. */
+function withSetup(reply: ReadReply, setup: string | null): ReadReply {
+  return setup ? { ...reply, commands: [setup, ...reply.commands] } : reply;
 }
 
 /** The model's explanation, redacted, as one text event. */

@@ -33,10 +33,9 @@ export class TurnQueue {
   /** Takes the next place, behind every place taken before it; refuses (room_busy) when too many wait. */
   admit(): QueuePlace {
     if (this.waiting >= this.maxWaiting) {
-      throw new DuetError("room_busy", `this room already has ${this.waiting} requests waiting`, {
-        // Turns take seconds (model plus commands); a short wait lets the queue drain.
-        retryAfterMs: 2_000,
-      });
+      // A refusal, not a "come back soon": with the line this long, asking again within seconds would only
+      // race the others refused and reorder them, so no Retry-After is given and the bots tell the person at once.
+      throw new DuetError("room_busy", `this room already has ${this.waiting} requests waiting, the most it holds`);
     }
     const ahead = this.held;
     this.waiting++;

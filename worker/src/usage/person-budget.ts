@@ -1,4 +1,4 @@
-import { PLATFORMS } from "@duet/shared";
+import { BOT_PLATFORMS } from "@duet/shared";
 import { recentDays, utcDay, type TurnUsage } from "./usage-entries.ts";
 
 /** A person's usage object (usage/person-object.ts), as the room calls it over RPC. */
@@ -20,7 +20,7 @@ export interface PersonDay {
  */
 export function personScope(roomId: string): { scope: string; where: string } {
   const parts = roomId.split("-");
-  if (parts.length >= 3 && parts.every(Boolean) && (PLATFORMS as readonly string[]).includes(parts[0]!) && parts[0] !== "cli") {
+  if (parts.length >= 3 && parts.every(Boolean) && (BOT_PLATFORMS as readonly string[]).includes(parts[0]!)) {
     return { scope: parts.slice(0, 2).join("-"), where: "across this workspace's rooms" };
   }
   return { scope: roomId, where: "in this room" };

@@ -1,4 +1,4 @@
-import type { GuardedAction, Permit } from "@duet/shared";
+import { DISCORD_WHO_MAY, type GuardedAction, type Permit } from "@duet/shared";
 import { GuildMemberRoleManager, PermissionFlagsBits, type Interaction } from "discord.js";
 import type { AccessRule } from "../config.ts";
 
@@ -17,8 +17,8 @@ function rolesOf(interaction: Interaction): string[] {
 
 /** "the @Ops role, or the Manage Channels permission": Discord renders the role mention as its name. */
 function whoMay(rule: { roles: string[]; manageChannels: boolean }): string {
-  const names = rule.roles.map((r) => `members with the <@&${r}> role`);
-  if (rule.manageChannels) names.push("members with the Manage Channels permission");
+  const names = rule.roles.map((r) => DISCORD_WHO_MAY.role(`<@&${r}>`));
+  if (rule.manageChannels) names.push(DISCORD_WHO_MAY.manageChannels);
   return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 

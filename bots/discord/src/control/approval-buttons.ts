@@ -1,4 +1,4 @@
-import { describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
+import { ANSWER_NOTES, describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
 
 /**
  * A proposal under the `approve` run policy, as Discord shows it: a numbered
@@ -57,7 +57,7 @@ export function proposalPart(pending: PendingApproval[]): { content: string; com
   const components: RowJson[] = [];
   for (let i = 0; i < buttons.length && components.length < MAX_ROWS; i += perRow) components.push({ type: 1, components: buttons.slice(i, i + perRow) });
   const withButtons = components.reduce((n, row) => n + row.components.length, 0) / 2;
-  const rest = pending.length > withButtons ? [`Commands after ${withButtons} have no buttons (Discord allows 25 a message): ask again once these are decided.`] : [];
+  const rest = pending.length > withButtons ? [ANSWER_NOTES.noButtonsAfter(withButtons, BUTTONS_PER_ROW * MAX_ROWS)] : [];
   return { content: [proposalHint(pending.length), ...lines, ...rest].join("\n"), components };
 }
 

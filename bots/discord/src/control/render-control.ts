@@ -1,4 +1,20 @@
-import { type AuditEntry, auditTitle, describeAuditEntry, describeModel, describePolicy, describeUsage, memoryText, type MemoryReply, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import {
+  type AuditEntry,
+  auditTitle,
+  describeAuditEntry,
+  describeModel,
+  describePolicy,
+  describeRepoReply,
+  describeUsage,
+  memoryText,
+  type MemoryReply,
+  type RepoEvent,
+  type RepoResponse,
+  type UsageResponse,
+  type Naming,
+  type PolicySource,
+  type RunPolicy,
+} from "@duet/shared";
 
 /** The run policy and the audit trail in Discord's markdown. */
 
@@ -13,8 +29,18 @@ export function renderModel(r: { model: string; choices: string[]; source?: Poli
   return `🧠 ${describeModel(r, NAMING)}`;
 }
 
+/** As NAMING, the memory commands spelled with their options (`/duet remember fact:…`, `/duet forget number:…`). */
+const MEMORY_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^remember /, "remember fact:").replace(/^forget /, "forget number:")}\`` };
+
 export function renderMemory(reply: MemoryReply): string {
-  return `📌 ${memoryText(reply, NAMING)}`;
+  return `📌 ${memoryText(reply, MEMORY_NAMING)}`;
+}
+
+/** As NAMING, `/duet repo` spelled with its option (`/duet repo name:owner/name`). */
+const REPO_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^repo /, "repo name:")}\`` };
+
+export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): string {
+  return `📦 ${describeRepoReply(r.repo, r.event, REPO_NAMING)}`;
 }
 
 export function renderUsage(u: UsageResponse): string {

@@ -1,5 +1,6 @@
-import { LatestThrottle, type LiveAnswer, unmaskLinks, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
+import { ANSWER_NOTES, cleanModelText, LatestThrottle, type LiveAnswer, type LiveRunView, liveRunViews, pageChanges, pagesOf, realTimers, type Timers } from "@duet/shared";
 import type { Logger } from "../deps.ts";
+import { withoutPreviews } from "../links.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
 import type { LivePayload, LiveTarget } from "./targets.ts";
 
@@ -24,8 +25,15 @@ import type { LivePayload, LiveTarget } from "./targets.ts";
 
 /** At most one round of edits every 1.5 s: Discord allows about 5 edits per 5 s per channel. */
 export const LIVE_INTERVAL_MS = 1_500;
+/**
+ * The answer's second round of edits follows its first as soon as that one
+ * ended: the channel's bucket (5 per 5 s) has room for two in a row, and the
+ * words after the first show at once instead of 1.5 s later. Later rounds keep
+ * to LIVE_INTERVAL_MS.
+ */
+export const LIVE_AFTER_FIRST_MS = 0;
 export const STOP_PREFIX = "duet-stop:";
-const WORKING = "Duet is working on it…";
+const WORKING = ANSWER_NOTES.working;
 
 const ICON: Record<LiveRunView["state"], string> = { running: "⏳", ok: "✅", failed: "❌" };
 
@@ -36,7 +44,7 @@ export function stopRow(room: string): unknown {
 /** The live text: the answer so far, then a line per command. */
 export function liveContent(answer: LiveAnswer): string {
   const runs = liveRunViews(answer).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
-  return [unmaskLinks(answer.text.trimEnd()), runs.join("\n")].filter(Boolean).join("\n\n");
+  return [withoutPreviews(cleanModelText(answer.text)), runs.join("\n")].filter(Boolean).join("\n\n");
 }
 
 type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; messages: Outgoing[] };
@@ -61,6 +69,7 @@ export class DiscordLiveMessage {
   ) {
     this.throttle = new LatestThrottle<State>((s, newest) => this.show(s, newest), {
       intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
+      afterFirstMs: LIVE_AFTER_FIRST_MS,
       timers: opts.timers ?? realTimers,
       onError: (err) => this.log.warn(`a live answer for ${opts.room} could not be shown: ${String(err)}`),
     });

@@ -1,4 +1,21 @@
-import { type AuditEntry, auditTitle, chunkMessage, describeAuditEntry, describeModel, describePolicy, describeUsage, memoryText, type MemoryReply, type UsageResponse, type Naming, type PolicySource, type RunPolicy } from "@duet/shared";
+import {
+  type AuditEntry,
+  auditTitle,
+  chunkMessage,
+  describeAuditEntry,
+  describeModel,
+  describePolicy,
+  describeRepoReply,
+  describeUsage,
+  memoryText,
+  type MemoryReply,
+  type RepoEvent,
+  type RepoResponse,
+  type UsageResponse,
+  type Naming,
+  type PolicySource,
+  type RunPolicy,
+} from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { SECTION_MAX_CHARS, section } from "../run-block.ts";
 import { type Rendered, renderNotice } from "../rendered.ts";
@@ -18,6 +35,10 @@ export function renderModel(r: { model: string; choices: string[]; source?: Poli
 
 export function renderMemory(reply: MemoryReply): Rendered {
   return renderNotice(`:pushpin: ${memoryText(reply, NAMING)}`);
+}
+
+export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): Rendered {
+  return renderNotice(`:package: ${describeRepoReply(r.repo, r.event, NAMING)}`);
 }
 
 export function renderUsage(u: UsageResponse): Rendered {

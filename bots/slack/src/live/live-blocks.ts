@@ -1,4 +1,4 @@
-import { chunkMessage, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
+import { ANSWER_NOTES, chunkMessage, cleanModelText, type LiveAnswer, type LiveRunView, liveRunViews } from "@duet/shared";
 import { escapeSlack, markdownToMrkdwn } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Block } from "../slack-api.ts";
@@ -35,14 +35,14 @@ const ICON: Record<LiveRunView["state"], string> = { running: ":hourglass_flowin
  * text so far, a line per command, the Stop button.
  */
 export function liveBlocks(answer: LiveAnswer, room: string, heading: readonly Block[] = []): Block[] {
-  const text = markdownToMrkdwn(answer.text);
+  const text = markdownToMrkdwn(cleanModelText(answer.text));
   const sections = text ? chunkMessage(text, SECTION_MAX_CHARS).filter((c) => c.trim()).map(section) : [];
   // Past the budget the newest text is what matters while it grows; the final message has all of it.
   const shownText = sections.length > TEXT_BLOCKS_MAX ? [context("_…_"), ...sections.slice(-(TEXT_BLOCKS_MAX - 1))] : sections;
   const runs = liveRunViews(answer).map((r) => context(`${ICON[r.state]} \`${escapeSlack(r.command).replace(/`/g, "'")}\`  ·  ${escapeSlack(r.status)}`));
   const shownRuns = runs.length > RUN_BLOCKS_MAX ? runs.slice(-RUN_BLOCKS_MAX) : runs;
   const body = [...shownText, ...shownRuns];
-  return [...heading, ...(body.length ? body : [context("_Duet is working on it…_")]), stopButton(room)];
+  return [...heading, ...(body.length ? body : [context(`_${ANSWER_NOTES.working}_`)]), stopButton(room)];
 }
 
 export interface TaskChunk {
@@ -66,7 +66,7 @@ export function taskChunks(answer: LiveAnswer): TaskChunk[] {
   }));
 }
 
-/** Streamed text is Markdown; Slack's control characters are escaped so output cannot ping a channel. */
+/** Streamed text is Markdown, the model's cleaned as in any message; Slack's control characters are escaped so output cannot ping a channel. */
 export function streamedText(answer: LiveAnswer): string {
-  return escapeSlack(answer.text);
+  return escapeSlack(cleanModelText(answer.text));
 }

@@ -27,6 +27,14 @@ import { LIVE_FALLBACK, liveBlocks, stopButton, streamedText, type TaskChunk, ta
 
 /** At most one live update a second: within chat.update's budget for a workspace, and often enough to read as live. */
 export const LIVE_INTERVAL_MS = 1_000;
+/**
+ * The answer's second call follows its first as soon as that one ended: the
+ * first starts the message (chat.startStream or chat.postMessage, paced per
+ * channel), the next is the first change to it (appendStream or chat.update),
+ * a method Slack counts on its own, so the words after the first show at once
+ * instead of a second later. Later changes keep to LIVE_INTERVAL_MS.
+ */
+export const LIVE_AFTER_FIRST_MS = 0;
 /** Slack ends a stream about 5 minutes after it starts; this ends it first and goes on with chat.update. */
 export const STREAM_LIFETIME_MS = 4 * 60_000 + 30_000;
 
@@ -90,6 +98,7 @@ export class SlackLiveMessage {
     this.timers = opts.timers ?? realTimers;
     this.throttle = new LatestThrottle<State>((s, newest) => this.show(s, newest), {
       intervalMs: opts.intervalMs ?? LIVE_INTERVAL_MS,
+      afterFirstMs: LIVE_AFTER_FIRST_MS,
       timers: this.timers,
       retryAfterMs: (err) => (err instanceof RateLimited ? err.retryAfterMs : undefined),
       onError: (err) => this.logger.warn(`A live answer in ${place.channel} could not be shown: ${slackErrorCode(err)}`),

@@ -1,4 +1,5 @@
 import type { HTTPReceiverOptions, InstallationStore, Logger, webApi } from "@slack/bolt";
+import { INSTALL_WORDS } from "@duet/shared";
 import type { SlackConfig } from "../config.ts";
 
 /**
@@ -54,13 +55,13 @@ export function oauthReceiverOptions(
         success: (installation, _options, _req, res) => {
           const where = installation.isEnterpriseInstall ? installation.enterprise?.name : installation.team?.name;
           res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-          res.end(page("Duet is installed", `Duet is in ${escapeHtml(where ?? "your workspace")}. Invite @Duet to a channel and mention it.`));
+          res.end(page(INSTALL_WORDS.installedTitle, INSTALL_WORDS.installed(escapeHtml(where ?? INSTALL_WORDS.yourWorkspace))));
         },
         // A forged, expired or replayed state, a cancelled approval or a refused code: the person's to retry, never a 500.
         failure: (error, _options, _req, res) => {
           logger.warn(`A Slack install failed: ${(error as { code?: string }).code ?? error.message}`);
           res.writeHead(400, { "content-type": "text/html; charset=utf-8" });
-          res.end(page("Duet was not installed", "The install link has expired or was not started in this browser. Start again from /slack/install."));
+          res.end(page(INSTALL_WORDS.notInstalledTitle, INSTALL_WORDS.notInstalled));
         },
       },
     },

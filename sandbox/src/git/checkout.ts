@@ -1,0 +1,108 @@
+import { rm } from "node:fs/promises";
+import type { Executor } from "../executor.ts";
+import type { Owner } from "../workspace.ts";
+import { fetchIntoMirror, GitStepError, mirrorOf, resolveBranch } from "./mirror.ts";
+
+/**
+ * A room's checkout at `repo/` in its workspace, in two halves:
+ *
+ * 1. on the host, the read token fetches the branch into the room's mirror
+ *    (mirror.ts), outside the room's turn: nothing of the workspace is read;
+ * 2. in the room's sandbox, in its turn like any command, git clones (or, when
+ *    `repo/` is there, fetches) from that mirror, bound read-only, and
+ *    `origin` is the tokenless URL. The clone is made beside `repo/` and
+ *    renamed into place, so a failure leaves no half a `repo/`.
+ *
+ * The sandbox never gets the token: not in its environment, not in
+ * `repo/.git/config`, and no process in it can see the host git's.
+ */
+
+/** Where the mirror appears inside the sandbox. */
+export const MIRROR_INSIDE = "/run/duet-mirror";
+/** Made beside `repo/` and renamed into place when whole. */
+export const CLONE_TEMP = ".duet-checkout-tmp";
+/** How long the clone inside the sandbox may take. */
+export const CLONE_TIMEOUT_MS = 5 * 60_000;
+
+export interface CheckoutRequest {
+  sessionId: string;
+  /** The repository's https URL, without credentials; `origin` in the checkout. */
+  url: string;
+  /** Null: the remote's default branch. */
+  branch: string | null;
+  /** A short read-only token, used on the host only. */
+  token: string;
+  /** `owner/name`, for the lines a person reads. */
+  name: string;
+}
+
+export interface CheckoutResult {
+  sha: string;
+  branch: string;
+  /** True when `repo/` was made now; false when an existing one was fetched into. */
+  cloned: boolean;
+  /** Said when an existing checkout was fetched but left where it was (local changes or commits). */
+  note?: string;
+}
+
+/** `text` as one single-quoted shell word. */
+export const shellWord = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The step run inside the sandbox. An existing `repo/` is fetched into and
+ * fast-forwarded only when it is on the branch with nothing changed: the
+ * model's or a person's work there is never thrown away. Prints
+ * `cloned|fetched|kept` then HEAD's sha, last.
+ */
+export function checkoutScript(mirror: string, branch: string, url: string): string {
+  const m = shellWord(mirror);
+  const b = shellWord(branch);
+  return [
+    "set -euf",
+    "export GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0",
+    // The mirror belongs to another uid on the host; git reads safe.directory from global config only.
+    // /tmp is this step's own (a fresh tmpfs per command).
+    `printf '[safe]\\n\\tdirectory = *\\n' > /tmp/duet-gitconfig`,
+    "export GIT_CONFIG_GLOBAL=/tmp/duet-gitconfig",
+    `G=git`,
+    `if [ -e repo ] && [ ! -d repo/.git ]; then echo "repo/ is there and is not a git checkout: move it away, then sync again" >&2; exit 3; fi`,
+    "if [ -d repo/.git ]; then",
+    // Another repository's checkout (the room linked a new one) is the person's work: never fetched over.
+    `  if [ "$($G -C repo remote get-url origin 2>/dev/null || true)" != ${shellWord(url)} ]; then echo "repo/ holds another repository (its origin is not ${url.replace(/["`$\\]/g, "")}): move it away, then sync again" >&2; exit 3; fi`,
+    `  $G -C repo fetch --quiet --no-tags ${m} "+refs/heads/"${b}":refs/remotes/origin/"${b}`,
+    `  if [ "$($G -C repo symbolic-ref -q --short HEAD || true)" = ${b} ] && [ -z "$($G -C repo status --porcelain)" ] && $G -C repo merge --quiet --ff-only "origin/"${b} >/dev/null 2>&1; then echo fetched; else echo kept; fi`,
+    "else",
+    `  rm -rf ${CLONE_TEMP}`,
+    `  trap 'rm -rf ${CLONE_TEMP}' EXIT`,
+    `  $G clone --quiet --no-hardlinks --branch ${b} ${m} ${CLONE_TEMP}`,
+    `  git -C ${CLONE_TEMP} remote set-url origin ${shellWord(url)}`,
+    `  mv ${CLONE_TEMP} repo`,
+    "  echo cloned",
+    "fi",
+    "git -C repo rev-parse HEAD",
+  ].join("\n");
+}
+
+/** Runs the checkout for one room (see the top of this file). Throws GitStepError. */
+export async function checkoutRepo(executor: Executor, owner: Owner | null, req: CheckoutRequest, signal?: AbortSignal): Promise<CheckoutResult> {
+  const root = executor.config.root;
+  const branch = await resolveBranch(req.url, req.token, req.branch, req.name);
+  const mirror = await fetchIntoMirror(root, req.sessionId, owner, req.url, req.token, branch, req.name);
+  const isolated = executor.isolation === "bwrap";
+  const inside = isolated ? MIRROR_INSIDE : mirror;
+  const run = await executor.execStep(req.sessionId, checkoutScript(inside, branch, req.url), CLONE_TIMEOUT_MS, isolated ? [{ host: mirror, inside }] : [], signal);
+  const lines = run.stdout.trim().split("\n");
+  const sha = lines.at(-1) ?? "";
+  const how = lines.at(-2);
+  if (run.exitCode !== 0 || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
+    const why = run.stderr.trim().split("\n").filter((l) => !l.startsWith("[sandbox]"))[0] ?? `exit code ${run.exitCode}`;
+    throw new GitStepError(run.exitCode === 3 ? 409 : 500, "checkout_failed", `the checkout of ${req.name} could not be made in repo/: ${why.slice(0, 300)}`);
+  }
+  const note = how === "kept" ? `repo/ has local changes or is not on ${branch}: fetched origin/${branch} and left repo/ as it was` : undefined;
+  return { sha, branch, cloned: how === "cloned", ...(note ? { note } : {}) };
+}
+
+/** Forgets the room's mirror (its sandbox is being deleted). */
+export async function removeMirror(root: string, sessionId: string): Promise<void> {
+  await rm(mirrorOf(root, sessionId), { recursive: true, force: true });
+}

@@ -1,0 +1,65 @@
+import type { DuetCommand } from "../commands.ts";
+import { DuetError } from "../errors.ts";
+import { REPO_WORDS } from "../words/repo.ts";
+import { failure, outcome } from "./attempt.ts";
+import { guarded } from "./control.ts";
+import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface } from "./surface.ts";
+import type { Asker, FlowDeps, Outcome } from "./types.ts";
+
+/**
+ * `/duet repo`: the room's repository, once for every front end. Showing it
+ * is for the asker; linking and unlinking are allowed to whoever may change
+ * the run policy and said to everyone, since every turn here then works on
+ * it. A typing mistake is one line for the asker and never reaches the Worker.
+ */
+export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, command: Extract<DuetCommand, { kind: "repo" }>): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
+  if ("problem" in command) return outcome(true, await show(surface, "repo", false, { kind: "error", text: command.problem, code: "invalid_request" }));
+  const change = command.change;
+  if (!change) {
+    const { reply, ok } = await tried(deps, asker.room, async () => ({ kind: "repo", repo: await deps.worker.repo(asker.room) }));
+    return outcome(ok, await show(surface, "repo", false, reply));
+  }
+  return guarded(
+    surface,
+    asker,
+    "policy",
+    async () => {
+      const { reply, ok } = await tried(deps, asker.room, async (): Promise<Reply> => {
+        if (change !== "unlink") {
+          const linked = await deps.worker.setRepo(asker.room, { ...change, userId: asker.user });
+          return { kind: "repo", repo: linked, event: { did: "linked", by: asker.user } };
+        }
+        const before = await deps.worker.repo(asker.room);
+        // Only the room's own link is removed: a thread's channel's is unlinked in the channel.
+        if (before.repo === null || before.source !== "room") return { kind: "repo", repo: before, event: { did: "nothing-to-unlink" } };
+        const after = await deps.worker.removeRepo(asker.room, asker.user);
+        return { kind: "repo", repo: after, event: { did: "unlinked", by: asker.user, was: before.repo } };
+      });
+      // Nothing to unlink changed nothing: only the asker hears.
+      const shared = ok && reply.kind === "repo" && reply.event?.did !== "nothing-to-unlink";
+      return outcome(ok, await show(surface, "repo", shared, reply));
+    },
+    REPO_WORDS.refusedWhat,
+  );
+}
+
+/**
+ * Calls the Worker. The repository routes' own refusals are sentences meant
+ * for the person (the App's install link, GitHub's rate limit, what to
+ * configure) and are shown as they are; any other failure in the shared words.
+ */
+async function tried(deps: FlowDeps, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+  try {
+    return { reply: await call(), ok: true };
+  } catch (err) {
+    if (err instanceof DuetError && (err.code === "not_found" || err.code === "github_error")) {
+      deps.log(`repo in ${room} failed: ${err.message}`);
+      return { reply: { kind: "error", text: err.message, code: err.code }, ok: false };
+    }
+    return { reply: failure(deps, "repo", room, err), ok: false };
+  }
+}
