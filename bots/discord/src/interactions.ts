@@ -5,7 +5,9 @@ import {
   DISCORD_DM_ANSWER,
   guardOf,
   help,
+  forgetCommand,
   readModel,
+  rememberCommand,
   readRepoArgs,
   readRunPolicy,
   runCommand,
@@ -135,6 +137,12 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return { kind: "schedules" };
     case SUBCOMMANDS.unschedule.name:
       return unscheduleCommand(text(SUBCOMMANDS.unschedule.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.remember.name:
+      return rememberCommand(text(SUBCOMMANDS.remember.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.memory.name:
+      return { kind: "memory" };
+    case SUBCOMMANDS.forget.name:
+      return forgetCommand(text(SUBCOMMANDS.forget.option), DISCORD_SPELLING);
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:
