@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snowflake, startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
+import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
 import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fakes/slack/index.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { answerTo, readable } from "../slack/harness.ts";
@@ -86,6 +86,13 @@ describe("GET /metrics on the built Slack bot", () => {
       expect(sample(before.text, 'duet_platform_rate_limited_total{platform="slack"}')).toBe(0);
       expect(before.text).toMatch(/^process_resident_memory_bytes \d+/m);
       expect(before.text).toMatch(/^nodejs_eventloop_lag_seconds /m);
+      // HEALTH_PORT's own server: other methods, other paths and a hostile query.
+      const post = await fetch(`http://127.0.0.1:${port}/metrics`, { method: "POST", body: "x".repeat(100_000) });
+      expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics/${"x".repeat(5000)}`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics?%00=%ff<script>`)).status).toBe(200);
+      const head = await fetch(`http://127.0.0.1:${port}/metrics`, { method: "HEAD" });
+      expect([head.status, await head.text()]).toEqual([200, ""]);
 
       // Slack answers the first reaction 429 once: waited out, and counted.
       slack.rateLimit("reactions.add", 1, 1);
@@ -155,7 +162,6 @@ describe("GET /metrics on the built Discord bot", () => {
       expect(sample(after.text, 'duet_ack_seconds_count{platform="discord",kind="command"}')).toBe(1);
       expect(after.text).toMatch(/^duet_turns_in_flight\{platform="discord"\} 0$/m);
       expectNothingSecret(after.text, [discord.token, stack.token, guildId]);
-      void snowflake;
     } finally {
       expect(await bot.stop()).toBe(0);
     }
