@@ -37,6 +37,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { prProposalSchema, type PrProposal, type PrProposeRequest } from "./pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
@@ -129,6 +130,11 @@ export class WorkerClient {
   /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
   removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);
+  }
+
+  /** Proposes the change in the room's checkout as a pull request: the branch, the diffstat and the diff's head; nothing is pushed. */
+  proposePr(roomId: string, body: PrProposeRequest): Promise<PrProposal> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr`, prProposalSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -8,6 +8,7 @@ import type {
   MessageRequest,
   ModelRequest,
   PolicyRequest,
+  PrProposeRequest,
   RepoRequest,
   PinFactRequest,
   ScheduleRequest,
@@ -178,6 +179,11 @@ export class DuetAgent extends Agent<Env> {
   /** Checks the room's repository out at `repo/` now (or fetches into it). */
   async syncRepo(): Promise<Outcome> {
     return guard(async () => ok(await this.room.syncRepo()));
+  }
+
+  /** Proposes the change in the room's checkout as a pull request. */
+  async proposePr(req: PrProposeRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.proposePr(req)));
   }
 
   async removeRepo(userId?: string): Promise<Outcome> {
