@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
@@ -127,5 +128,78 @@ describe("proposing the change in repo/ as a pull request", () => {
     expect(hostile.status).toBe(200);
     expect(hostile.body.branch).toMatch(/^duet\/touch-tmp-pwned-refs-heads-main-[0-9a-f]{6}$/);
     expect((await exec(room, "ls /tmp/pwned 2>&1 || true")).stdout).toContain("No such file");
+  });
+});
+
+/** git on the fake host's bare repository. */
+const hostGit = (...args: string[]) => execFileSync("git", ["-C", `${repos.root}/acme/widgets.git`, ...args]).toString().trim();
+
+describe("opening the proposal as a pull request", () => {
+  it("pushes exactly the change to the duet/ branch (main untouched), opens the PR with the thread and the asker, and opening again answers the same", async () => {
+    const room = "cli-pr-open";
+    await checkedOut(room);
+    await exec(room, "cd ~/repo && echo delta > src/d.txt && printf 'alpha\\nALPHA\\n' > src/a.txt");
+    const proposal = (await propose(room, { userId: "U7", title: "Add delta" })).body;
+    const mainBefore = await repos.tip("acme/widgets", "main");
+    const pushesBefore = github.pushes();
+
+    const opened = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8", threadUrl: "https://acme.slack.com/archives/C1/p123" });
+    expect(opened.status).toBe(200);
+    expect(opened.body).toEqual({ url: expect.stringMatching(/\/acme\/widgets\/pull\/\d+$/), number: expect.any(Number), branch: proposal.branch });
+    expect(github.pushes()).toBe(pushesBefore + 1);
+    expect(await repos.tip("acme/widgets", "main")).toBe(mainBefore);
+    const branch = proposal.branch as string;
+    expect(hostGit("diff", "--stat", "main", branch)).toContain("2 files changed, 2 insertions(+)");
+    expect(hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt\nsrc/d.txt");
+    expect(hostGit("log", "--format=%an %s", "-1", branch)).toBe("Duet Add delta");
+    const pull = github.pulls.find((p) => p.head === branch)!;
+    expect(pull).toMatchObject({ repo: "acme/widgets", base: "main", title: "Add delta", permissions: { pull_requests: "write" } });
+    expect(pull.body).toContain("https://acme.slack.com/archives/C1/p123");
+    expect(pull.body).toContain("asked for by U7");
+    // The push's token could write contents and nothing else; the sandbox's repo/ has no ref left behind.
+    expect(github.tokenRequests.some((t) => t.permissions?.contents === "write" && Object.keys(t.permissions).length === 1 && t.repositories?.join() === "widgets")).toBe(true);
+    expect((await exec(room, "git -C ~/repo for-each-ref refs/duet; git -C ~/repo status --porcelain")).stdout).toBe(" M src/a.txt\n?? src/d.txt\n");
+
+    const again = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
+    expect(again).toEqual(opened);
+    expect(github.pushes()).toBe(pushesBefore + 1);
+    expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+    const audit = (await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>;
+    expect(audit.filter((e) => e.kind === "pr-opened")).toEqual([expect.objectContaining({ url: opened.body.url, branch, requestedBy: "U8" })]);
+
+    // More changes: the next proposal keeps the branch, and opening it pushes a commit on top of the last (fast-forward), same PR.
+    const firstHead = hostGit("rev-parse", branch);
+    await exec(room, "cd ~/repo && echo epsilon > src/e.txt");
+    const more = (await propose(room, { userId: "U7" })).body;
+    expect(more.branch).toBe(branch);
+    const reopened = await api("POST", `/api/rooms/${room}/repo/pr/${more.id}/open`, { userId: "U8" });
+    expect(reopened.body).toEqual(opened.body);
+    expect(hostGit("rev-parse", `${branch}^`)).toBe(firstHead);
+    expect(hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt\nsrc/d.txt\nsrc/e.txt");
+    expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+    expect(await repos.tip("acme/widgets", "main")).toBe(mainBefore);
+  });
+
+  it("a branch that moved on the host is not overwritten: one clear line, no PR recorded", async () => {
+    const room = "cli-pr-moved";
+    await checkedOut(room);
+    await exec(room, "cd ~/repo && echo zeta > src/z.txt");
+    const proposal = (await propose(room, { userId: "U1", title: "Zeta" })).body;
+    const branch = proposal.branch as string;
+    // Someone else made the branch first.
+    const theirs = await repos.commit("acme/widgets", [{ "other.txt": "theirs\n" }], branch, "main");
+    const pullsBefore = github.pulls.length;
+    const refused = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U1" });
+    expect(refused).toEqual({ status: 409, body: expect.objectContaining({ error: `${branch} in acme/widgets has commits Duet does not have: it was not overwritten` }) });
+    expect(hostGit("rev-parse", branch)).toBe(theirs);
+    expect(github.pulls.length).toBe(pullsBefore);
+    expect(((await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>).some((e) => e.kind === "pr-opened")).toBe(false);
+  });
+
+  it("an unknown proposal is a 404; a malformed open body is a 400", async () => {
+    expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", { userId: "U1" })).status).toBe(404);
+    expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", { userId: "U1", threadUrl: "javascript:alert(1)" })).status).toBe(400);
+    expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", { userId: "U1", threadUrl: "x".repeat(3000) })).status).toBe(400);
+    expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", {})).status).toBe(400);
   });
 });

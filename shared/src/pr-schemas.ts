@@ -43,3 +43,13 @@ export const prProposalSchema = z.object({
   at: z.number(),
 });
 export type PrProposal = z.infer<typeof prProposalSchema>;
+
+/** Opening a proposal: who clicked, and the thread it was asked in (linked from the pull request). */
+export const prOpenRequestSchema = z.object({
+  userId: actorField,
+  threadUrl: z.string({ error: "Thread URL must be a string" }).max(2000, "Thread URL must be at most 2000 characters").url("Thread URL must be a URL").refine((u) => /^https?:\/\//.test(u), "Thread URL must be http(s)").optional(),
+});
+export type PrOpenRequest = z.input<typeof prOpenRequestSchema>;
+
+export const prOpenedSchema = z.object({ url: z.string(), number: z.number(), branch: z.string() });
+export type PrOpened = z.infer<typeof prOpenedSchema>;

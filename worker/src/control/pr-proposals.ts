@@ -8,6 +8,8 @@ export interface OpenedPr {
   url: string;
   number: number;
   headSha: string;
+  /** The proposal last pushed to it (opening it again pushes nothing). */
+  proposalId: string;
 }
 
 /** The room's proposal, and the pull request it became once someone opened it. */

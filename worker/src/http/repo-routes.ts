@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { prProposeRequestSchema } from "@duet/shared";
+import { prOpenRequestSchema, prProposeRequestSchema } from "@duet/shared";
 import { jsonBody } from "../request.ts";
 import { send, type RoomApp } from "./rooms.ts";
 
@@ -21,3 +21,10 @@ repoRoutes.post("/sync", async (c) => send(await c.var.room.syncRepo()));
  * `nothing_changed` when there is no change.
  */
 repoRoutes.post("/pr", jsonBody(prProposeRequestSchema), async (c) => send(await c.var.room.proposePr(c.req.valid("json"))));
+
+/**
+ * `POST /api/rooms/:roomId/repo/pr/:id/open` `{userId, threadUrl?}`: Duet
+ * commits the proposal's change, pushes it to its `duet/…` branch and opens
+ * the pull request; `{url, number, branch}`. Opening it again answers the same.
+ */
+repoRoutes.post("/pr/:id/open", jsonBody(prOpenRequestSchema), async (c) => send(await c.var.room.openPr(c.req.param("id"), c.req.valid("json"))));

@@ -1,6 +1,11 @@
 import { DuetError, PR_DIFF_HEAD_LINES, type PrProposal } from "@duet/shared";
+import type { OpenedPr, PrProposals } from "../control/pr-proposals.ts";
 import type { CheckoutStore } from "../control/repo-checkout.ts";
-import type { PrProposals } from "../control/pr-proposals.ts";
+import type { GithubAppConfig } from "../github/app-config.ts";
+import { cloneUrl } from "../github/clone-url.ts";
+import type { InstallationTokens } from "../github/installation-tokens.ts";
+import { openPull } from "../github/pulls.ts";
+import { installationOf } from "../github/repo-access.ts";
 import type { RepoLink } from "../control/room-repo.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
 
@@ -74,6 +79,18 @@ export function slugOf(title: string): string {
   return slug || "change";
 }
 
+/** The commit's author: Duet made the commit, not the model. */
+export const DUET_AUTHOR = { name: "Duet", email: "duet@users.noreply.github.com" };
+/** What pushing a branch and opening a pull request on it need: nothing more than the one repository's contents and pull requests. */
+export const PUSH_PERMISSIONS = { contents: "write" } as const;
+export const PULL_PERMISSIONS = { pull_requests: "write" } as const;
+
+/** The pull request's body: where it was asked for and by whom, and what it holds. */
+export function prBody(proposal: PrProposal, userId: string, threadUrl: string | undefined): string {
+  const where = threadUrl ? ` in ${threadUrl}` : "";
+  return [`Proposed by Duet, asked for by ${proposal.requestedBy}${where}; opened by ${userId}.`, "", "```", proposal.diffstat, "```"].join("\n");
+}
+
 /** A title for a change nobody named: what it touched. */
 export function defaultTitle(files: PrProposal["files"]): string {
   if (files.length === 1) return `Update ${files[0].path}`.slice(0, 200);
@@ -89,6 +106,9 @@ export interface RepoPrDeps {
   redact: (text: string) => string;
   /** Writes the proposal and its audit entry together. */
   record: (proposal: PrProposal, keepOpened: boolean) => void;
+  /** Writes the pull request the proposal became and its audit entry together. */
+  opened: (proposal: PrProposal, pr: OpenedPr, userId: string) => void;
+  github: () => { app: InstallationTokens; config: GithubAppConfig } | null;
   now?: () => number;
   newId?: () => string;
 }
@@ -142,5 +162,47 @@ export class RepoPr {
     };
     this.deps.record(proposal, Boolean(same));
     return proposal;
+  }
+
+  /**
+   * Opens the room's proposal `id` as a pull request: Duet commits the change
+   * and pushes it to the proposal's branch (on the last pushed head when the
+   * branch was pushed before: fast-forward only), then opens the pull request
+   * unless the branch has one. Opening the same proposal again answers the
+   * same pull request and pushes nothing.
+   */
+  async open(id: string, userId: string, threadUrl: string | undefined): Promise<{ url: string; number: number; branch: string }> {
+    const held = this.deps.proposals.current();
+    if (!held || held.proposal.id !== id) throw new DuetError("not_found", `there is no pull request proposal ${id} in this room: propose one first (POST /api/rooms/:roomId/repo/pr)`);
+    const { proposal, opened } = held;
+    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch };
+    const github = this.deps.github();
+    if (!github) throw new DuetError("github_not_configured", "no GitHub App is configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY), so Duet cannot push");
+    const executor = this.deps.executor();
+    if (!executor?.push) throw new DuetError("sandbox_error", "this room's sandbox cannot push changes", { retryable: false });
+    const now = this.now();
+    const installation = await installationOf(github.app, github.config, proposal.repo, now);
+    const name = proposal.repo.split("/")[1];
+    const write = await github.app.token(installation, name, PUSH_PERMISSIONS);
+    const message = `${proposal.title}\n\nAsked for by ${proposal.requestedBy}${threadUrl ? ` in ${threadUrl}` : ""}.`;
+    const pushed = await executor.push(this.deps.roomId, {
+      url: cloneUrl(github.config.apiUrl, proposal.repo),
+      token: write.token,
+      repo: proposal.repo,
+      branch: proposal.branch,
+      baseSha: proposal.baseSha,
+      parent: opened?.headSha ?? proposal.baseSha,
+      message,
+      author: DUET_AUTHOR,
+    });
+    const pr = opened
+      ? { url: opened.url, number: opened.number }
+      : await openPull(
+          github.app,
+          { token: (await github.app.token(installation, name, PULL_PERMISSIONS)).token, repo: proposal.repo, head: proposal.branch, base: proposal.base, title: proposal.title, body: prBody(proposal, userId, threadUrl) },
+          now,
+        );
+    this.deps.opened(proposal, { ...pr, headSha: pushed.sha, proposalId: id }, userId);
+    return { ...pr, branch: proposal.branch };
   }
 }

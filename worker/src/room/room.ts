@@ -7,6 +7,7 @@ import {
   type PolicyRequest,
   type PolicyResponse,
   type PrProposal,
+  type PrOpenRequest,
   type PrProposeRequest,
   type RepoRequest,
   type PinFactRequest,
@@ -93,6 +94,11 @@ export class Room {
     return this.repoPr.propose(req.userId, req.title);
   }
 
+  /** Commits and pushes the proposal's change and opens its pull request (see repo-pr.ts). */
+  async openPr(id: string, req: PrOpenRequest): Promise<{ url: string; number: number; branch: string }> {
+    return this.repoPr.open(id, req.userId, req.threadUrl);
+  }
+
   /** The GitHub App's tokens, made on first use (null: no App configured). */
   private githubApp?: InstallationTokens;
 
@@ -142,6 +148,12 @@ export class Room {
           this.proposals.set({ proposal, opened: keepOpened ? (this.proposals.current()?.opened ?? null) : null });
           this.control.audit.record([{ at: proposal.at, kind: "pr-proposed", repo: proposal.repo, branch: proposal.branch, title: proposal.title, requestedBy: proposal.requestedBy }]);
         }),
+      opened: (proposal, pr, userId) =>
+        storage.transactionSync(() => {
+          this.proposals.set({ proposal, opened: pr });
+          this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
+        }),
+      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });
     this.turns = new RoomTurns({
       roomId,
