@@ -5,6 +5,7 @@ import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
+import { forgetResponseSchema, memoryResponseSchema, pinResponseSchema, type ForgetResponse, type MemoryResponse, type PinFactRequest, type PinResponse } from "./memory-schemas.ts";
 import {
   scheduleResponseSchema,
   schedulesResponseSchema,
@@ -115,6 +116,21 @@ export class WorkerClient {
   /** Switching to the same model twice is harmless, so a failed attempt may be repeated. */
   setModel(roomId: string, body: ModelRequest): Promise<ModelResponse> {
     return this.call("PUT", `${roomPath(roomId)}/model`, modelResponseSchema, body, true);
+  }
+
+  /** The facts pinned in the room. */
+  memory(roomId: string): Promise<MemoryResponse> {
+    return this.call("GET", `${roomPath(roomId)}/memory`, memoryResponseSchema, undefined, true);
+  }
+
+  /** The same fact pinned twice is found, not kept twice, so a failed attempt may be repeated. */
+  remember(roomId: string, body: PinFactRequest): Promise<PinResponse> {
+    return this.call("POST", `${roomPath(roomId)}/memory`, pinResponseSchema, body, true);
+  }
+
+  /** Not repeated: a second attempt after a first that landed would unpin the next fact. */
+  forget(roomId: string, n: number, userId: string): Promise<ForgetResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/memory/${n}?userId=${encodeURIComponent(userId)}`, forgetResponseSchema, undefined, false);
   }
 
   /** The repository the room works on (its own, or its channel's for a thread room), or `{repo: null}`. */

@@ -99,6 +99,8 @@ export function describeForUser(err: unknown): string {
     case "over_budget":
     case "memory_full":
       return err.message;
+    case "not_found":
+      return `${err.message}.`;
     case "model_timeout":
       return "The AI model took too long to answer. Please try again in a moment.";
     case "model_error":

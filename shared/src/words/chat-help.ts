@@ -20,6 +20,9 @@ export const COMMAND_PURPOSES = {
   schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line)",
   schedules: "list this room's schedules with their ids and next runs",
   unschedule: "remove a schedule by its id",
+  remember: "pin a fact Duet keeps in mind in every answer here, e.g. which port staging runs on",
+  memory: "list the facts pinned here, with who pinned each and when",
+  forget: "unpin a fact by its number, as the memory command lists it",
   help: "show this help",
 } as const;
 
