@@ -38,6 +38,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest } from "./pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
@@ -145,6 +146,16 @@ export class WorkerClient {
   /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
   removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);
+  }
+
+  /** Proposes the change in the room's checkout as a pull request: the branch, the diffstat and the diff's head; nothing is pushed. */
+  proposePr(roomId: string, body: PrProposeRequest): Promise<PrProposal> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr`, prProposalSchema, body, true);
+  }
+
+  /** Opens the proposal as a pull request (Duet pushes its change to the `duet/…` branch); opening it again answers the same one. */
+  openPr(roomId: string, id: string, body: PrOpenRequest): Promise<PrOpened> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/open`, prOpenedSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

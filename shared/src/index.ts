@@ -57,6 +57,7 @@ export { fileMaxBytesVar, fileOriginsVar } from "./files/file-config.ts";
 export { parseWhen, parseSchedule, nextRuns, shortestGapS, describeSpec, describeSeconds, isTimeZone, WHEN_MAX_CHARS, type ScheduleSpec } from "./schedule-when.ts";
 export * from "./schedule-schemas.ts";
 export * from "./repo-schemas.ts";
+export * from "./pr-schemas.ts";
 export * from "./memory-schemas.ts";
 export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
 export { splitScheduleText } from "./schedule-command.ts";
