@@ -95,10 +95,6 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} unlinked the repository ${name.command(e.repo ?? "?")}`;
       case "scheduled-run":
         return `schedule ${e.scheduleId ?? "?"} asked ${name.command(shortCommand(e.ask ?? ""))}, set by ${who(e.requestedBy)}`;
-      case "repo":
-        return `${who(e.requestedBy)} linked the repository ${name.command(`${e.repo ?? "?"}${e.branch ? `@${e.branch}` : ""}`)}`;
-      case "repo-removed":
-        return `${who(e.requestedBy)} unlinked the repository ${name.command(e.repo ?? "?")}`;
       case "pr-proposed":
         return `${who(e.requestedBy)} proposed a pull request to ${name.command(e.repo ?? "?")} from ${name.command(e.branch ?? "?")}: ${name.command(shortCommand(e.title ?? ""))}`;
       case "pr-opened":
