@@ -236,7 +236,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */

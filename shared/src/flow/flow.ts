@@ -15,6 +15,7 @@ import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
 import { forget, memory, remember } from "./memory.ts";
 import { repo } from "./repo.ts";
+import { pr } from "./pr.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -254,6 +255,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return usage(deps, surface, asker);
     case "repo":
       return repo(deps, surface, asker, command);
+    case "pr":
+      return pr(deps, surface, asker, command);
     case "stop":
       return stop(deps, surface, asker);
     case "get":
