@@ -45,7 +45,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     notePending(reply, room, ctx);
     if (reply.kind === "error") ctx.err(ctx.style.red(renderReply(reply, room, ctx)));
     else ctx.out(renderReply(reply, room, ctx));
-    if (reply.kind === "error" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
+    if (reply.kind === "error" || reply.kind === "pr-no-repo" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
     return { id: room };
   };
   return {
