@@ -106,6 +106,8 @@ export const messageResponseSchema = z.object({
   /** Under the `approve` run policy: the commands waiting for a person to run or skip them (`runs` is then empty). */
   pending: z.array(pendingApprovalSchema).optional(),
   /** Workspace files the model attached, after its commands ran (a missing one is a note in the reply instead). */
+  /** The model asked to propose its change as a pull request (`<pr>title</pr>`); the front end proposes it after the answer. */
+  pr: z.object({ title: z.string().optional() }).optional(),
   attachments: z.array(attachmentSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;

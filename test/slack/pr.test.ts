@@ -85,7 +85,7 @@ const press = (channel: string, msg: SlackMessage, action: "open" | "skip", user
 /** Waits for the bot's message in the proposal's thread saying the pull request was opened or updated. */
 const linkPosted = (channel: string, msg: SlackMessage, n = 1) =>
   slack.waitFor(() => {
-    const said = slack.ws.thread(channel, msg.ts).filter((m) => m.bot_id === slack.id.botId && /pull request #\d+/.test(m.text));
+    const said = slack.ws.thread(channel, msg.thread_ts ?? msg.ts).filter((m) => m.bot_id === slack.id.botId && /pull request #\d+/.test(m.text));
     return said.length >= n ? said[n - 1] : undefined;
   }, `the pull request's link in ${channel}`);
 
@@ -226,5 +226,25 @@ describe("Slack: /duet pr", () => {
     expect(hostile.visibility).toBe("in_channel");
     expect(hostile.text).not.toMatch(/<!channel>|<@U0BOB>/);
     expect(hostile.text).toMatch(/Branch `duet\/channel-u0bob-bold-x-reboot-[0-9a-f]{6}`/);
+  });
+
+  it("the model's <pr> at the end of an answer that changed files proposes the change in the thread, after the answer", async () => {
+    const channel = newChannel();
+    await duet(channel, "repo acme/widgets");
+    const m = await mention(slack, bot, { channel, text: "SAY: Added kappa. <run>cd ~/repo && echo kappa > src/k.txt</run>\n<pr>Add kappa</pr>" });
+    await answerTo(slack, m);
+    const proposal = await slack.waitFor(
+      () => slack.ws.thread(channel, m.threadTs).find((r) => r.bot_id === slack.id.botId && JSON.stringify(r.blocks ?? []).includes("duet_pr_open")),
+      "the proposal in the thread",
+    );
+    const thread = slack.ws.thread(channel, m.threadTs).filter((r) => r.bot_id === slack.id.botId);
+    // The answer shows no tag and comes first; the proposal follows it.
+    expect(thread.map(seen).join("\n")).not.toMatch(/<\/?pr>/i);
+    expect(thread.indexOf(proposal)).toBe(thread.length - 1);
+    expect(seen(proposal)).toMatch(/proposes a pull request to `acme\/widgets` \(`main`\): `Add kappa`\nBranch `duet\/add-kappa-[0-9a-f]{6}` · 1 file changed, 1 insertion\(\+\)/);
+    await press(channel, proposal, "open");
+    const link = await linkPosted(channel, proposal);
+    const branch = /`(duet\/add-kappa-[0-9a-f]{6})`/.exec(seen(link))![1];
+    expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
   });
 });
