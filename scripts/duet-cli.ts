@@ -2,7 +2,8 @@ import { userInfo } from "node:os";
 import { WorkerClient } from "@duet/shared";
 import { parseArgs, UsageError, USAGE, USAGE_HINT } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
-import { runAction, runDecision, runPickedDecision, type CliContext } from "./cli/commands.ts";
+import { runAction, runDecision, runPickedDecision, runPrClick, type CliContext } from "./cli/commands.ts";
+import { gitPerson } from "./cli/git-person.ts";
 import { CliConfigError, loadCliConfig } from "./cli/config.ts";
 import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
@@ -86,6 +87,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (command.kind === "chat") return runChat(command.room, ctx, io.stdin, io.stdout);
   if (command.kind === "decide") return "pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx);
   if (command.kind === "get") return getFile(command, ctx);
+  if (command.kind === "pr-click") return runPrClick(command.room, command, ctx);
+  if (command.kind === "pr") ctx.person = gitPerson(io.env, ctx.cwd);
   if (command.kind === "put") return putFile(command, ctx);
   const { room, ...action } = command;
   return runAction(room, action, ctx);

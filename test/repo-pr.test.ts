@@ -161,7 +161,7 @@ describe("opening the proposal as a pull request", () => {
     expect((await exec(room, "git -C ~/repo for-each-ref refs/duet; git -C ~/repo status --porcelain")).stdout).toBe(" M src/a.txt\n?? src/d.txt\n");
 
     const again = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
-    expect(again).toEqual(opened);
+    expect(again).toEqual({ status: 200, body: { ...opened.body, already: true } });
     expect(github.pushes()).toBe(pushesBefore + 1);
     expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
     const audit = (await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>;
@@ -173,7 +173,7 @@ describe("opening the proposal as a pull request", () => {
     const more = (await propose(room, { userId: "U7" })).body;
     expect(more.branch).toBe(branch);
     const reopened = await api("POST", `/api/rooms/${room}/repo/pr/${more.id}/open`, { userId: "U8" });
-    expect(reopened.body).toEqual(opened.body);
+    expect(reopened.body).toEqual({ ...opened.body, updated: true });
     expect(hostGit("rev-parse", `${branch}^`)).toBe(firstHead);
     expect(hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt\nsrc/d.txt\nsrc/e.txt");
     expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { forgetCommand, isValidRoomId, readModel, readRepoArgs, readRunPolicy, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
+import { forgetCommand, isValidRoomId, PR_PROPOSAL_ID_PATTERN, readModel, readPrArgs, readRepoArgs, readRunPolicy, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
 import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
@@ -19,6 +19,8 @@ export type CliCommand =
   | { kind: "memory"; room: string }
   | { kind: "forget"; room: string; n: number }
   | { kind: "repo"; room: string; change?: RepoChange }
+  | { kind: "pr"; room: string; title?: string }
+  | { kind: "pr-click"; room: string; decision: "open" | "skip"; proposalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
@@ -41,6 +43,11 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet repo ROOM [OWNER/NAME[@BRANCH]|unlink]
                             show the repository ROOM works on, link one (the
                             branch defaults to its default branch), or unlink it
+  duet pr ROOM [TITLE...]   propose the change in ROOM's repo/ as a pull request
+                            (its branch, diffstat and the diff's first lines)
+  duet pr ROOM --open ID    open proposal ID: Duet pushes the duet/ branch and
+                            opens (or updates) the pull request
+  duet pr ROOM --skip ID    drop proposal ID
   duet usage ROOM           model tokens used in ROOM today and this week, by
                             person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
@@ -74,7 +81,7 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
 /** Every `duet` subcommand; the docs check the commands they show against it. */
-export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -186,6 +193,16 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const read = rest.length > 1 ? { problem: REPO_WORDS.oneWord } : rest[0].trim() ? readRepoArgs(rest[0]) : { problem: REPO_WORDS.needsName };
       if ("problem" in read) throw new UsageError(`duet repo: ${read.problem}`);
       return read.change ? { kind, room: checked, change: read.change } : { kind, room: checked };
+    }
+    case "pr": {
+      if (rest[0] === "--open" || rest[0] === "--skip") {
+        if (rest.length !== 2 || !PR_PROPOSAL_ID_PATTERN.test(rest[1])) throw new UsageError(`duet pr ${rest[0]} takes the proposal's ID, as \`duet pr\` printed it`);
+        return { kind: "pr-click", room: checked, decision: rest[0] === "--open" ? "open" : "skip", proposalId: rest[1] };
+      }
+      if (rest[0]?.startsWith("--")) throw new UsageError(`duet pr takes a TITLE, --open ID or --skip ID`);
+      const read = readPrArgs(rest.join(" "));
+      if ("problem" in read) throw new UsageError(`duet pr: ${read.problem}`);
+      return read.title ? { kind, room: checked, title: read.title } : { kind, room: checked };
     }
     case "approve":
     case "skip": {

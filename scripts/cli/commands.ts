@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { channelTargetOf, decide, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
+import { channelTargetOf, decide, prClick, runCommand, STOP_WORDS, type ChatSurface, type DuetCommand, type LiveView, type PendingApproval, type Reply, type WorkerClient } from "@duet/shared";
 import { LivePrinter } from "./live.ts";
 import { renderReply, type Style } from "./render.ts";
 import { recallPending, rememberPending } from "./pending-store.ts";
@@ -12,6 +12,8 @@ export interface CliContext {
   /** The CLI's own token, kept out of anything printed (the flow redacts it). */
   secrets: readonly string[];
   userId: string;
+  /** The person as git knows them, for a pull request's credit; absent or null, it names `userId`. */
+  person?: { name: string; email: string } | null;
   /** The folder the person ran `duet` in: their file paths are read from it and files are saved under it (default: the process's). */
   cwd?: string;
   baseUrl: string;
@@ -43,7 +45,7 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
     notePending(reply, room, ctx);
     if (reply.kind === "error") ctx.err(ctx.style.red(renderReply(reply, room, ctx)));
     else ctx.out(renderReply(reply, room, ctx));
-    if (reply.kind === "error" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
+    if (reply.kind === "error" || reply.kind === "pr-no-repo" || (reply.kind === "reset" && reply.errors.length) || (reply.kind === "ran" && reply.result.exitCode !== 0)) code = 1;
     return { id: room };
   };
   return {
@@ -104,7 +106,8 @@ export async function runAction(room: string, action: RoomAction, ctx: CliContex
     // A fresh key per action lets the client retry a lost request without running its commands twice.
     // A schedule set on a Slack or Discord channel's room posts its answers in that channel; any other room keeps them in its history.
     const target = channelTargetOf(room);
-    await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}`, ...(target ? { scheduleTarget: target } : {}) }, action);
+    const person = action.kind === "pr" && ctx.person ? { name: ctx.person.name, email: ctx.person.email } : {};
+    await runCommand(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}`, ...person, ...(target ? { scheduleTarget: target } : {}) }, action);
   } finally {
     off?.();
   }
@@ -128,5 +131,13 @@ export async function runDecision(room: string, pick: { approvalId: string; deci
   const surface = terminalSurface(room, ctx);
   const flow = { worker: ctx.client, log: () => {}, secrets: ctx.secrets };
   const outcome = await decide(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, { ...pick, message: { id: room } });
+  return outcome === "answered" ? surface.exitCode() : 1;
+}
+
+/** `duet pr ROOM --open|--skip ID`: opens or skips a pull request proposal; the pull request's link is printed. Resolves to the exit code. */
+export async function runPrClick(room: string, click: { proposalId: string; decision: "open" | "skip" }, ctx: CliContext): Promise<number> {
+  const surface = terminalSurface(room, ctx);
+  const flow = { worker: ctx.client, log: () => {}, secrets: ctx.secrets };
+  const outcome = await prClick(flow, surface, { room, user: ctx.userId, key: `cli-${randomUUID()}` }, { ...click, message: { id: room } });
   return outcome === "answered" ? surface.exitCode() : 1;
 }

@@ -11,6 +11,11 @@ import {
   type Naming,
   describeModel,
   describeRepoReply,
+  PR_WORDS,
+  prDecidedLine,
+  prOpenedText,
+  prProposalHead,
+  type PrProposal,
   describeUsage,
   memoryText,
   describeRun,
@@ -152,6 +157,7 @@ const CHAT_SYNTAX = {
   policy: "/policy [auto|approve]",
   model: "/model [NAME]",
   repo: "/repo [OWNER/NAME[@BRANCH]|unlink]",
+  pr: "duet pr ROOM [TITLE]",
   usage: "/usage",
   audit: "/audit",
   schedule: "/schedule WHEN ASK",
@@ -209,6 +215,15 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describeModel(reply, TERMINAL_NAMING);
     case "repo":
       return describeRepoReply(reply.repo, reply.event, terminalNaming(room));
+    case "pr-proposal":
+      return renderPrProposal(reply.proposal, room, style);
+    case "pr-decided":
+      // A terminal cannot change what it printed: the link follows as its own line.
+      return prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, TERMINAL_NAMING);
+    case "pr-opened":
+      return prOpenedText(reply.opened, reply.by, reply.opened.updated === true, TERMINAL_NAMING);
+    case "pr-no-repo":
+      return PR_WORDS.noRepo(terminalNaming(room));
     case "usage":
       return describeUsage(reply.usage, TERMINAL_NAMING);
     case "memory":
@@ -230,6 +245,13 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "error":
       return errorLine(reply, ctx);
   }
+}
+
+/** A pull request proposal at the terminal: its head, the diff's first lines (the model's data, made inert), and how to open or skip it. */
+function renderPrProposal(p: PrProposal, room: string, style: Style): string {
+  const spell = cliSpelling(room);
+  const diff = inert(p.diffHead.replace(/\n$/, "")).split("\n").map((l) => `  ${l}`);
+  return [style.bold(prProposalHead(p, TERMINAL_NAMING)), ...diff, `Open it: ${spell("pr", "--open", p.id)} · drop it: ${spell("pr", "--skip", p.id)}`].join("\n");
 }
 
 /** People by their ids and commands as typed (inert): a terminal has no mentions. */

@@ -38,7 +38,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
-import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest } from "./pr-schemas.ts";
+import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest, type PrSkipRequest } from "./pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
@@ -156,6 +156,11 @@ export class WorkerClient {
   /** Opens the proposal as a pull request (Duet pushes its change to the `duet/…` branch); opening it again answers the same one. */
   openPr(roomId: string, id: string, body: PrOpenRequest): Promise<PrOpened> {
     return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/open`, prOpenedSchema, body, true);
+  }
+
+  /** Drops the proposal `id` unopened; answers it. */
+  skipPr(roomId: string, id: string, body: PrSkipRequest): Promise<PrProposal> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/skip`, prProposalSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

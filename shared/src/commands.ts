@@ -7,6 +7,7 @@ import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
 import { readRepoArgs, type RepoArgs } from "./repo-command.ts";
+import { readPrArgs, type PrArgs } from "./pr-command.ts";
 
 export { sanitizeChatText };
 
@@ -44,6 +45,8 @@ export type DuetCommand =
   | { kind: "forget"; n: number }
   /** The room's repository: shown, linked or unlinked (`change`), or a typing mistake (`problem`) told to the asker alone. */
   | ({ kind: "repo" } & RepoArgs)
+  /** Propose the change in the room's checkout as a pull request, titled `title` (absent: named after what changed). */
+  | ({ kind: "pr" } & PrArgs)
   | { kind: "help"; problem?: string };
 
 /** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
@@ -125,6 +128,8 @@ export function parseDuetCommand(text: string): DuetCommand {
       return forgetCommand(rest);
     case "repo":
       return { kind: "repo", ...readRepoArgs(rest) };
+    case "pr":
+      return { kind: "pr", ...readPrArgs(rest) };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion() };

@@ -60,5 +60,6 @@ export * from "./repo-schemas.ts";
 export * from "./pr-schemas.ts";
 export * from "./memory-schemas.ts";
 export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
+export { readPrArgs, type PrArgs } from "./pr-command.ts";
 export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";

@@ -5,11 +5,27 @@ import { actorField } from "./person-fields.ts";
 
 /** GitHub takes longer titles; a chat line and a branch slug should not. */
 export const PR_TITLE_MAX_CHARS = 200;
+/** A proposal's id as the Worker makes it (8 hex), so a button naming anything else is refused before any call. */
+export const PR_PROPOSAL_ID_PATTERN = /^[0-9a-f]{8}$/;
 /** How many lines of the diff a proposal shows. */
 export const PR_DIFF_HEAD_LINES = 40;
 
+/** Who asked, as the pull request credits them: a name, and an address when the front end knows one (a `Co-authored-by` trailer). */
+export const prCreditSchema = z.object({
+  name: z
+    .string({ error: "Credit name must be a string" })
+    .trim()
+    .min(1, "Credit name cannot be empty")
+    .max(100, "Credit name must be at most 100 characters")
+    .refine((s) => !/[\p{Cc}<>]/u.test(s), "Credit name cannot hold control characters or < >"),
+  email: z.string({ error: "Credit email must be a string" }).max(254, "Credit email must be at most 254 characters").email("Credit email must be an address").optional(),
+});
+export type PrCredit = z.infer<typeof prCreditSchema>;
+
 export const prProposeRequestSchema = z.object({
   userId: actorField,
+  /** Absent: the pull request names the asker by their user id. */
+  credit: prCreditSchema.optional(),
   /** Absent: Duet names it after what changed. */
   title: z
     .string({ error: "Title must be a string" })
@@ -40,6 +56,10 @@ export const prProposalSchema = z.object({
   diffHead: z.string(),
   files: z.array(prFileSchema),
   requestedBy: z.string(),
+  /** Who asked, as the front end named them. */
+  credit: prCreditSchema.optional(),
+  /** The pull request this proposal updates (an earlier one from this room was opened on its branch). */
+  updates: z.object({ url: z.string(), number: z.number() }).optional(),
   at: z.number(),
 });
 export type PrProposal = z.infer<typeof prProposalSchema>;
@@ -51,5 +71,14 @@ export const prOpenRequestSchema = z.object({
 });
 export type PrOpenRequest = z.input<typeof prOpenRequestSchema>;
 
-export const prOpenedSchema = z.object({ url: z.string(), number: z.number(), branch: z.string() });
+/**
+ * The pull request a proposal became. `updated`: the push went onto a pull
+ * request an earlier proposal opened. `already`: this proposal was opened
+ * before (or by a click at the same moment), so nothing was pushed now.
+ */
+export const prOpenedSchema = z.object({ url: z.string(), number: z.number(), branch: z.string(), updated: z.boolean().optional(), already: z.boolean().optional() });
 export type PrOpened = z.infer<typeof prOpenedSchema>;
+
+/** Skipping a proposal: who clicked. */
+export const prSkipRequestSchema = z.object({ userId: actorField });
+export type PrSkipRequest = z.input<typeof prSkipRequestSchema>;

@@ -106,6 +106,8 @@ export const messageResponseSchema = z.object({
   /** Under the `approve` run policy: the commands waiting for a person to run or skip them (`runs` is then empty). */
   pending: z.array(pendingApprovalSchema).optional(),
   /** Workspace files the model attached, after its commands ran (a missing one is a note in the reply instead). */
+  /** The model asked to propose its change as a pull request (`<pr>title</pr>`); the front end proposes it after the answer. */
+  pr: z.object({ title: z.string().optional() }).optional(),
   attachments: z.array(attachmentSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
@@ -236,7 +238,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */

@@ -8,7 +8,7 @@ describe("the /duet command definition", () => {
     expect(duet.contexts).toEqual([0]);
     const subs = duet.options!.map((o) => o.name);
     // Written out: the list Discord shows people, not the table the builder read.
-    expect(subs).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
+    expect(subs).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
     for (const sub of duet.options! as { description: string; options?: { name: string; required?: boolean; max_length?: number }[] }[]) {
       expect(sub.description.length).toBeGreaterThan(0);
       expect(sub.description.length).toBeLessThanOrEqual(100);
@@ -21,6 +21,11 @@ describe("the /duet command definition", () => {
       // So is the repository (without it, the room's is shown), long enough for owner, name and branch at their limits.
       if ((sub as { name?: string }).name === "repo") {
         expect(sub.options).toMatchObject([{ name: "name", required: false, max_length: 400 }]);
+        continue;
+      }
+      // So is a pull request's title (without it, Duet names it), with room past the Worker's 200 so a long one hears the rule.
+      if ((sub as { name?: string }).name === "pr") {
+        expect(sub.options).toMatchObject([{ name: "title", required: false, max_length: 1000 }]);
         continue;
       }
       // A file is optional; a path, a schedule's when and id are short; every other text option takes Discord's most.

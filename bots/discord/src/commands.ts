@@ -19,6 +19,7 @@ export const SUBCOMMANDS = {
   policy: { name: "policy", option: "mode" },
   model: { name: "model", option: "name" },
   repo: { name: "repo", option: "name" },
+  pr: { name: "pr", option: "title" },
   usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
@@ -34,6 +35,9 @@ export type SubcommandName = keyof typeof SUBCOMMANDS;
 
 /** Owner, name and branch at their limits with "/" and "@" between: Discord refuses longer before the bot sees it, and the bot checks the parts. */
 const REPO_OPTION_MAX_CHARS = 400;
+
+/** A pull request's title: room past the Worker's 200, so an overlong one gets the rule rather than Discord's silent cut. */
+const PR_OPTION_MAX_CHARS = 1_000;
 
 /** Discord caps string options at 6,000 characters, below the Worker's own limits. */
 const OPTION_MAX_CHARS = 6_000;
@@ -95,6 +99,13 @@ export function duetCommand() {
           .setName(SUBCOMMANDS.repo.name)
           .setDescription(WORDS.repo.description)
           .addStringOption((o) => o.setName(SUBCOMMANDS.repo.option).setDescription(WORDS.repo.option).setRequired(false).setMaxLength(REPO_OPTION_MAX_CHARS)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.pr.name)
+          .setDescription(WORDS.pr.description)
+          // Longer titles reach the bot (Discord's cap is wider), which says the rule in one line.
+          .addStringOption((o) => o.setName(SUBCOMMANDS.pr.option).setDescription(WORDS.pr.option).setRequired(false).setMaxLength(PR_OPTION_MAX_CHARS)),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription(WORDS.usage.description))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription(WORDS.audit.description))

@@ -9,6 +9,7 @@ import {
   readModel,
   rememberCommand,
   readRepoArgs,
+  readPrArgs,
   readRunPolicy,
   runCommand,
   runNeedsCommand,
@@ -27,6 +28,7 @@ import { COMMAND_NAME, SUBCOMMANDS, type SubcommandName } from "./commands.ts";
 import { permitFor } from "./control/access.ts";
 import { commandUserName } from "./people.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
+import { handlePrClick, isPrClick } from "./control/pr-click.ts";
 import type { BotDeps } from "./deps.ts";
 import { discordTarget } from "./outbox-delivery.ts";
 import { roomHere } from "./rooms.ts";
@@ -45,6 +47,7 @@ const ALREADY_HANDLED = new Set([10062 /* unknown interaction */, 40060 /* alrea
 /** `acked`: told once the command is deferred (its ack), for the metrics. */
 export async function handleInteraction(interaction: Interaction, deps: BotDeps, acked?: () => void): Promise<void> {
   if (isApprovalClick(interaction)) return handleApprovalClick(interaction, deps);
+  if (isPrClick(interaction)) return handlePrClick(interaction, deps);
   if (!interaction.isChatInputCommand()) return;
   const command = readCommand(interaction);
   const permit = permitFor(deps.access, interaction);
@@ -124,6 +127,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return readModel(text(SUBCOMMANDS.model.option), DISCORD_SPELLING);
     case SUBCOMMANDS.repo.name:
       return { kind: "repo", ...readRepoArgs(text(SUBCOMMANDS.repo.option)) };
+    case SUBCOMMANDS.pr.name:
+      return { kind: "pr", ...readPrArgs(text(SUBCOMMANDS.pr.option)) };
     case SUBCOMMANDS.usage.name:
       return { kind: "usage" };
     case SUBCOMMANDS.audit.name:

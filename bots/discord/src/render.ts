@@ -27,10 +27,13 @@ import {
   type RunResult,
   settingsLines,
   STOPPED_NOTE,
+  PR_WORDS,
+  prDecidedLine,
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { prProposalPart, renderPrOpened } from "./control/pr-buttons.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -138,6 +141,7 @@ const DISCORD_SYNTAX = {
   policy: "`/duet policy mode:`_auto|approve_",
   model: "`/duet model name:`_model_",
   repo: "`/duet repo name:`_owner/name@branch_|_unlink_",
+  pr: "`/duet pr title:`_title_",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
@@ -186,6 +190,17 @@ export function renderReply(reply: Reply): Outgoing[] {
       return renderNotice(renderModel(reply));
     case "repo":
       return renderNotice(renderRepo(reply));
+    case "pr-proposal": {
+      const part = prProposalPart(reply.proposal);
+      return [{ content: part.content, files: [], components: part.components }];
+    }
+    case "pr-decided":
+      // Shown by editing the proposal in place (control/pr-click.ts); alone it is one line.
+      return renderNotice(prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, NAMING));
+    case "pr-opened":
+      return renderNotice(renderPrOpened(reply.opened, reply.by));
+    case "pr-no-repo":
+      return renderNotice(`📦 ${PR_WORDS.noRepo(REPO_NAMING)}`);
     case "usage":
       return renderNotice(renderUsage(reply.usage));
     case "memory":

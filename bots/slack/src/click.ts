@@ -9,7 +9,7 @@ import { channelRoom } from "./rooms.ts";
  */
 export const clickSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
-  team: z.object({ id: z.string().min(1) }).nullable().optional(),
+  team: z.object({ id: z.string().min(1), domain: z.string().optional() }).nullable().optional(),
   channel: z.object({ id: z.string().min(1) }).optional(),
   message: z
     .object({ ts: z.string().min(1), thread_ts: z.string().optional(), text: z.string().default(""), blocks: z.array(z.record(z.string(), z.unknown())).default([]) })

@@ -22,9 +22,12 @@ import {
   type RunResult,
   settingsLines,
   STOPPED_NOTE,
+  PR_WORDS,
+  prDecidedLine,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { prProposalBlocks, renderPrOpened } from "./control/pr-blocks.ts";
+import { NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -131,6 +134,7 @@ const SLACK_SYNTAX = {
   policy: "`/duet policy` [`auto`|`approve`]",
   model: "`/duet model` [_name_]",
   repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink`]",
+  pr: "`/duet pr` [_title_]",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule` _when_ _question_",
@@ -190,6 +194,15 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
       return renderModel(reply);
     case "repo":
       return renderRepo(reply);
+    case "pr-proposal":
+      return prProposalBlocks(reply.proposal, reply.room);
+    case "pr-decided":
+      // Shown by editing the proposal's blocks (pr-click.ts); alone it is one line.
+      return renderNotice(prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, NAMING));
+    case "pr-opened":
+      return renderPrOpened(reply.opened, reply.by);
+    case "pr-no-repo":
+      return renderNotice(`:package: ${PR_WORDS.noRepo(NAMING)}`);
     case "usage":
       return renderUsage(reply.usage);
     case "memory":

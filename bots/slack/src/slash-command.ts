@@ -78,7 +78,7 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     const room = channelRoom(command.team_id, command.channel_id);
     const live = liveAnswer(deps, command, parsed, room);
     const surface = slashSurface(deps.out, respond, { channel: command.channel_id, command: parsed.kind, room, files: deps.files.surface({ channel: command.channel_id }), ...(live ? { live } : {}) }, deps.logger);
-    const name = parsed.kind === "ask" ? await deps.people.name(command.team_id, command.user_id) : null;
+    const name = parsed.kind === "ask" || parsed.kind === "pr" ? await deps.people.name(command.team_id, command.user_id) : null;
     // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
     const scheduleTarget = { platform: "slack" as const, place: { channel: command.channel_id } };
     // The answer is kept for delivery in the channel, where its live message is posted.

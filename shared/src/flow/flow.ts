@@ -15,6 +15,8 @@ import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
 import { forget, memory, remember } from "./memory.ts";
 import { repo } from "./repo.ts";
+import { pr } from "./pr.ts";
+import { readPrArgs } from "../pr-command.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -82,6 +84,8 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
 async function answered(deps: FlowDeps, surface: ChatSurface, asker: Asker, posted: PostedRef | null, reply: Reply): Promise<void> {
   await confirmPosted(deps, asker, posted);
   if (posted && reply.kind === "answer") await sendAttachments(deps, surface, asker, reply.answer);
+  // The model ended an answer whose commands ran with <pr>: its change is proposed after it, as `/duet pr` would.
+  if (posted && reply.kind === "answer" && reply.answer.pr) await pr(deps, surface, asker, { kind: "pr", ...readPrArgs(reply.answer.pr.title ?? "") });
 }
 
 /** The answer is in the chat: the room stops keeping it for delivery. A failed confirm only means a later edit of the same message. */
@@ -254,6 +258,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return usage(deps, surface, asker);
     case "repo":
       return repo(deps, surface, asker, command);
+    case "pr":
+      return pr(deps, surface, asker, command);
     case "stop":
       return stop(deps, surface, asker);
     case "get":

@@ -41,6 +41,14 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
       return { ...reply, text: r(reply.text) };
     case "reset":
       return { ...reply, errors: reply.errors.map(r) };
+    // The model's change: its title, stat and diff are the model's data (the Worker redacted the diff; the bot's own secrets here).
+    case "pr-proposal":
+      return { ...reply, proposal: { ...reply.proposal, title: r(reply.proposal.title), diffstat: r(reply.proposal.diffstat), diffHead: r(reply.proposal.diffHead) } };
+    // A pull request's address and branch, from GitHub and Duet.
+    case "pr-decided":
+    case "pr-opened":
+    case "pr-no-repo":
+      return reply;
     // Settings: model names, policies and people's ids, set by the operator or the Worker.
     case "policy":
     case "model":

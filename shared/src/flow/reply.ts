@@ -4,6 +4,7 @@ import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageRespo
 import type { ErrorCode } from "../errors.ts";
 import type { RepoResponse } from "../repo-schemas.ts";
 import type { RepoEvent } from "../words/repo.ts";
+import type { PrOpened, PrProposal } from "../pr-schemas.ts";
 
 /**
  * What the flow hands a front end to show, before any platform's markup: each
@@ -27,6 +28,14 @@ export type Reply =
   | { kind: "model"; model: string; choices: string[]; source?: PolicySource; setBy?: string }
   /** The room's repository: as it is, or what `event` just did to it (linked, unlinked, nothing to unlink). */
   | { kind: "repo"; repo: RepoResponse; event?: RepoEvent }
+  /** The change in the room's checkout proposed as a pull request, with Open and Skip for `room`'s proposal. */
+  | { kind: "pr-proposal"; proposal: PrProposal; room: string }
+  /** A proposal's message once someone opened (`opened`) or skipped it: its buttons give way to what became of it. */
+  | { kind: "pr-decided"; proposalId: string; by: string; opened?: PrOpened }
+  /** The pull request `by` opened or updated, posted in the thread. */
+  | { kind: "pr-opened"; opened: PrOpened; by: string }
+  /** `/duet pr` where no repository is linked: what links one. */
+  | { kind: "pr-no-repo" }
   /** The room's model usage and budgets, for the asker only. */
   | { kind: "usage"; usage: UsageResponse }
   /** The room's run policy: as it is (`setBy` absent; `source` says where it comes from), or as `setBy` just set it. */

@@ -49,6 +49,8 @@ export interface Asker {
   user: string;
   /** The person's display name, for the model to tell people apart; absent where it could not be resolved. */
   name?: string;
+  /** The person's email address, where the front end knows it (a pull request credits them with it). */
+  email?: string;
   /** The platform's id for this delivery (event, interaction, a fresh id for the CLI): the Worker's idempotency key. */
   key: string;
   /** Whether this person may run, approve, change the policy or reset; everyone may when absent. */

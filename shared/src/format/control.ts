@@ -97,6 +97,8 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `schedule ${e.scheduleId ?? "?"} asked ${name.command(shortCommand(e.ask ?? ""))}, set by ${who(e.requestedBy)}`;
       case "pr-proposed":
         return `${who(e.requestedBy)} proposed a pull request to ${name.command(e.repo ?? "?")} from ${name.command(e.branch ?? "?")}: ${name.command(shortCommand(e.title ?? ""))}`;
+      case "pr-skipped":
+        return `${who(e.requestedBy)} skipped the pull request from ${name.command(e.branch ?? "?")}: ${name.command(shortCommand(e.title ?? ""))}`;
       case "pr-opened":
         return `${who(e.requestedBy)} opened the pull request ${e.url ?? "?"} from ${name.command(e.branch ?? "?")}`;
       case "remember":

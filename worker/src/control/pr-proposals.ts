@@ -16,6 +16,8 @@ export interface OpenedPr {
 export interface ProposalRecord {
   proposal: PrProposal;
   opened: OpenedPr | null;
+  /** Someone skipped the proposal: it cannot be opened (the pull request it would update, if any, stays). */
+  skipped?: boolean;
 }
 
 /**
@@ -35,7 +37,10 @@ export class PrProposals {
   current(): ProposalRecord | null {
     if (this.cached === undefined) {
       const row = this.table.exists() ? this.storage.sql.exec<Row>(`SELECT proposal, opened FROM duet_pr WHERE id = 1`).toArray()[0] : undefined;
-      this.cached = row ? { proposal: JSON.parse(String(row.proposal)) as PrProposal, opened: row.opened === null ? null : (JSON.parse(String(row.opened)) as OpenedPr) } : null;
+      // A skipped proposal is kept with a mark in its JSON, so the table's shape stays as it was made.
+      const stored = row ? (JSON.parse(String(row.proposal)) as PrProposal & { skipped?: boolean }) : null;
+      const { skipped, ...proposal } = stored ?? { skipped: false };
+      this.cached = row ? { proposal: proposal as PrProposal, opened: row.opened === null ? null : (JSON.parse(String(row.opened)) as OpenedPr), ...(skipped ? { skipped: true } : {}) } : null;
     }
     return this.cached;
   }
@@ -45,7 +50,7 @@ export class PrProposals {
     this.storage.sql
       .exec(
         `INSERT INTO duet_pr (id, proposal, opened) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET proposal = excluded.proposal, opened = excluded.opened`,
-        JSON.stringify(record.proposal),
+        JSON.stringify(record.skipped ? { ...record.proposal, skipped: true } : record.proposal),
         record.opened ? JSON.stringify(record.opened) : null,
       )
       .toArray();

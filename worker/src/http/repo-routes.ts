@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { prOpenRequestSchema, prProposeRequestSchema } from "@duet/shared";
+import { prOpenRequestSchema, prProposeRequestSchema, prSkipRequestSchema } from "@duet/shared";
 import { jsonBody } from "../request.ts";
 import { send, type RoomApp } from "./rooms.ts";
 
@@ -28,3 +28,9 @@ repoRoutes.post("/pr", jsonBody(prProposeRequestSchema), async (c) => send(await
  * the pull request; `{url, number, branch}`. Opening it again answers the same.
  */
 repoRoutes.post("/pr/:id/open", jsonBody(prOpenRequestSchema), async (c) => send(await c.var.room.openPr(c.req.param("id"), c.req.valid("json"))));
+
+/**
+ * `POST /api/rooms/:roomId/repo/pr/:id/skip` `{userId}`: drops the proposal
+ * unopened (audited `pr-skipped`); 409 when it was opened, 404 when unknown.
+ */
+repoRoutes.post("/pr/:id/skip", jsonBody(prSkipRequestSchema), async (c) => send(await c.var.room.skipPr(c.req.param("id"), c.req.valid("json"))));

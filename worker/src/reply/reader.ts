@@ -1,4 +1,4 @@
-import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE } from "@duet/shared";
+import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE, PR_TITLE_MAX_CHARS } from "@duet/shared";
 import { commandOf, inlineCode, isPlaceholder } from "./command.ts";
 import { TagScanner, type ScanItem } from "./tag-scanner.ts";
 import { TextOut } from "./text-out.ts";
@@ -23,6 +23,8 @@ export interface ReadReply {
   notes: string[];
   /** Workspace paths the model attached with `<attach>`, in order, each once. */
   attachments: string[];
+  /** The model asked to propose its change as a pull request (`<pr>title</pr>`): the title, "" for none; null when it did not. */
+  pr: string | null;
 }
 
 /** The notes' words live in shared, where `pnpm eval` reads them too. */
@@ -64,6 +66,7 @@ export class ModelTextReader {
   private readonly skipped: string[] = [];
   private readonly notes: string[] = [];
   private readonly attachments: string[] = [];
+  private pr: string | null = null;
 
   constructor(private readonly maxCommands: number) {}
 
@@ -83,11 +86,14 @@ export class ModelTextReader {
     this.writeLabel();
     for (const note of this.notes) this.out.write(`\n\n_${note}_`);
     const events = this.drain();
-    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments] } };
+    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments], pr: this.pr } };
   }
 
   private take(item: ScanItem): void {
-    if (item.kind === "tag" && item.tag === "attach") {
+    if (item.kind === "tag" && item.tag === "pr") {
+      // The proposal follows the answer; the tag itself shows nothing. Read leniently: one line, the last tag wins.
+      this.pr = prTitleOf(item.body);
+    } else if (item.kind === "tag" && item.tag === "attach") {
       // The file goes with the answer; the tag itself shows nothing.
       const path = item.body.trim();
       if (path && !this.attachments.includes(path)) this.attachments.push(path);
@@ -282,4 +288,14 @@ function endsWithCommand(segs: Seg[]): boolean {
 function firstLine(cmd: string): string {
   const [first, ...rest] = cmd.split("\n");
   return rest.length ? `${first} …` : first;
+}
+
+/** The title a `<pr>` tag gives: on one line, without control characters, at most the title's limit; "" when it names none. */
+export function prTitleOf(body: string): string {
+  return body
+    .replace(/[\p{Cc}\p{Cf}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, PR_TITLE_MAX_CHARS)
+    .trim();
 }

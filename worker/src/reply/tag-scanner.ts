@@ -5,10 +5,10 @@
  * out ever holds a tag or part of one. A stray closing tag is dropped for the
  * same reason.
  */
-export type TagName = "run" | "attach";
+export type TagName = "run" | "attach" | "pr";
 export type ScanItem = { kind: "text"; text: string } | { kind: "tag"; body: string; tag: TagName };
 
-const TAGS: TagName[] = ["run", "attach"];
+const TAGS: TagName[] = ["run", "attach", "pr"];
 const MARKS = TAGS.flatMap((t) => [`<${t}>`, `</${t}>`]);
 
 /** The earliest of `marks` in `lower` at or after 0: its index and which. */
@@ -62,7 +62,7 @@ export class TagScanner {
     const open = this.inTag;
     this.buffer = "";
     this.inTag = null;
-    // An <attach> cut off names no file: nothing to say about it.
+    // An <attach> cut off names no file, a <pr> cut off asks for nothing: nothing to say about either.
     if (open) return { items: [], unclosedBody: open === "run" ? rest : null };
     return { items: rest ? [{ kind: "text", text: rest }] : [], unclosedBody: null };
   }

@@ -9,6 +9,7 @@ import type {
   ModelRequest,
   PolicyRequest,
   PrOpenRequest,
+  PrSkipRequest,
   PrProposeRequest,
   RepoRequest,
   PinFactRequest,
@@ -190,6 +191,11 @@ export class DuetAgent extends Agent<Env> {
   /** Opens the proposal `id` as a pull request (pushes its change first). */
   async openPr(id: string, req: PrOpenRequest): Promise<Outcome> {
     return guard(async () => ok(await this.room.openPr(id, req)));
+  }
+
+  /** Drops the proposal `id` unopened. */
+  async skipPr(id: string, req: PrSkipRequest): Promise<Outcome> {
+    return guard(async () => ok(this.room.skipPr(id, req)));
   }
 
   async removeRepo(userId?: string): Promise<Outcome> {

@@ -1,5 +1,5 @@
-import { DuetError, PR_DIFF_HEAD_LINES, type PrProposal } from "@duet/shared";
-import type { OpenedPr, PrProposals } from "../control/pr-proposals.ts";
+import { DuetError, PR_DIFF_HEAD_LINES, type PrCredit, type PrOpened, type PrProposal } from "@duet/shared";
+import type { OpenedPr, PrProposals, ProposalRecord } from "../control/pr-proposals.ts";
 import type { CheckoutStore } from "../control/repo-checkout.ts";
 import type { GithubAppConfig } from "../github/app-config.ts";
 import { cloneUrl } from "../github/clone-url.ts";
@@ -88,7 +88,18 @@ export const PULL_PERMISSIONS = { pull_requests: "write" } as const;
 /** The pull request's body: where it was asked for and by whom, and what it holds. */
 export function prBody(proposal: PrProposal, userId: string, threadUrl: string | undefined): string {
   const where = threadUrl ? ` in ${threadUrl}` : "";
-  return [`Proposed by Duet, asked for by ${proposal.requestedBy}${where}; opened by ${userId}.`, "", "```", proposal.diffstat, "```"].join("\n");
+  const trailer = coAuthored(proposal);
+  return [`Proposed by Duet, asked for by ${askerOf(proposal)}${where}; opened by ${userId}.`, "", "```", proposal.diffstat, "```", ...(trailer ? ["", trailer] : [])].join("\n");
+}
+
+/** The asker as the pull request names them: their name and platform id when the front end gave a name, else the id. */
+export function askerOf(proposal: PrProposal): string {
+  return proposal.credit ? `${proposal.credit.name} (${proposal.requestedBy})` : proposal.requestedBy;
+}
+
+/** `Co-authored-by: Name <address>`, GitHub's credit for a commit's co-author, when the asker's address is known. */
+export function coAuthored(proposal: PrProposal): string | null {
+  return proposal.credit?.email ? `Co-authored-by: ${proposal.credit.name} <${proposal.credit.email}>` : null;
 }
 
 /** A title for a change nobody named: what it touched. */
@@ -108,6 +119,8 @@ export interface RepoPrDeps {
   record: (proposal: PrProposal, keepOpened: boolean) => void;
   /** Writes the pull request the proposal became and its audit entry together. */
   opened: (proposal: PrProposal, pr: OpenedPr, userId: string) => void;
+  /** Marks the proposal skipped and writes its audit entry together. */
+  skipped: (held: ProposalRecord, userId: string) => void;
   github: () => { app: InstallationTokens; config: GithubAppConfig } | null;
   now?: () => number;
   newId?: () => string;
@@ -121,6 +134,8 @@ export interface RepoPrDeps {
 export class RepoPr {
   private readonly now: () => number;
   private readonly newId: () => string;
+  /** Opens under way, by proposal id. */
+  private readonly opening = new Map<string, Promise<PrOpened>>();
 
   constructor(private readonly deps: RepoPrDeps) {
     this.now = deps.now ?? Date.now;
@@ -128,7 +143,7 @@ export class RepoPr {
   }
 
   /** The change in `repo/` against the checkout's commit, as a proposal. 404 with no repository or checkout, 409 when nothing changed. */
-  async propose(userId: string, title: string | undefined): Promise<PrProposal> {
+  async propose(userId: string, title: string | undefined, credit?: PrCredit): Promise<PrProposal> {
     const link = this.deps.link();
     if (!link) throw new DuetError("not_found", "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)");
     const checkout = this.deps.checkouts.of(link);
@@ -158,6 +173,8 @@ export class RepoPr {
       diffHead: this.deps.redact(change.diffHead),
       files: change.files,
       requestedBy: userId,
+      ...(credit ? { credit } : {}),
+      ...(same && before.opened ? { updates: { url: before.opened.url, number: before.opened.number } } : {}),
       at: this.now(),
     };
     this.deps.record(proposal, Boolean(same));
@@ -171,11 +188,35 @@ export class RepoPr {
    * unless the branch has one. Opening the same proposal again answers the
    * same pull request and pushes nothing.
    */
-  async open(id: string, userId: string, threadUrl: string | undefined): Promise<{ url: string; number: number; branch: string }> {
+  open(id: string, userId: string, threadUrl: string | undefined): Promise<PrOpened> {
+    // Two clicks at once on Open share one push and one pull request: the second waits for the first's answer.
+    const running = this.opening.get(id);
+    if (running) return running.then((pr) => ({ ...pr, already: true }));
+    const made = this.openOnce(id, userId, threadUrl).finally(() => this.opening.delete(id));
+    this.opening.set(id, made);
+    return made;
+  }
+
+  /** Drops the room's proposal `id` so it cannot be opened; the pull request an earlier proposal opened stays, and the next proposal still updates it. */
+  skip(id: string, userId: string): PrProposal {
+    const held = this.held(id);
+    if (held.opened?.proposalId === id) throw new DuetError("already_decided", `this change was already opened as ${held.opened.url}`);
+    if (this.opening.has(id)) throw new DuetError("already_decided", "this change is being opened as a pull request now");
+    if (!held.skipped) this.deps.skipped(held, userId);
+    return held.proposal;
+  }
+
+  private held(id: string): ProposalRecord {
     const held = this.deps.proposals.current();
     if (!held || held.proposal.id !== id) throw new DuetError("not_found", `there is no pull request proposal ${id} in this room: propose one first (POST /api/rooms/:roomId/repo/pr)`);
+    return held;
+  }
+
+  private async openOnce(id: string, userId: string, threadUrl: string | undefined): Promise<PrOpened> {
+    const held = this.held(id);
     const { proposal, opened } = held;
-    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch };
+    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch, already: true };
+    if (held.skipped) throw new DuetError("already_decided", "this change was skipped, so it was not opened: propose it again");
     const github = this.deps.github();
     if (!github) throw new DuetError("github_not_configured", "no GitHub App is configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY), so Duet cannot push");
     const executor = this.deps.executor();
@@ -184,7 +225,8 @@ export class RepoPr {
     const installation = await installationOf(github.app, github.config, proposal.repo, now);
     const name = proposal.repo.split("/")[1];
     const write = await github.app.token(installation, name, PUSH_PERMISSIONS);
-    const message = `${proposal.title}\n\nAsked for by ${proposal.requestedBy}${threadUrl ? ` in ${threadUrl}` : ""}.`;
+    const trailer = coAuthored(proposal);
+    const message = `${proposal.title}\n\nAsked for by ${askerOf(proposal)}${threadUrl ? ` in ${threadUrl}` : ""}.${trailer ? `\n\n${trailer}` : ""}`;
     const pushed = await executor.push(this.deps.roomId, {
       url: cloneUrl(github.config.apiUrl, proposal.repo),
       token: write.token,
@@ -203,6 +245,6 @@ export class RepoPr {
           now,
         );
     this.deps.opened(proposal, { ...pr, headSha: pushed.sha, proposalId: id }, userId);
-    return { ...pr, branch: proposal.branch };
+    return { ...pr, branch: proposal.branch, ...(opened ? { updated: true } : {}) };
   }
 }

@@ -6,7 +6,9 @@ import {
   type ModelResponse,
   type PolicyRequest,
   type PolicyResponse,
+  type PrOpened,
   type PrProposal,
+  type PrSkipRequest,
   type PrOpenRequest,
   type PrProposeRequest,
   type RepoRequest,
@@ -91,12 +93,17 @@ export class Room {
   private executorSlot?: ExecutorSlot;
   /** Reads the change in `repo/` against its checkout and keeps it as the room's pull request proposal (see repo-pr.ts). */
   async proposePr(req: PrProposeRequest): Promise<PrProposal> {
-    return this.repoPr.propose(req.userId, req.title);
+    return this.repoPr.propose(req.userId, req.title, req.credit);
   }
 
   /** Commits and pushes the proposal's change and opens its pull request (see repo-pr.ts). */
-  async openPr(id: string, req: PrOpenRequest): Promise<{ url: string; number: number; branch: string }> {
+  async openPr(id: string, req: PrOpenRequest): Promise<PrOpened> {
     return this.repoPr.open(id, req.userId, req.threadUrl);
+  }
+
+  /** Drops the proposal `id` unopened (see repo-pr.ts). */
+  skipPr(id: string, req: PrSkipRequest): PrProposal {
+    return this.repoPr.skip(id, req.userId);
   }
 
   /** The GitHub App's tokens, made on first use (null: no App configured). */
@@ -152,6 +159,11 @@ export class Room {
         storage.transactionSync(() => {
           this.proposals.set({ proposal, opened: pr });
           this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
+        }),
+      skipped: (held, userId) =>
+        storage.transactionSync(() => {
+          this.proposals.set({ ...held, skipped: true });
+          this.control.audit.record([{ at: Date.now(), kind: "pr-skipped", repo: held.proposal.repo, branch: held.proposal.branch, title: held.proposal.title, requestedBy: userId }]);
         }),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });

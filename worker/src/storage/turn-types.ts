@@ -40,6 +40,8 @@ export interface StoredAnswer {
   pending?: PendingApproval[];
   /** Workspace files the model attached (`<attach>`), found after the commands ran. */
   attachments?: Attachment[];
+  /** The model asked for its change to be proposed as a pull request (`<pr>`), after commands that ran: the title, absent for Duet's own. */
+  pr?: { title?: string };
   /** The model call's tokens, kept in the turn's own row (no row of its own); absent where no model was asked. */
   usage?: TurnUsage;
 }

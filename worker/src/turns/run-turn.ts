@@ -196,6 +196,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...(stopped ? { stopped: true } : {}),
     ...(pending.length ? { pending } : {}),
     ...(attachments.length ? { attachments } : {}),
+    // Only an answer whose commands ran may have changed files; a stopped or waiting one proposes nothing.
+    ...(parsed.pr !== null && !stopped && !pending.length && progress.runs.length ? { pr: parsed.pr ? { title: redact(parsed.pr) } : {} } : {}),
     ...(usage ? { usage } : {}),
   };
   // Progress stored before it was kept redacted may hold the model's raw text.

@@ -37,7 +37,7 @@ export function renderMemory(reply: MemoryReply): string {
 }
 
 /** As NAMING, `/duet repo` spelled with its option (`/duet repo name:owner/name`). */
-const REPO_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^repo /, "repo name:")}\`` };
+export const REPO_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^repo /, "repo name:")}\`` };
 
 export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): string {
   return `📦 ${describeRepoReply(r.repo, r.event, REPO_NAMING)}`;

@@ -1,0 +1,103 @@
+import type { DuetCommand } from "../commands.ts";
+import { DuetError } from "../errors.ts";
+import type { PrCredit } from "../pr-schemas.ts";
+import { PR_WORDS, sentence } from "../words/pr.ts";
+import { failure, outcome } from "./attempt.ts";
+import { guarded } from "./control.ts";
+import { redacting } from "./redacting.ts";
+import { show } from "./audience.ts";
+import type { Reply } from "./reply.ts";
+import type { ChatSurface, PostedRef } from "./surface.ts";
+import type { Asker, FlowDeps, Outcome } from "./types.ts";
+
+/**
+ * `/duet pr` and the Open and Skip clicks on what it proposes, once for every
+ * front end. Proposing pushes nothing, so anyone here may: the proposal is
+ * posted for the thread to see. Opening pushes, so a click follows the run
+ * policy as a command does: under `approve` only someone allowed to approve
+ * may open or skip; under `auto` whoever may run commands here (the asker
+ * among them). A refused click changes nothing and is told to the clicker
+ * alone.
+ */
+export async function pr(deps: FlowDeps, surface: ChatSurface, asker: Asker, command: Extract<DuetCommand, { kind: "pr" }>): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
+  if ("problem" in command) return outcome(true, await show(surface, "pr", false, { kind: "error", text: command.problem, code: "invalid_request" }));
+  const credit: PrCredit | undefined = asker.name ? { name: asker.name.slice(0, 100), ...(asker.email ? { email: asker.email } : {}) } : undefined;
+  try {
+    const proposal = await deps.worker.proposePr(asker.room, { userId: asker.user, ...(command.title ? { title: command.title } : {}), ...(credit ? { credit } : {}) });
+    deps.roomUsed?.(asker.room);
+    return outcome(true, await show(surface, "pr", true, { kind: "pr-proposal", proposal, room: asker.room }));
+  } catch (err) {
+    return outcome(false, await show(surface, "pr", false, await whyNot(deps, asker.room, err)));
+  }
+}
+
+/**
+ * Why there is nothing to propose, in one line: no repository (what links
+ * one), none checked out yet, nothing changed; any other failure in the
+ * shared words.
+ */
+async function whyNot(deps: FlowDeps, room: string, err: unknown): Promise<Reply> {
+  if (err instanceof DuetError && err.code === "nothing_changed") return { kind: "hint", text: sentence(err.message) };
+  if (err instanceof DuetError && err.code === "not_found") {
+    const view = await deps.worker.repo(room).catch(() => null);
+    if (view?.repo === null) return { kind: "pr-no-repo" };
+    if (view && !view.checkout) return { kind: "hint", text: PR_WORDS.notCheckedOut(view.repo) };
+  }
+  return failure(deps, "pr", room, err);
+}
+
+/** An Open or Skip click on a proposal: which one, and the message that shows it; `threadUrl` is where the pull request links back to. */
+export interface PrClick {
+  proposalId: string;
+  decision: "open" | "skip";
+  message: PostedRef;
+  threadUrl?: string;
+}
+
+/**
+ * Opens or skips a proposal for a person the run policy allows. Open: Duet
+ * pushes and opens (or updates) the pull request, the proposal's message
+ * shows who opened it in place of its buttons, and the link is posted in the
+ * thread. Skip: the proposal is dropped and its buttons go. A second click
+ * on an opened proposal, a skipped or replaced one, or a failure is told to
+ * the clicker alone.
+ */
+export async function prClick(deps: FlowDeps, surface: ChatSurface, asker: Asker, click: PrClick): Promise<Outcome> {
+  surface = redacting(surface, deps.secrets);
+  let runPolicy;
+  try {
+    runPolicy = (await deps.worker.policy(asker.room)).runPolicy;
+  } catch (err) {
+    await show(surface, "decide", false, failure(deps, "pr click", asker.room, err));
+    return "failed";
+  }
+  return guarded(
+    surface,
+    asker,
+    runPolicy === "approve" ? "approve" : "run",
+    async () => {
+      try {
+        if (click.decision === "skip") {
+          await deps.worker.skipPr(asker.room, click.proposalId, { userId: asker.user });
+          return outcome(true, await surface.edit(click.message, { kind: "pr-decided", proposalId: click.proposalId, by: asker.user }));
+        }
+        const opened = await deps.worker.openPr(asker.room, click.proposalId, { userId: asker.user, ...(click.threadUrl ? { threadUrl: click.threadUrl } : {}) });
+        // Another click got there first: it shows the link; this one is told privately.
+        if (opened.already) return outcome(true, await show(surface, "decide", false, { kind: "hint", text: PR_WORDS.alreadyOpened(opened.url) }));
+        deps.roomUsed?.(asker.room);
+        await surface.edit(click.message, { kind: "pr-decided", proposalId: click.proposalId, by: asker.user, opened });
+        return outcome(true, await show(surface, "decide", true, { kind: "pr-opened", opened, by: asker.user }));
+      } catch (err) {
+        if (err instanceof DuetError && (err.code === "not_found" || err.code === "already_decided")) {
+          deps.log(`pr click in ${asker.room} refused: ${err.message}`);
+          await show(surface, "decide", false, { kind: "hint", text: err.code === "not_found" ? PR_WORDS.stale : sentence(err.message) });
+          return "failed";
+        }
+        await show(surface, "decide", false, failure(deps, "pr click", asker.room, err));
+        return "failed";
+      }
+    },
+    PR_WORDS.refusedWhat,
+  );
+}

@@ -1,0 +1,63 @@
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { startFakeGithub, type FakeGithub } from "../fakes/github.ts";
+import { BareRepos } from "./git-repos.ts";
+
+/**
+ * What a chat test of pull requests runs against besides its platform: the
+ * fake GitHub (its App installed on acme/widgets) serving a real bare
+ * repository over `git http-backend`, and the real bubblewrap executor; `vars`
+ * point a Worker (started with `executor: "real"`) at both.
+ */
+export interface PrHost {
+  github: FakeGithub;
+  repos: BareRepos;
+  executor: RunningExecutor;
+  /** main's tip when the host started. */
+  mainTip: string;
+  vars: Record<string, string>;
+  /** git on the host's bare acme/widgets. */
+  hostGit(...args: string[]): string;
+  stop(): Promise<void>;
+}
+
+export const PR_APP_ID = "31339";
+
+export async function startPrHost(): Promise<PrHost> {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const repos = new BareRepos();
+  const mainTip = await repos.create("acme/widgets", [{ "README.md": "# Widgets\n" }, { "src/a.txt": "alpha\n" }]);
+  const github = await startFakeGithub({ appId: PR_APP_ID, publicKey, gitRoot: repos.root });
+  github.addRepo({ fullName: "acme/widgets", installationId: 9 });
+  const root = mkdtempSync(join(tmpdir(), "duet-pr-host-"));
+  const token = randomBytes(16).toString("hex");
+  const executor = await startExecutor({ port: 0, root, token }, () => {}).catch(async (err) => {
+    await github.close();
+    throw err;
+  });
+  return {
+    github,
+    repos,
+    executor,
+    mainTip,
+    vars: {
+      SANDBOX_URL: executor.url,
+      SANDBOX_TOKEN: token,
+      GITHUB_APP_ID: PR_APP_ID,
+      GITHUB_APP_PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+      GITHUB_APP_SLUG: "duet-test",
+      GITHUB_API_URL: github.url,
+    },
+    hostGit: (...args) => execFileSync("git", ["-C", `${repos.root}/acme/widgets.git`, ...args]).toString().trim(),
+    async stop() {
+      await executor.close();
+      await github.close();
+      repos.remove();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
