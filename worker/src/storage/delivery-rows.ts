@@ -18,8 +18,8 @@ export const DELIVERY_COLUMNS: Readonly<Record<string, string>> = {
 
 /** Answered, sent somewhere, not yet confirmed, and young enough to still matter (a day, as replays). */
 const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND delivered IS NULL AND received_at > ?`;
-/** A scheduled run's answer: no bot follows its turn live, so it is offered at once, without the grace time. */
-const SCHEDULED = `json_extract(deliver, '$.place.schedule') IS NOT NULL`;
+/** A scheduled run's answer, or what GitHub's webhook brought (a note, a comment's answer): no bot follows its turn live, so it is offered at once, without the grace time. */
+const SCHEDULED = `(json_extract(deliver, '$.place.schedule') IS NOT NULL OR json_extract(deliver, '$.place.github') IS NOT NULL)`;
 
 /** The delivery state of the newest message turn asked under a key. */
 export interface DeliveryState {
