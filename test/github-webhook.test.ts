@@ -48,7 +48,7 @@ interface Item {
  * What the Slack bot would post now: the feed's items for ROOM, each
  * confirmed as posted (as the bot does), so the next read sees only new ones.
  */
-async function posted(waitMs: number): Promise<Item[]> {
+async function posted(waitMs: number, count = 1): Promise<Item[]> {
   const mine: Item[] = [];
   const until = Date.now() + waitMs;
   do {
@@ -58,7 +58,7 @@ async function posted(waitMs: number): Promise<Item[]> {
       mine.push(item);
       expect((await api("POST", `/api/rooms/${ROOM}/deliveries`, { key: item.key, messageId: `1700000001.00${mine.length}`, final: true })).status).toBe(200);
     }
-  } while (!mine.length && Date.now() < until);
+  } while (mine.length < count && Date.now() < until);
   return mine;
 }
 
@@ -101,7 +101,7 @@ describe("GitHub's webhook tells the room's thread about its pull request", () =
     expect(merged).toEqual({ status: 202, body: { handled: "merged" } });
     const items = await posted(10_000);
     expect(items).toHaveLength(1);
-    expect(items[0].deliver).toEqual({ platform: "slack", place: { channel: "C1", team: "T1", threadTs: "1700000000.000100", github: `acme/widgets#${pr.number}` } });
+    expect(items[0].deliver).toEqual({ platform: "slack", place: { channel: "C1", team: "T1", threadTs: "1700000000.000100", ts: "1700000000.000100", github: `acme/widgets#${pr.number}` } });
     expect(items[0].answer.reply).toBe(`:tada: acme/widgets#${pr.number} was merged by octocat on GitHub. ${pr.url.replace(/^.*\/acme/, "https://github.example/acme")}`);
 
     // The same delivery again (GitHub's "Redeliver"): answered, nothing posted twice.
@@ -123,10 +123,12 @@ describe("GitHub's webhook tells the room's thread about its pull request", () =
     const asked = await hook("pull_request_review_comment", payloads.reviewComment("acme/widgets", pr.number, 501, "mona", `@${SLUG} Please explain the ALPHA line`), { id: "d-comment-1" });
     expect(asked).toEqual({ status: 202, body: { handled: "comment" } });
 
-    const items = await posted(20_000);
-    expect(items).toHaveLength(1);
-    expect(items[0].deliver.place).toMatchObject({ channel: "C1", threadTs: "1700000000.000100" });
-    expect(items[0].answer.reply).toContain("It makes alpha louder, as the issue asked.");
+    // The thread sees the comment, quoted, then Duet's answer.
+    const items = await posted(20_000, 2);
+    expect(items).toHaveLength(2);
+    for (const item of items) expect(item.deliver.place).toMatchObject({ channel: "C1", threadTs: "1700000000.000100" });
+    expect(items[0].answer.reply).toBe(`mona on GitHub (acme/widgets#${pr.number}, src/a.txt line 2) https://github.example/acme/widgets/pull/${pr.number}#discussion_r501:\n> @${SLUG} Please explain the ALPHA line`);
+    expect(items[1].answer.reply).toContain("It makes alpha louder, as the issue asked.");
     // The model was told who wrote it and where, with the comment as quoted lines.
     const call = sandbox.stack.model.calls.find((c) => c.messages.some((m) => m.content.includes("Please explain the ALPHA line")))!;
     const said = call.messages.filter((m) => m.role === "user").at(-1)!.content;
@@ -143,7 +145,7 @@ describe("GitHub's webhook tells the room's thread about its pull request", () =
     sandbox.stack.model.answer("what about tests", "Tests pass.");
     const plain = await hook("issue_comment", payloads.issueComment("acme/widgets", pr.number, 503, "mona", `hey @${SLUG}, what about tests?`), { id: "d-comment-2" });
     expect(plain).toEqual({ status: 202, body: { handled: "comment" } });
-    expect((await posted(20_000)).map((i) => i.answer.reply)).toEqual([expect.stringContaining("Tests pass.")]);
+    expect((await posted(20_000, 2)).map((i) => i.answer.reply)).toEqual([expect.stringContaining("what about tests?"), expect.stringContaining("Tests pass.")]);
     await expect.poll(() => github.comments.length, { timeout: 10_000 }).toBe(commentsBefore + 2);
     expect(github.comments.length).toBe(commentsBefore + 2);
   });

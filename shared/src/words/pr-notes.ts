@@ -34,6 +34,16 @@ export function prCommentAsk(place: CommentPlace, comment: string): string {
   return `${place.author} commented on pull request ${place.repo}#${place.number}${where} on GitHub${place.url ? ` (${place.url})` : ""}, mentioning Duet. Their comment, quoted:\n${quoted}`;
 }
 
+/** A comment that mentions the App, as the thread sees it above Duet's answer: who wrote it, where, and what (quoted). */
+export function prCommentNote(place: CommentPlace, comment: string): string {
+  const where = place.path ? `, ${place.path}${place.line ? ` line ${place.line}` : ""}` : "";
+  const quoted = comment
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+  return `${place.author} on GitHub (${place.repo}#${place.number}${where})${place.url ? ` ${place.url}` : ""}:\n${quoted}`;
+}
+
 /** The answer as a reply on the pull request: addressed to the commenter. */
 export function prReplyText(author: string, answer: string): string {
   return author === "someone" ? answer : `@${author} ${answer}`;

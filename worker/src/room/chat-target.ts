@@ -10,6 +10,8 @@ import { DELIVERY_PLATFORMS, type DeliveryTarget } from "@duet/shared";
 export function chatTargetOf(roomId: string): DeliveryTarget | null {
   const [platform, workspace, channel, thread, ...rest] = roomId.split("-");
   if (rest.length || !workspace || !channel || !(DELIVERY_PLATFORMS as readonly string[]).includes(platform)) return null;
-  if (platform === "slack") return { platform, place: { channel, team: workspace, ...(thread ? { threadTs: thread } : {}) } };
+  // In a Slack thread, `ts` names the thread's first message: the bot then posts a reply as in the thread it
+  // answers (no "who asked" line, which a note nobody asked for has no one to name) and marks that message done.
+  if (platform === "slack") return { platform, place: { channel, team: workspace, ...(thread ? { threadTs: thread, ts: thread } : {}) } };
   return { platform: "discord", place: { channel: thread || channel } };
 }

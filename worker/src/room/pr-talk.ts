@@ -1,4 +1,4 @@
-import { prClosedText, prCommentAsk, prMergedText, prReplyText, sanitizeChatText, type DeliveryTarget, type MessageRequest, type MessageResponse } from "@duet/shared";
+import { prClosedText, prCommentAsk, prCommentNote, prMergedText, prReplyText, sanitizeChatText, type DeliveryTarget, type MessageRequest, type MessageResponse } from "@duet/shared";
 import type { PrProposals } from "../control/pr-proposals.ts";
 import type { GithubAppConfig } from "../github/app-config.ts";
 import { postPullComment } from "../github/issue-comments.ts";
@@ -79,10 +79,15 @@ export class PrTalk {
    * same comment delivered again joins or replays that turn, and a replayed
    * answer is not posted on the pull request again.
    */
-  private comment(event: PrComment): PrTalkResult {
+  private async comment(event: PrComment): Promise<PrTalkResult> {
     const target = targetFor(this.parts.roomId, event);
     const said = sanitizeChatText(event.body);
     const comment = said.length > COMMENT_MAX_CHARS ? `${said.slice(0, COMMENT_MAX_CHARS - 1)}…` : said;
+    // The thread sees the comment before Duet's answer to it (kept first, so delivered first).
+    if (target) {
+      keepForDelivery(this.parts.ledger, { text: `${event.repo}#${event.number}`, idempotencyKey: `github-comment-note-${event.commentId}`, deliver: target }, this.parts.redact(prCommentNote(event, comment || "(empty)")));
+      await this.parts.outbox.offerNow(target.platform);
+    }
     const request: MessageRequest = {
       text: prCommentAsk(event, comment || "(empty)"),
       userId: `github:${event.author}`,
