@@ -28,6 +28,8 @@ let setup: SlackSetup;
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
+/** A bot with the default room scope: a channel is one room. */
+let channelBot: BotHandle;
 let github: FakeGithub;
 let repos: BareRepos;
 let executor: RunningExecutor;
@@ -41,7 +43,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "duet-pr-webhook-"));
   const token = randomBytes(16).toString("hex");
   executor = await startExecutor({ port: 0, root, token }, () => {});
-  setup = await startSlackSetup([{ DUET_SLACK_ROOM_SCOPE: "thread" }], {
+  setup = await startSlackSetup([{ DUET_SLACK_ROOM_SCOPE: "thread" }, {}], {
     executor: "real",
     vars: {
       SANDBOX_URL: executor.url,
@@ -54,7 +56,7 @@ beforeAll(async () => {
     },
   });
   ({ stack, slack } = setup);
-  [bot] = setup.bots;
+  [bot, channelBot] = setup.bots;
 }, 120_000);
 
 afterAll(async () => {
@@ -64,6 +66,15 @@ afterAll(async () => {
   await github?.close();
   repos?.remove();
 });
+
+/** The room links acme/widgets, the model changes it, a person opens the pull request: its number. */
+async function openPr(room: string, title: string): Promise<number> {
+  await api("PUT", `/api/rooms/${room}/repo`, { repo: "acme/widgets", userId: "U0ALICE" });
+  await api("POST", `/api/rooms/${room}/repo/sync`);
+  await stack.client.exec(room, { cmd: `cd ~/repo && echo ${title} >> README.md` });
+  const proposal = await api("POST", `/api/rooms/${room}/repo/pr`, { userId: "U0ALICE", title });
+  return (await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U0ALICE" })).number as number;
+}
 
 async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.workerUrl}${path}`, {
@@ -82,11 +93,7 @@ describe("a Duet pull request talks back in its Slack thread", () => {
     const asked = await mention(slack, bot, { channel, text: `<@${slack.id.botUserId}> SAY: on it`, user: "U0ALICE" });
     await answerTo(slack, asked);
     const room = `slack-${slack.id.teamId}-${channel}-${asked.threadTs}`;
-    await api("PUT", `/api/rooms/${room}/repo`, { repo: "acme/widgets", userId: "U0ALICE" });
-    await api("POST", `/api/rooms/${room}/repo/sync`);
-    await stack.client.exec(room, { cmd: "cd ~/repo && echo sprockets >> README.md" });
-    const proposal = await api("POST", `/api/rooms/${room}/repo/pr`, { userId: "U0ALICE", title: "Sprockets" });
-    const pr = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U0ALICE" });
+    const pr = { number: await openPr(room, "sprockets") };
     const before = botReplies(slack, channel, asked.threadTs).length;
     const hook = (event: string, payload: unknown) => deliverWebhook(`${stack.workerUrl}/github/webhook`, SECRET, event, payload);
 
@@ -105,5 +112,20 @@ describe("a Duet pull request talks back in its Slack thread", () => {
     expect(note).toBeGreaterThan(-1);
     expect(answered.findIndex((r) => r.includes("Because widgets need sprockets."))).toBeGreaterThan(note);
     await slack.waitFor(() => github.comments.find((c) => c.number === pr.number && c.body.startsWith("@mona Because widgets need sprockets.")), "the reply on the pull request");
+  });
+
+  it("in a channel room, the note goes to the thread the pull request was asked for in, not to the channel", async () => {
+    const channel = newChannel();
+    const asked = await mention(slack, channelBot, { channel, text: `<@${slack.id.botUserId}> SAY: let us add cogs`, user: "U0ALICE" });
+    await answerTo(slack, asked);
+    const number = await openPr(`slack-${slack.id.teamId}-${channel}`, "cogs");
+    const topLevel = () => slack.ws.channel(channel).filter((m) => m.bot_id === slack.id.botId && !m.thread_ts).length;
+    const before = topLevel();
+    const closed = await deliverWebhook(`${stack.workerUrl}/github/webhook`, SECRET, "pull_request", payloads.closed("acme/widgets", number, false, "hubot"));
+    expect(closed.status).toBe(202);
+    const note = await slack.waitFor(() => botReplies(slack, channel, asked.threadTs).find((m) => readable(m).includes("was closed without merging")), "the close note in the asking thread");
+    expect(readable(note)).toContain(`acme/widgets#${number} was closed without merging by hubot on GitHub.`);
+    expect(readable(note)).not.toContain("asked:");
+    expect(topLevel()).toBe(before);
   });
 });

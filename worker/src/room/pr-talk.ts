@@ -26,13 +26,17 @@ export interface PrTalkParts {
 }
 
 /**
- * The room's chat place, marked with the pull request (`github`): no bot
+ * Where the room says something of its pull request: the conversation it
+ * was opened from, else the place its room id names; marked with the pull request (`github`): no bot
  * follows such an answer live, so the outbox offers it at once, without the
  * grace time it gives a bot to deliver its own.
  */
-function targetFor(roomId: string, event: PrEvent): DeliveryTarget | null {
-  const target = chatTargetOf(roomId);
-  return target && { platform: target.platform, place: { ...target.place, github: `${event.repo}#${event.number}`.slice(0, 200) } };
+function targetFor(roomId: string, opened: DeliveryTarget | null | undefined, event: PrEvent): DeliveryTarget | null {
+  const target = opened ?? chatTargetOf(roomId);
+  if (!target) return null;
+  // A schedule's mark would make the bot post it as that schedule's run.
+  const { schedule: _, ...place } = target.place;
+  return { platform: target.platform, place: { ...place, github: `${event.repo}#${event.number}`.slice(0, 200) } };
 }
 
 /** What the room did with an event: `handled` names it; false when the pull request is not this room's (any more). */
@@ -64,7 +68,7 @@ export class PrTalk {
   }
 
   private async closed(event: PrClosed, deliveryId: string): Promise<PrTalkResult> {
-    const target = targetFor(this.parts.roomId, event);
+    const target = targetFor(this.parts.roomId, this.parts.proposals.current()?.opened?.target, event);
     const handled = event.merged ? "merged" : "closed";
     if (!target) return { handled };
     const text = (event.merged ? prMergedText : prClosedText)(event.repo, event.number, event.by, event.url);
@@ -80,7 +84,7 @@ export class PrTalk {
    * answer is not posted on the pull request again.
    */
   private async comment(event: PrComment): Promise<PrTalkResult> {
-    const target = targetFor(this.parts.roomId, event);
+    const target = targetFor(this.parts.roomId, this.parts.proposals.current()?.opened?.target, event);
     const said = sanitizeChatText(event.body);
     const comment = said.length > COMMENT_MAX_CHARS ? `${said.slice(0, COMMENT_MAX_CHARS - 1)}…` : said;
     // The thread sees the comment before Duet's answer to it (kept first, so delivered first).

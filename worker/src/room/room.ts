@@ -165,7 +165,8 @@ export class Room {
         }),
       opened: (proposal, pr, userId) =>
         storage.transactionSync(() => {
-          this.proposals.set({ proposal, opened: pr });
+          // The conversation it came from, so GitHub's news of it lands in that thread.
+          this.proposals.set({ proposal, opened: { ...pr, target: this.outbox.latestTarget() } });
           this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
         }),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),

@@ -131,6 +131,20 @@ export class DeliveryRows {
       .map((r) => ({ platform: String(r.platform) as DeliveryPlatform, oldest: Number(r.oldest) }));
   }
 
+  /**
+   * Where the room's latest question from a person was answered (not a
+   * schedule's, not GitHub's): the chat place its conversation is in now. Null
+   * when no turn here had one (the CLI, the API).
+   */
+  latestTarget(): DeliveryTarget | null {
+    const row = this.sql
+      .exec<Row>(
+        `SELECT deliver FROM duet_ledger WHERE deliver IS NOT NULL AND json_extract(deliver, '$.place.schedule') IS NULL AND json_extract(deliver, '$.place.github') IS NULL ORDER BY seq DESC LIMIT 1`,
+      )
+      .toArray()[0];
+    return row ? (JSON.parse(String(row.deliver)) as DeliveryTarget) : null;
+  }
+
   /** How many answers for `platform` are undelivered at `now`. */
   waiting(platform: DeliveryPlatform, now: number): number {
     return Number(
