@@ -1,8 +1,7 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
+import type { FakeGithub } from "./fakes/github.ts";
 import { deliverWebhook, payloads } from "./fakes/github-webhooks.ts";
-import { BareRepos } from "./helpers/git-repos.ts";
+import { startGithubHost, type GithubHost } from "./helpers/github-app.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
 
 /**
@@ -16,12 +15,11 @@ import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts
 const APP_ID = "31339";
 const SLUG = "duet-test";
 const SECRET = "whsec-test-0123456789";
-const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 /** A Slack thread room: its notes go to channel C1, thread 1700000000.000100, of team T1. */
 const ROOM = "slack-T1-C1-1700000000.000100";
 
 let github: FakeGithub;
-let repos: BareRepos;
+let host: GithubHost;
 let sandbox: SandboxStack;
 /** The pull request ROOM opened. */
 let pr: { url: string; number: number };
@@ -63,21 +61,9 @@ async function posted(waitMs: number, count = 1): Promise<Item[]> {
 }
 
 beforeAll(async () => {
-  repos = new BareRepos();
-  await repos.create("acme/widgets", [{ "README.md": "# Widgets\n" }, { "src/a.txt": "alpha\n" }]);
-  github = await startFakeGithub({ appId: APP_ID, publicKey, gitRoot: repos.root });
-  github.addRepo({ fullName: "acme/widgets", installationId: 9 });
-  sandbox = await startSandboxStack({
-    wire: ({ url, token }) => ({
-      SANDBOX_URL: url,
-      SANDBOX_TOKEN: token,
-      GITHUB_APP_ID: APP_ID,
-      GITHUB_APP_PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
-      GITHUB_APP_SLUG: SLUG,
-      GITHUB_WEBHOOK_SECRET: SECRET,
-      GITHUB_API_URL: github.url,
-    }),
-  });
+  host = await startGithubHost({ appId: APP_ID, slug: SLUG, webhookSecret: SECRET, repo: "acme/widgets", commits: [{ "README.md": "# Widgets\n" }, { "src/a.txt": "alpha\n" }] });
+  github = host.github;
+  sandbox = await startSandboxStack({ wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, ...host.vars }) });
   // The room links the repository, the model changes it, a person opens the pull request.
   expect((await api("PUT", `/api/rooms/${ROOM}/repo`, { repo: "acme/widgets", userId: "U1" })).status).toBe(200);
   expect((await api("POST", `/api/rooms/${ROOM}/repo/sync`)).status).toBe(200);
@@ -91,8 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop();
-  await github?.close();
-  repos?.remove();
+  await host?.stop();
 });
 
 describe("GitHub's webhook tells the room's thread about its pull request", () => {

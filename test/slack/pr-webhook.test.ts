@@ -1,13 +1,13 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startExecutor, type RunningExecutor } from "@duet/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeGithub, type FakeGithub } from "../fakes/github.ts";
+import type { FakeGithub } from "../fakes/github.ts";
 import { deliverWebhook, payloads } from "../fakes/github-webhooks.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
-import { BareRepos } from "../helpers/git-repos.ts";
+import { startGithubHost, type GithubHost } from "../helpers/github-app.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, botReplies, mention, newChannel, readable, startSlackSetup, type BotHandle, type SlackSetup } from "./harness.ts";
 
@@ -22,7 +22,6 @@ import { answerTo, botReplies, mention, newChannel, readable, startSlackSetup, t
 const APP_ID = "31340";
 const SLUG = "duet-test";
 const SECRET = "whsec-slack-0123456789";
-const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 
 let setup: SlackSetup;
 let stack: Stack;
@@ -31,29 +30,19 @@ let bot: BotHandle;
 /** A bot with the default room scope: a channel is one room. */
 let channelBot: BotHandle;
 let github: FakeGithub;
-let repos: BareRepos;
+let host: GithubHost;
 let executor: RunningExecutor;
 let root: string;
 
 beforeAll(async () => {
-  repos = new BareRepos();
-  await repos.create("acme/widgets", [{ "README.md": "# Widgets\n" }]);
-  github = await startFakeGithub({ appId: APP_ID, publicKey, gitRoot: repos.root });
-  github.addRepo({ fullName: "acme/widgets", installationId: 9 });
+  host = await startGithubHost({ appId: APP_ID, slug: SLUG, webhookSecret: SECRET, repo: "acme/widgets", commits: [{ "README.md": "# Widgets\n" }] });
+  github = host.github;
   root = mkdtempSync(join(tmpdir(), "duet-pr-webhook-"));
   const token = randomBytes(16).toString("hex");
   executor = await startExecutor({ port: 0, root, token }, () => {});
   setup = await startSlackSetup([{ DUET_SLACK_ROOM_SCOPE: "thread" }, {}], {
     executor: "real",
-    vars: {
-      SANDBOX_URL: executor.url,
-      SANDBOX_TOKEN: token,
-      GITHUB_APP_ID: APP_ID,
-      GITHUB_APP_PRIVATE_KEY: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
-      GITHUB_APP_SLUG: SLUG,
-      GITHUB_WEBHOOK_SECRET: SECRET,
-      GITHUB_API_URL: github.url,
-    },
+    vars: { SANDBOX_URL: executor.url, SANDBOX_TOKEN: token, ...host.vars },
   });
   ({ stack, slack } = setup);
   [bot, channelBot] = setup.bots;
@@ -63,8 +52,7 @@ afterAll(async () => {
   await setup?.stop();
   await executor?.close();
   if (root) rmSync(root, { recursive: true, force: true });
-  await github?.close();
-  repos?.remove();
+  await host?.stop();
 });
 
 /** The room links acme/widgets, the model changes it, a person opens the pull request: its number. */
@@ -106,11 +94,11 @@ describe("a Duet pull request talks back in its Slack thread", () => {
     expect((await hook("pull_request_review_comment", payloads.reviewComment("acme/widgets", pr.number as number, 77, "mona", `@${SLUG} why sprockets?`))).status).toBe(202);
     const answered = await slack.waitFor(() => {
       const replies = botReplies(slack, channel, asked.threadTs).map(readable);
-      return replies.some((r) => r.includes("Because widgets need sprockets.")) ? replies : undefined;
-    }, "Duet's answer to the review comment in the thread");
-    const note = answered.findIndex((r) => r.includes("mona on GitHub") && r.includes("why sprockets?"));
-    expect(note).toBeGreaterThan(-1);
-    expect(answered.findIndex((r) => r.includes("Because widgets need sprockets."))).toBeGreaterThan(note);
+      const note = replies.some((r) => r.includes("mona on GitHub") && r.includes("why sprockets?"));
+      return note && replies.some((r) => r.includes("Because widgets need sprockets.")) ? replies : undefined;
+    }, "the comment and Duet's answer to it in the thread");
+    // Two bot replicas deliver from the outbox here, so which posts first is theirs to race; the outbox hands the comment out first (test/github-webhook.test.ts).
+    expect(answered.filter((r) => r.includes("Because widgets need sprockets."))).toHaveLength(1);
     await slack.waitFor(() => github.comments.find((c) => c.number === pr.number && c.body.startsWith("@mona Because widgets need sprockets.")), "the reply on the pull request");
   });
 
