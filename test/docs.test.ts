@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SUBCOMMANDS } from "../scripts/cli/args.ts";
+import { WEBHOOK_EVENTS } from "../worker/src/github/webhook-events.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
@@ -112,5 +113,17 @@ describe("the docs", () => {
     expect(commandProblem("MODEL=x NOT_A_SETTING=1 npm run dev", settings)).toBe("sets NOT_A_SETTING, which no settings table documents");
     expect(commandProblem("rm -rf /", settings)).toMatch(/neither an npm script/);
     expect(anchorOf("Many replicas: docker-compose.yml")).toBe("many-replicas-docker-composeyml");
+  });
+
+  it("set up GitHub's webhook as the Worker serves it: its path, every event it acts on, and settings the tables document", () => {
+    const section = /## GitHub's webhook\n([\s\S]*?)\n## /.exec(read("docs/deploying.md"))?.[1] ?? "";
+    expect(section).toContain("/github/webhook`");
+    for (const event of WEBHOOK_EVENTS) expect(section).toContain(`\`${event}\``);
+    const documented = new Set(
+      read("docs/configuration.md").split("\n").filter((l) => l.startsWith("| `")).flatMap((row) => [...row.split(" | ")[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)),
+    );
+    const named = [...section.matchAll(/\b(GITHUB_[A-Z0-9_]+)\b/g)].map((m) => m[1]!);
+    expect(named).toContain("GITHUB_WEBHOOK_SECRET");
+    expect(named.filter((n) => !documented.has(n))).toEqual([]);
   });
 });

@@ -196,6 +196,12 @@ describe("opening the proposal as a pull request", () => {
     expect(((await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>).some((e) => e.kind === "pr-opened")).toBe(false);
   });
 
+  it("without GITHUB_WEBHOOK_SECRET, GitHub's webhook is refused 503 with what to set, whatever it carries", async () => {
+    const res = await fetch(`${sandbox.stack.workerUrl}/github/webhook`, { method: "POST", headers: { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }, body: "{}" });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: "github_not_configured", error: "GitHub webhooks are not set up on this Worker: set GITHUB_WEBHOOK_SECRET (with the GitHub App) to receive them (see docs/configuration.md)" });
+  });
+
   it("an unknown proposal is a 404; a malformed open body is a 400", async () => {
     expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", { userId: "U1" })).status).toBe(404);
     expect((await api("POST", "/api/rooms/cli-pr-open-none/repo/pr/abc/open", { userId: "U1", threadUrl: "javascript:alert(1)" })).status).toBe(400);

@@ -9,8 +9,9 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  * `POST /app/installations/:id/access_tokens` and
  * `GET /repos/:owner/:name/installation` (both take the App's JWT, checked
  * against the App's public key: signature, issuer, a life of at most 10
- * minutes), and `GET /repos/:owner/:name` (takes an installation token this
- * fake minted for that repository). Anything else is 404.
+ * minutes), and `GET /repos/:owner/:name`, `POST /repos/:owner/:name/pulls`
+ * and `POST /repos/:owner/:name/issues/:n/comments` (each takes an
+ * installation token this fake minted for that repository). Anything else is 404.
  *
  * `limitNext(seconds)`: the next token request answers 403 with
  * `retry-after`, as GitHub's secondary rate limit does.
@@ -68,7 +69,18 @@ export interface FakePull {
   permissions: Record<string, string>;
 }
 
+/** A comment posted on a pull request's conversation (`POST /repos/:owner/:name/issues/:n/comments`). */
+export interface FakeComment {
+  repo: string;
+  number: number;
+  body: string;
+  /** The permissions of the token that posted it. */
+  permissions: Record<string, string>;
+}
+
 export interface FakeGithub extends Listening {
+  /** Comments posted on pull requests, oldest first. */
+  comments: FakeComment[];
   /** Pull requests opened, oldest first (`POST /repos/:owner/:name/pulls`, with a token that may write pull requests). */
   pulls: FakePull[];
   tokenRequests: TokenRequest[];
@@ -107,6 +119,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const minted: string[] = [];
   let limitNext: number | null = null;
   const pulls: FakePull[] = [];
+  const comments: FakeComment[] = [];
 
   /** Why the request's App JWT is not good, or null when it is. */
   const jwtProblem = (authorization: string | undefined): string | null => {
@@ -204,6 +217,21 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       pulls.push(pull);
       return sendJson(res, 201, { number, html_url: pull.html_url, head: { ref: pull.head }, base: { ref: pull.base } });
     }
+    const commentsPath = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    if (req.method === "POST" && commentsPath) {
+      const fullName = `${commentsPath[1]}/${commentsPath[2]}`;
+      const token = tokens.get(/^(?:token|Bearer) (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+      const repo = repos.get(fullName.toLowerCase());
+      if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(commentsPath[2])) return sendJson(res, 404, { message: "Not Found" });
+      // GitHub lets a token that may write issues or pull requests comment on a pull request.
+      if (token.permissions.pull_requests !== "write" && token.permissions.issues !== "write") return sendJson(res, 403, { message: "Resource not accessible by integration" });
+      const number = Number(commentsPath[3]);
+      if (!pulls.some((p) => p.repo === fullName && p.number === number)) return sendJson(res, 404, { message: "Not Found" });
+      const body = JSON.parse((await readBody(req)) || "{}") as { body?: unknown };
+      if (typeof body.body !== "string" || !body.body) return sendJson(res, 422, { message: "Validation Failed" });
+      comments.push({ repo: fullName, number, body: body.body, permissions: token.permissions });
+      return sendJson(res, 201, { id: comments.length, body: body.body, html_url: `https://github.example/${fullName}/pull/${number}#issuecomment-${comments.length}` });
+    }
     const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/installation)?$/.exec(url.pathname);
     if (req.method === "GET" && repoPath) {
       const fullName = `${repoPath[1]}/${repoPath[2]}`;
@@ -229,6 +257,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     tokenRequests,
     minted,
     pulls,
+    comments,
     addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
     limitNext: (seconds) => (limitNext = seconds),
     gitRequests,

@@ -1,4 +1,4 @@
-import type { PrProposal } from "@duet/shared";
+import type { DeliveryTarget, PrProposal } from "@duet/shared";
 import { LazyTable } from "../storage/lazy-table.ts";
 
 type Row = Record<string, SqlStorageValue>;
@@ -10,6 +10,8 @@ export interface OpenedPr {
   headSha: string;
   /** The proposal last pushed to it (opening it again pushes nothing). */
   proposalId: string;
+  /** The chat place it was asked for in (the latest conversation's), where GitHub's news of it goes; absent: none known. */
+  target?: DeliveryTarget | null;
 }
 
 /** The room's proposal, and the pull request it became once someone opened it. */

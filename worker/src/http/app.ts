@@ -8,6 +8,7 @@ import { paceRoutes } from "../pace/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
 import { requireToken } from "./auth.ts";
 import { deliveryFeedRoutes } from "./delivery-routes.ts";
+import { githubWebhookRoutes } from "./github-webhook-routes.ts";
 import { info } from "./info.ts";
 import { limitBody } from "./json-body.ts";
 import { answerOtherMethods } from "./methods.ts";
@@ -26,6 +27,9 @@ app.use("*", async (c, next) => {
 });
 
 app.get("/health", (c) => c.text("ok"));
+
+// GitHub's webhook carries its own signature instead of the API token (github-webhook-routes.ts).
+app.route("/github/webhook", githubWebhookRoutes);
 
 app.use("/api/*", requireToken);
 // A file upload streams through to the sandbox; every other body is small JSON.

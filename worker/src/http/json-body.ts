@@ -4,8 +4,8 @@ import { BODY_MAX_BYTES, DuetError } from "@duet/shared";
 /** How much of an oversized chunked upload is read and dropped so the connection stays usable. */
 const DISCARD_MAX_BYTES = 1024 * 1024;
 
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number): Promise<void> {
-  for (let size = seen; size <= BODY_MAX_BYTES + DISCARD_MAX_BYTES; ) {
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number, max: number): Promise<void> {
+  for (let size = seen; size <= max + DISCARD_MAX_BYTES; ) {
     const { done, value } = await reader.read();
     if (done) return;
     size += value.byteLength;
@@ -13,7 +13,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, seen
   await reader.cancel().catch(() => undefined);
 }
 
-const tooLarge = () => new DuetError("payload_too_large", `request body exceeds ${BODY_MAX_BYTES} bytes`);
+const tooLarge = (max: number) => new DuetError("payload_too_large", `request body exceeds ${max} bytes`);
 
 /**
  * 413 past BODY_MAX_BYTES. A declared Content-Length is trusted (the runtime
@@ -24,12 +24,15 @@ const tooLarge = () => new DuetError("payload_too_large", `request body exceeds 
  * request under `wrangler dev` ("Your worker restarted mid-request"). Past
  * DISCARD_MAX_BYTES the upload is cancelled instead.
  */
-export const limitBody: MiddlewareHandler = async (c, next) => {
+export const limitBody: MiddlewareHandler = (c, next) => limitBodyTo(BODY_MAX_BYTES)(c, next);
+
+/** limitBody with another limit (GitHub's webhook payloads are larger than Duet's own requests). */
+export const limitBodyTo = (max: number): MiddlewareHandler => async (c, next) => {
   const body = c.req.raw.body;
   if (!body) return next();
   const declared = c.req.header("content-length");
   if (declared !== undefined && !c.req.header("transfer-encoding")) {
-    if (Number(declared) > BODY_MAX_BYTES) throw tooLarge();
+    if (Number(declared) > max) throw tooLarge(max);
     return next();
   }
   const reader = body.getReader();
@@ -39,9 +42,9 @@ export const limitBody: MiddlewareHandler = async (c, next) => {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > BODY_MAX_BYTES) {
-      await discardRest(reader, size);
-      throw tooLarge();
+    if (size > max) {
+      await discardRest(reader, size, max);
+      throw tooLarge(max);
     }
     chunks.push(value);
   }

@@ -1,4 +1,4 @@
-import { DELIVERY_LEASE_MS, DELIVERY_PLATFORMS, DuetError, type DeliveryConfirm, type DeliveryItem, type DeliveryPlatform } from "@duet/shared";
+import { DELIVERY_LEASE_MS, DELIVERY_PLATFORMS, DuetError, type DeliveryConfirm, type DeliveryItem, type DeliveryPlatform, type DeliveryTarget } from "@duet/shared";
 import { armAlarmBy } from "../storage/alarm.ts";
 import { DeliveryRows } from "../storage/delivery-rows.ts";
 
@@ -94,6 +94,11 @@ export class Outbox {
       .map(({ answer, ...waiting }): DeliveryItem => ({ roomId: this.roomId, ...waiting, answer: { ...answer, messages: [] }, leaseUntil }));
     if (!items.length && this.rows.waiting(platform, now) === 0) this.settle(platform);
     return items;
+  }
+
+  /** Where the room's latest question from a person was answered (see DeliveryRows.latestTarget). */
+  latestTarget(): DeliveryTarget | null {
+    return this.rows.latestTarget();
   }
 
   /**

@@ -18,6 +18,8 @@ import type {
   UnscheduleRequest,
 } from "@duet/shared";
 import type { Upload } from "../files/upload-log.ts";
+import type { PrEvent } from "../github/webhook-events.ts";
+import { PULL_ROOMS_NAME, type PullRooms } from "../github/webhook-index-object.ts";
 import type { DeliveryFeed } from "../outbox/feed-object.ts";
 import type { PersonUsage } from "../usage/person-object.ts";
 import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
@@ -34,6 +36,8 @@ export interface Env extends Vars {
   DUET_AGENT: DurableObjectNamespace<DuetAgent>;
   DELIVERY_FEED: DurableObjectNamespace<DeliveryFeed>;
   PERSON_USAGE: DurableObjectNamespace<PersonUsage>;
+  /** Which room opened each pull request, for GitHub's webhook (absent from a configuration without it). */
+  PULL_ROOMS?: DurableObjectNamespace<PullRooms>;
 }
 
 /**
@@ -62,6 +66,7 @@ export class DuetAgent extends Agent<Env> {
       (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
       (platform) => this.env.DELIVERY_FEED.getByName(platform),
       (key) => this.env.PERSON_USAGE.getByName(key),
+      this.env.PULL_ROOMS ? (repo, number, roomId) => this.env.PULL_ROOMS!.getByName(PULL_ROOMS_NAME).remember(repo, number, roomId) : undefined,
     );
     return this.parts;
   }
@@ -196,6 +201,11 @@ export class DuetAgent extends Agent<Env> {
   /** Drops the proposal `id` unopened. */
   async skipPr(id: string, req: PrSkipRequest): Promise<Outcome> {
     return guard(async () => ok(this.room.skipPr(id, req)));
+  }
+
+  /** GitHub's webhook: something happened to the pull request this room opened (`{handled}`). */
+  async prEvent(event: PrEvent, deliveryId: string): Promise<Outcome> {
+    return guard(async () => ok(await this.room.prEvent(event, deliveryId)));
   }
 
   async removeRepo(userId?: string): Promise<Outcome> {

@@ -28,6 +28,8 @@ import { PrProposals } from "../control/pr-proposals.ts";
 import { CheckoutStore } from "../control/repo-checkout.ts";
 import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
 import { RepoPr } from "./repo-pr.ts";
+import { PrTalk, type PrTalkResult } from "./pr-talk.ts";
+import type { PrEvent } from "../github/webhook-events.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
@@ -82,6 +84,8 @@ export class Room {
   /** The room's pull request proposal, and the pull request it became. */
   readonly proposals: PrProposals;
   private readonly repoPr: RepoPr;
+  /** GitHub's webhook telling the room of its pull request. */
+  private readonly prTalk: PrTalk;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -98,7 +102,16 @@ export class Room {
 
   /** Commits and pushes the proposal's change and opens its pull request (see repo-pr.ts). */
   async openPr(id: string, req: PrOpenRequest): Promise<PrOpened> {
-    return this.repoPr.open(id, req.userId, req.threadUrl);
+    const opened = await this.repoPr.open(id, req.userId, req.threadUrl);
+    // Recorded after every open (opening again answers the same pull request), so a failed write is made good by a retry.
+    const repo = this.proposals.current()?.proposal.repo;
+    if (repo && this.pullIndex) await this.pullIndex(repo, opened.number, this.roomId);
+    return opened;
+  }
+
+  /** GitHub says something of the room's pull request (see pr-talk.ts). */
+  async prEvent(event: PrEvent, deliveryId: string): Promise<PrTalkResult> {
+    return this.prTalk.event(event, deliveryId);
   }
 
   /** Drops the proposal `id` unopened (see repo-pr.ts). */
@@ -119,6 +132,8 @@ export class Room {
     feed: (platform: DeliveryPlatform) => FeedPeer,
     /** One person's usage across their workspace's rooms (usage/person-object.ts), by key. */
     person: (key: string) => PersonPeer,
+    /** Records which room opened a pull request, for GitHub's webhook (github/webhook-index-object.ts); absent without it. */
+    private readonly pullIndex?: (repo: string, number: number, roomId: string) => Promise<void>,
   ) {
     this.config = loadConfig(env);
     this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
@@ -157,7 +172,8 @@ export class Room {
         }),
       opened: (proposal, pr, userId) =>
         storage.transactionSync(() => {
-          this.proposals.set({ proposal, opened: pr });
+          // The conversation it came from, so GitHub's news of it lands in that thread.
+          this.proposals.set({ proposal, opened: { ...pr, target: this.outbox.latestTarget() } });
           this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
         }),
       skipped: (held, userId) =>
@@ -181,6 +197,15 @@ export class Room {
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
+    this.prTalk = new PrTalk({
+      roomId,
+      proposals: this.proposals,
+      ledger: this.ledger,
+      outbox: this.outbox,
+      redact: this.redact,
+      ask: (req) => this.turns.message(req),
+      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
+    });
     this.scheduleRows = new Schedules(storage.sql, limits);
     this.schedules = new ScheduledRuns({
       storage,

@@ -103,11 +103,11 @@ export class ScheduledRuns {
 /**
  * An answer for a bot to post that is no turn of the conversation (a
  * scheduled run that could not run says so where its answer would have
- * gone): kept under the request's key for delivery, out of the history and
+ * gone; a note from GitHub about the room's pull request): kept under the request's key for delivery, out of the history and
  * the model's context. One row written. Its texts come redacted: this is
  * also how a room whose configuration is broken says so.
  */
-function keepForDelivery(ledger: TurnLedger, req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
+export function keepForDelivery(ledger: TurnLedger, req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
   ledger.keep(
     { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
     { reply, explanation: reply, runs: [] },

@@ -18,8 +18,8 @@ export const DELIVERY_COLUMNS: Readonly<Record<string, string>> = {
 
 /** Answered, sent somewhere, not yet confirmed, and young enough to still matter (a day, as replays). */
 const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND delivered IS NULL AND received_at > ?`;
-/** A scheduled run's answer: no bot follows its turn live, so it is offered at once, without the grace time. */
-const SCHEDULED = `json_extract(deliver, '$.place.schedule') IS NOT NULL`;
+/** A scheduled run's answer, or what GitHub's webhook brought (a note, a comment's answer): no bot follows its turn live, so it is offered at once, without the grace time. */
+const SCHEDULED = `(json_extract(deliver, '$.place.schedule') IS NOT NULL OR json_extract(deliver, '$.place.github') IS NOT NULL)`;
 
 /** The delivery state of the newest message turn asked under a key. */
 export interface DeliveryState {
@@ -129,6 +129,20 @@ export class DeliveryRows {
       )
       .toArray()
       .map((r) => ({ platform: String(r.platform) as DeliveryPlatform, oldest: Number(r.oldest) }));
+  }
+
+  /**
+   * Where the room's latest question from a person was answered (not a
+   * schedule's, not GitHub's): the chat place its conversation is in now. Null
+   * when no turn here had one (the CLI, the API).
+   */
+  latestTarget(): DeliveryTarget | null {
+    const row = this.sql
+      .exec<Row>(
+        `SELECT deliver FROM duet_ledger WHERE deliver IS NOT NULL AND json_extract(deliver, '$.place.schedule') IS NULL AND json_extract(deliver, '$.place.github') IS NULL ORDER BY seq DESC LIMIT 1`,
+      )
+      .toArray()[0];
+    return row ? (JSON.parse(String(row.deliver)) as DeliveryTarget) : null;
   }
 
   /** How many answers for `platform` are undelivered at `now`. */
