@@ -1,10 +1,12 @@
-import type { DuetMessage } from "@duet/shared";
+import { DEFAULT_ROOM_HISTORY_MAX_BYTES, type DuetMessage } from "@duet/shared";
 import { HistoryView } from "./history-view.ts";
+import { TurnArchive, type ArchivedTurn } from "./turn-archive.ts";
 import { TurnRows } from "./turn-rows.ts";
 import type { UsageTotals } from "../usage/usage-entries.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 
 export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+export type { ArchivedTurn } from "./turn-archive.ts";
 
 /**
  * A room's turns: their rows (TurnRows) and what is read of them, kept in
@@ -15,10 +17,16 @@ export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } fr
 export class TurnLedger {
   private readonly rows: TurnRows;
   private readonly view: HistoryView;
+  private readonly archive: TurnArchive;
 
-  constructor(storage: DurableObjectStorage) {
+  /** `historyMaxBytes`: the text the searchable archive of answered turns keeps (DUET_ROOM_HISTORY_MAX_BYTES). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    historyMaxBytes = DEFAULT_ROOM_HISTORY_MAX_BYTES,
+  ) {
     this.rows = new TurnRows(storage);
     this.view = new HistoryView(this.rows);
+    this.archive = new TurnArchive(storage.sql, historyMaxBytes);
   }
 
   /** Records an accepted turn before any work starts: one row written. */
@@ -46,9 +54,21 @@ export class TurnLedger {
     this.rows.markStarted(turn, progress);
   }
 
-  /** A message turn's answer: one row written; the turn joins the history. */
+  /**
+   * A message turn's answer: its row, and its question and reply in the
+   * searchable archive, in one transaction (an answer is never kept without
+   * being findable, nor found without being kept); the turn joins the history.
+   */
   answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now(), posted: string | null = null): void {
-    this.view.add(this.rows.answer(turn, answer, modelText, now, posted));
+    this.storage.transactionSync(() => {
+      this.view.add(this.rows.answer(turn, answer, modelText, now, posted));
+      this.archive.add({ seq: turn.seq, userId: turn.userId, userName: turn.userName ?? null, question: turn.question, answer: answer.reply, at: turn.receivedAt });
+    });
+  }
+
+  /** Earlier answered turns that match `terms` best, older than `beforeSeq` (kept out of the recent window), best first. */
+  recall(terms: string[], beforeSeq: number, limit: number): ArchivedTurn[] {
+    return this.archive.search(terms, beforeSeq, limit);
   }
 
   /** A keyed direct run's outcome, as the note the history shows: one row written. */
@@ -101,5 +121,6 @@ export class TurnLedger {
   wipe(keepUsage = false): void {
     this.rows.wipe(keepUsage);
     this.view.wipe();
+    this.archive.wipe();
   }
 }
