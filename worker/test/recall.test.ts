@@ -59,6 +59,7 @@ describe("recall", () => {
       if (block?.includes(said)) found++;
       expect(block ?? "").not.toContain("[facts people");
     }
+    console.log(`planted facts recalled: ${found} of ${FACTS.length}`);
     expect(found).toBeGreaterThanOrEqual(9);
     const block = recalledBlock(await ask(room, FACTS[0][1]))!;
     expect(block).toMatch(/\nAda on \d{4}-\d\d-\d\d asked: SAY: noted: staging runs on port 8443\nDuet answered: noted: staging runs on port 8443/);
