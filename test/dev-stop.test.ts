@@ -92,10 +92,12 @@ function expectQuietStart(output: string): void {
 describe("npm run dev stops everything it started", () => {
   it("on Ctrl-C in a terminal (the Worker on the port --port names)", async () => {
     // util-linux `script` gives npm a pseudo-terminal; a Ctrl-C typed into it reaches the whole foreground group.
-    const stack = await startStack((port) => ["script", "-qfec", `npm run dev -- --port ${port}`, "/dev/null"], false);
+    // `exec`: as from a person's shell, npm leads the group itself. Without it the `sh -c` that `script`
+    // starts when SHELL is unset (dash) would die of the Ctrl-C and report 130 whatever npm did.
+    const stack = await startStack((port) => ["script", "-qfec", `exec npm run dev -- --port ${port}`, "/dev/null"], false);
     const pids = await useRooms(stack);
     stack.child.stdin!.write("\x03");
-    expect(await stack.exited).toBe(0);
+    expect(await stack.exited, stack.output()).toBe(0);
     expect(stack.output()).toContain("[dev] SIGINT received, stopping everything");
     expect(stack.output()).toContain("[dev] stopped");
     await expectNothingLeft(stack, pids);

@@ -21,6 +21,9 @@ describe("the production Worker", () => {
     // Both Durable Object classes the production config binds are exported by the bundle.
     expect(code).toMatch(/export\s*\{[^}]*\bDuetAgent\b[^}]*\}/);
     expect(code).toMatch(/export\s*\{[^}]*\bSandbox\b[^}]*\}/);
+    // The bots' Prometheus registry (prom-client, Node-only) stays out of the Worker.
+    expect(code).not.toContain("duet_acks_total");
+    expect(code).not.toContain("collectDefaultMetrics");
     expect(bundle.gzipBytes).toBeGreaterThan(0);
     expect(bundle.gzipBytes).toBeLessThan(bundle.bytes);
   }, 180_000);

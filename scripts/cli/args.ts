@@ -1,4 +1,4 @@
-import { isValidRoomId, readModel, readRepoArgs, readRunPolicy, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
+import { forgetCommand, isValidRoomId, readModel, readRepoArgs, readRunPolicy, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
 import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
@@ -15,6 +15,9 @@ export type CliCommand =
   | { kind: "unschedule"; room: string; id: string }
   | { kind: "model"; room: string; model?: string }
   | { kind: "usage"; room: string }
+  | { kind: "remember"; room: string; fact: string }
+  | { kind: "memory"; room: string }
+  | { kind: "forget"; room: string; n: number }
   | { kind: "repo"; room: string; change?: RepoChange }
   | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
@@ -41,6 +44,10 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet usage ROOM           model tokens used in ROOM today and this week, by
                             person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
+  duet remember ROOM FACT...
+                            pin a fact Duet keeps in mind in every answer in ROOM
+  duet memory ROOM          list ROOM's pinned facts, numbered
+  duet forget ROOM N        unpin fact N
   duet schedule ROOM WHEN ASK...
                             ask on its own at WHEN ('every 2h', 'every weekday
                             09:00 Europe/Berlin', a cron line; quote a cron line)
@@ -55,6 +62,7 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet chat ROOM            interactive: each line is an ask, !CMD runs CMD,
                             /history, /reset, /policy, /model, /repo, /usage,
                             /audit, /schedule, /schedules, /unschedule ID,
+                            /remember FACT, /memory, /forget N,
                             /approve N, /skip N, /help, /quit
   duet --help               show this help
 
@@ -66,7 +74,7 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
 /** Every `duet` subcommand; the docs check the commands they show against it. */
-export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "approve", "skip", "chat", "get", "put"] as const;
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -161,6 +169,16 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const read = rest.length === 1 ? readModel(rest[0]) : null;
       if (!read || read.kind !== "model") throw new UsageError(`duet model takes one model NAME (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked, model: read.model };
+    }
+    case "remember": {
+      const read = rememberCommand(rest.join(" "));
+      if (read.kind !== "remember") throw new UsageError("duet remember takes a ROOM and the fact to keep, e.g. duet remember demo staging runs on port 8443");
+      return { kind, room: checked, fact: read.fact };
+    }
+    case "forget": {
+      const read = rest.length === 1 ? forgetCommand(rest[0]) : null;
+      if (read?.kind !== "forget") throw new UsageError(`duet forget takes a ROOM and a fact's number N, as \`duet memory\` lists it${rest.length ? ` (got "${rest.join(" ").slice(0, 40)}")` : ""}`);
+      return { kind, room: checked, n: read.n };
     }
     case "repo": {
       if (rest.length === 0) return { kind, room: checked };

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { readModel, readRepoArgs, readRunPolicy, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
+import { forgetCommand, readModel, readRepoArgs, readRunPolicy, rememberCommand, scheduleCommand, unscheduleCommand, type PendingApproval } from "@duet/shared";
 import { runAction, runDecision, type CliContext, type RoomAction } from "./commands.ts";
 import { chatHelp } from "./render.ts";
 import { CHAT_LINE_SPELLING } from "./spelling.ts";
@@ -32,6 +32,11 @@ export function parseChatLine(line: string): ChatLine {
       return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
     }
     if (word === "/usage") return { kind: "usage" };
+    if (word === "/memory") return { kind: "memory" };
+    if (word === "/remember" || word === "/forget") {
+      const parsed = (word === "/remember" ? rememberCommand : forgetCommand)(text.slice(word.length), CHAT_LINE_SPELLING);
+      return parsed.kind === "help" ? { kind: "unknown", word: `${word}: ${parsed.problem ?? ""}` } : parsed;
+    }
     if (word === "/model") {
       const read = readModel(text.slice(word.length));
       return read.kind === "model" ? read : { kind: "unknown", word: `${word} ${text.slice(word.length).trim().slice(0, 30)}` };

@@ -12,6 +12,7 @@ import {
   describeModel,
   describeRepoReply,
   describeUsage,
+  memoryText,
   describeRun,
   explanationOf,
   headTailLines,
@@ -156,6 +157,9 @@ const CHAT_SYNTAX = {
   schedule: "/schedule WHEN ASK",
   schedules: "/schedules",
   unschedule: "/unschedule ID",
+  remember: "/remember FACT",
+  memory: "/memory",
+  forget: "/forget N",
   help: "/help",
 };
 
@@ -207,6 +211,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describeRepoReply(reply.repo, reply.event, terminalNaming(room));
     case "usage":
       return describeUsage(reply.usage, TERMINAL_NAMING);
+    case "memory":
+      return memoryText(reply, terminalNaming(room));
     case "audit":
       return [style.bold(auditTitle(reply.entries.length, reply.total)), ...reply.entries.map((e) => `  ${describeAuditEntry(e, TERMINAL_NAMING)}`)].join("\n");
     case "scheduled":

@@ -5,6 +5,7 @@ import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
+import { forgetResponseSchema, memoryResponseSchema, pinResponseSchema, type ForgetResponse, type MemoryResponse, type PinFactRequest, type PinResponse } from "./memory-schemas.ts";
 import {
   scheduleResponseSchema,
   schedulesResponseSchema,
@@ -37,6 +38,7 @@ import {
   type MessageResponse,
   type MessagesResponse,
 } from "./schemas.ts";
+import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest } from "./pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
@@ -116,6 +118,21 @@ export class WorkerClient {
     return this.call("PUT", `${roomPath(roomId)}/model`, modelResponseSchema, body, true);
   }
 
+  /** The facts pinned in the room. */
+  memory(roomId: string): Promise<MemoryResponse> {
+    return this.call("GET", `${roomPath(roomId)}/memory`, memoryResponseSchema, undefined, true);
+  }
+
+  /** The same fact pinned twice is found, not kept twice, so a failed attempt may be repeated. */
+  remember(roomId: string, body: PinFactRequest): Promise<PinResponse> {
+    return this.call("POST", `${roomPath(roomId)}/memory`, pinResponseSchema, body, true);
+  }
+
+  /** Not repeated: a second attempt after a first that landed would unpin the next fact. */
+  forget(roomId: string, n: number, userId: string): Promise<ForgetResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/memory/${n}?userId=${encodeURIComponent(userId)}`, forgetResponseSchema, undefined, false);
+  }
+
   /** The repository the room works on (its own, or its channel's for a thread room), or `{repo: null}`. */
   repo(roomId: string): Promise<RepoResponse> {
     return this.call("GET", `${roomPath(roomId)}/repo`, repoResponseSchema, undefined, true);
@@ -129,6 +146,16 @@ export class WorkerClient {
   /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
   removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);
+  }
+
+  /** Proposes the change in the room's checkout as a pull request: the branch, the diffstat and the diff's head; nothing is pushed. */
+  proposePr(roomId: string, body: PrProposeRequest): Promise<PrProposal> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr`, prProposalSchema, body, true);
+  }
+
+  /** Opens the proposal as a pull request (Duet pushes its change to the `duet/…` branch); opening it again answers the same one. */
+  openPr(roomId: string, id: string, body: PrOpenRequest): Promise<PrOpened> {
+    return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/open`, prOpenedSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -2,6 +2,7 @@ import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
 import { sanitizeChatText } from "./format/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
 import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsCommand, type Spelling, tooLong, unknownCommand, unknownPolicy, unscheduleNeedsId } from "./words/usage.ts";
+import { forgetNeedsNumber, rememberNeedsFact } from "./words/memory.ts";
 import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
@@ -35,6 +36,12 @@ export type DuetCommand =
   | { kind: "schedule"; when: string; ask: string }
   | { kind: "schedules" }
   | { kind: "unschedule"; id: string }
+  /** Pin a fact the model keeps in mind in every turn (the Worker checks its length). */
+  | { kind: "remember"; fact: string }
+  /** The room's pinned facts. */
+  | { kind: "memory" }
+  /** Unpin fact number `n`, as the memory command lists it. */
+  | { kind: "forget"; n: number }
   /** The room's repository: shown, linked or unlinked (`change`), or a typing mistake (`problem`) told to the asker alone. */
   | ({ kind: "repo" } & RepoArgs)
   | { kind: "help"; problem?: string };
@@ -110,6 +117,12 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "usage" };
     case "model":
       return readModel(rest);
+    case "remember":
+      return rememberCommand(rest);
+    case "memory":
+      return { kind: "memory" };
+    case "forget":
+      return forgetCommand(rest);
     case "repo":
       return { kind: "repo", ...readRepoArgs(rest) };
     case "ask": {
@@ -151,4 +164,17 @@ export function unscheduleCommand(text: string, spell: Spelling = CHAT_SPELLING)
   if (!id) return { kind: "help", problem: unscheduleNeedsId(spell) };
   if (!SCHEDULE_ID_PATTERN.test(id)) return { kind: "help", problem: notScheduleId(spell, quoteWord(text)) };
   return { kind: "unschedule", id };
+}
+
+/** `/duet remember <fact>`: the fact as typed, cleaned; its length is the Worker's to check. */
+export function rememberCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
+  const fact = sanitizeChatText(text);
+  return fact ? { kind: "remember", fact } : { kind: "help", problem: rememberNeedsFact(spell) };
+}
+
+/** `/duet forget <n>`: the fact's number as `/duet memory` lists it. */
+export function forgetCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
+  const typed = sanitizeChatText(text);
+  const n = /^\d{1,4}$/.test(typed) ? Number(typed) : 0;
+  return n >= 1 ? { kind: "forget", n } : { kind: "help", problem: forgetNeedsNumber(spell, typed ? quoteWord(typed) : "") };
 }

@@ -20,6 +20,8 @@ export interface DeliveryLoopOptions {
   waitMs?: number;
   /** Answers this process is posting itself (FlowDeps.answering): left to that, not delivered a second time. */
   answering?: AnswersInFlight;
+  /** Told of each item delivered and confirmed: for the bot's metrics. */
+  onDelivered?: (item: DeliveryItem) => void;
 }
 
 /**
@@ -72,7 +74,10 @@ export class DeliveryLoop {
     try {
       const secrets = this.opts.secrets ?? [];
       const messageId = await this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) });
-      if (messageId) await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
+      if (messageId) {
+        await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
+        this.opts.onDelivered?.(item);
+      }
     } catch (err) {
       this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);
     }

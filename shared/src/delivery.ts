@@ -44,6 +44,8 @@ export const deliveryItemSchema = z.object({
   answer: messageResponseSchema,
   /** The lease ends here: confirm before, or another bot may deliver it. */
   leaseUntil: z.number(),
+  /** When the room answered (ms), for the outbox's lag; absent from a Worker that does not say. */
+  answeredAt: z.number().optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });

@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   answered_elsewhere: 409,
   /** A room already keeps as many pinned facts as it may (FACTS_PER_ROOM): one must be forgotten first. */
   memory_full: 409,
+  /** A pull request was asked for, but the room's checkout holds no change against its base. */
+  nothing_changed: 409,
   /** An approval that waited past DUET_APPROVAL_TTL_MS: nothing was run. */
   approval_expired: 410,
   payload_too_large: 413,
@@ -97,6 +99,8 @@ export function describeForUser(err: unknown): string {
     case "over_budget":
     case "memory_full":
       return err.message;
+    case "not_found":
+      return `${err.message}.`;
     case "model_timeout":
       return "The AI model took too long to answer. Please try again in a moment.";
     case "model_error":

@@ -12,9 +12,17 @@ export type Health = { ok: true } | { ok: false; reason: string };
 
 export const HEALTH_PATH = "/healthz";
 
-/** Answers one request with the current health; other paths are 404 and other methods 405. */
-export function answerHealth(check: () => Health, req: IncomingMessage, res: ServerResponse): void {
+/** Serves `GET /metrics` beside `/healthz` (BotMetrics, `@duet/shared/metrics`). */
+export interface MetricsRoute {
+  answer(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+export const METRICS_PATH = "/metrics";
+
+/** Answers one request with the current health (or the metrics, when given); other paths are 404 and other methods 405. */
+export function answerHealth(check: () => Health, req: IncomingMessage, res: ServerResponse, metrics?: MetricsRoute): void {
   const path = new URL(req.url ?? "/", "http://x").pathname;
+  if (metrics && path === METRICS_PATH) return void metrics.answer(req, res);
   if (path !== HEALTH_PATH) return sendJson(res, 404, { error: "not found" });
   if (req.method !== "GET" && req.method !== "HEAD") return sendJson(res, 405, { error: "method not allowed" }, { allow: "GET, HEAD" });
   const health = check();
@@ -26,9 +34,9 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** A server for `/healthz` alone, for bots with no HTTP port of their own (HEALTH_PORT). */
-export async function startHealthServer(port: number, check: () => Health, host?: string): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => answerHealth(check, req, res));
+/** A server for `/healthz` (and `/metrics` with `metrics`), for bots with no HTTP port of their own (HEALTH_PORT). */
+export async function startHealthServer(port: number, check: () => Health, host?: string, metrics?: MetricsRoute): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => answerHealth(check, req, res, metrics));
   // A probe that hangs up early must not leave sockets behind.
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve, reject) => {

@@ -53,10 +53,13 @@ export function replicaPosting(
   worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">,
   log: (line: string) => void,
   shared: boolean,
+  /** Told how long each new message waited for its channel's turn (ms). */
+  onWait?: (ms: number) => void,
 ): { pace: ChannelPace; answering: AnswersInFlight } {
-  if (!shared) return { pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS }), answering: new AnswersInFlight({ log }) };
+  const paced = { intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, ...(onWait ? { onWait } : {}) };
+  if (!shared) return { pace: new ChannelPace(paced), answering: new AnswersInFlight({ log }) };
   return {
-    pace: new ChannelPace({ intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, slots: new WorkerPaceSlots(worker, log) }),
+    pace: new ChannelPace({ ...paced, slots: new WorkerPaceSlots(worker, log) }),
     answering: new AnswersInFlight({ renew: (room, key) => worker.holdDelivery(room, key), log }),
   };
 }

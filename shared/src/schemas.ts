@@ -236,7 +236,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -264,6 +264,9 @@ export const auditEntrySchema = z.object({
   /** For `repo` and `repo-removed` entries: the repository (owner/name) linked or unlinked, and the branch named (none: its default). */
   repo: z.string().optional(),
   branch: z.string().optional(),
+  /** For `pr-proposed` and `pr-opened` entries (with `repo` and `branch`, the `duet/…` branch): the pull request's title, and its address once opened. */
+  title: z.string().optional(),
+  url: z.string().optional(),
   /** For `remember` and `forget` entries: the fact pinned or unpinned. */
   fact: z.string().optional(),
 });

@@ -78,6 +78,15 @@ describe("the outbox with the built Slack bot", () => {
       expect(readable(replies[0])).toContain("Checking it now");
       expect(stack.model.calls.filter((c) => JSON.stringify(c).includes(marker))).toHaveLength(1);
       expect(stack.executor!.calls.filter((c) => c.command === `echo ${marker}-output`)).toHaveLength(1);
+      // Its /metrics counts the delivery, and its lag from the answer (made while no bot ran) to now.
+      const metricsPort = await portFrom(second, "listens for Slack on port");
+      const metric = async (series: string) => {
+        const line = (await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).split("\n").find((l) => l.startsWith(`${series} `));
+        return line ? Number(line.slice(series.length + 1)) : 0;
+      };
+      await expect.poll(() => metric('duet_outbox_delivered_total{platform="slack"}'), { timeout: 10_000 }).toBe(1);
+      expect(await metric('duet_outbox_lag_seconds_count{platform="slack"}')).toBe(1);
+      expect(await metric('duet_outbox_lag_seconds_sum{platform="slack"}')).toBeGreaterThan(0);
     } catch (err) {
       console.log("BOT1", first.output(), "BOT2", second.output());
       throw err;

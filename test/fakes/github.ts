@@ -55,7 +55,22 @@ export interface FakeRepo {
   private?: boolean;
 }
 
+/** A pull request opened on the fake, with what it was opened with. */
+export interface FakePull {
+  repo: string;
+  number: number;
+  title: string;
+  head: string;
+  base: string;
+  body: string;
+  html_url: string;
+  /** The permissions of the token that opened it. */
+  permissions: Record<string, string>;
+}
+
 export interface FakeGithub extends Listening {
+  /** Pull requests opened, oldest first (`POST /repos/:owner/:name/pulls`, with a token that may write pull requests). */
+  pulls: FakePull[];
   tokenRequests: TokenRequest[];
   /** Minted tokens' values, newest last (a test checks none leaked). */
   minted: string[];
@@ -91,6 +106,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
   let limitNext: number | null = null;
+  const pulls: FakePull[] = [];
 
   /** Why the request's App JWT is not good, or null when it is. */
   const jwtProblem = (authorization: string | undefined): string | null => {
@@ -169,6 +185,25 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       tokens.set(token, { installationId, repositories: wanted, expiresAt, permissions: body.permissions ?? {} });
       return sendJson(res, 201, { token, expires_at: new Date(expiresAt).toISOString(), permissions: body.permissions ?? {}, repository_selection: "selected" });
     }
+    const pullsPath = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(url.pathname);
+    if (pullsPath) {
+      const fullName = `${pullsPath[1]}/${pullsPath[2]}`;
+      if (req.method === "GET") return sendJson(res, 200, pulls.filter((p) => p.repo === fullName));
+      const token = tokens.get(/^(?:token|Bearer) (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+      const repo = repos.get(fullName.toLowerCase());
+      if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(pullsPath[2])) return sendJson(res, 404, { message: "Not Found" });
+      if (token.permissions.pull_requests !== "write") return sendJson(res, 403, { message: "Resource not accessible by integration" });
+      const body = JSON.parse((await readBody(req)) || "{}") as { title?: string; head?: string; base?: string; body?: string };
+      if (!body.title || !body.head || !body.base) return sendJson(res, 422, { message: "Validation Failed" });
+      if (opts.gitRoot && !existsSync(join(opts.gitRoot, `${fullName}.git`, "refs", "heads", ...body.head.split("/")))) {
+        return sendJson(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
+      }
+      if (pulls.some((p) => p.repo === fullName && p.head === body.head)) return sendJson(res, 422, { message: `A pull request already exists for ${body.head}.` });
+      const number = pulls.length + 1;
+      const pull: FakePull = { repo: fullName, number, title: body.title, head: body.head, base: body.base, body: body.body ?? "", html_url: `https://github.example/${fullName}/pull/${number}`, permissions: token.permissions };
+      pulls.push(pull);
+      return sendJson(res, 201, { number, html_url: pull.html_url, head: { ref: pull.head }, base: { ref: pull.base } });
+    }
     const repoPath = /^\/repos\/([^/]+)\/([^/]+)(\/installation)?$/.exec(url.pathname);
     if (req.method === "GET" && repoPath) {
       const fullName = `${repoPath[1]}/${repoPath[2]}`;
@@ -193,6 +228,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     ...listening,
     tokenRequests,
     minted,
+    pulls,
     addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
     limitNext: (seconds) => (limitNext = seconds),
     gitRequests,

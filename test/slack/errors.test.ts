@@ -114,11 +114,11 @@ describe("when the Worker fails", () => {
     }
   });
 
-  it("explains a 4xx: a message longer than the Worker accepts", async () => {
+  it("explains a message longer than Duet accepts, in the words every front end uses, before the Worker is asked", async () => {
     const channel = newChannel();
     const m = await mention(slack, bot, { channel, text: `SAY: ${"x".repeat(8100)}` });
     const [reply] = await answerTo(slack, m);
-    expect(readable(reply)).toMatch(/That request was not accepted: .*8000 characters/);
+    expect(readable(reply)).toMatch(/That question is 8,105 characters long; Duet accepts at most 8,000\. Please shorten it\./);
     expect(slack.ws.reactionsOn(channel, m.ts)).toContain("warning");
   });
 

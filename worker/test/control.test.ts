@@ -83,7 +83,7 @@ describe("approvals", () => {
     const turn = send(room, `SLOW:600 SAY: ${marker}`).then(() => order.push("turn"));
     await until(async () => (await modelCallsWith(marker)).length === 1, "the slow turn's model call");
     const decision = decide(room, p.id, "run", "U1").then((r) => order.push(`decision ${r.status}`));
-    await until(async () => (await inRoom(roomStub(room), (instance) => instance.room.turns.busy)) === 2, "the decision to be queued");
+    await until(async () => (await inRoom(roomStub(room), (instance) => instance.room.turns.waiting)) === 1, "the decision to be queued");
     const later = send(room, `SAY: later-${room}`).then(() => order.push("later turn"));
     await Promise.all([turn, decision, later]);
     expect(order).toEqual(["turn", "decision 200", "later turn"]);

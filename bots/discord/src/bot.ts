@@ -1,7 +1,8 @@
-import { Client, Events, GatewayIntentBits, Options, Partials, type RESTOptions } from "discord.js";
+import { Client, Events, GatewayIntentBits, Options, Partials, RESTEvents, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
 import { AskOrder, DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
+import { BotMetrics } from "@duet/shared/metrics";
 import { Agent } from "undici";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
@@ -43,6 +44,8 @@ export interface DiscordBot {
   stop(graceMs?: number): Promise<void>;
   /** What `GET /healthz` answers: ok only while every shard is ready and the bot is not stopping. */
   health(): Health;
+  /** This process's numbers, for `GET /metrics`. */
+  readonly metrics: BotMetrics;
 }
 
 /**
@@ -66,7 +69,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // A second between new messages in a channel, kept by this process alone: a guild's events (and a DM's) reach
   // exactly one shard process, so no other process posts in its channels and nothing needs sharing through the
   // Worker. The answers it is still posting are skipped by its own outbox delivery.
-  const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false);
+  const metrics = new BotMetrics("discord");
+  const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false, (ms) => metrics.paceWaited(ms));
   const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder() };
   const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace };
 
@@ -88,12 +92,18 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
 
   // Answers in progress, so stop() can let them finish; none are taken once stopping.
   const inflight = new InFlight((line) => log.error(line));
+  metrics.turnsInFlight(() => inflight.size);
+  client.rest.on(RESTEvents.RateLimited, () => metrics.rateLimited());
   let stopping = false;
   const tracked = <A extends unknown[]>(what: string, fn: (...args: A) => Promise<void>) => (...args: A) => {
     if (!stopping) void inflight.track(fn(...args), what);
   };
   const stopDeps = { stop: (room: string, user: string) => worker.stop(room, user), log };
-  client.on(Events.InteractionCreate, tracked("interaction", (i) => (isStopClick(i) ? handleStopClick(i, stopDeps) : handleInteraction(i, deps))));
+  client.on(Events.InteractionCreate, tracked("interaction", (i) => {
+    const received = performance.now();
+    const acked = () => metrics.ack("command", (performance.now() - received) / 1000);
+    return isStopClick(i) ? handleStopClick(i, stopDeps) : handleInteraction(i, deps, acked);
+  }));
   client.on(Events.MessageCreate, tracked("message", (m) => handleMessage(m, deps)));
   // Only servers joined while running: the ones in READY were joined long ago.
   client.on(Events.GuildCreate, tracked("welcome", (g) => welcome(g, pace, log)));
@@ -104,11 +114,12 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), deliver: (item) => deliverToDiscord(client.rest, pace, log, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item) });
 
   return {
     client,
     health: () => discordHealth(client, stopping),
+    metrics,
     async start() {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(config.token);

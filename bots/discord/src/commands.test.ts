@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { commandDefinitions } from "./commands.ts";
 
 describe("the /duet command definition", () => {
-  it("has the fifteen subcommands, text options required (a file, a model name and a repository optional) and the policy's a choice, in servers only", () => {
+  it("has the eighteen subcommands, text options required (a file, a model name and a repository optional) and the policy's a choice, in servers only", () => {
     const [duet] = commandDefinitions();
     expect(duet.name).toBe("duet");
     expect(duet.contexts).toEqual([0]);
     const subs = duet.options!.map((o) => o.name);
     // Written out: the list Discord shows people, not the table the builder read.
-    expect(subs).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "help"]);
+    expect(subs).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
     for (const sub of duet.options! as { description: string; options?: { name: string; required?: boolean; max_length?: number }[] }[]) {
       expect(sub.description.length).toBeGreaterThan(0);
       expect(sub.description.length).toBeLessThanOrEqual(100);
@@ -26,7 +26,7 @@ describe("the /duet command definition", () => {
       // A file is optional; a path, a schedule's when and id are short; every other text option takes Discord's most.
       for (const opt of sub.options ?? []) {
         if (opt.name === "file") expect(opt).toMatchObject({ required: false, type: 11 });
-        else expect(opt).toMatchObject({ required: true, max_length: { path: 4096, when: 120, id: 32 }[opt.name] ?? 6000 });
+        else expect(opt).toMatchObject({ required: true, max_length: { path: 4096, when: 120, id: 32, fact: 500, number: 4 }[opt.name] ?? 6000 });
       }
     }
     const policy = (duet.options as { name: string; options?: { name: string; required?: boolean; choices?: { value: string }[] }[] }[]).find((o) => o.name === "policy")!;

@@ -1,5 +1,5 @@
 import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from "discord.js";
-import { DISCORD_COMMAND_WORDS as WORDS, WHEN_MAX_CHARS } from "@duet/shared";
+import { DISCORD_COMMAND_WORDS as WORDS, FACT_MAX_CHARS, WHEN_MAX_CHARS } from "@duet/shared";
 
 /**
  * The `/duet` slash command: one command with subcommands, so the bot takes a
@@ -24,6 +24,9 @@ export const SUBCOMMANDS = {
   schedule: { name: "schedule", when: "when", option: "prompt" },
   schedules: { name: "schedules" },
   unschedule: { name: "unschedule", option: "id" },
+  remember: { name: "remember", option: "fact" },
+  memory: { name: "memory" },
+  forget: { name: "forget", option: "number" },
   help: { name: "help" },
 } as const;
 
@@ -116,6 +119,19 @@ export function duetCommand() {
           .setName(SUBCOMMANDS.unschedule.name)
           .setDescription(WORDS.unschedule.description)
           .addStringOption((o) => o.setName(SUBCOMMANDS.unschedule.option).setDescription(WORDS.unschedule.option).setRequired(true).setMaxLength(32)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.remember.name)
+          .setDescription(WORDS.remember.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.remember.option).setDescription(WORDS.remember.option).setRequired(true).setMaxLength(FACT_MAX_CHARS)),
+      )
+      .addSubcommand((s) => s.setName(SUBCOMMANDS.memory.name).setDescription(WORDS.memory.description))
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.forget.name)
+          .setDescription(WORDS.forget.description)
+          .addStringOption((o) => o.setName(SUBCOMMANDS.forget.option).setDescription(WORDS.forget.option).setRequired(true).setMaxLength(4)),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.help.name).setDescription(WORDS.help.description))
   );

@@ -5,7 +5,9 @@ import {
   DISCORD_DM_ANSWER,
   guardOf,
   help,
+  forgetCommand,
   readModel,
+  rememberCommand,
   readRepoArgs,
   readRunPolicy,
   runCommand,
@@ -40,7 +42,8 @@ import { interactionSurface } from "./surfaces.ts";
 /** Discord error codes that mean "this interaction is gone or already answered": stop quietly. */
 const ALREADY_HANDLED = new Set([10062 /* unknown interaction */, 40060 /* already acknowledged */]);
 
-export async function handleInteraction(interaction: Interaction, deps: BotDeps): Promise<void> {
+/** `acked`: told once the command is deferred (its ack), for the metrics. */
+export async function handleInteraction(interaction: Interaction, deps: BotDeps, acked?: () => void): Promise<void> {
   if (isApprovalClick(interaction)) return handleApprovalClick(interaction, deps);
   if (!interaction.isChatInputCommand()) return;
   const command = readCommand(interaction);
@@ -51,6 +54,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps)
   const ephemeral = commandAudience(command, refused) === "asker";
   try {
     await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    acked?.();
   } catch (err) {
     if (err instanceof DiscordAPIError && ALREADY_HANDLED.has(Number(err.code))) {
       deps.log.info(`interaction ${interaction.id} already handled or expired (${err.code}); skipping`);
@@ -135,6 +139,12 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return { kind: "schedules" };
     case SUBCOMMANDS.unschedule.name:
       return unscheduleCommand(text(SUBCOMMANDS.unschedule.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.remember.name:
+      return rememberCommand(text(SUBCOMMANDS.remember.option), DISCORD_SPELLING);
+    case SUBCOMMANDS.memory.name:
+      return { kind: "memory" };
+    case SUBCOMMANDS.forget.name:
+      return forgetCommand(text(SUBCOMMANDS.forget.option), DISCORD_SPELLING);
     case SUBCOMMANDS.help.name:
       return { kind: "help" };
     default:

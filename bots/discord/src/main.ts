@@ -33,7 +33,7 @@ process.once("SIGTERM", shutdown);
 // Under ShardingManager every shard is a process of its own; the manager serves /healthz for all.
 if (config.healthPort !== undefined && !process.env.SHARDING_MANAGER) {
   try {
-    health = await startHealthServer(config.healthPort, () => bot.health());
+    health = await startHealthServer(config.healthPort, () => bot.health(), undefined, bot.metrics);
     console.log(`[discord] /healthz on port ${health.port}`);
   } catch (err) {
     failStartup("discord", err);

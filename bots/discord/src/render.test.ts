@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type MessageResponse, redactReply, type RunResult } from "@duet/shared";
+import { describeNetwork, type InfoResponse, type MessageResponse, redactReply, type RunResult } from "@duet/shared";
 import { helpText, renderExec, renderHistory, renderMessage, renderReply, MESSAGE_MAX_CHARS } from "./render.ts";
 
 const run = (over: Partial<RunResult> = {}): RunResult => ({ cmd: "ls", exitCode: 0, stdout: "a\nb\n", stderr: "", truncated: false, durationMs: 12, ...over });
@@ -108,7 +108,8 @@ describe("renderHistory", () => {
 
 describe("the help Discord shows", () => {
   it("names each command with the options Discord asks for, and no DMs (Duet works in servers)", () => {
-    const help = helpText();
+    // As a room shows it: with its model, the default network and a run policy.
+    const help = helpText({ model: "workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast", network: describeNetwork({ sandbox: { provider: "local", network: "none", allowedHosts: [], deniedHosts: [] } } as InfoResponse), runPolicy: "approve" });
     for (const typed of ["`/duet ask prompt:`_text_", "`/duet run command:`_shell_", "`/duet history`", "`/duet reset`", "`/duet help`", "`@Duet`"]) expect(help).toContain(`• ${typed}`);
     expect(help.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
     expect(help).not.toMatch(/direct message/i);

@@ -30,7 +30,7 @@ import {
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { renderAudit, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -143,6 +143,9 @@ const DISCORD_SYNTAX = {
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
   schedules: "`/duet schedules`",
   unschedule: "`/duet unschedule id:`_id_",
+  remember: "`/duet remember fact:`_fact_",
+  memory: "`/duet memory`",
+  forget: "`/duet forget number:`_number_",
   help: "`/duet help`",
 };
 
@@ -185,6 +188,8 @@ export function renderReply(reply: Reply): Outgoing[] {
       return renderNotice(renderRepo(reply));
     case "usage":
       return renderNotice(renderUsage(reply.usage));
+    case "memory":
+      return renderNotice(renderMemory(reply));
     case "refused":
       return renderNotice(`⛔ ${reply.text}`);
     case "decided":

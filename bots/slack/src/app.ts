@@ -1,6 +1,8 @@
 import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
+import { BotMetrics } from "@duet/shared/metrics";
+import { ackKind, timeSocketAcks } from "./ack-metrics.ts";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -66,6 +68,8 @@ export interface SlackBot {
   readonly botUserId: string | undefined;
   /** What `GET /healthz` answers: ok only while Slack can reach the bot and it is not stopping. */
   health(): Health;
+  /** This process's numbers, for `GET /metrics`. */
+  readonly metrics: BotMetrics;
 }
 
 const STOP_GRACE_MS = 5_000;
@@ -75,6 +79,8 @@ const STARTUP_RETRY: webApi.RetryOptions = { retries: 3, factor: 2, minTimeout: 
 export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {}): SlackBot {
   const logger = options.logger ?? createLogger(options.logLevel ?? LogLevel.INFO);
   const inflight = new InFlight((line) => logger.error(line));
+  const metrics = new BotMetrics("slack");
+  metrics.turnsInFlight(() => inflight.size);
   let app: App | undefined;
   let socketReceiver: SocketModeReceiver | undefined;
   let port: number | undefined;
@@ -123,7 +129,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const store = config.oauth
       ? new WorkerInstallationStore({ workerUrl: config.workerUrl, apiToken: config.apiToken, logger, refresh: slackRefresher(config.oauth, clientOptions, webApi.WebClient) })
       : undefined;
-    const receiver = buildReceiver(config, logger, clientOptions, () => health.check(), oauthReceiverOptions(config, store, clientOptions, logger));
+    const receiver = buildReceiver(config, logger, clientOptions, () => health.check(), oauthReceiverOptions(config, store, clientOptions, logger), metrics);
     if (receiver instanceof SocketModeReceiver) {
       socketReceiver = receiver;
       health.watch(receiver.client);
@@ -135,11 +141,13 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // Under OAuth each call goes out with the token of the workspace whose event started it.
     if (!auth) built.use(bindWorkspace);
     const client = auth ? built.client : new WorkspaceClient(undefined, clientOptions);
+    client.on(webApi.WebClientEvent.RATE_LIMITED, () => metrics.rateLimited());
+    if (config.mode === "socket") timeSocketAcks(built, metrics);
     const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
     const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
     // Every new message this process posts, in any workspace, waits its channel's turn, shared with the other replicas
     // through the Worker; the answers it is still posting are held there, so their outbox leaves them alone.
-    const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many");
+    const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many", (ms) => metrics.paceWaited(ms));
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
@@ -182,8 +190,18 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
         front = await AckFront.start({
           settings,
           logger,
-          onEvent: (event) => void track(processHandedOver(built, event, logger)),
-          onRequest: (request, answer) => void track(processHandedRequest(built, request, answer, logger)),
+          onEvent: (event) => {
+            metrics.ack("event", event.spentMs / 1000);
+            void track(processHandedOver(built, event, logger));
+          },
+          onRequest: (request, answer) => {
+            const handed = performance.now();
+            const timed: typeof answer = (a) => {
+              answer(a);
+              metrics.ack(ackKind(request.body), (request.spentMs + performance.now() - handed) / 1000);
+            };
+            void track(processHandedRequest(built, request, timed, logger));
+          },
           onFatal,
         });
       } catch (err) {
@@ -205,7 +223,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
     const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
-    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, log: (line) => logger.warn(line), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, log: (line) => logger.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
     deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);
@@ -249,5 +267,6 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     },
     mode: config.mode,
     health: () => health.check(),
+    metrics,
   };
 }

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   try {
     // Up before the connection, so a probe sees "starting" rather than nothing.
     if (config.mode === "socket" && config.healthPort !== undefined) {
-      health = await startHealthServer(config.healthPort, () => bot.health());
+      health = await startHealthServer(config.healthPort, () => bot.health(), undefined, bot.metrics);
       console.log(`duet-slack: /healthz on port ${health.port}`);
     }
     await bot.start();

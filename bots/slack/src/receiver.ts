@@ -1,5 +1,6 @@
 import { type App, HTTPReceiver, type HTTPReceiverOptions, type Logger, SocketModeReceiver, type webApi } from "@slack/bolt";
-import { answerHealth, HEALTH_PATH, type Health } from "@duet/shared/health";
+import { answerHealth, HEALTH_PATH, type Health, METRICS_PATH, type MetricsRoute } from "@duet/shared/health";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HandedOver } from "./ack-front/protocol.ts";
 import type { SlackConfig } from "./config.ts";
 
@@ -7,7 +8,8 @@ import type { SlackConfig } from "./config.ts";
  * The transport: Socket Mode when an app token is set (no public URL needed),
  * else HTTP at /slack/events with bolt's request signing (401 for a bad or
  * missing signature and for a timestamp more than 5 minutes old), with
- * `GET /healthz` beside it (`health`; Socket Mode serves it on HEALTH_PORT).
+ * `GET /healthz` and `GET /metrics` beside it (`health`, `metrics`; Socket
+ * Mode serves them on HEALTH_PORT).
  *
  * In HTTP mode SLACK_PORT belongs to the ack front (`ack-front/`), a thread
  * that acknowledges signed events itself, holds signed slash commands and
@@ -31,6 +33,7 @@ export function buildReceiver(
   clientOptions: webApi.WebClientOptions,
   health: () => Health,
   oauth: Partial<HTTPReceiverOptions> = {},
+  metrics?: MetricsRoute,
 ): HTTPReceiver | SocketModeReceiver {
   if (config.mode === "socket") {
     return new SocketModeReceiver({
@@ -53,6 +56,7 @@ export function buildReceiver(
     customRoutes: [
       { path: "/health", method: ["GET"], handler: (_req, res) => res.writeHead(200).end("ok") },
       { path: HEALTH_PATH, method: ["GET"], handler: (req, res) => answerHealth(health, req, res) },
+      ...(metrics ? [{ path: METRICS_PATH, method: ["GET"], handler: (req: IncomingMessage, res: ServerResponse) => void metrics.answer(req, res) }] : []),
     ],
     processEventErrorHandler: async ({ error, response }) => {
       if (!acknowledgeFailure(error, response.headersSent, logger)) return false;

@@ -24,7 +24,7 @@ import {
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { renderAudit, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -136,6 +136,9 @@ const SLACK_SYNTAX = {
   schedule: "`/duet schedule` _when_ _question_",
   schedules: "`/duet schedules`",
   unschedule: "`/duet unschedule` _id_",
+  remember: "`/duet remember` _fact_",
+  memory: "`/duet memory`",
+  forget: "`/duet forget` _number_",
   help: "`/duet help`",
 };
 
@@ -189,6 +192,8 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
       return renderRepo(reply);
     case "usage":
       return renderUsage(reply.usage);
+    case "memory":
+      return renderMemory(reply);
     case "refused":
       return renderNotice(`:no_entry: ${reply.text}`);
     case "decided":

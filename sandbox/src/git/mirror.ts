@@ -23,7 +23,7 @@ const ERROR_CHARS = 300;
 export class GitStepError extends Error {
   constructor(
     readonly status: number,
-    readonly code: "no_branch" | "no_repo" | "refused" | "unreachable" | "checkout_failed",
+    readonly code: "no_branch" | "no_repo" | "refused" | "unreachable" | "checkout_failed" | "push_failed" | "nothing_changed",
     message: string,
   ) {
     super(message);
@@ -62,7 +62,7 @@ function gitEnv(token: string | null): Record<string, string> {
 }
 
 /** Runs host git; resolves with stdout, rejects with stderr's text (the token taken out, should git ever quote it). */
-function git(args: string[], token: string | null): Promise<string> {
+export function git(args: string[], token: string | null): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile("git", args, { env: gitEnv(token), timeout: HOST_GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);

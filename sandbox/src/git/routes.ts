@@ -7,6 +7,7 @@ import { HttpError, readJson } from "../http.ts";
 import { sessionIdSchema } from "../validation.ts";
 import { checkoutRepo } from "./checkout.ts";
 import { GitStepError } from "./mirror.ts";
+import { pushChange } from "./push.ts";
 
 /**
  * The checkout API (the Worker's `local` provider speaks it):
@@ -48,6 +49,20 @@ export const checkoutRequestSchema = z.object({
   repo: ruled("repo", repoNameProblem),
 });
 
+const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-hex commit sha");
+
+export const pushRequestSchema = z.object({
+  sessionId: sessionIdSchema,
+  url: ruled("url", urlProblem),
+  token: checkoutRequestSchema.shape.token,
+  repo: ruled("repo", repoNameProblem),
+  branch: ruled("branch", branchProblem).refine((b) => b.startsWith("duet/"), "branch must start with duet/"),
+  baseSha: sha,
+  parent: sha,
+  message: z.string().min(1).max(8000),
+  author: z.object({ name: z.string().min(1).max(200).regex(/^[^\n<>]+$/), email: z.string().min(3).max(200).regex(/^[^\s<>]+@[^\s<>]+$/) }),
+});
+
 type Bindings = { incoming: IncomingMessage; outgoing: ServerResponse };
 
 export function gitRoutes(executor: Executor): Hono<{ Bindings: Bindings }> {
@@ -66,6 +81,19 @@ export function gitRoutes(executor: Executor): Hono<{ Bindings: Bindings }> {
     });
     try {
       return c.json(await checkoutRepo(executor, executor.fileOwner, { sessionId, url, branch: branch ?? null, token, name: repo }, hangup.signal));
+    } catch (err) {
+      if (err instanceof GitStepError) return c.json({ error: err.message, code: err.code }, err.status as 404);
+      throw err;
+    }
+  });
+  //   POST /api/git/push  {sessionId, url, token, repo, branch: "duet/…", baseSha, parent, message, author} → {sha}
+  // 409 when nothing changed or the branch moved elsewhere (never forced), 502 when the host refused.
+  git.post("/api/git/push", async (c) => {
+    const body = await readJson(c.env.incoming, CHECKOUT_BODY_MAX_BYTES);
+    const parsed = pushRequestSchema.safeParse(body);
+    if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
+    try {
+      return c.json(await pushChange(executor, parsed.data));
     } catch (err) {
       if (err instanceof GitStepError) return c.json({ error: err.message, code: err.code }, err.status as 404);
       throw err;

@@ -35,11 +35,15 @@ const AUDIENCE: Record<Said, { done: Audience; otherwise: Audience }> = {
   schedule: { done: "everyone", otherwise: "asker" },
   unschedule: { done: "everyone", otherwise: "asker" },
   decide: { done: "everyone", otherwise: "asker" },
+  // Pinning or unpinning a fact changes what Duet keeps in mind for everyone here.
+  remember: { done: "everyone", otherwise: "asker" },
+  forget: { done: "everyone", otherwise: "asker" },
   // Reading the room's past or how to use Duet concerns the reader alone.
   history: { done: "asker", otherwise: "asker" },
   audit: { done: "asker", otherwise: "asker" },
   schedules: { done: "asker", otherwise: "asker" },
   usage: { done: "asker", otherwise: "asker" },
+  memory: { done: "asker", otherwise: "asker" },
   help: { done: "asker", otherwise: "asker" },
   refusal: { done: "asker", otherwise: "asker" },
 };

@@ -13,6 +13,7 @@ import { STOP_WORDS } from "../words/stop.ts";
 import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
+import { forget, memory, remember } from "./memory.ts";
 import { repo } from "./repo.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
@@ -263,6 +264,12 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return schedules(deps, surface, asker);
     case "unschedule":
       return unschedule(deps, surface, asker, command.id);
+    case "remember":
+      return remember(deps, surface, asker, command.fact);
+    case "memory":
+      return memory(deps, surface, asker);
+    case "forget":
+      return forget(deps, surface, asker, command.n);
     case "help":
       return helpWithSettings(deps, surface, asker, command.problem);
   }

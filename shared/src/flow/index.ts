@@ -1,6 +1,6 @@
 export { ask, run, stop, history, reset, help, runCommand } from "./flow.ts";
 export { GUARDED_ACTIONS, type Asker, type FlowDeps, type GuardedAction, type Outcome, type Permit } from "./types.ts";
-export type { Reply } from "./reply.ts";
+export type { MemoryReply, Reply } from "./reply.ts";
 export { accessLists, approveOwnVar } from "./access-config.ts";
 export type { ChatSurface, FileSurface, LiveView, OutgoingFile, PostedRef, StopProgress, Unqueue } from "./surface.ts";
 export { getFile, sendAttachments, shareFiles, type IncomingFile } from "./files.ts";

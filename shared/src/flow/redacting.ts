@@ -45,6 +45,8 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
     case "policy":
     case "model":
     case "usage":
+    // Facts are redacted by the Worker before they are kept.
+    case "memory":
     // A repository's name and branch, checked against GitHub's and git's rules.
     case "repo":
       return reply;

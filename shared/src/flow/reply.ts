@@ -1,3 +1,4 @@
+import type { MemoryResponse, PinnedFact } from "../memory-schemas.ts";
 import type { ScheduleView } from "../schedule-schemas.ts";
 import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy, UsageResponse } from "../schemas.ts";
 import type { ErrorCode } from "../errors.ts";
@@ -45,7 +46,12 @@ export type Reply =
   | { kind: "schedules"; schedules: ScheduleView[] }
   /** `user` removed a schedule. */
   | { kind: "unscheduled"; schedule: ScheduleView; user: string }
+  /** The room's pinned facts: as they are, or after `user` pinned (`already`: it was pinned before) or unpinned one. */
+  | { kind: "memory"; memory: MemoryResponse; pinned?: { fact: PinnedFact; already: boolean; user: string }; forgotten?: { fact: PinnedFact; user: string } }
   /** A nudge that is no failure, e.g. what to type after an empty mention. */
   | { kind: "hint"; text: string }
   /** A failure in words a person can act on (describeForUser), with its code for front ends that add advice. */
   | { kind: "error"; text: string; code?: ErrorCode };
+
+/** The room's pinned facts, as every front end renders them (words/memory.ts). */
+export type MemoryReply = Extract<Reply, { kind: "memory" }>;

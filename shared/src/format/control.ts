@@ -99,6 +99,10 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} linked the repository ${name.command(`${e.repo ?? "?"}${e.branch ? `@${e.branch}` : ""}`)}`;
       case "repo-removed":
         return `${who(e.requestedBy)} unlinked the repository ${name.command(e.repo ?? "?")}`;
+      case "pr-proposed":
+        return `${who(e.requestedBy)} proposed a pull request to ${name.command(e.repo ?? "?")} from ${name.command(e.branch ?? "?")}: ${name.command(shortCommand(e.title ?? ""))}`;
+      case "pr-opened":
+        return `${who(e.requestedBy)} opened the pull request ${e.url ?? "?"} from ${name.command(e.branch ?? "?")}`;
       case "remember":
         return `${who(e.requestedBy)} pinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
       case "forget":

@@ -9,7 +9,7 @@ const info = (network: InfoResponse["sandbox"]["network"], allowedHosts: string[
 describe("describeNetwork", () => {
   it("says installs fail when the sandbox has no network", () => {
     expect(describeNetwork(info("none"))).toBe(
-      "The sandbox has no network access, so `pip install`, `npm install` and downloads fail: use what is already installed.",
+      "The sandbox has no network access: `pip install`, `npm install` and downloads fail.",
     );
   });
 

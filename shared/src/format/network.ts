@@ -28,6 +28,6 @@ export function describeNetwork(info: InfoResponse): string {
       if (allowedHosts.length > 0) {
         return `The sandbox can reach only ${hostList(allowedHosts)}${except}, so \`pip install\` and \`npm install\` fail unless their registry is among them.`;
       }
-      return "The sandbox has no network access, so `pip install`, `npm install` and downloads fail: use what is already installed.";
+      return "The sandbox has no network access: `pip install`, `npm install` and downloads fail.";
   }
 }

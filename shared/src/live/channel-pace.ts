@@ -39,6 +39,8 @@ export interface ChannelPaceOptions {
   slots?: SharedSlots;
   /** Longest wait for `slots` to answer before going on without it (PACE_ASK_TIMEOUT_MS). */
   askTimeoutMs?: number;
+  /** Told how long each call waited for its turn (ms), from `run` to its start: for the bot's metrics. */
+  onWait?: (ms: number) => void;
 }
 
 /**
@@ -78,7 +80,8 @@ export class ChannelPace {
   run<R>(channel: string, create: () => Promise<R>): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       const lane = this.lane(channel);
-      lane.waiting.push(() => this.start(channel, lane, create).then(resolve, reject));
+      const asked = this.timers.now();
+      lane.waiting.push(() => this.start(channel, lane, create, asked).then(resolve, reject));
       this.pump(channel, lane);
     });
   }
@@ -116,8 +119,9 @@ export class ChannelPace {
     lane.waiting.shift()!();
   }
 
-  private async start<R>(channel: string, lane: Lane, create: () => Promise<R>): Promise<R> {
+  private async start<R>(channel: string, lane: Lane, create: () => Promise<R>, asked: number): Promise<R> {
     await this.sharedTurn(channel);
+    this.opts.onWait?.(this.timers.now() - asked);
     let held = true;
     const release = () => {
       if (!held) return;

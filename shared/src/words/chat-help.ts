@@ -6,20 +6,23 @@
 
 /** What each command does, keyed by its kind. */
 export const COMMAND_PURPOSES = {
-  ask: "ask Duet; it answers and may run commands in the sandbox",
-  run: "run a shell command in the sandbox yourself, without the AI",
+  ask: "ask Duet; it may run commands in the sandbox",
+  run: "run a shell command in the sandbox yourself",
   history: "show the recent conversation",
   reset: "wipe the conversation and destroy the sandbox",
-  policy: "show the run policy, or set it: `auto` runs Duet's commands at once, `approve` waits for Run or Skip",
-  model: "show the model Duet uses here and the choices, or switch it",
-  repo: "show the repository Duet works on here, link one (`owner/name`, optionally `@branch`), or `unlink` it",
-  usage: "show the model tokens used here today and this week, by person and model, and the budgets",
-  audit: "show who ran or skipped which commands here, and policy changes and resets",
+  policy: "show or set the run policy: `auto` runs commands at once, `approve` waits for a click",
+  model: "show or switch the model Duet uses here",
+  repo: "show, link or `unlink` the repository Duet works on here",
+  usage: "show tokens and cost today and this week, and the budgets",
+  audit: "show who ran or skipped which commands, and setting changes",
   stop: "stop Duet's answer in progress (anyone here can)",
-  get: "post a file from the sandbox's workspace here, e.g. `uploads/data.csv`",
-  schedule: "ask Duet on its own at set times (`every 2h`, `every weekday 09:00 Europe/Berlin`, a cron line)",
-  schedules: "list this room's schedules with their ids and next runs",
+  get: "post a file from the sandbox here",
+  schedule: "ask Duet at set times, e.g. `every weekday 09:00 Europe/Berlin`",
+  schedules: "list the schedules here, with ids and next runs",
   unschedule: "remove a schedule by its id",
+  remember: "pin a fact Duet keeps in mind here",
+  memory: "list the facts pinned here, with who pinned each",
+  forget: "unpin a fact by its number in the memory list",
   help: "show this help",
 } as const;
 
@@ -32,7 +35,7 @@ export const PURPOSE_NOTES = {
 
 /** The room's run policy, as help states it. */
 export const POLICY_LINES = {
-  approve: "Run policy here: approve. Commands Duet proposes wait for someone allowed to click Run or Skip.",
+  approve: "Run policy here: approve. Duet's commands wait for someone allowed to click Run or Skip.",
   auto: "Run policy here: auto. Duet runs the commands it proposes at once.",
 } as const;
 
@@ -42,6 +45,6 @@ export const HELP_MORE = {
   discord: [
     "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
     "",
-    "Each text channel is one room; each thread is a room of its own. Archiving or deleting a thread, or deleting a channel, deletes its room.",
+    "Each channel, and each thread, is a room; deleting it (or archiving a thread) deletes the room.",
   ],
 } as const;

@@ -28,5 +28,8 @@ export const DISCORD_COMMAND_WORDS = {
   },
   schedules: { description: "This room's schedules, with ids and next runs (only you see it)" },
   unschedule: { description: "Remove a schedule", option: "The schedule's id, as /duet schedules lists it" },
+  remember: { description: "Pin a fact Duet keeps in mind in every answer here", option: "The fact, e.g. staging runs on port 8443" },
+  memory: { description: "The facts pinned here, numbered (only you see it)" },
+  forget: { description: "Unpin a fact", option: "Its number, as /duet memory lists it" },
   help: { description: "How to use Duet" },
 } as const;

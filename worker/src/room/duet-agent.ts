@@ -8,6 +8,8 @@ import type {
   MessageRequest,
   ModelRequest,
   PolicyRequest,
+  PrOpenRequest,
+  PrProposeRequest,
   RepoRequest,
   PinFactRequest,
   ScheduleRequest,
@@ -178,6 +180,16 @@ export class DuetAgent extends Agent<Env> {
   /** Checks the room's repository out at `repo/` now (or fetches into it). */
   async syncRepo(): Promise<Outcome> {
     return guard(async () => ok(await this.room.syncRepo()));
+  }
+
+  /** Proposes the change in the room's checkout as a pull request. */
+  async proposePr(req: PrProposeRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.proposePr(req)));
+  }
+
+  /** Opens the proposal `id` as a pull request (pushes its change first). */
+  async openPr(id: string, req: PrOpenRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.openPr(id, req)));
   }
 
   async removeRepo(userId?: string): Promise<Outcome> {

@@ -6,6 +6,9 @@ import {
   type ModelResponse,
   type PolicyRequest,
   type PolicyResponse,
+  type PrProposal,
+  type PrOpenRequest,
+  type PrProposeRequest,
   type RepoRequest,
   type PinFactRequest,
   type PinResponse,
@@ -19,8 +22,10 @@ import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
+import { PrProposals } from "../control/pr-proposals.ts";
 import { CheckoutStore } from "../control/repo-checkout.ts";
 import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
+import { RepoPr } from "./repo-pr.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { recallFor } from "../memory/recall.ts";
@@ -73,6 +78,9 @@ export class Room {
   /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
   readonly checkouts: CheckoutStore;
   private readonly repoSync: RepoSync;
+  /** The room's pull request proposal, and the pull request it became. */
+  readonly proposals: PrProposals;
+  private readonly repoPr: RepoPr;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -82,6 +90,16 @@ export class Room {
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
+  /** Reads the change in `repo/` against its checkout and keeps it as the room's pull request proposal (see repo-pr.ts). */
+  async proposePr(req: PrProposeRequest): Promise<PrProposal> {
+    return this.repoPr.propose(req.userId, req.title);
+  }
+
+  /** Commits and pushes the proposal's change and opens its pull request (see repo-pr.ts). */
+  async openPr(id: string, req: PrOpenRequest): Promise<{ url: string; number: number; branch: string }> {
+    return this.repoPr.open(id, req.userId, req.threadUrl);
+  }
+
   /** The GitHub App's tokens, made on first use (null: no App configured). */
   private githubApp?: InstallationTokens;
 
@@ -117,6 +135,26 @@ export class Room {
       store: this.checkouts,
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
       executor: () => this.executor().executor,
+    });
+    this.proposals = new PrProposals(storage);
+    this.repoPr = new RepoPr({
+      roomId,
+      link: () => this.repoLink(),
+      checkouts: this.checkouts,
+      proposals: this.proposals,
+      executor: () => this.executor().executor,
+      redact: this.redact,
+      record: (proposal, keepOpened) =>
+        storage.transactionSync(() => {
+          this.proposals.set({ proposal, opened: keepOpened ? (this.proposals.current()?.opened ?? null) : null });
+          this.control.audit.record([{ at: proposal.at, kind: "pr-proposed", repo: proposal.repo, branch: proposal.branch, title: proposal.title, requestedBy: proposal.requestedBy }]);
+        }),
+      opened: (proposal, pr, userId) =>
+        storage.transactionSync(() => {
+          this.proposals.set({ proposal, opened: pr });
+          this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
+        }),
+      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });
     this.turns = new RoomTurns({
       roomId,
@@ -162,6 +200,7 @@ export class Room {
     this.scheduleRows.wipe();
     // The workspace goes with the sandbox below: nothing is checked out any more.
     this.checkouts.wipe();
+    this.proposals.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {

@@ -1,7 +1,8 @@
 import { sandboxName } from "@duet/shared";
 import { sleep } from "../sleep.ts";
 import { localCheckout } from "./local-checkout.ts";
-import { SandboxError, type CheckoutAsk, type CheckoutDone, type RawExecResult, type SandboxExecutor } from "./types.ts";
+import { localPush } from "./local-push.ts";
+import { SandboxError, type CheckoutAsk, type CheckoutDone, type PushAsk, type RawExecResult, type SandboxExecutor } from "./types.ts";
 
 /** Extra time the HTTP call gets beyond the command's own deadline, for the executor to report a timeout. */
 const HTTP_GRACE_MS = 5_000;
@@ -88,6 +89,10 @@ export class LocalExecutor implements SandboxExecutor {
 
   checkout(roomId: string, ask: CheckoutAsk, stop?: AbortSignal): Promise<CheckoutDone> {
     return localCheckout(this.base, this.headers(), roomId, ask, stop);
+  }
+
+  push(roomId: string, ask: PushAsk): Promise<{ sha: string }> {
+    return localPush(this.base, this.headers(), roomId, ask);
   }
 
   async destroy(roomId: string): Promise<void> {

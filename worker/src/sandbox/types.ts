@@ -23,6 +23,18 @@ export interface CheckoutDone {
   note?: string;
 }
 
+/** What pushing the checkout's change needs: where, a write token, the `duet/…` branch, the base commit, the parent, the message and author. */
+export interface PushAsk {
+  url: string;
+  token: string;
+  repo: string;
+  branch: string;
+  baseSha: string;
+  parent: string;
+  message: string;
+  author: { name: string; email: string };
+}
+
 /** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
 export interface SandboxExecutor {
   /** `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason. */
@@ -42,6 +54,8 @@ export interface SandboxExecutor {
    * the provider cannot. Throws a DuetError whose message is one line.
    */
   checkout?(roomId: string, ask: CheckoutAsk, signal?: AbortSignal): Promise<CheckoutDone>;
+  /** Commits the change in `repo/` and pushes it to a `duet/…` branch, the token kept out of the sandbox as for the checkout. */
+  push?(roomId: string, ask: PushAsk): Promise<{ sha: string }>;
 }
 
 /** A sandbox that is missing, unreachable or answered nonsense; its message is shown to the person. */

@@ -1,4 +1,4 @@
-import type { CheckoutAsk, CheckoutDone, RawExecResult, SandboxExecutor } from "./types.ts";
+import type { CheckoutAsk, CheckoutDone, PushAsk, RawExecResult, SandboxExecutor } from "./types.ts";
 
 /** A sandbox used within this window is assumed awake (Cloudflare's sleepAfter defaults to 10 minutes). */
 export const SANDBOX_WARM_FOR_MS = 5 * 60_000;
@@ -41,6 +41,16 @@ export class WarmTracker implements SandboxExecutor {
     return (roomId, ask, signal) => {
       this.touchedAt = this.now();
       return inner.checkout!(roomId, ask, signal);
+    };
+  }
+
+  /** The inner executor's push, where it has one (see SandboxExecutor.push). */
+  get push(): ((roomId: string, ask: PushAsk) => Promise<{ sha: string }>) | undefined {
+    const inner = this.inner;
+    if (!inner.push) return undefined;
+    return (roomId, ask) => {
+      this.touchedAt = this.now();
+      return inner.push!(roomId, ask);
     };
   }
 

@@ -40,6 +40,8 @@ export interface WaitingAnswer {
   question: string;
   userId: string | null;
   answer: StoredAnswer;
+  /** When the room answered (ms). */
+  answeredAt: number;
 }
 
 /**
@@ -96,7 +98,7 @@ export class DeliveryRows {
   lease(platform: DeliveryPlatform, answeredBy: number, now: number, leaseUntil: number): WaitingAnswer[] {
     const rows = this.sql
       .exec<Row>(
-        `SELECT slot, idem_key, user_id, question, reply, answer, deliver, posted FROM duet_ledger
+        `SELECT slot, idem_key, user_id, question, reply, answer, deliver, posted, answered_at FROM duet_ledger
          WHERE ${UNDELIVERED} AND json_extract(deliver, '$.platform') = ? AND (answered_at <= ? OR ${SCHEDULED}) AND (lease_until IS NULL OR lease_until <= ?)
          ORDER BY seq`,
         now - IDEMPOTENCY_TTL_MS, platform, answeredBy, now,
@@ -113,6 +115,7 @@ export class DeliveryRows {
         question: String(r.question),
         userId: r.user_id === null ? null : String(r.user_id),
         answer: { ...stored, reply: r.reply === null ? stored.reply : String(r.reply) },
+        answeredAt: Number(r.answered_at),
       };
     });
   }

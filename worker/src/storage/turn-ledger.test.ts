@@ -184,7 +184,8 @@ describe("TurnLedger", () => {
       first.answer(ask(first, "q", null, now), { reply: "a", explanation: "a", runs: [] }, "a", now);
       const entry = { date, userId: "U9", userName: "Old", model: "old-model", inputTokens: 7, outputTokens: 2, turns: 4, unreported: 1 };
       storage.sql.exec(`UPDATE duet_ledger SET usage_carry = ?`, JSON.stringify({ v: 3, entries: [entry] }));
-      expect(new TurnLedger(storage).usageTotals(now).list(now)).toEqual([entry]);
+      // Counted before prices existed: its reported turns are unpriced, and it cost nothing known.
+      expect(new TurnLedger(storage).usageTotals(now).list(now)).toEqual([{ ...entry, costMicros: 0, unpriced: 3 }]);
     });
   });
 });

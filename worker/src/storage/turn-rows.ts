@@ -223,7 +223,7 @@ export class TurnRows {
   shownTurns(limit: number): AnsweredTurn[] {
     return this.sql
       .exec<Row>(
-        `SELECT seq, user_id, user_name, question, received_at, model_text, reply, answer, answered_at FROM duet_ledger
+        `SELECT seq, user_id, user_name, question, received_at, model_text, reply, answer, answered_at, idem_key FROM duet_ledger
          WHERE ${SHOWN} ORDER BY seq DESC LIMIT ?`,
         limit,
       )
@@ -239,6 +239,7 @@ export class TurnRows {
         modelText: str(r.model_text),
         reply: String(r.reply),
         answeredAt: Number(r.answered_at),
+        scheduleId: scheduleOfKey(str(r.idem_key)),
       }));
   }
 

@@ -33,6 +33,11 @@ export class RoomTurns {
   private epoch = 0;
   private recovered = false;
 
+  /** Places waiting behind the one running (what a status or a test reads). */
+  get waiting(): number {
+    return this.queue.waitingCount;
+  }
+
   constructor(private readonly room: RoomParts) {
     this.queue = new AwakeQueue(room.setAlarm);
   }

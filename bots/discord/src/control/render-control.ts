@@ -6,6 +6,8 @@ import {
   describePolicy,
   describeRepoReply,
   describeUsage,
+  memoryText,
+  type MemoryReply,
   type RepoEvent,
   type RepoResponse,
   type UsageResponse,
@@ -25,6 +27,13 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): string {
   return `🧠 ${describeModel(r, NAMING)}`;
+}
+
+/** As NAMING, the memory commands spelled with their options (`/duet remember fact:…`, `/duet forget number:…`). */
+const MEMORY_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^remember /, "remember fact:").replace(/^forget /, "forget number:")}\`` };
+
+export function renderMemory(reply: MemoryReply): string {
+  return `📌 ${memoryText(reply, MEMORY_NAMING)}`;
 }
 
 /** As NAMING, `/duet repo` spelled with its option (`/duet repo name:owner/name`). */

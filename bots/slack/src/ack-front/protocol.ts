@@ -25,6 +25,8 @@ export interface HandedOver {
   /** `x-slack-retry-num` and `x-slack-retry-reason`, as bolt's receiver reads them. */
   retryNum: number | undefined;
   retryReason: string | undefined;
+  /** Milliseconds from the request's arrival to its hand-over (its 200 follows at once): the ack's time, for the metrics. */
+  spentMs: number;
 }
 
 /**
@@ -39,6 +41,8 @@ export interface HandedRequest {
   body: string;
   retryNum: number | undefined;
   retryReason: string | undefined;
+  /** Milliseconds from the request's arrival to its hand-over: the front's part of the ack's time. */
+  spentMs: number;
 }
 
 /** An HTTP answer as the front writes it. */

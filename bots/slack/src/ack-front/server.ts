@@ -40,6 +40,7 @@ export function createFrontServer(
   const pending = new PendingAnswers((line) => log("warn", line));
 
   async function onEvents(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = performance.now();
     const body = await readBody(req);
     if (body === undefined) {
       log("warn", `Request body exceeded the maximum allowed size (limit: ${BODY_LIMIT} bytes)`);
@@ -55,7 +56,7 @@ export function createFrontServer(
       res.writeHead(401).end();
       return;
     }
-    const retry = { retryNum: retryNum(req), retryReason: header(req, "x-slack-retry-reason") };
+    const retry = { retryNum: retryNum(req), retryReason: header(req, "x-slack-retry-reason"), spentMs: performance.now() - arrived };
     if (isEventCallback(req, text)) {
       // Handed over before the ack: once Slack has its 200, the event is already the main thread's.
       handOver({ kind: "event", body: text, ...retry });

@@ -7,6 +7,8 @@ import {
   describePolicy,
   describeRepoReply,
   describeUsage,
+  memoryText,
+  type MemoryReply,
   type RepoEvent,
   type RepoResponse,
   type UsageResponse,
@@ -29,6 +31,10 @@ export const NAMING: Naming = {
 
 export function renderModel(r: { model: string; choices: string[]; source?: PolicySource; setBy?: string }): Rendered {
   return renderNotice(`:brain: ${describeModel(r, NAMING)}`);
+}
+
+export function renderMemory(reply: MemoryReply): Rendered {
+  return renderNotice(`:pushpin: ${memoryText(reply, NAMING)}`);
 }
 
 export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): Rendered {
