@@ -21,22 +21,19 @@ describe("a new room's tables", () => {
     expect(((await (await api(`/api/rooms/${room}/schedules`)).json()) as { schedules: unknown[] }).schedules).toEqual([]);
     expect(((await (await api(`/api/rooms/${room}/model`)).json()) as { source: string }).source).toBe("default");
     expect((await send(room, "SAY: still talking")).status).toBe(200);
-    // The recall archive is made by the first answer: its FTS5 table and the five tables FTS5 keeps beside it.
-    const recall = ["duet_recall", "duet_recall_config", "duet_recall_content", "duet_recall_data", "duet_recall_docsize", "duet_recall_idx"];
-    expect(await tables(room)).toEqual(["duet_approvals", "duet_audit", "duet_children", "duet_ledger", "duet_meta", "duet_policy", ...recall].sort());
+    expect(await tables(room)).toEqual(["duet_approvals", "duet_audit", "duet_children", "duet_ledger", "duet_meta", "duet_policy"]);
   });
 
-  it("a new room's first message writes 28 rows: the tables it uses, made whole, and its turn; woken again, only the turn", async () => {
+  it("a new room's first message writes 25 rows: the tables it uses, made whole, and its turn; woken again, only the turn", async () => {
     const room = freshRoom("cli-tables");
     expect((await send(room, "SAY: first")).status).toBe(200);
     // The agents SDK's tables (11 rows in sqlite_master), the room's six (2 each: the turn table made
-    // with every column, none added by an ALTER, each of which would write one more), the recall
-    // archive's FTS5 table made by the first answer (2, as the meter counts it) and the turn (2, and 1 recall row).
-    expect(await rowsWritten(room)).toBe(28);
-    // Woken again, the room finds its tables as they are: the turn's 2 rows and its recall row, nothing else.
+    // with every column, none added by an ALTER, each of which would write one more) and the turn (2).
+    expect(await rowsWritten(room)).toBe(25);
+    // Woken again, the room finds its tables as they are: the turn's 2 rows and nothing else.
     await killRoom(room);
     expect((await send(room, "SAY: after a restart")).status).toBe(200);
-    expect(await rowsWritten(room)).toBe(3);
+    expect(await rowsWritten(room)).toBe(2);
   });
 
   it("the first schedule makes its table, and the run is asked and delivered", async () => {

@@ -182,7 +182,7 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
 });
 
 describe("storage cost", () => {
-  it("writes 3 rows a turn (its row twice, its recall row), 1 more per command, 1 audit row for a turn's commands, 1 for a new room's registration", async () => {
+  it("writes 2 rows a turn, 1 more per command, 1 audit row for a turn's commands, 1 for a new room's registration", async () => {
     const channel = `slack-T1-${freshRoom("C").replace(/-/g, "")}`;
     const room = `${channel}-1700000000.000100`;
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number; messages: number });
@@ -191,19 +191,18 @@ describe("storage cost", () => {
       await turn();
       return (await rows()).rowsWrittenSinceStart - before;
     };
-    // The first turn also records the room under its channel (one row here; the channel's rows are its own)
-    // and makes the recall archive's table (2 rows, as the meter counts it).
-    expect(await cost(() => send(room, "first"))).toBe(6);
-    expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(3);
+    // The first turn also records the room under its channel (one row here; the channel's rows are its own).
+    expect(await cost(() => send(room, "first"))).toBe(3);
+    expect(await cost(() => send(room, "second", { idempotencyKey: "EvCost1" }))).toBe(2);
     for (let i = 0; i < 26; i++) await send(room, `m${i}`, i % 2 ? { idempotencyKey: `EvCostM${i}` } : {});
     expect((await rows()).messages).toBe(50);
-    // At 50 messages the oldest turn's row is reused: still 3 rows, no DELETE.
-    expect(await cost(() => send(room, "at fifty"))).toBe(3);
-    expect(await cost(() => send(room, "keyed at fifty", { idempotencyKey: "EvCost2" }))).toBe(3);
+    // At 50 messages the oldest turn's row is reused: still 2 rows, no DELETE.
+    expect(await cost(() => send(room, "at fifty"))).toBe(2);
+    expect(await cost(() => send(room, "keyed at fifty", { idempotencyKey: "EvCost2" }))).toBe(2);
     // A turn that runs commands adds one audit row for all of them. A direct run joins the history:
     // keyed, its row when accepted and its answer into it; unkeyed, that one row when it ends; each plus its audit row.
-    expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(5);
-    expect(await cost(() => send(room, "SAY: two <run>echo one</run> <run>echo two</run>"))).toBe(6);
+    expect(await cost(() => send(room, "SAY: one <run>echo one</run>"))).toBe(4);
+    expect(await cost(() => send(room, "SAY: two <run>echo one</run> <run>echo two</run>"))).toBe(5);
     expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo k", idempotencyKey: "IntCost" } }))).toBe(3);
     expect(await cost(() => api(`/api/rooms/${room}/sandbox/exec`, { method: "POST", json: { cmd: "echo plain" } }))).toBe(2);
     expect(await history(room)).toHaveLength(50);

@@ -1,9 +1,10 @@
 import { RECALL_LABEL } from "../model/prompt.ts";
 import type { ArchivedTurn, TurnLedger } from "../storage/turn-ledger.ts";
+import { rankTurns } from "./recall-rank.ts";
 
 /** About four characters to a token in English and code: how DUET_RECALL_TOKENS becomes a length to cut at. */
 export const CHARS_PER_TOKEN = 4;
-/** Earlier turns read per ask before the budget picks among them: more than ever fit in 800 tokens. */
+/** The best-ranked earlier turns the budget picks among: more than ever fit in 800 tokens. */
 export const RECALL_CANDIDATES = 12;
 /** Words kept from a question: the first ones carry it, and a 5,000-character paste must not make a 1,000-term query. */
 const MAX_TERMS = 24;
@@ -79,5 +80,7 @@ export function fitRecalled(found: ArchivedTurn[], label: string, budgetChars: n
  */
 export function recallFor(ledger: TurnLedger, question: string, beforeSeq: number, tokens: number): string[] {
   if (tokens <= 0) return [];
-  return fitRecalled(ledger.recall(recallTerms(question), beforeSeq, RECALL_CANDIDATES), RECALL_LABEL, tokens * CHARS_PER_TOKEN);
+  const terms = recallTerms(question);
+  const best = rankTurns(ledger.recallCandidates(terms, beforeSeq), terms, RECALL_CANDIDATES);
+  return fitRecalled(best, RECALL_LABEL, tokens * CHARS_PER_TOKEN);
 }
