@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RECALL_TOKENS } from "@duet/shared";
+import { PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL } from "../src/model/prompt.ts";
 import { CHUNK_TURNS, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
 import { api, freshRoom, modelCallsWith, roomStub, send, type SeenModelCall } from "./helpers.ts";
 
@@ -68,6 +69,22 @@ describe("recall", () => {
     expect(block.length).toBeLessThanOrEqual(DEFAULT_RECALL_TOKENS * 4);
   });
 
+  it("the model is told which context is pinned and which recalled: each its own labelled message, pinned first, a recalled turn with who asked and when", async () => {
+    const room = freshRoom("cli-recall");
+    expect((await api(`/api/rooms/${room}/memory`, { method: "POST", json: { fact: "the kiwi service listens on 7070", userId: "U-bo", userName: "Bo" } })).status).toBe(200);
+    await send(room, "SAY: noted: the walrus job runs at noon", { userId: "U-ada", userName: "Ada" });
+    await chatter(room, 6);
+    const call = await ask(room, "when does the walrus job run?");
+    // Every context message under a label of its own (the window's messages say who spoke, in brackets too, but are no label).
+    const labels = [PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL];
+    const labelled = call.messages.filter((m) => m.role === "user" && labels.includes(m.content.split("\n")[0]));
+    expect(labelled.map((m) => m.content.split("\n")[0])).toEqual([PINNED_LABEL, RECALL_LABEL]);
+    expect(labelled[0].content).toMatch(/\n1\. the kiwi service listens on 7070 \(pinned by Bo on \d{4}-\d\d-\d\d\)$/);
+    expect(labelled[0].content).not.toContain("walrus");
+    expect(labelled[1].content).toMatch(/\nAda on \d{4}-\d\d-\d\d asked: SAY: noted: the walrus job runs at noon\nDuet answered: noted: the walrus job runs at noon$/);
+    expect(labelled[1].content).not.toContain("kiwi");
+  });
+
   it("shows nothing the model already sees: a turn still in the window is not recalled", async () => {
     const room = freshRoom("cli-recall");
     await send(room, "SAY: noted: the kiwi service listens on 7070");
@@ -82,7 +99,7 @@ describe("recall", () => {
     await send(other, "SAY: noted: the zebra secret lives in the other room");
     await send(room, "SAY: noted: the zebra crossing is on Main street");
     await chatter(room, 6);
-    for (const hostile of ['"', '""zebra', "*", "zebra*", "NEAR(zebra main)", "question: zebra", "answer:zebra", ") OR (", "zebra) OR (secret", "^zebra", "{question answer}: zebra", "x".repeat(5_000), `${"zebra OR ".repeat(600)}`]) {
+    for (const hostile of ['"', '""zebra', "*", "zebra*", "NEAR(zebra main)", "question: zebra", "answer:zebra", ") OR (", "zebra) OR (secret", "^zebra", "{question answer}: zebra", "x".repeat(5_000), `${"zebra OR ".repeat(880)}`]) {
       const call = await ask(room, hostile);
       const block = recalledBlock(call) ?? "";
       expect(block).not.toContain("other room");
