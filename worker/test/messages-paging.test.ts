@@ -47,6 +47,8 @@ describe("GET /messages, paged with ?before=", () => {
     // Evicted, the room reads back the turns not yet archived from its rows: the same pages.
     await killRoom(room);
     expect((await everything(room)).map((m) => m.text)).toEqual(expected);
+    // A cursor just past the newest turn pages through the turns not yet archived too: the newest page again.
+    expect((await page(room, newest.before! + 25)).messages).toEqual(newest.messages);
     // A cursor older than the first turn: nothing further back.
     expect(await page(room, 1)).toEqual({ messages: [], before: null });
   });
