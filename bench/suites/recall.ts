@@ -23,11 +23,28 @@ const QUESTION = "how do I list the ten largest files here, without node_modules
 const RECALL_LABEL = "[earlier in this room, recalled";
 /** Turns in flight while a room is filled: the room answers them in order, this keeps the model's round trip out of the way. */
 const FILL_CONCURRENCY = 8;
+/** Twenty, so that at 100 asks each is asked 5 times: an earlier ask of the same question is itself a close match, and dozens of them would crowd the fact out. */
 const FACTS = [
   ["staging runs on port 8443", "which port does staging use?"],
   ["the flaky test is test_upload", "which test is flaky again?"],
   ["database backups run nightly at 02:00 UTC", "when do the database backups run?"],
   ["the redis cache TTL is 90 seconds", "what is the redis cache TTL?"],
+  ["make test needs --jobs 2", "what flags does make test need?"],
+  ["the deploy bot is called shipit", "what is the deploy bot called?"],
+  ["our CI uses Buildkite", "which CI service do we use?"],
+  ["the frontend lives in packages/web", "where does the frontend live?"],
+  ["the on-call rotation changes on Mondays", "when does the on-call rotation change?"],
+  ["release branches are named release/YYYY-MM", "how are release branches named?"],
+  ["the grafana dashboard is called golden-signals", "what is the grafana dashboard called?"],
+  ["postgres max_connections is 400", "what is postgres max_connections set to?"],
+  ["the kafka topic for invoices is billing.invoices.v2", "which kafka topic carries invoices?"],
+  ["feature flags live in LaunchDarkly", "where do feature flags live?"],
+  ["the VPN gateway is vpn.corp.internal", "what is the VPN gateway address?"],
+  ["terraform state sits in the s3 bucket tfstate-prod", "where is the terraform state kept?"],
+  ["the mobile app targets iOS 16 and up", "which iOS version does the mobile app target?"],
+  ["log retention in elasticsearch is 14 days", "how long is log retention in elasticsearch?"],
+  ["the sentry project is named web-prod", "what is the sentry project named?"],
+  ["docker images are pushed to ghcr.io/acme", "where are docker images pushed?"],
 ] as const;
 /** No word recall searches for: every one is a common word it leaves out. */
 const NO_TERMS = "what is it? can you say?";
@@ -97,7 +114,7 @@ async function costPerTurn(stack: BenchStack, room: string, turns: number): Prom
 /** Fills `room` with `messages` messages (two a turn), the facts planted in its first tenth. */
 async function fill(stack: BenchStack, room: string, messages: number): Promise<void> {
   const turns = messages / 2;
-  // The facts early (within the first tenth), so they are far older than the model's window.
+  // The facts early (within the first tenth, or one turn apart in a small room), so they are far older than the model's window.
   const planted = new Map<number, string>(FACTS.map(([said], j) => [j * Math.max(1, Math.floor(turns / 10 / FACTS.length)), said]));
   const said = (i: number) => (planted.has(i) ? `SAY: noted: ${planted.get(i)}` : `SAY: ok filler ${i}, chatting about lunch plans, the weather and the test suite`);
   let next = 0;

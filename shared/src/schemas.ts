@@ -134,8 +134,8 @@ export const execResponseSchema = z.object({
 });
 export type ExecResponse = z.infer<typeof execResponseSchema>;
 
-/** `before`: where the page further back starts (`?before=`), null when none is; absent from a Worker that does not page. */
-export const messagesResponseSchema = z.object({ messages: z.array(duetMessageSchema), before: z.number().int().positive().nullable().optional() });
+/** `before`: where the page further back starts (`?before=`), absent when none is. */
+export const messagesResponseSchema = z.object({ messages: z.array(duetMessageSchema), before: z.number().int().positive().optional() });
 export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
 
 export const cleanupResponseSchema = z.object({

@@ -114,12 +114,13 @@ export class TurnLedger {
   /**
    * A page of the conversation: the history (the last 50 messages), or with
    * `before` the 50 messages of the turns before that one; `before` in it is
-   * where the next page further back starts, null when nothing is further back.
+   * where the next page further back starts, absent when nothing is further
+   * back (so a room that never paged answers as it always has).
    */
-  page(before?: number): { messages: DuetMessage[]; before: number | null } {
-    if (before === undefined) return { messages: this.view.history(), before: this.view.oldestSeq() };
+  page(before?: number): { messages: DuetMessage[]; before?: number } {
+    if (before === undefined) return withCursor(this.view.history(), this.view.oldestSeq());
     const turns = this.archive.page(before, HISTORY_TURNS);
-    return { messages: archivedMessages(turns), before: turns.length === HISTORY_TURNS ? turns[0].seq : null };
+    return withCursor(archivedMessages(turns), turns.length === HISTORY_TURNS ? turns[0].seq : null);
   }
 
   messageCount(): number {
@@ -152,4 +153,9 @@ function archived(t: AnsweredTurn): ArchivedTurn {
     ...(t.stopped ? { stopped: true } : {}),
     ...(t.scheduleId ? { scheduleId: t.scheduleId } : {}),
   };
+}
+
+/** A page of messages, with `before` only when a page further back exists. */
+function withCursor(messages: DuetMessage[], next: number | null): { messages: DuetMessage[]; before?: number } {
+  return next === null ? { messages } : { messages, before: next };
 }
