@@ -11,6 +11,7 @@ import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
 import { filesSuite } from "./suites/files.ts";
 import { OUTBOX_GRACE_MS, outboxSuite } from "./suites/outbox.ts";
 import { prewarmSuite } from "./suites/prewarm.ts";
+import { recallOptions, recallSuite } from "./suites/recall.ts";
 import { replicasSuite } from "./suites/replicas.ts";
 import { sandboxFairSuite } from "./suites/sandbox-fair.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
@@ -48,7 +49,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
   }
   // Its own two Workers, started after the shared stack has stopped, so nothing else runs beside them.
   if (on("side-by-side")) await suite("side-by-side", "side by side: seed design and Duet", () => sideBySide());
+  if (on("recall")) await suite("recall", "recall: rows, bytes, time and tokens of a room that remembers", () => recallSuite(recallOptions(process.env.DUET_BENCH_RECALL)));
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());

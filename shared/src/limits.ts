@@ -76,3 +76,7 @@ export const AUDIT_KEEP = 500;
 export const DEFAULT_FILE_MAX_BYTES = 25 * 1024 * 1024;
 /** A room's whole workspace, unless SANDBOX_WORKSPACE_MAX_BYTES says otherwise. */
 export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024;
+/** A room's searchable conversation, in bytes of text: 8 MiB holds years of a busy channel (about 8,000 turns of a kilobyte) and stays small next to a DO's 10 GB. */
+export const DEFAULT_ROOM_HISTORY_MAX_BYTES = 8 * 1024 * 1024;
+/** Recalled turns shown to the model per ask: 800 tokens (about 3,200 characters) is a handful of earlier turns, small beside the window. */
+export const DEFAULT_RECALL_TOKENS = 800;

@@ -136,7 +136,8 @@ export const execResponseSchema = z.object({
 });
 export type ExecResponse = z.infer<typeof execResponseSchema>;
 
-export const messagesResponseSchema = z.object({ messages: z.array(duetMessageSchema) });
+/** `before`: where the page further back starts (`?before=`), absent when none is. */
+export const messagesResponseSchema = z.object({ messages: z.array(duetMessageSchema), before: z.number().int().positive().optional() });
 export type MessagesResponse = z.infer<typeof messagesResponseSchema>;
 
 export const cleanupResponseSchema = z.object({

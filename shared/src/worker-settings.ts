@@ -9,6 +9,8 @@ import {
   DEFAULT_MODEL_TEMPERATURE,
   DEFAULT_MODEL_TIMEOUT_MS,
   DEFAULT_WORKSPACE_MAX_BYTES,
+  DEFAULT_ROOM_HISTORY_MAX_BYTES,
+  DEFAULT_RECALL_TOKENS,
 } from "./limits.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
 import { sandboxNetworkFields } from "./sandbox-network.ts";
@@ -44,6 +46,10 @@ export const workerSettingsSchema = z.object({
   DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
   /** One file into or out of a workspace. */
   DUET_FILE_MAX_BYTES: intVar("DUET_FILE_MAX_BYTES", DEFAULT_FILE_MAX_BYTES, 1, 2 ** 40),
+  /** A room's searchable conversation (question and answer text), oldest turns dropped first past it. */
+  DUET_ROOM_HISTORY_MAX_BYTES: intVar("DUET_ROOM_HISTORY_MAX_BYTES", DEFAULT_ROOM_HISTORY_MAX_BYTES, 1_024, 2 ** 40),
+  /** Tokens of earlier turns recalled into each prompt (at about 4 characters a token); 0 turns recall off. */
+  DUET_RECALL_TOKENS: intVar("DUET_RECALL_TOKENS", DEFAULT_RECALL_TOKENS, 0, 32_768),
   /** A room's whole workspace: in production, a workspace past it is not saved (and a note says so). */
   SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */

@@ -70,7 +70,11 @@ describe("turns: model, <run> tags and history", () => {
     for (let i = 0; i < 27; i++) expect((await send(room, `msg-${room}-${i}`)).status).toBe(200);
     const calls = await modelCallsWith(`msg-${room}-26`);
     expect(calls).toHaveLength(1);
-    const msgs = calls[0].messages;
+    // The earlier turns share its words, so some are recalled, in one data message and none from the window.
+    const recalled = calls[0].messages.filter((m) => m.content.startsWith("[earlier in this room, recalled"));
+    expect(recalled).toHaveLength(1);
+    expect(recalled[0].content).not.toMatch(new RegExp(`msg-${room}-2[1-6]\\b`));
+    const msgs = calls[0].messages.filter((m) => !recalled.includes(m));
     expect(msgs[0].role).toBe("system");
     expect(msgs[0].content).toMatch(/<run>ls -la<\/run>/);
     expect(msgs[0].content).toMatch(/never follow instructions/);

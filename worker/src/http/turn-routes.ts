@@ -4,6 +4,7 @@ import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { send, type RoomApp } from "./rooms.ts";
 import { jsonBody } from "../request.ts";
+import { beforeCursor } from "./page-cursor.ts";
 
 /**
  * A room's conversation (mounted in room-routes.ts, which puts the room on
@@ -46,5 +47,5 @@ turnRoutes.post("/message", jsonBody(messageRequestSchema), async (c) => {
 
 turnRoutes.post("/stop", jsonBody(stopRequestSchema), async (c) => send(await c.var.room.stop(c.req.valid("json"))));
 turnRoutes.post("/sandbox/exec", jsonBody(execRequestSchema), async (c) => send(await c.var.room.exec(c.req.valid("json"))));
-turnRoutes.get("/messages", async (c) => send(await c.var.room.messages()));
+turnRoutes.get("/messages", async (c) => send(await c.var.room.messages(beforeCursor(c.req.query("before")))));
 turnRoutes.get("/stats", async (c) => send(await c.var.room.stats()));

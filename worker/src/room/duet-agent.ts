@@ -248,8 +248,13 @@ export class DuetAgent extends Agent<Env> {
     return guard(async () => ok(await this.room.workspaceChanged()));
   }
 
-  async messages(): Promise<WireOutcome> {
-    return guardWire(async () => ok({ messages: this.room.ledger.history() }));
+  /**
+   * The history (the last 50 messages), or with `before` the 50 before that
+   * turn; `before` in the answer is where the next page further back starts
+   * (null when there is none).
+   */
+  async messages(before?: number): Promise<WireOutcome> {
+    return guardWire(async () => ok(this.room.ledger.page(before)));
   }
 
   /** Storage figures for operators and benchmarks: what this room holds and what it has written since it woke. */

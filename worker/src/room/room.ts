@@ -32,6 +32,7 @@ import { PrTalk, type PrTalkResult } from "./pr-talk.ts";
 import type { PrEvent } from "../github/webhook-events.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
+import { recallFor } from "../memory/recall.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
@@ -138,7 +139,7 @@ export class Room {
     this.config = loadConfig(env);
     this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
     this.redact = redactor(this.config);
-    this.ledger = new TurnLedger(storage);
+    this.ledger = new TurnLedger(storage, this.config.DUET_ROOM_HISTORY_MAX_BYTES);
     this.uploads = new UploadLog(storage);
     this.tree = new RoomTree(storage, roomId, peer);
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
@@ -501,6 +502,7 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       pinnedFacts: () => this.facts.list().map(factLine),
+      recall: (question, beforeSeq) => recallFor(this.ledger, question, beforeSeq, config.DUET_RECALL_TOKENS),
       ...(saves ? { saves } : {}),
       repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
     };

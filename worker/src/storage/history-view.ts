@@ -1,5 +1,6 @@
 import { HISTORY_KEEP, MODEL_CONTEXT_MESSAGES, type DuetMessage } from "@duet/shared";
 import { HISTORY_TURNS, type TurnRows } from "./turn-rows.ts";
+import type { ArchivedTurn } from "./turn-archive.ts";
 import type { AnsweredTurn } from "./turn-types.ts";
 
 /** Answered turns the model's context is built from; kept in memory. */
@@ -21,6 +22,8 @@ export class HistoryView {
    */
   private shownJson: string[] = [];
   private recent: AnsweredTurn[] | null = null;
+  /** The seq of each turn in `shown`, oldest first: where a page further back starts (`?before=`). */
+  private shownSeqs: number[] = [];
 
   constructor(private readonly rows: TurnRows) {}
 
@@ -30,9 +33,11 @@ export class HistoryView {
       const added = messagesOf(turn.userId, turn.userName ?? null, turn.question, turn.receivedAt, turn.reply, turn.answeredAt, turn.stopped === true, turn.scheduleId ?? null);
       this.shown.push(...added);
       this.shownJson.push(...added.map((m) => JSON.stringify(m)));
+      this.shownSeqs.push(turn.seq);
       if (this.shown.length > HISTORY_KEEP) {
         this.shown.splice(0, this.shown.length - HISTORY_KEEP);
         this.shownJson.splice(0, this.shownJson.length - HISTORY_KEEP);
+        this.shownSeqs.splice(0, this.shownSeqs.length - HISTORY_TURNS);
       }
     }
     if (this.recent) {
@@ -61,10 +66,17 @@ export class HistoryView {
     return `[${this.shownJson.join(",")}]`;
   }
 
+  /** The seq of the history's oldest turn when the history is full (earlier turns may be paged to from it), else null. */
+  oldestSeq(): number | null {
+    return this.messages().length >= HISTORY_KEEP ? (this.shownSeqs[0] ?? null) : null;
+  }
+
   private messages(): DuetMessage[] {
     if (this.shown) return this.shown;
-    this.shown = this.rows.shownLines().flatMap((r) => messagesOf(r.userId, r.userName, r.question, r.receivedAt, r.reply, r.answeredAt, r.stopped, r.scheduleId));
+    const lines = this.rows.shownLines();
+    this.shown = lines.flatMap((r) => messagesOf(r.userId, r.userName, r.question, r.receivedAt, r.reply, r.answeredAt, r.stopped, r.scheduleId));
     this.shownJson = this.shown.map((m) => JSON.stringify(m));
+    this.shownSeqs = lines.map((r) => r.seq);
     return this.shown;
   }
 
@@ -72,8 +84,14 @@ export class HistoryView {
   wipe(): void {
     this.shown = [];
     this.shownJson = [];
+    this.shownSeqs = [];
     this.recent = [];
   }
+}
+
+/** Turns from further back than the history (the archive's), as the messages the history would have shown. */
+export function archivedMessages(turns: ArchivedTurn[]): DuetMessage[] {
+  return turns.flatMap((t) => messagesOf(t.userId, t.userName, t.question, t.at, t.answer, t.answeredAt, t.stopped === true, t.scheduleId ?? null));
 }
 
 function messagesOf(

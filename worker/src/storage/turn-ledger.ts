@@ -1,10 +1,12 @@
-import type { DuetMessage } from "@duet/shared";
-import { HistoryView } from "./history-view.ts";
-import { TurnRows } from "./turn-rows.ts";
+import { DEFAULT_ROOM_HISTORY_MAX_BYTES, type DuetMessage } from "@duet/shared";
+import { archivedMessages, HistoryView } from "./history-view.ts";
+import { CHUNK_TURNS, TurnArchive, type ArchivedTurn } from "./turn-archive.ts";
+import { HISTORY_TURNS, TurnRows } from "./turn-rows.ts";
 import type { UsageTotals } from "../usage/usage-entries.ts";
 import type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
 
 export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } from "./turn-types.ts";
+export type { ArchivedTurn } from "./turn-archive.ts";
 
 /**
  * A room's turns: their rows (TurnRows) and what is read of them, kept in
@@ -15,10 +17,16 @@ export type { AnsweredTurn, HistoryNote, LedgerTurn, StoredAnswer, TurnKind } fr
 export class TurnLedger {
   private readonly rows: TurnRows;
   private readonly view: HistoryView;
+  private readonly archive: TurnArchive;
 
-  constructor(storage: DurableObjectStorage) {
+  /** `historyMaxBytes`: the text the searchable archive of answered turns keeps (DUET_ROOM_HISTORY_MAX_BYTES). */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    historyMaxBytes = DEFAULT_ROOM_HISTORY_MAX_BYTES,
+  ) {
     this.rows = new TurnRows(storage);
     this.view = new HistoryView(this.rows);
+    this.archive = new TurnArchive(storage.sql, historyMaxBytes, () => this.rows.shownTurns(CHUNK_TURNS).map(archived));
   }
 
   /** Records an accepted turn before any work starts: one row written. */
@@ -33,7 +41,13 @@ export class TurnLedger {
 
   /** A line of history recorded whole (a decision, an unkeyed direct run): one row written. */
   note(note: HistoryNote, seq = this.rows.reserveSeq(), now = Date.now()): void {
-    this.view.add(this.rows.note(note, seq, now));
+    this.storage.transactionSync(() => this.shown(this.rows.note(note, seq, now)));
+  }
+
+  /** A turn joined the history: the view shows it, and the archive keeps it (a chunk's row written with every CHUNK_TURNS-th). */
+  private shown(turn: AnsweredTurn): void {
+    this.view.add(turn);
+    this.archive.add(archived(turn));
   }
 
   /** An answer for a bot to post that is not part of the conversation (kept out of the history): one row written. */
@@ -46,14 +60,23 @@ export class TurnLedger {
     this.rows.markStarted(turn, progress);
   }
 
-  /** A message turn's answer: one row written; the turn joins the history. */
+  /**
+   * A message turn's answer: one row written; the turn joins the history and
+   * the archive, whose chunk row (one per CHUNK_TURNS turns) is written in the
+   * same transaction when this turn fills it.
+   */
   answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now(), posted: string | null = null): void {
-    this.view.add(this.rows.answer(turn, answer, modelText, now, posted));
+    this.storage.transactionSync(() => this.shown(this.rows.answer(turn, answer, modelText, now, posted)));
+  }
+
+  /** Earlier turns that may match `terms`, older than `beforeSeq` (kept out of the recent window), for recall to rank. */
+  recallCandidates(terms: string[], beforeSeq: number): ArchivedTurn[] {
+    return this.archive.candidates(terms, beforeSeq);
   }
 
   /** A keyed direct run's outcome, as the note the history shows: one row written. */
   finishRun(turn: LedgerTurn, note: HistoryNote, now = Date.now()): void {
-    this.view.add(this.rows.finishRun(turn, note, now));
+    this.storage.transactionSync(() => this.shown(this.rows.finishRun(turn, note, now)));
   }
 
   /** A turn that failed before it answered leaves nothing behind. */
@@ -88,6 +111,18 @@ export class TurnLedger {
     return this.view.historyJson();
   }
 
+  /**
+   * A page of the conversation: the history (the last 50 messages), or with
+   * `before` the 50 messages of the turns before that one; `before` in it is
+   * where the next page further back starts, absent when nothing is further
+   * back (so a room that never paged answers as it always has).
+   */
+  page(before?: number): { messages: DuetMessage[]; before?: number } {
+    if (before === undefined) return withCursor(this.view.history(), this.view.oldestSeq());
+    const turns = this.archive.page(before, HISTORY_TURNS);
+    return withCursor(archivedMessages(turns), turns.length === HISTORY_TURNS ? turns[0].seq : null);
+  }
+
   messageCount(): number {
     return this.view.history().length;
   }
@@ -101,5 +136,26 @@ export class TurnLedger {
   wipe(keepUsage = false): void {
     this.rows.wipe(keepUsage);
     this.view.wipe();
+    this.archive.wipe();
   }
+}
+
+/** A shown turn as the archive keeps it. */
+function archived(t: AnsweredTurn): ArchivedTurn {
+  return {
+    seq: t.seq,
+    userId: t.userId,
+    userName: t.userName ?? null,
+    question: t.question,
+    answer: t.reply,
+    at: t.receivedAt,
+    answeredAt: t.answeredAt,
+    ...(t.stopped ? { stopped: true } : {}),
+    ...(t.scheduleId ? { scheduleId: t.scheduleId } : {}),
+  };
+}
+
+/** A page of messages, with `before` only when a page further back exists. */
+function withCursor(messages: DuetMessage[], next: number | null): { messages: DuetMessage[]; before?: number } {
+  return next === null ? { messages } : { messages, before: next };
 }

@@ -244,16 +244,17 @@ export class TurnRows {
   }
 
   /** What the history shows of its newest turns (no model text, no runs), oldest first. */
-  shownLines(): { userId: string | null; userName: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean; scheduleId: string | null }[] {
+  shownLines(): { seq: number; userId: string | null; userName: string | null; question: string; receivedAt: number; reply: string; answeredAt: number; stopped: boolean; scheduleId: string | null }[] {
     return this.sql
       .exec<Row>(
-        `SELECT user_id, user_name, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped, idem_key FROM duet_ledger
+        `SELECT seq, user_id, user_name, question, received_at, reply, answered_at, json_extract(answer, '$.stopped') AS stopped, idem_key FROM duet_ledger
          WHERE ${SHOWN} ORDER BY seq DESC LIMIT ?`,
         HISTORY_TURNS,
       )
       .toArray()
       .reverse()
       .map((r) => ({
+        seq: Number(r.seq),
         userId: str(r.user_id),
         userName: str(r.user_name),
         question: String(r.question),

@@ -18,6 +18,8 @@ export interface TurnDeps extends CommandDeps {
   sharedFiles?: (after: number, until: number) => string[];
   /** The room's pinned facts as the model reads them, one line each. */
   pinnedFacts?: () => string[];
+  /** Earlier turns recalled for `question`, older than turn `beforeSeq` (the window's oldest), as the model reads them. */
+  recall?: (question: string, beforeSeq: number) => string[];
   /** A workspace file the model attached, as the answer lists it, or the note that says why it is not there. */
   attach?: (path: string) => Promise<Attachment | string>;
   /** Wakes the room's sandbox ahead of its first command (no-op when it is known to be warm). */
@@ -223,7 +225,10 @@ async function askModel(
     ...(t.skipped ? { skipped: t.skipped } : {}),
   }));
   const previousAt = input.recent.at(-1)?.receivedAt ?? 0;
-  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], repoLine);
+  // The window holds a turn's question and answer for each two messages: what is older than its oldest turn may be recalled.
+  const windowFrom = (input.recent.at(-Math.ceil(MODEL_CONTEXT_MESSAGES / 2)) ?? input.recent[0])?.seq ?? Number.MAX_SAFE_INTEGER;
+  const recalled = deps.recall?.(input.question, windowFrom) ?? [];
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], repoLine, recalled);
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };

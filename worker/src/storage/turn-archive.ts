@@ -1,0 +1,184 @@
+import { HISTORY_KEEP } from "@duet/shared";
+import { utf8Length } from "./sql-meter.ts";
+
+type Row = Record<string, SqlStorageValue>;
+
+/** One answered turn as the archive keeps it (text redacted, as the ledger stored it). */
+export interface ArchivedTurn {
+  seq: number;
+  userId: string | null;
+  userName: string | null;
+  question: string;
+  answer: string;
+  /** When it was asked. */
+  at: number;
+  answeredAt: number;
+  stopped?: boolean;
+  scheduleId?: string | null;
+}
+
+/**
+ * Turns per archived chunk: the history's 25 turns. The ledger keeps the
+ * newest 25 shown turns in their rows, so the turns not yet archived (fewer
+ * than a chunk) can always be read back from it after a restart; and one row
+ * written per 25 turns is 0.04 a turn.
+ */
+export const CHUNK_TURNS = HISTORY_KEEP / 2;
+/** Chunks read per search before the turns in them are ranked one by one: 8 x 25 turns. */
+const CHUNKS_SEARCHED = 8;
+
+/** A chunk's per-turn fields besides its text: [seq, userId, userName, at, answeredAt, question length, answer length, stopped, scheduleId]. */
+type TurnMeta = [number, string | null, string | null, number, number, number, number, 0 | 1, string | null];
+
+/**
+ * Every shown turn's question and answer, searchable and pageable long after
+ * its ledger row was reused, at a cost of one row written per CHUNK_TURNS
+ * turns: turns wait in memory (and in their ledger rows) until a chunk is
+ * full, then go into one FTS5 row (porter stemming, so "run" finds "runs")
+ * holding their text once, with who, when and where each turn's text starts
+ * beside it, unindexed. Search ranks chunks with bm25, then the turns in the
+ * best chunks one by one (memory/recall-rank.ts).
+ *
+ * Bounded by the bytes of the text it holds (question, answer, speaker and
+ * the fields beside them); past the bound the oldest chunks go first. FTS5's
+ * index beside the text is not counted in the bound. The table is made with
+ * the first chunk, so a room with fewer turns pays nothing.
+ */
+export class TurnArchive {
+  private made = false;
+  private held: number | undefined;
+  /** Shown turns not yet in a chunk, oldest first; null until read back from the ledger after a wake. */
+  private waiting: ArchivedTurn[] | null = null;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly maxBytes: number,
+    /** The newest shown turns in the ledger's rows, oldest first: where waiting turns are read back from after a wake. */
+    private readonly ledgerTurns: () => ArchivedTurn[],
+  ) {}
+
+  private exists(): boolean {
+    this.made ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length > 0;
+    return this.made;
+  }
+
+  private bytesHeld(): number {
+    this.held ??= this.exists() ? Number(this.sql.exec<Row>(`SELECT coalesce(sum(bytes), 0) AS b FROM duet_recall`).one().b) : 0;
+    return this.held;
+  }
+
+  /** The turns waiting for a chunk: after a wake, the ledger's shown turns newer than the newest archived one. */
+  private pending(): ArchivedTurn[] {
+    if (this.waiting) return this.waiting;
+    const archived = this.exists() ? Number(this.sql.exec<Row>(`SELECT coalesce(max(last_seq), 0) AS s FROM duet_recall`).one().s) : 0;
+    this.waiting = this.ledgerTurns().filter((t) => t.seq > archived);
+    return this.waiting;
+  }
+
+  /**
+   * A turn joined the history. Called inside the ledger's write of it: when
+   * this fills a chunk, the chunk's one row is written in the same
+   * transaction (and the oldest chunks dropped past the bound).
+   */
+  add(turn: ArchivedTurn): void {
+    const waiting = this.pending();
+    // Read back after a wake, the waiting turns may already hold this one (its row was written just before).
+    if (!waiting.some((t) => t.seq === turn.seq)) waiting.push(turn);
+    if (waiting.length < CHUNK_TURNS) return;
+    this.write(waiting);
+    this.waiting = [];
+  }
+
+  private write(turns: ArchivedTurn[]): void {
+    if (!this.exists()) {
+      this.sql.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS duet_recall USING fts5(
+        text, turns UNINDEXED, first_seq UNINDEXED, last_seq UNINDEXED, bytes UNINDEXED, tokenize = 'porter unicode61')`);
+      this.made = true;
+    }
+    const text = turns.map((t) => `${t.question}\n${t.answer}`).join("\n");
+    const meta: TurnMeta[] = turns.map((t) => [t.seq, t.userId, t.userName, t.at, t.answeredAt, t.question.length, t.answer.length, t.stopped ? 1 : 0, t.scheduleId ?? null]);
+    const json = JSON.stringify(meta);
+    const bytes = utf8Length(text) + utf8Length(json);
+    const seqs = turns.map((t) => t.seq);
+    const held = this.bytesHeld();
+    this.sql
+      .exec(`INSERT INTO duet_recall (text, turns, first_seq, last_seq, bytes) VALUES (?, ?, ?, ?, ?)`, text, json, Math.min(...seqs), Math.max(...seqs), bytes)
+      .toArray();
+    this.held = held + bytes;
+    if (this.held > this.maxBytes) this.trim(Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id));
+  }
+
+  /** Drops the oldest chunks until the text held is within the bound; the chunk just added (`newest`) stays even when it alone is larger. */
+  private trim(newest: number): void {
+    let over = this.bytesHeld() - this.maxBytes;
+    let upTo = 0;
+    let dropped = 0;
+    for (const r of this.sql.exec<Row>(`SELECT rowid, bytes FROM duet_recall WHERE rowid < ? ORDER BY rowid`, newest)) {
+      if (over <= 0) break;
+      upTo = Number(r.rowid);
+      over -= Number(r.bytes);
+      dropped += Number(r.bytes);
+    }
+    if (!upTo) return;
+    this.sql.exec(`DELETE FROM duet_recall WHERE rowid <= ?`, upTo).toArray();
+    this.held = this.bytesHeld() - dropped;
+  }
+
+  /**
+   * The turns of the chunks that best match `terms` (bm25), and the turns
+   * still waiting for a chunk, each older than `beforeSeq`. Each term is
+   * quoted, so whatever a person typed is matched as words and never read as
+   * FTS syntax (quotes inside are doubled, as FTS5 asks).
+   */
+  candidates(terms: string[], beforeSeq: number): ArchivedTurn[] {
+    if (!terms.length) return [];
+    const found = this.pending().filter((t) => t.seq < beforeSeq);
+    if (!this.exists()) return found;
+    const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+    const chunks = this.sql
+      .exec<Row>(`SELECT text, turns FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ?`, match, beforeSeq, CHUNKS_SEARCHED)
+      .toArray();
+    const seen = new Set(found.map((t) => t.seq));
+    for (const c of chunks) for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+    return found;
+  }
+
+  /** The newest `limit` turns older than `beforeSeq`, oldest first: a page of the room's conversation further back than its history. */
+  page(beforeSeq: number, limit: number): ArchivedTurn[] {
+    const found = this.pending().filter((t) => t.seq < beforeSeq);
+    const seen = new Set(found.map((t) => t.seq));
+    if (this.exists()) {
+      // Newest chunks first, only as many as the page needs (a late note may sit in a later chunk than its seq, hence first_seq).
+      for (const c of this.sql.exec<Row>(`SELECT text, turns, last_seq FROM duet_recall WHERE first_seq < ? ORDER BY last_seq DESC`, beforeSeq)) {
+        // Every chunk left holds only turns at or before this one's last: enough newer ones already make the page.
+        if (found.filter((t) => t.seq > Number(c.last_seq)).length >= limit) break;
+        for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+      }
+    }
+    return found.sort((a, b) => a.seq - b.seq).slice(-limit);
+  }
+
+  /** Text held now, in bytes (what the bound counts). */
+  bytes(): number {
+    return this.bytesHeld();
+  }
+
+  wipe(): void {
+    if (this.exists()) this.sql.exec(`DELETE FROM duet_recall`).toArray();
+    this.held = 0;
+    this.waiting = [];
+  }
+}
+
+/** A chunk's turns, each with its text cut back out of the chunk's. */
+function unpack(c: Row): ArchivedTurn[] {
+  const text = String(c.text);
+  const meta = JSON.parse(String(c.turns)) as TurnMeta[];
+  let at = 0;
+  return meta.map(([seq, userId, userName, asked, answeredAt, qLen, aLen, stopped, scheduleId]) => {
+    const question = text.slice(at, at + qLen);
+    const answer = text.slice(at + qLen + 1, at + qLen + 1 + aLen);
+    at += qLen + aLen + 2;
+    return { seq, userId, userName, question, answer, at: asked, answeredAt, ...(stopped ? { stopped: true } : {}), ...(scheduleId ? { scheduleId } : {}) };
+  });
+}

@@ -1,0 +1,175 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RECALL_TOKENS } from "@duet/shared";
+import { PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL } from "../src/model/prompt.ts";
+import { CHUNK_TURNS, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
+import { api, freshRoom, modelCallsWith, roomStub, send, type SeenModelCall } from "./helpers.ts";
+
+/** A room's earlier turns, found again for a later question and shown to the model as labelled data. */
+
+const LABEL = "[earlier in this room, recalled for this question";
+const recalledBlock = (call: SeenModelCall) => call.messages.find((m) => m.role === "user" && m.content.startsWith(LABEL))?.content;
+
+/** Asks `question` in `room` and answers the model's recorded prompt for it. */
+async function ask(room: string, question: string): Promise<SeenModelCall> {
+  const marker = `ask-${room}-${Math.random().toString(36).slice(2, 8)}`;
+  const res = await send(room, `SAY: ok ${marker} ${question}`);
+  expect(res.status).toBe(200);
+  const [call] = await modelCallsWith(marker);
+  return call;
+}
+
+/** Filler turns, some of them near the planted facts' words, so recall has to rank. */
+async function chatter(room: string, n: number, from = 0): Promise<void> {
+  for (let i = from; i < from + n; i++) {
+    const text = i % 10 === 0 ? `SAY: ok ${i}, we talked about the test suite and the deploy window` : `SAY: ok filler ${i}, chatting about lunch plans and the weather`;
+    expect((await send(room, text, { userId: `U${i % 4}`, userName: `Person ${i % 4}` })).status).toBe(200);
+  }
+}
+
+const FACTS: [said: string, asked: string][] = [
+  ["staging runs on port 8443", "which port does staging use?"],
+  ["make test needs --jobs 2", "what flags does make test need?"],
+  ["the flaky test is test_upload", "which test is flaky again?"],
+  ["database backups run nightly at 02:00 UTC", "when do the database backups run?"],
+  ["the deploy bot is called shipit", "what is the deploy bot called?"],
+  ["our CI uses Buildkite, not GitHub Actions", "which CI service do we use?"],
+  ["the frontend lives in packages/web", "where does the frontend live?"],
+  ["the on-call rotation changes on Mondays", "when does the on-call rotation change?"],
+  ["the redis cache TTL is 90 seconds", "what is the redis cache TTL?"],
+  ["release branches are named release/YYYY-MM", "how are release branches named?"],
+];
+
+const turn = (seq: number, question: string, answer: string): ArchivedTurn => ({ seq, userId: "U1", userName: null, question, answer, at: seq, answeredAt: seq });
+
+const tableRows = (room: string) =>
+  runInDurableObject(roomStub(room), (_a, state) => {
+    const sql = state.storage.sql;
+    return sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length ? Number(sql.exec(`SELECT count(*) AS n FROM duet_recall`).one().n) : 0;
+  });
+
+describe("recall", () => {
+  it("in a 300-turn room, a question about each of ten facts said early finds it: the prompt holds it, marked with who said it and when", { timeout: 240_000 }, async () => {
+    const room = freshRoom("cli-recall");
+    for (const [i, [said]] of FACTS.entries()) {
+      expect((await send(room, `SAY: noted: ${said}`, { userId: "U-ada", userName: "Ada" })).status).toBe(200);
+      await chatter(room, 10, i * 10);
+    }
+    await chatter(room, 200, 100);
+    let found = 0;
+    for (const [said, asked] of FACTS) {
+      const block = recalledBlock(await ask(room, asked));
+      if (block?.includes(said)) found++;
+      expect(block ?? "").not.toContain("[facts people");
+    }
+    console.log(`planted facts recalled: ${found} of ${FACTS.length}`);
+    expect(found).toBeGreaterThanOrEqual(9);
+    const block = recalledBlock(await ask(room, FACTS[0][1]))!;
+    expect(block).toMatch(/\nAda on \d{4}-\d\d-\d\d asked: SAY: noted: staging runs on port 8443\nDuet answered: noted: staging runs on port 8443/);
+    expect(block.length).toBeLessThanOrEqual(DEFAULT_RECALL_TOKENS * 4);
+  });
+
+  it("the model is told which context is pinned and which recalled: each its own labelled message, pinned first, a recalled turn with who asked and when", async () => {
+    const room = freshRoom("cli-recall");
+    expect((await api(`/api/rooms/${room}/memory`, { method: "POST", json: { fact: "the kiwi service listens on 7070", userId: "U-bo", userName: "Bo" } })).status).toBe(200);
+    await send(room, "SAY: noted: the walrus job runs at noon", { userId: "U-ada", userName: "Ada" });
+    await chatter(room, 6);
+    const call = await ask(room, "when does the walrus job run?");
+    // Every context message under a label of its own (the window's messages say who spoke, in brackets too, but are no label).
+    const labels = [PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL];
+    const labelled = call.messages.filter((m) => m.role === "user" && labels.includes(m.content.split("\n")[0]));
+    expect(labelled.map((m) => m.content.split("\n")[0])).toEqual([PINNED_LABEL, RECALL_LABEL]);
+    expect(labelled[0].content).toMatch(/\n1\. the kiwi service listens on 7070 \(pinned by Bo on \d{4}-\d\d-\d\d\)$/);
+    expect(labelled[0].content).not.toContain("walrus");
+    expect(labelled[1].content).toMatch(/\nAda on \d{4}-\d\d-\d\d asked: SAY: noted: the walrus job runs at noon\nDuet answered: noted: the walrus job runs at noon$/);
+    expect(labelled[1].content).not.toContain("kiwi");
+  });
+
+  it("shows nothing the model already sees: a turn still in the window is not recalled", async () => {
+    const room = freshRoom("cli-recall");
+    await send(room, "SAY: noted: the kiwi service listens on 7070");
+    const call = await ask(room, "what does the kiwi service listen on?");
+    expect(recalledBlock(call)).toBeUndefined();
+    expect(JSON.stringify(call.messages)).toContain("kiwi service listens on 7070");
+  });
+
+  it("a question made of FTS syntax, quotes or 5,000 characters answers normally, and never recalls another room's turns", async () => {
+    const room = freshRoom("cli-recall");
+    const other = freshRoom("cli-recall");
+    await send(other, "SAY: noted: the zebra secret lives in the other room");
+    await send(room, "SAY: noted: the zebra crossing is on Main street");
+    await chatter(room, 6);
+    for (const hostile of ['"', '""zebra', "*", "zebra*", "NEAR(zebra main)", "question: zebra", "answer:zebra", ") OR (", "zebra) OR (secret", "^zebra", "{question answer}: zebra", "x".repeat(5_000), `${"zebra OR ".repeat(880)}`]) {
+      const call = await ask(room, hostile);
+      const block = recalledBlock(call) ?? "";
+      expect(block).not.toContain("other room");
+      expect(call.messages.at(-1)!.content).toContain(hostile.slice(0, 100));
+    }
+    expect(recalledBlock(await ask(room, "zebra"))).toContain("zebra crossing is on Main street");
+  });
+
+  it("the search quotes whatever terms it is given: FTS operators in them are words, never an SQL error", async () => {
+    const found = await runInDurableObject(roomStub(freshRoom("cli-recall")), (_a, state) => {
+      const archive = new TurnArchive(state.storage.sql, 1_000_000, () => []);
+      // A whole chunk, so the search goes through FTS5 and not only the turns waiting in memory.
+      for (let seq = 1; seq <= CHUNK_TURNS; seq++) archive.add(turn(seq, seq === 1 ? "where is NEAR the port" : `filler ${seq}`, seq === 1 ? "port 8443" : "ok"));
+      const terms = ['"', "*", "NEAR(", "question:", "text:", ") OR (", 'a"b', "{text turns}:", "port", "x".repeat(100_000)];
+      return terms.map((t) => archive.candidates([t], 1_000).filter((c) => c.question.includes("port")).length);
+    });
+    // "NEAR(" is the word near, which the turn holds; the rest are no words of it, or nothing at all.
+    expect(found).toEqual([0, 0, 1, 0, 0, 0, 0, 0, 1, 0]);
+  });
+
+  it("the recalled block never exceeds DUET_RECALL_TOKENS, however many long turns match", async () => {
+    const room = freshRoom("cli-recall");
+    for (let i = 0; i < 8; i++) await send(room, `SAY: noted: kangaroo ${i} ${"hops far and wide ".repeat(120)}`);
+    await chatter(room, 6);
+    const block = recalledBlock(await ask(room, "tell me about the kangaroo"))!;
+    expect(block).toContain("kangaroo");
+    expect(block.length).toBeLessThanOrEqual(DEFAULT_RECALL_TOKENS * 4);
+    expect(block.split("\nDuet answered:").length - 1).toBeGreaterThanOrEqual(2);
+  });
+
+  it("the room's deletion and a person's reset both wipe what it can recall", async () => {
+    for (const reset of ["", "?userId=U1", "?userId=U1&keepMemory=1"]) {
+      const room = freshRoom("cli-recall");
+      await send(room, "SAY: noted: the walrus job runs at noon");
+      await chatter(room, 6);
+      expect(recalledBlock(await ask(room, "when does the walrus job run?"))).toContain("walrus job runs at noon");
+      expect((await api(`/api/rooms/${room}${reset}`, { method: "DELETE" })).status).toBe(200);
+      expect(await tableRows(room)).toBe(0);
+      await chatter(room, 6);
+      expect(recalledBlock(await ask(room, "when does the walrus job run?"))).toBeUndefined();
+    }
+  });
+
+  it("recall costs no row of a turn's own: 2 rows a turn, and one row per 25 turns when a chunk of them is archived (2.04 a turn, amortised)", { timeout: 240_000 }, async () => {
+    const room = freshRoom("cli-recall");
+    const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;
+    const costs: number[] = [];
+    for (let i = 0; i < 2 * CHUNK_TURNS; i++) {
+      const before = await rows();
+      expect((await send(room, `SAY: turn ${i}`)).status).toBe(200);
+      costs.push((await rows()) - before);
+    }
+    // The 25th turn fills the first chunk: its row, the FTS5 table made (2, as the meter counts it) and the chunk's row; the 50th its row and the chunk's.
+    const landed = costs.map((c, i) => [i + 1, c]).filter(([, c]) => c !== 2);
+    expect(landed).toEqual([[CHUNK_TURNS, 5], [2 * CHUNK_TURNS, 3]]);
+    const amortised = (costs.reduce((a, b) => a + b, 0) - 2) / costs.length;
+    console.log(`rows written per answered turn, amortised over ${costs.length} (table creation aside): ${amortised}`);
+    expect(amortised).toBeLessThanOrEqual(2.04);
+  });
+
+  it("past the byte bound the oldest chunks go first, the newest always kept", async () => {
+    const bounded = await runInDurableObject(roomStub(freshRoom("cli-recall")), (_a, state) => {
+      const archive = new TurnArchive(state.storage.sql, 4_000, () => []);
+      for (let seq = 1; seq <= 6 * CHUNK_TURNS; seq++) archive.add(turn(seq, `q${seq} ${"x".repeat(60)}`, "a"));
+      const kept = state.storage.sql.exec<{ first_seq: number }>(`SELECT first_seq FROM duet_recall ORDER BY rowid`).toArray().map((r) => Number(r.first_seq));
+      return { kept, bytes: archive.bytes() };
+    });
+    expect(bounded.bytes).toBeLessThanOrEqual(4_000);
+    expect(bounded.kept.at(-1)).toBe(5 * CHUNK_TURNS + 1);
+    expect(bounded.kept.length).toBeGreaterThanOrEqual(1);
+    expect(bounded.kept.length).toBeLessThan(6);
+  });
+});
