@@ -9,6 +9,7 @@ import {
 import { actorField, userIdField, userNameField } from "./person-fields.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
+import { proposedFactSchema } from "./memory-schemas.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
 
@@ -107,6 +108,8 @@ export const messageResponseSchema = z.object({
   pending: z.array(pendingApprovalSchema).optional(),
   /** Workspace files the model attached, after its commands ran (a missing one is a note in the reply instead). */
   attachments: z.array(attachmentSchema).optional(),
+  /** Facts the model proposed to pin (`<remember>`), each waiting for a person's Pin or Dismiss click. */
+  facts: z.array(proposedFactSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
 

@@ -23,6 +23,8 @@ export interface ReadReply {
   notes: string[];
   /** Workspace paths the model attached with `<attach>`, in order, each once. */
   attachments: string[];
+  /** Facts the model proposed with `<remember>`, as written (checked by the turn), in order, each once; never pinned here. */
+  facts: string[];
 }
 
 /** The notes' words live in shared, where `pnpm eval` reads them too. */
@@ -64,6 +66,7 @@ export class ModelTextReader {
   private readonly skipped: string[] = [];
   private readonly notes: string[] = [];
   private readonly attachments: string[] = [];
+  private readonly facts: string[] = [];
 
   constructor(private readonly maxCommands: number) {}
 
@@ -83,11 +86,15 @@ export class ModelTextReader {
     this.writeLabel();
     for (const note of this.notes) this.out.write(`\n\n_${note}_`);
     const events = this.drain();
-    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments] } };
+    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments], facts: [...this.facts] } };
   }
 
   private take(item: ScanItem): void {
-    if (item.kind === "tag" && item.tag === "attach") {
+    if (item.kind === "tag" && item.tag === "remember") {
+      // A proposal for a person to pin with a click; the tag itself shows nothing.
+      const fact = item.body.replace(/\s+/g, " ").trim();
+      if (fact && !this.facts.includes(fact)) this.facts.push(fact);
+    } else if (item.kind === "tag" && item.tag === "attach") {
       // The file goes with the answer; the tag itself shows nothing.
       const path = item.body.trim();
       if (path && !this.attachments.includes(path)) this.attachments.push(path);

@@ -1,4 +1,4 @@
-import type { Attachment, PendingApproval, RunResult } from "@duet/shared";
+import type { Attachment, PendingApproval, ProposedFact, RunResult } from "@duet/shared";
 import type { TurnUsage } from "../usage/usage-entries.ts";
 
 export type { TurnUsage } from "../usage/usage-entries.ts";
@@ -40,6 +40,8 @@ export interface StoredAnswer {
   pending?: PendingApproval[];
   /** Workspace files the model attached (`<attach>`), found after the commands ran. */
   attachments?: Attachment[];
+  /** Facts the model proposed (`<remember>`), waiting for a person's click. */
+  facts?: ProposedFact[];
   /** The model call's tokens, kept in the turn's own row (no row of its own); absent where no model was asked. */
   usage?: TurnUsage;
 }
