@@ -18,7 +18,6 @@ import {
   NO_HISTORY,
   NOTHING_TO_SAY,
   notRunNote,
-  resetText,
   runOfExec,
   type DuetMessage,
   type ExecResult,
@@ -30,6 +29,7 @@ import {
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
+import { factDecidedText, proposedFactsPart, resetAskPart, resetDoneText } from "./control/memory-buttons.ts";
 import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
@@ -98,7 +98,9 @@ export function renderMessage(res: MessageResponse): Outgoing[] {
     parts.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
   }
   const out = toMessages(parts.join("\n\n"), files);
-  return res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
+  const proposed = res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
+  // Proposed facts in a message of their own: its buttons never crowd the commands' rows (5 at most a message).
+  return res.facts?.length ? [...proposed, { ...proposedFactsPart(res.facts), files: [] }] : proposed;
 }
 
 /** The proposal goes last, in the last message when it fits, so its buttons sit under it. */
@@ -169,7 +171,13 @@ export function renderReply(reply: Reply): Outgoing[] {
     case "history":
       return renderHistory(reply.messages);
     case "reset":
-      return renderNotice(`🧹 ${resetText(`<@${reply.user}>`, reply.errors, "`/duet reset`")}`);
+    case "reset-cancelled":
+      return renderNotice(resetDoneText(reply));
+    case "reset-ask":
+      return [{ ...resetAskPart(reply), files: [] }];
+    case "fact-decided":
+      // Shown by editing the proposal in place (control/memory-click.ts); alone it is one line.
+      return renderNotice(factDecidedText(reply));
     case "help":
       return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText(reply)}` : helpText(reply));
     case "policy":

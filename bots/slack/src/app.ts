@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { registerCleanup } from "./cleanup.ts";
 import { SlackAccess } from "./control/access.ts";
 import { registerApprovalClicks } from "./control/approval-click.ts";
+import { registerMemoryClicks } from "./control/memory-click.ts";
 import { type LiveOptions, type LivePlace, SlackLiveMessage } from "./live/live-message.ts";
 import { registerStopButton } from "./live/stop-button.ts";
 import type { SlackConfig } from "./config.ts";
@@ -173,6 +174,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const access = new SlackAccess(config.access, client, logger);
     registerSlashCommand(built, { flow, out, logger, access, live, files, people }, track);
     registerApprovalClicks(built, { flow, out, access, logger }, track);
+    registerMemoryClicks(built, { flow, out, access, logger, people }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);

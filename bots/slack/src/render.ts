@@ -17,13 +17,13 @@ import {
   NOTHING_TO_SAY,
   notRunNote,
   type Reply,
-  resetText,
   runOfExec,
   type RunResult,
   settingsLines,
   STOPPED_NOTE,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
+import { factDecidedText, proposedFactBlocks, renderResetAsk, renderResetDone } from "./control/memory-blocks.ts";
 import { renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
@@ -56,7 +56,7 @@ export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Re
   const explanation = cleanModelText(explanationOf(res));
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(c).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
-  const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room) : [];
+  const proposals = opts.room ? [...proposalBlocks(res.pending ?? [], opts.room), ...proposedFactBlocks(res.facts ?? [], opts.room)] : [];
   if (res.stopped) notes.push(context(`:black_square_for_stop: _${STOPPED_NOTE}_`));
   return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
@@ -173,7 +173,13 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
     case "history":
       return renderHistory(reply.messages);
     case "reset":
-      return renderNotice(`:broom: ${resetText(`<@${reply.user}>`, reply.errors.map(escapeSlack), "`/duet reset`")}`);
+    case "reset-cancelled":
+      return renderResetDone(reply);
+    case "reset-ask":
+      return renderResetAsk(reply, opts.room);
+    case "fact-decided":
+      // Shown by editing the proposal's blocks (memory-click.ts); alone it is one line.
+      return renderNotice(factDecidedText(reply));
     case "help":
       return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText(reply));
     case "policy":

@@ -41,6 +41,10 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
       return { ...reply, text: r(reply.text) };
     case "reset":
       return { ...reply, errors: reply.errors.map(r) };
+    case "fact-decided":
+      return { ...reply, fact: r(reply.fact) };
+    case "reset-ask":
+    case "reset-cancelled":
     // Settings: model names, policies and people's ids, set by the operator or the Worker.
     case "policy":
     case "model":

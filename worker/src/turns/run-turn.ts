@@ -196,7 +196,8 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   const reply = notes.length ? `${built}\n\n${notes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
     reply: redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
-    explanation: redact(parsed.explanation),
+    // A fact that could not be offered is said where the bots show the model's words, beside the ones offered.
+    explanation: redact(proposal.notes.length ? `${parsed.explanation}\n\n${proposal.notes.map((n) => `_${n}_`).join("\n")}`.trim() : parsed.explanation),
     runs: progress.runs,
     ...(skipped.length ? { skipped } : {}),
     ...(stopped ? { stopped: true } : {}),
