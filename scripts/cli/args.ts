@@ -7,7 +7,7 @@ export type CliCommand =
   | { kind: "ask"; room: string; text: string }
   | { kind: "run"; room: string; cmd: string }
   | { kind: "history"; room: string }
-  | { kind: "reset"; room: string }
+  | { kind: "reset"; room: string; keepMemory?: boolean }
   | { kind: "policy"; room: string; runPolicy?: RunPolicy }
   | { kind: "audit"; room: string }
   | { kind: "schedule"; room: string; when: string; ask: string }
@@ -35,7 +35,9 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet ask ROOM TEXT...     ask Duet; it answers and may run commands in ROOM's sandbox
   duet run ROOM CMD...      run a shell command in ROOM's sandbox yourself (no model needed)
   duet history ROOM         show ROOM's conversation
-  duet reset ROOM           wipe ROOM's conversation and destroy its sandbox
+  duet reset ROOM [--keep-memory]
+                            wipe ROOM's conversation and destroy its sandbox;
+                            its pinned facts too, unless --keep-memory
   duet policy ROOM [auto|approve]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
@@ -214,6 +216,11 @@ export function parseArgs(argv: readonly string[]): CliCommand {
         throw new UsageError(`duet ${kind} takes a ROOM and the number or ID of a waiting command, as \`duet ask\` lists it${got}`);
       }
       return { kind: "decide", room: checked, approvalId: rest[0].toLowerCase(), decision: kind === "approve" ? "run" : "skip" };
+    }
+    case "reset": {
+      if (rest.length === 0) return { kind, room: checked };
+      if (rest.length === 1 && rest[0] === "--keep-memory") return { kind, room: checked, keepMemory: true };
+      throw new UsageError(`duet reset takes a ROOM and, to keep its pinned facts, --keep-memory (got "${rest.join(" ").slice(0, 40)}")`);
     }
     case "get":
     case "put": {

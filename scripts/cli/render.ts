@@ -23,6 +23,9 @@ import {
   headTailLines,
   helpEntries,
   notRunNote,
+  resetFactsNote,
+  proposedFactsHint,
+  type ProposedFact,
   resetText,
   STOPPED_NOTE,
   runOfExec,
@@ -105,8 +108,16 @@ export function renderAnswer(res: MessageResponse, style: Style): string {
   }
   if (res.stopped) parts.push(style.yellow(STOPPED_NOTE));
   if (res.pending?.length) parts.push(renderPending(res.pending, style));
+  if (res.facts?.length) parts.push(renderProposedFacts(res.facts, style));
   if (parts.length === 0) parts.push(style.dim("(Duet answered with no text)"));
   return parts.join("\n\n");
+}
+
+/** Facts the model proposed: a terminal has no Pin button, so the line says how to pin one by typing it. */
+export function renderProposedFacts(facts: readonly ProposedFact[], style: Style): string {
+  return [proposedFactsHint(facts.length).replace(/ \(nothing is pinned until someone clicks Pin\):$/, " (nothing is pinned until you do: duet remember ROOM FACT):"), ...facts.map((f) => `  - ${inert(f.fact)}`)]
+    .map((l, i) => (i === 0 ? style.dim(l) : l))
+    .join("\n");
 }
 
 /** The commands an answer left waiting under `approve`, numbered as `/approve N` counts them, with the ids `duet approve` takes. */
@@ -141,8 +152,9 @@ export function renderHistory(room: string, messages: readonly DuetMessage[], st
 }
 
 /** The shared reset sentence, after the room's name: a terminal can look at any room. */
-export function renderReset(room: string, user: string, errors: readonly string[], style: Style): string {
-  const text = `Room ${room}: ${resetText(user, errors, "`duet reset`")}`;
+export function renderReset(room: string, user: string, errors: readonly string[], style: Style, facts?: "kept" | "wiped"): string {
+  const said = resetText(user, errors, "`duet reset`");
+  const text = `Room ${room}: ${facts ? `${said} ${resetFactsNote(facts)}` : said}`;
   return errors.length ? style.yellow(text) : style.green(text);
 }
 
@@ -206,7 +218,12 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "history":
       return renderHistory(room, reply.messages, style);
     case "reset":
-      return renderReset(room, reply.user, reply.errors, style);
+      return renderReset(room, reply.user, reply.errors, style, reply.facts);
+    // A terminal has no buttons: a reset never asks there, and a proposed fact is pinned by typing it.
+    case "reset-ask":
+    case "reset-cancelled":
+    case "fact-decided":
+      return "";
     case "help":
       return [reply.problem, chatHelp(), ...settingsLines(reply)].filter(Boolean).join("\n\n");
     case "policy":

@@ -5,7 +5,18 @@ import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
-import { forgetResponseSchema, memoryResponseSchema, pinResponseSchema, type ForgetResponse, type MemoryResponse, type PinFactRequest, type PinResponse } from "./memory-schemas.ts";
+import {
+  dismissResponseSchema,
+  forgetResponseSchema,
+  memoryResponseSchema,
+  pinResponseSchema,
+  type DismissResponse,
+  type ForgetResponse,
+  type MemoryResponse,
+  type PinFactRequest,
+  type PinResponse,
+  type ProposalClick,
+} from "./memory-schemas.ts";
 import {
   scheduleResponseSchema,
   schedulesResponseSchema,
@@ -93,8 +104,11 @@ export class WorkerClient {
    * `userId` marks a person's reset: the emptied audit then starts with who reset it
    * (a clean-up nobody asked for, such as an archived channel, leaves nothing).
    */
-  cleanup(roomId: string, opts: { timeoutMs?: number; userId?: string } = {}): Promise<CleanupResponse> {
-    const by = opts.userId ? `?userId=${encodeURIComponent(opts.userId)}` : "";
+  cleanup(roomId: string, opts: { timeoutMs?: number; userId?: string; keepMemory?: boolean; ifResetAt?: number } = {}): Promise<CleanupResponse> {
+    // keepMemory and ifResetAt only mean something for a person's reset (userId).
+    const by = opts.userId
+      ? `?userId=${encodeURIComponent(opts.userId)}${opts.keepMemory ? "&keepMemory=1" : ""}${opts.ifResetAt !== undefined ? `&ifResetAt=${opts.ifResetAt}` : ""}`
+      : "";
     return this.call("DELETE", `${roomPath(roomId)}${by}`, cleanupResponseSchema, undefined, true, opts.timeoutMs);
   }
 
@@ -126,6 +140,16 @@ export class WorkerClient {
   /** The same fact pinned twice is found, not kept twice, so a failed attempt may be repeated. */
   remember(roomId: string, body: PinFactRequest): Promise<PinResponse> {
     return this.call("POST", `${roomPath(roomId)}/memory`, pinResponseSchema, body, true);
+  }
+
+  /** Pins the fact the model proposed as `id`; a repeat finds it gone (404), so a failed attempt is not repeated blindly. */
+  pinProposed(roomId: string, id: string, body: ProposalClick): Promise<PinResponse> {
+    return this.call("POST", `${roomPath(roomId)}/memory/proposed/${encodeURIComponent(id)}`, pinResponseSchema, body, false);
+  }
+
+  /** Drops the fact the model proposed as `id`, pinning nothing. */
+  dismissProposed(roomId: string, id: string): Promise<DismissResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/memory/proposed/${encodeURIComponent(id)}`, dismissResponseSchema, undefined, false);
   }
 
   /** Not repeated: a second attempt after a first that landed would unpin the next fact. */

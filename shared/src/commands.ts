@@ -22,7 +22,8 @@ export type DuetCommand =
   | { kind: "ask"; text: string }
   | { kind: "run"; cmd: string }
   | { kind: "history" }
-  | { kind: "reset" }
+  /** `keepMemory`: the reset keeps the room's pinned facts (the CLI's --keep-memory; chats ask with buttons instead). */
+  | { kind: "reset"; keepMemory?: boolean }
   /** Without `runPolicy`: show the room's run policy; with it: set it. */
   | { kind: "policy"; runPolicy?: RunPolicy }
   | { kind: "audit" }

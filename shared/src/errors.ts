@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   answered_elsewhere: 409,
   /** A room already keeps as many pinned facts as it may (FACTS_PER_ROOM): one must be forgotten first. */
   memory_full: 409,
+  /** A reset whose question was asked before the room was last reset (a stale or repeated click): nothing was reset again. */
+  already_reset: 409,
   /** A pull request was asked for, but the room's checkout holds no change against its base. */
   nothing_changed: 409,
   /** An approval that waited past DUET_APPROVAL_TTL_MS: nothing was run. */

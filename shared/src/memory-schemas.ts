@@ -31,7 +31,8 @@ export const pinnedFactSchema = z.object({
 });
 export type PinnedFact = z.infer<typeof pinnedFactSchema>;
 
-export const memoryResponseSchema = z.object({ facts: z.array(pinnedFactSchema), max: z.number() });
+/** `resetAt`: when a person last reset the room (0: never), which a reset's buttons send back so a stale click resets nothing. */
+export const memoryResponseSchema = z.object({ facts: z.array(pinnedFactSchema), max: z.number(), resetAt: z.number().optional() });
 export type MemoryResponse = z.infer<typeof memoryResponseSchema>;
 
 /** A fact pinned (or found already pinned) and the room's facts after it. */
@@ -41,3 +42,21 @@ export type PinResponse = z.infer<typeof pinResponseSchema>;
 /** A fact forgotten, and the room's facts after it (renumbered). */
 export const forgetResponseSchema = memoryResponseSchema.extend({ forgotten: pinnedFactSchema });
 export type ForgetResponse = z.infer<typeof forgetResponseSchema>;
+
+/** Facts one answer may offer for pinning: each is a message line with two buttons, and a model that proposes more is not choosing. */
+export const FACT_PROPOSALS_PER_ANSWER = 3;
+
+/** A proposal's id, as a button carries it back (Discord's custom ids allow 100 characters). */
+export const PROPOSAL_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+/** A fact the model proposed (`<remember>`), offered for a person to pin with a click; nothing is pinned until then. */
+export const proposedFactSchema = z.object({ id: z.string(), fact: z.string() });
+export type ProposedFact = z.infer<typeof proposedFactSchema>;
+
+/** Who clicked Pin or Dismiss on a proposed fact. */
+export const proposalClickSchema = z.object({ userId: actorField, userName: userNameField });
+export type ProposalClick = z.input<typeof proposalClickSchema>;
+
+/** A proposed fact dismissed: nothing was pinned. */
+export const dismissResponseSchema = z.object({ dismissed: proposedFactSchema });
+export type DismissResponse = z.infer<typeof dismissResponseSchema>;

@@ -9,6 +9,7 @@ import {
 import { actorField, userIdField, userNameField } from "./person-fields.ts";
 import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
+import { proposedFactSchema } from "./memory-schemas.ts";
 
 /** Zod schemas for everything that crosses the wire between bots and Worker. */
 
@@ -109,6 +110,8 @@ export const messageResponseSchema = z.object({
   /** The model asked to propose its change as a pull request (`<pr>title</pr>`); the front end proposes it after the answer. */
   pr: z.object({ title: z.string().optional() }).optional(),
   attachments: z.array(attachmentSchema).optional(),
+  /** Facts the model proposed to pin (`<remember>`), each waiting for a person's Pin or Dismiss click. */
+  facts: z.array(proposedFactSchema).optional(),
 });
 export type MessageResponse = z.infer<typeof messageResponseSchema>;
 

@@ -29,6 +29,7 @@ import { permitFor } from "./control/access.ts";
 import { commandUserName } from "./people.ts";
 import { handleApprovalClick, isApprovalClick } from "./control/approval-click.ts";
 import { handlePrClick, isPrClick } from "./control/pr-click.ts";
+import { handleMemoryClick, isMemoryClick } from "./control/memory-click.ts";
 import type { BotDeps } from "./deps.ts";
 import { discordTarget } from "./outbox-delivery.ts";
 import { roomHere } from "./rooms.ts";
@@ -48,6 +49,7 @@ const ALREADY_HANDLED = new Set([10062 /* unknown interaction */, 40060 /* alrea
 export async function handleInteraction(interaction: Interaction, deps: BotDeps, acked?: () => void): Promise<void> {
   if (isApprovalClick(interaction)) return handleApprovalClick(interaction, deps);
   if (isPrClick(interaction)) return handlePrClick(interaction, deps);
+  if (isMemoryClick(interaction)) return handleMemoryClick(interaction, deps);
   if (!interaction.isChatInputCommand()) return;
   const command = readCommand(interaction);
   const permit = permitFor(deps.access, interaction);
@@ -71,7 +73,7 @@ export async function handleInteraction(interaction: Interaction, deps: BotDeps,
   // An answer the room keeps for delivery goes to the channel: the interaction's token lasts 15 minutes only.
   // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
   const scheduleTarget = { platform: "discord" as const, place: { channel: interaction.channelId } };
-  const asker = { room, user: interaction.user.id, name: commandUserName(interaction), key: interaction.id, permit, deliver: discordTarget(interaction.channelId), scheduleTarget };
+  const asker = { room, user: interaction.user.id, name: commandUserName(interaction), key: interaction.id, permit, buttons: true, deliver: discordTarget(interaction.channelId), scheduleTarget };
   const file = command.kind === "ask" ? interaction.options.getAttachment(SUBCOMMANDS.ask.file, false) : null;
   if (file) {
     // Said in the channel: the deferred reply is the answer's, and what went wrong with the file must stay beside it.

@@ -15,8 +15,8 @@ export function authorName(message: Message): string {
   return message.member?.displayName ?? message.author.displayName;
 }
 
-/** The person running a command, by their display name in that server. */
-export function commandUserName(interaction: ChatInputCommandInteraction): string {
+/** The person running a command (or clicking a button), by their display name in that server. */
+export function commandUserName(interaction: Pick<ChatInputCommandInteraction, "member" | "user">): string {
   const member = interaction.member;
   if (member && "displayName" in member && typeof member.displayName === "string") return member.displayName;
   return (member && "nick" in member && member.nick) || interaction.user.displayName;

@@ -18,7 +18,6 @@ import {
   NO_HISTORY,
   NOTHING_TO_SAY,
   notRunNote,
-  resetText,
   runOfExec,
   type DuetMessage,
   type ExecResult,
@@ -34,6 +33,7 @@ import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
 import { prProposalPart, renderPrOpened } from "./control/pr-buttons.ts";
+import { factDecidedText, proposedFactsPart, resetAskPart, resetDoneText } from "./control/memory-buttons.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
 /**
@@ -101,7 +101,9 @@ export function renderMessage(res: MessageResponse): Outgoing[] {
     parts.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
   }
   const out = toMessages(parts.join("\n\n"), files);
-  return res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
+  const proposed = res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
+  // Proposed facts in a message of their own: its buttons never crowd the commands' rows (5 at most a message).
+  return res.facts?.length ? [...proposed, { ...proposedFactsPart(res.facts), files: [] }] : proposed;
 }
 
 /** The proposal goes last, in the last message when it fits, so its buttons sit under it. */
@@ -173,7 +175,13 @@ export function renderReply(reply: Reply): Outgoing[] {
     case "history":
       return renderHistory(reply.messages);
     case "reset":
-      return renderNotice(`🧹 ${resetText(`<@${reply.user}>`, reply.errors, "`/duet reset`")}`);
+    case "reset-cancelled":
+      return renderNotice(resetDoneText(reply));
+    case "reset-ask":
+      return [{ ...resetAskPart(reply), files: [] }];
+    case "fact-decided":
+      // Shown by editing the proposal in place (control/memory-click.ts); alone it is one line.
+      return renderNotice(factDecidedText(reply));
     case "help":
       return renderNotice(reply.problem ? `${reply.problem}\n\n${helpText(reply)}` : helpText(reply));
     case "policy":

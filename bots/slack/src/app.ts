@@ -10,6 +10,7 @@ import { registerCleanup } from "./cleanup.ts";
 import { SlackAccess } from "./control/access.ts";
 import { registerApprovalClicks } from "./control/approval-click.ts";
 import { registerPrClicks } from "./control/pr-click.ts";
+import { registerMemoryClicks } from "./control/memory-click.ts";
 import { type LiveOptions, type LivePlace, SlackLiveMessage } from "./live/live-message.ts";
 import { registerStopButton } from "./live/stop-button.ts";
 import type { SlackConfig } from "./config.ts";
@@ -175,6 +176,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerSlashCommand(built, { flow, out, logger, access, live, files, people }, track);
     registerApprovalClicks(built, { flow, out, access, logger }, track);
     registerPrClicks(built, { flow, out, access, logger }, track);
+    registerMemoryClicks(built, { flow, out, access, logger, people }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, worker, logger }, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);

@@ -17,7 +17,6 @@ import {
   NOTHING_TO_SAY,
   notRunNote,
   type Reply,
-  resetText,
   runOfExec,
   type RunResult,
   settingsLines,
@@ -28,6 +27,7 @@ import {
 import { proposalBlocks } from "./control/approval-blocks.ts";
 import { prProposalBlocks, renderPrOpened } from "./control/pr-blocks.ts";
 import { NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { factDecidedText, proposedFactBlocks, renderResetAsk, renderResetDone } from "./control/memory-blocks.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
 import { FALLBACK_CHARS, type Rendered, renderNotice } from "./rendered.ts";
@@ -59,7 +59,7 @@ export function renderAnswer(res: MessageResponse, opts: RenderOptions = {}): Re
   const explanation = cleanModelText(explanationOf(res));
   const skipped = (res.skipped ?? []).map((c) => `\`${escapeSlack(c).replace(/`/g, "'")}\``);
   const notes = skipped.length ? [context(notRunNote(res, skipped).slice(0, 2900))] : [];
-  const proposals = opts.room ? proposalBlocks(res.pending ?? [], opts.room) : [];
+  const proposals = opts.room ? [...proposalBlocks(res.pending ?? [], opts.room), ...proposedFactBlocks(res.facts ?? [], opts.room)] : [];
   if (res.stopped) notes.push(context(`:black_square_for_stop: _${STOPPED_NOTE}_`));
   return assemble(explanation, res.runs, [...proposals, ...notes], opts);
 }
@@ -177,7 +177,13 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
     case "history":
       return renderHistory(reply.messages);
     case "reset":
-      return renderNotice(`:broom: ${resetText(`<@${reply.user}>`, reply.errors.map(escapeSlack), "`/duet reset`")}`);
+    case "reset-cancelled":
+      return renderResetDone(reply);
+    case "reset-ask":
+      return renderResetAsk(reply, opts.room);
+    case "fact-decided":
+      // Shown by editing the proposal's blocks (memory-click.ts); alone it is one line.
+      return renderNotice(factDecidedText(reply));
     case "help":
       return renderNotice((reply.problem ? `:information_source: ${escapeSlack(reply.problem)}\n\n` : "") + helpText(reply));
     case "policy":

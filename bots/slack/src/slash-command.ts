@@ -82,7 +82,7 @@ export function registerSlashCommand(app: App, deps: SlashDeps, track: (p: Promi
     // A scheduled ask's answers are new messages in this channel, delivered through the outbox.
     const scheduleTarget = { platform: "slack" as const, place: { channel: command.channel_id } };
     // The answer is kept for delivery in the channel, where its live message is posted.
-    const asker = { room, user: command.user_id, key: command.trigger_id, permit, deliver: slackTarget({ channel: command.channel_id }), scheduleTarget, ...(name ? { name } : {}) };
+    const asker = { room, user: command.user_id, key: command.trigger_id, permit, buttons: true, deliver: slackTarget({ channel: command.channel_id }), scheduleTarget, ...(name ? { name } : {}) };
     await track(runCommand(deps.flow, surface, asker, parsed).then(() => undefined));
   });
 }

@@ -14,6 +14,7 @@ import type { Reply } from "./reply.ts";
 import { schedule, schedules, unschedule } from "./schedules.ts";
 import { model, usage } from "./settings.ts";
 import { forget, memory, remember } from "./memory.ts";
+import { askBeforeReset } from "./reset-choice.ts";
 import { repo } from "./repo.ts";
 import { pr } from "./pr.ts";
 import { readPrArgs } from "../pr-command.ts";
@@ -219,13 +220,20 @@ export async function history(deps: FlowDeps, surface: ChatSurface, asker: Asker
   return outcome(ok, await show(surface, "history", ok, reply));
 }
 
-/** Wipes the room's history and destroys its sandbox, and says so to everyone there. */
-export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+/**
+ * Wipes the room's history and destroys its sandbox, and says so to everyone there.
+ * Where the place has buttons and the room keeps pinned facts, it asks first (reset-choice.ts).
+ */
+export async function reset(deps: FlowDeps, surface: ChatSurface, asker: Asker, keepMemory?: boolean): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
+  if (asker.buttons && keepMemory === undefined) {
+    const asked = await askBeforeReset(deps, surface, asker);
+    if (asked) return asked;
+  }
   const { reply, ok } = await withProgress(deps, surface, "reset", asker.room, async () => {
     // Says who reset it: the room's emptied audit starts with that.
-    const res = await deps.worker.cleanup(asker.room, { userId: asker.user });
-    return { kind: "reset", user: asker.user, errors: res.errors ?? [] };
+    const res = await deps.worker.cleanup(asker.room, { userId: asker.user, ...(keepMemory ? { keepMemory } : {}) });
+    return { kind: "reset", user: asker.user, errors: res.errors ?? [], ...(keepMemory ? { facts: "kept" as const } : {}) };
   });
   return outcome(ok, await show(surface, "reset", ok, reply));
 }
@@ -247,7 +255,7 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
     case "history":
       return history(deps, surface, asker);
     case "reset":
-      return guarded(surface, asker, "reset", () => reset(deps, surface, asker));
+      return guarded(surface, asker, "reset", () => reset(deps, surface, asker, command.keepMemory));
     case "policy":
       return policy(deps, surface, asker, command.runPolicy);
     case "audit":

@@ -12,3 +12,5 @@ export { redactLive, redactReply, redacting, redactingView } from "./redacting.t
 export { model, usage } from "./settings.ts";
 export { repo } from "./repo.ts";
 export { pr, prClick, type PrClick } from "./pr.ts";
+export { askBeforeReset, chooseReset, type ResetChoice, type ResetClick } from "./reset-choice.ts";
+export { decideFact, type FactClick } from "./fact-click.ts";

@@ -49,6 +49,10 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
     case "pr-opened":
     case "pr-no-repo":
       return reply;
+    case "fact-decided":
+      return { ...reply, fact: r(reply.fact) };
+    case "reset-ask":
+    case "reset-cancelled":
     // Settings: model names, policies and people's ids, set by the operator or the Worker.
     case "policy":
     case "model":

@@ -17,8 +17,17 @@ export type Reply =
   /** A command `user` ran in the sandbox directly. */
   | { kind: "ran"; cmd: string; result: ExecResult; user: string }
   | { kind: "history"; messages: DuetMessage[] }
-  /** `errors` lists the parts of the room that could not be removed (a retry removes them). */
-  | { kind: "reset"; user: string; errors: string[] }
+  /**
+   * `errors` lists the parts of the room that could not be removed (a retry removes them);
+   * `facts`: what became of the pinned facts, when the person chose (absent: the room had none).
+   */
+  | { kind: "reset"; user: string; errors: string[]; facts?: "kept" | "wiped" }
+  /** `user` asked to reset a room that keeps `facts` pinned facts: Keep / Reset everything / Cancel buttons, naming `resetAt` (see MemoryResponse). */
+  | { kind: "reset-ask"; user: string; facts: number; resetAt: number }
+  /** `user` clicked Cancel on a reset's question: nothing changed. */
+  | { kind: "reset-cancelled"; user: string }
+  /** `user` pinned (`n`: its number; `already`: it was pinned before) or dismissed the fact the model proposed as `id`. */
+  | { kind: "fact-decided"; id: string; decision: "pin" | "dismiss"; fact: string; user: string; n?: number; already?: boolean }
   /**
    * The commands, after `problem` when the person typed something Duet did not understand;
    * `network` (describeNetwork's sentence) and `runPolicy` when the Worker said them.

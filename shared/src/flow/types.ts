@@ -66,6 +66,8 @@ export interface Asker {
   scheduleTarget?: DeliveryTarget;
   /** The ask's place among this process's asks to its room, taken when the question arrived; absent, taken when it is asked. */
   inLine?: AskPlace;
+  /** The place shows buttons a person can click (Slack, Discord): a reset of a room with pinned facts asks which with them. */
+  buttons?: boolean;
 }
 
 /**

@@ -22,5 +22,6 @@ export function redactAnswer(res: MessageResponse, secrets: readonly string[]): 
     runs: res.runs.map((run) => redactRun(run, secrets)),
     ...(res.skipped ? { skipped: res.skipped.map(r) } : {}),
     ...(res.pending ? { pending: res.pending.map((p) => ({ ...p, cmd: r(p.cmd) })) } : {}),
+    ...(res.facts ? { facts: res.facts.map((f) => ({ ...f, fact: r(f.fact) })) } : {}),
   };
 }

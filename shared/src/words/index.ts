@@ -41,4 +41,17 @@ export { ANSWER_NOTES, DISCORD_WHO_MAY } from "./answer-notes.ts";
 export { DISCORD_COMMAND_WORDS } from "./discord-commands.ts";
 export { INSTALL_WORDS } from "./install.ts";
 export { ANSWER_COMING_NOTE } from "./coming.ts";
-export { describeForgotten, describeMemory, describePinned, forgetNeedsNumber, memoryText, rememberNeedsFact } from "./memory.ts";
+export {
+  describeForgotten,
+  describeMemory,
+  describePinned,
+  factDecidedLine,
+  forgetNeedsNumber,
+  memoryText,
+  proposedFactsHint,
+  rememberNeedsFact,
+  RESET_CHOICES,
+  resetCancelled,
+  resetFactsNote,
+  resetQuestion,
+} from "./memory.ts";

@@ -51,3 +51,34 @@ export function memoryText(reply: { memory: MemoryResponse; pinned?: { fact: Pin
   if (reply.forgotten) return describeForgotten(reply.forgotten.fact, reply.forgotten.user, name);
   return describeMemory(reply.memory, name);
 }
+
+/** The buttons a reset of a room with pinned facts shows, and what each does. */
+export const RESET_CHOICES = { keep: "Reset, keep pinned facts", wipe: "Reset everything", cancel: "Cancel" } as const;
+
+/** A reset asked in a room that keeps pinned facts: the question the buttons answer. */
+export function resetQuestion(person: string, facts: number): string {
+  const kept = facts === 1 ? "1 pinned fact" : `${facts} pinned facts`;
+  return `${person} asked to reset Duet here: the conversation history is cleared and the sandbox is removed. This room keeps ${kept}: keep ${facts === 1 ? "it" : "them"} or wipe ${facts === 1 ? "it" : "them"} too? Anyone who may reset Duet here may choose.`;
+}
+
+/** What became of the pinned facts, after the reset's own line. */
+export function resetFactsNote(facts: "kept" | "wiped"): string {
+  return facts === "kept" ? "The pinned facts are kept." : "The pinned facts are wiped too.";
+}
+
+/** Cancel clicked on a reset's question. */
+export function resetCancelled(person: string): string {
+  return `${person} cancelled the reset; nothing was changed.`;
+}
+
+/** Above the facts the model proposed: nothing is pinned until a person clicks. */
+export function proposedFactsHint(n: number): string {
+  return n === 1 ? "Duet proposes pinning this fact (nothing is pinned until someone clicks Pin):" : `Duet proposes pinning these ${n} facts (nothing is pinned until someone clicks Pin):`;
+}
+
+/** A proposed fact after a click, in place of its buttons; `fact` is already shown as code in the surface's markup. */
+export function factDecidedLine(r: { decision: "pin" | "dismiss"; n?: number; already?: boolean }, person: string, fact: string): string {
+  if (r.decision === "dismiss") return `${person} dismissed ${fact}; nothing was pinned.`;
+  if (r.already) return `${fact} was already pinned here, as number ${r.n}.`;
+  return `${person} pinned ${fact} as fact ${r.n}. Duet keeps it in mind in every answer here.`;
+}

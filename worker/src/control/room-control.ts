@@ -191,6 +191,11 @@ export class RoomControl {
    * clean-up nobody asked for (the channel was archived or deleted, Duet
    * uninstalled) leaves nothing behind.
    */
+  /** When a person last reset the room (its audit's latest reset), 0 when none did since the room was made or deleted. */
+  lastResetAt(): number {
+    return this.audit.entries().findLast((e) => e.kind === "reset")?.at ?? 0;
+  }
+
   reset(by?: string): void {
     this.storage.transactionSync(() => {
       this.approvals.wipe();

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { DuetError } from "@duet/shared";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
@@ -26,8 +27,16 @@ roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
 roomRoutes.route("/repo", repoRoutes);
 
-// `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts.
+// `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts;
+// `&ifResetAt=<ms>`: only if the room was last reset then (GET /memory's `resetAt`), so a stale reset button resets nothing.
 roomRoutes.delete("/", async (c) => {
   const userId = resetBy(c.req.query("userId"));
-  return send(await c.var.room.cleanup(userId, userId !== undefined && c.req.query("keepMemory") === "1"));
+  return send(await c.var.room.cleanup(userId, userId !== undefined && c.req.query("keepMemory") === "1", resetStamp(c.req.query("ifResetAt"))));
 });
+
+/** `ifResetAt` as a number of ms (GET /memory's `resetAt`), or undefined when absent; anything else is a 400. */
+function resetStamp(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new DuetError("invalid_request", "invalid request", { details: { ifResetAt: ["ifResetAt must be a whole number of milliseconds, as GET /memory's resetAt"] } });
+  return Number(raw);
+}

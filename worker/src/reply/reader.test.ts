@@ -95,7 +95,7 @@ describe("ModelTextReader as a stream", () => {
       { type: "command", index: 0, cmd: "ls" },
       { type: "text", delta: " `ls` done" },
     ]);
-    expect(reader.finish().reply).toEqual({ explanation: "Listing now: `ls` done", commands: ["ls"], skipped: [], notes: [], attachments: [], pr: null });
+    expect(reader.finish().reply).toEqual({ explanation: "Listing now: `ls` done", commands: ["ls"], skipped: [], notes: [], attachments: [], pr: null, facts: [] });
   });
 
   it("streams prose before its line ends, but waits on a line that may open a code block", () => {

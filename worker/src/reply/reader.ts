@@ -25,6 +25,8 @@ export interface ReadReply {
   attachments: string[];
   /** The model asked to propose its change as a pull request (`<pr>title</pr>`): the title, "" for none; null when it did not. */
   pr: string | null;
+  /** Facts the model proposed with `<remember>`, as written (checked by the turn), in order, each once; never pinned here. */
+  facts: string[];
 }
 
 /** The notes' words live in shared, where `pnpm eval` reads them too. */
@@ -67,6 +69,7 @@ export class ModelTextReader {
   private readonly notes: string[] = [];
   private readonly attachments: string[] = [];
   private pr: string | null = null;
+  private readonly facts: string[] = [];
 
   constructor(private readonly maxCommands: number) {}
 
@@ -86,13 +89,17 @@ export class ModelTextReader {
     this.writeLabel();
     for (const note of this.notes) this.out.write(`\n\n_${note}_`);
     const events = this.drain();
-    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments], pr: this.pr } };
+    return { events, reply: { explanation: this.out.all, commands: [...this.commands], skipped: [...this.skipped], notes: [...this.notes], attachments: [...this.attachments], pr: this.pr, facts: [...this.facts] } };
   }
 
   private take(item: ScanItem): void {
     if (item.kind === "tag" && item.tag === "pr") {
       // The proposal follows the answer; the tag itself shows nothing. Read leniently: one line, the last tag wins.
       this.pr = prTitleOf(item.body);
+    } else if (item.kind === "tag" && item.tag === "remember") {
+      // A proposal for a person to pin with a click; the tag itself shows nothing.
+      const fact = item.body.replace(/\s+/g, " ").trim();
+      if (fact && !this.facts.includes(fact)) this.facts.push(fact);
     } else if (item.kind === "tag" && item.tag === "attach") {
       // The file goes with the answer; the tag itself shows nothing.
       const path = item.body.trim();

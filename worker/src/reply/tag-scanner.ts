@@ -1,14 +1,14 @@
 /**
  * Splits model text, fed in pieces as it streams, into plain text and complete
- * `<run>` and `<attach>` tag bodies. Text that may be the start of a tag (`<`,
+ * `<run>`, `<attach>` and `<remember>` tag bodies. Text that may be the start of a tag (`<`,
  * `<ru`, `</att`) is held back until the next piece settles it, so no text handed
  * out ever holds a tag or part of one. A stray closing tag is dropped for the
  * same reason.
  */
-export type TagName = "run" | "attach" | "pr";
+export type TagName = "run" | "attach" | "pr" | "remember";
 export type ScanItem = { kind: "text"; text: string } | { kind: "tag"; body: string; tag: TagName };
 
-const TAGS: TagName[] = ["run", "attach", "pr"];
+const TAGS: TagName[] = ["run", "attach", "pr", "remember"];
 const MARKS = TAGS.flatMap((t) => [`<${t}>`, `</${t}>`]);
 
 /** The earliest of `marks` in `lower` at or after 0: its index and which. */
@@ -62,7 +62,7 @@ export class TagScanner {
     const open = this.inTag;
     this.buffer = "";
     this.inTag = null;
-    // An <attach> cut off names no file, a <pr> cut off asks for nothing: nothing to say about either.
+    // An <attach> cut off names no file, a <pr> cut off asks for nothing, a <remember> cut off no whole fact: nothing to say about any.
     if (open) return { items: [], unclosedBody: open === "run" ? rest : null };
     return { items: rest ? [{ kind: "text", text: rest }] : [], unclosedBody: null };
   }

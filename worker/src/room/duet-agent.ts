@@ -13,6 +13,7 @@ import type {
   PrProposeRequest,
   RepoRequest,
   PinFactRequest,
+  ProposalClick,
   ScheduleRequest,
   StopRequest,
   UnscheduleRequest,
@@ -214,11 +215,21 @@ export class DuetAgent extends Agent<Env> {
 
   /** The facts people pinned here. */
   async memory(): Promise<Outcome> {
-    return guard(async () => ok(this.room.facts.view()));
+    return guard(async () => ok(this.room.memoryView()));
   }
 
   async remember(req: PinFactRequest): Promise<Outcome> {
     return guard(async () => ok(this.room.remember(req)));
+  }
+
+  /** A person clicked Pin on a fact the model proposed. */
+  async pinProposed(id: string, click: ProposalClick): Promise<Outcome> {
+    return guard(async () => ok(this.room.pinProposed(id, click)));
+  }
+
+  /** A person clicked Dismiss on a fact the model proposed. */
+  async dismissProposed(id: string): Promise<Outcome> {
+    return guard(async () => ok(this.room.dismissProposed(id)));
   }
 
   async forget(n: number, userId?: string): Promise<Outcome> {
@@ -264,8 +275,9 @@ export class DuetAgent extends Agent<Env> {
 
   /** Empties this room and every room under it (see Room.clean); `resetBy` is the person who asked, if one did. */
   /** `keepMemory`: a person's reset that keeps the pinned facts (the room's deletion never does). */
-  async cleanup(resetBy?: string, keepMemory = false): Promise<Outcome> {
-    return guard(() => this.room.clean(resetBy, keepMemory));
+  /** `ifResetAt`: the reset is refused (`already_reset`) unless the room was last reset then (see Room.clean). */
+  async cleanup(resetBy?: string, keepMemory = false, ifResetAt?: number): Promise<Outcome> {
+    return guard(() => this.room.clean(resetBy, keepMemory, ifResetAt));
   }
 
   /** A room under this one (a thread under its channel, a channel under its workspace) announces itself; answers what it inherits. */

@@ -14,6 +14,9 @@ import {
   type RepoRequest,
   type PinFactRequest,
   type PinResponse,
+  type MemoryResponse,
+  type ProposalClick,
+  type DismissResponse,
   type ForgetResponse,
   type RepoResponse,
   type UsageResponse,
@@ -33,6 +36,7 @@ import type { PrEvent } from "../github/webhook-events.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { recallFor } from "../memory/recall.ts";
+import { ProposedFacts } from "../memory/proposed-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
@@ -79,6 +83,8 @@ export class Room {
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
   readonly facts: PinnedFacts;
+  /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
+  readonly proposedFacts: ProposedFacts;
   /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
   readonly checkouts: CheckoutStore;
   private readonly repoSync: RepoSync;
@@ -149,6 +155,7 @@ export class Room {
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
+    this.proposedFacts = new ProposedFacts(storage.sql);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.checkouts = new CheckoutStore(storage);
     this.repoSync = new RepoSync({
@@ -229,7 +236,13 @@ export class Room {
    * could not be cleaned stays listed, so the next clean-up tries it again.
    * `resetBy`: the person who asked, if one did (see RoomControl.reset).
    */
-  async clean(resetBy?: string, keepMemory = false): Promise<Outcome> {
+  async clean(resetBy?: string, keepMemory = false, ifResetAt?: number): Promise<Outcome> {
+    // A reset asked with buttons says when the room was last reset as it asked: a reset since (another click, a second
+    // click on the same button) means this one is stale. Checked and recorded before the first await, so two clicks
+    // at once reset once.
+    if (resetBy && ifResetAt !== undefined && this.control.lastResetAt() !== ifResetAt) {
+      throw new DuetError("already_reset", "Duet was already reset here after this was asked, so nothing was reset again");
+    }
     // A person's reset keeps the usage, so it does not reset a budget.
     this.turns.reset(Boolean(resetBy));
     this.control.reset(resetBy);
@@ -238,6 +251,7 @@ export class Room {
     // The workspace goes with the sandbox below: nothing is checked out any more.
     this.checkouts.wipe();
     this.proposals.wipe();
+    this.proposedFacts.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {
@@ -310,6 +324,29 @@ export class Room {
       return out;
     });
     return { ...result, ...this.facts.view() };
+  }
+
+  /** The pinned facts, and when a person last reset the room (a reset's buttons carry it back). */
+  memoryView(): MemoryResponse {
+    return { ...this.facts.view(), resetAt: this.control.lastResetAt() };
+  }
+
+  /** Pins the fact the model proposed as `id`, for the person who clicked Pin: the proposal goes, the pin is audited with them. */
+  pinProposed(id: string, click: ProposalClick): PinResponse {
+    const by = { userId: click.userId, ...(click.userName ? { userName: click.userName } : {}) };
+    // One transaction: a room too full to pin it keeps the proposal for a click after a forget.
+    const result = this.storage.transactionSync(() => {
+      const { fact } = this.proposedFacts.take(id);
+      const out = this.facts.pin(fact, by, Date.now());
+      if (!out.already) this.control.audit.record([{ at: out.pinned.at, kind: "remember", fact: out.pinned.text, requestedBy: click.userId }]);
+      return out;
+    });
+    return { ...result, ...this.facts.view() };
+  }
+
+  /** Drops the proposal `id` without pinning anything. */
+  dismissProposed(id: string): DismissResponse {
+    return { dismissed: this.proposedFacts.take(id) };
   }
 
   /** Unpins fact number `n`, audited with who did it. */
@@ -503,6 +540,7 @@ export class Room {
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       pinnedFacts: () => this.facts.list().map(factLine),
       recall: (question, beforeSeq) => recallFor(this.ledger, question, beforeSeq, config.DUET_RECALL_TOKENS),
+      proposeFacts: (facts) => this.proposedFacts.offer(facts, Date.now()),
       ...(saves ? { saves } : {}),
       repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
     };

@@ -1,4 +1,4 @@
-import type { Attachment, PendingApproval, RunResult } from "@duet/shared";
+import type { Attachment, PendingApproval, ProposedFact, RunResult } from "@duet/shared";
 import type { TurnUsage } from "../usage/usage-entries.ts";
 
 export type { TurnUsage } from "../usage/usage-entries.ts";
@@ -42,6 +42,8 @@ export interface StoredAnswer {
   attachments?: Attachment[];
   /** The model asked for its change to be proposed as a pull request (`<pr>`), after commands that ran: the title, absent for Duet's own. */
   pr?: { title?: string };
+  /** Facts the model proposed (`<remember>`), waiting for a person's click. */
+  facts?: ProposedFact[];
   /** The model call's tokens, kept in the turn's own row (no row of its own); absent where no model was asked. */
   usage?: TurnUsage;
 }

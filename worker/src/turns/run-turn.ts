@@ -1,4 +1,4 @@
-import { DuetError, type Attachment, type ModelPrice, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, type Attachment, type ModelPrice, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type ProposedFact, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
@@ -10,6 +10,7 @@ import { buildReply } from "../reply/reply-text.ts";
 import type { AnsweredTurn, StoredAnswer, TurnUsage } from "../storage/turn-types.ts";
 import { runCommand, unknownRun, type CommandDeps } from "./run-command.ts";
 import { costMicros } from "../usage/usage-entries.ts";
+import { offerable } from "../memory/proposed-facts.ts";
 
 /** What a turn needs beyond a command's needs: the model, and how it is followed. */
 export interface TurnDeps extends CommandDeps {
@@ -33,6 +34,8 @@ export interface TurnDeps extends CommandDeps {
    * handed here (as written) to wait for a person, and none is run.
    */
   propose?: (cmds: string[]) => PendingApproval[];
+  /** Keeps the facts the model proposed (`<remember>`, checked and redacted) for a person to pin or dismiss; never pins one. */
+  proposeFacts?: (facts: string[]) => ProposedFact[];
   /** The turn as it happens (model text, each command's start and end): the live stream's events. */
   onEvent?: (e: TurnStreamEvent) => void;
   /** Someone follows this turn as it happens: only then is the model asked to stream its text. */
@@ -187,12 +190,16 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   }
   // Saved before the answer is made, so a save that failed is said in it (not into a room deleted meanwhile).
   const saveNote = deps.stillCurrent?.() === false ? null : ((await deps.saveWorkspace?.(progress.runs.length > 0)) ?? null);
-  const notes = [...(repoNote ? [repoNote] : []), ...attachNotes, ...(saveNote ? [saveNote] : [])];
+  // Offered once the turn is answered, not when stopped; the model's text is redacted before a fact is kept.
+  const proposal = stopped ? { facts: [], notes: [] } : offerable(parsed.facts.map(redact));
+  const facts = proposal.facts.length && deps.proposeFacts ? deps.proposeFacts(proposal.facts) : [];
+  const notes = [...(repoNote ? [repoNote] : []), ...attachNotes, ...proposal.notes, ...(saveNote ? [saveNote] : [])];
   const built = buildReply(parsed.explanation, progress.runs, skipped, pending.map((p) => p.cmd));
   const reply = notes.length ? `${built}\n\n${notes.map((n) => `_${n}_`).join("\n")}`.trim() : built;
   const answer: StoredAnswer = {
     reply: redact(stopped ? `${reply}\n\n${STOPPED_NOTE}`.trim() : reply),
-    explanation: redact(parsed.explanation),
+    // A fact that could not be offered is said where the bots show the model's words, beside the ones offered.
+    explanation: redact(proposal.notes.length ? `${parsed.explanation}\n\n${proposal.notes.map((n) => `_${n}_`).join("\n")}`.trim() : parsed.explanation),
     runs: progress.runs,
     ...(skipped.length ? { skipped } : {}),
     ...(stopped ? { stopped: true } : {}),
@@ -200,6 +207,7 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
     ...(attachments.length ? { attachments } : {}),
     // Only an answer whose commands ran may have changed files; a stopped or waiting one proposes nothing.
     ...(parsed.pr !== null && !stopped && !pending.length && progress.runs.length ? { pr: parsed.pr ? { title: redact(parsed.pr) } : {} } : {}),
+    ...(facts.length ? { facts } : {}),
     ...(usage ? { usage } : {}),
   };
   // Progress stored before it was kept redacted may hold the model's raw text.

@@ -1,0 +1,79 @@
+import { DiscordAPIError, MessageFlags, type ButtonInteraction, type Interaction } from "discord.js";
+import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, type Reply } from "@duet/shared";
+import type { BotDeps } from "../deps.ts";
+import { commandUserName } from "../people.ts";
+import { renderReply } from "../render.ts";
+import { roomHere } from "../rooms.ts";
+import { permitFor } from "./access.ts";
+import type { RowJson } from "./approval-buttons.ts";
+import { FACT_PREFIX, readFactCustomId, readResetCustomId, RESET_PREFIX, withFactDecision } from "./memory-buttons.ts";
+
+/**
+ * Clicks on the room's memory buttons: a reset's Keep / Reset everything /
+ * Cancel, and Pin n / Dismiss n on facts the model proposed. Acknowledged at
+ * once (a deferred update), the room is the channel's or thread's the click
+ * came from; the shared flows check who may and ask the Worker, which keeps a
+ * stale or repeated click from resetting or pinning twice. What went wrong is
+ * told to the clicker only; what was done shows in place of the buttons.
+ */
+
+export function isMemoryClick(interaction: Interaction): interaction is ButtonInteraction {
+  return interaction.isButton() && (interaction.customId.startsWith(RESET_PREFIX) || interaction.customId.startsWith(FACT_PREFIX));
+}
+
+/** Proposal messages this process last wrote, so two quick clicks on one message keep each other's line. */
+const latest = new LatestShown<{ content: string; components: RowJson[] }>();
+
+export async function handleMemoryClick(interaction: ButtonInteraction, deps: BotDeps): Promise<void> {
+  const reset = readResetCustomId(interaction.customId);
+  const fact = readFactCustomId(interaction.customId);
+  const room = roomHere(interaction);
+  if ((!reset && !fact) || !room || interaction.user.bot) {
+    await interaction.reply({ content: "That button is not one Duet made here; nothing was changed.", flags: MessageFlags.Ephemeral }).catch(() => {});
+    deps.log.warn(`ignored a memory click ${interaction.id} with an unknown button or outside a server`);
+    return;
+  }
+  try {
+    await interaction.deferUpdate();
+  } catch (err) {
+    deps.log.info(`click ${interaction.id} already handled or expired (${err instanceof DiscordAPIError ? err.code : String(err)})`);
+    return;
+  }
+  const followUp = async (reply: Reply, ephemeral: boolean) => {
+    let first = null;
+    for (const part of renderReply(reply)) {
+      const send = () => interaction.followUp({ content: part.content, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
+      const sent = await (ephemeral ? send() : deps.pace.run(interaction.channelId, send)).catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
+      if (!sent) return null;
+      first ??= { id: sent.id };
+    }
+    return first;
+  };
+  const shown = (next: { content: string; components: RowJson[] }) =>
+    interaction.editReply({ content: next.content, components: next.components, allowedMentions: { parse: [] } }).then(
+      () => true,
+      (err) => (deps.log.warn(`could not edit message ${interaction.message.id}: ${String(err)}`), false),
+    );
+  const surface: ChatSurface = {
+    post: (reply) => followUp(reply, false),
+    postPrivate: (reply) => followUp(reply, true),
+    async edit(_ref, reply) {
+      if (reply.kind === "reset" || reply.kind === "reset-cancelled") return shown({ content: renderReply(reply)[0].content, components: [] });
+      if (reply.kind !== "fact-decided" || !fact) return false;
+      const before = latest.get(interaction.message.id) ?? { content: interaction.message.content, components: interaction.message.components.map((row) => row.toJSON() as unknown as RowJson) };
+      const next = withFactDecision(before.content, before.components, fact.n, reply);
+      latest.set(interaction.message.id, next);
+      return shown(next);
+    },
+    showProgress: () => async () => {},
+  };
+  const message = { id: interaction.message.id };
+  if (reset) {
+    const asker: Asker = { room, user: interaction.user.id, key: interaction.id, permit: permitFor(deps.access, interaction) };
+    await chooseReset(deps.flow, surface, asker, { choice: reset.choice, resetAt: reset.resetAt, message });
+  } else if (fact) {
+    const asker: Asker = { room, user: interaction.user.id, name: commandUserName(interaction), key: interaction.id };
+    await decideFact(deps.flow, surface, asker, { proposalId: fact.id, decision: fact.decision, message });
+  }
+  deps.log.info(`click ${interaction.id} answered`);
+}
