@@ -25,6 +25,7 @@ import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome
 import { meterSql } from "../storage/sql-meter.ts";
 import type { Vars } from "../vars.ts";
 import { Room } from "./room.ts";
+import type { ToolServers } from "../tools/tool-servers.ts";
 import type { Inherited, RoomPeer } from "./room-tree.ts";
 import { dropNamelessAlarm, knowsName, rememberName } from "./room-name.ts";
 
@@ -33,6 +34,7 @@ export interface Env extends Vars {
   DUET_AGENT: DurableObjectNamespace<DuetAgent>;
   DELIVERY_FEED: DurableObjectNamespace<DeliveryFeed>;
   PERSON_USAGE: DurableObjectNamespace<PersonUsage>;
+  TOOL_SERVERS: DurableObjectNamespace<ToolServers>;
 }
 
 /**
@@ -61,6 +63,7 @@ export class DuetAgent extends Agent<Env> {
       (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
       (platform) => this.env.DELIVERY_FEED.getByName(platform),
       (key) => this.env.PERSON_USAGE.getByName(key),
+      (workspace) => this.env.TOOL_SERVERS.getByName(workspace),
     );
     return this.parts;
   }
@@ -159,6 +162,20 @@ export class DuetAgent extends Agent<Env> {
 
   async setPolicy(req: PolicyRequest): Promise<Outcome> {
     return guard(async () => ok(await this.room.setPolicy(req)));
+  }
+
+  /** The tool servers this room turned on: `{workspace, tools}`. */
+  async roomTools(): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, tools: this.room.tools.enabled() }));
+  }
+
+  /** Turns a server of the room's workspace on here (404 when the workspace has none of that name). */
+  async enableTool(name: string, by: string | null): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, ...(await this.room.tools.enable(name, by)) }));
+  }
+
+  async disableTool(name: string): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, ...this.room.tools.disable(name) }));
   }
 
   async model(): Promise<Outcome> {

@@ -38,6 +38,7 @@ import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
+import { RoomTools, type ToolServersPeer } from "../tools/room-tools.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
@@ -73,6 +74,8 @@ export class Room {
   readonly control: RoomControl;
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
+  /** The tool servers of the workspace this room turned on. */
+  readonly tools: RoomTools;
   readonly facts: PinnedFacts;
   /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
   readonly checkouts: CheckoutStore;
@@ -112,6 +115,8 @@ export class Room {
     feed: (platform: DeliveryPlatform) => FeedPeer,
     /** One person's usage across their workspace's rooms (usage/person-object.ts), by key. */
     person: (key: string) => PersonPeer,
+    /** A workspace's tool servers (tools/tool-servers.ts), by workspace. */
+    toolServers: (workspace: string) => ToolServersPeer,
   ) {
     this.config = loadConfig(env);
     this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
@@ -126,6 +131,7 @@ export class Room {
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
+    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.checkouts = new CheckoutStore(storage);
     this.repoSync = new RepoSync({
@@ -205,6 +211,7 @@ export class Room {
     if (!resetBy) {
       this.model.wipe();
       this.repo.wipe();
+      this.tools.wipe();
     }
     // The pinned facts go unless the person resetting said to keep them.
     if (!resetBy || !keepMemory) this.facts.wipe();
@@ -453,6 +460,7 @@ export class Room {
   private turnDeps(): RoomDeps {
     const { config, roomId } = this;
     const { executor, problem, saves } = this.executor();
+    const tools = this.tools.box();
     return {
       roomId,
       config,
@@ -466,6 +474,7 @@ export class Room {
       pinnedFacts: () => this.facts.list().map(factLine),
       ...(saves ? { saves } : {}),
       repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
+      ...(tools ? { tools } : {}),
     };
   }
 }
