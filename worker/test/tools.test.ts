@@ -100,10 +100,14 @@ describe("tool servers of a workspace", () => {
 });
 
 describe("the model and a room's tools", () => {
-  it("room A, with the server on, calls the read-only tool and answers with its result; room B neither sees nor reaches it", async () => {
+  it("room A, with the server on, calls the read-only tool and answers with its result; rooms B and C neither see nor reach it", async () => {
     const { ws, roomA, roomB } = workspace();
+    const roomC = `${ws}-c`;
     await addServer(ws, "tracker", "/tracker");
+    await addServer(ws, "huge", "/huge");
     await enable(roomA, "tracker");
+    // B has another server of the workspace on; C has none.
+    await enable(roomB, "huge");
     const a = await send(roomA, `SAY: Looking it up. <tool name="tracker.lookup">{"id": 7}</tool> (${ws}-ask-a)`, { userId: "U-asker" });
     expect(a.status).toBe(200);
     expect(a.body.reply).toContain("Output (tool: tracker.lookup {\"id\":7}):\nissue 7: login fails on Safari (open)");
@@ -122,6 +126,9 @@ describe("the model and a room's tools", () => {
       { cmd: 'tool: tracker.lookup {"id":8}', exitCode: null, error: "tracker is not a tool server enabled in this room, so the call was not made (a room turns one on with PUT /api/rooms/<room>/tools/tracker)" },
     ]);
     expect(b.body.reply).toContain("tracker is not a tool server enabled in this room");
+    const c = await send(roomC, `SAY: <tool name="tracker.lookup">{"id": 9}</tool> (${ws}-ask-c)`);
+    expect(await systemPromptFor(`${ws}-ask-c`)).not.toContain("<tool name");
+    expect(c.body.runs).toMatchObject([{ cmd: 'tool: tracker.lookup {"id":9}', exitCode: null, error: expect.stringMatching(/^tracker is not a tool server enabled in this room/) }]);
     expect(await mcpCalls("lookup")).toHaveLength(before);
   });
 
