@@ -9,6 +9,7 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  *   /tracker   a read-only tool `lookup` (readOnlyHint) and a destructive tool `close_issue`
  *   /many      500 read-only tools (a server whose list must be capped)
  *   /huge      a read-only tool `dump` answering {bytes} bytes of text
+ *   /slow      a read-only tool `wait` that answers after {ms} (a call a restart cuts off)
  *
  * and hand-made hostile ones the SDK would never be:
  *
@@ -75,12 +76,27 @@ function hugeServer(calls: FakeMcp["calls"]): McpServer {
   return server;
 }
 
+function slowServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-slow", version: "1.0.0" });
+  server.registerTool(
+    "wait",
+    { description: "Answers after the time asked", inputSchema: z.object({ ms: z.number(), tag: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ ms, tag }) => {
+      calls.push({ path: "/slow", tool: "wait", args: { ms, tag } });
+      await new Promise((r) => setTimeout(r, ms));
+      return { content: [{ type: "text", text: `waited ${ms} ms` }] };
+    },
+  );
+  return server;
+}
+
 export async function startFakeMcp(): Promise<FakeMcp> {
   const calls: FakeMcp["calls"] = [];
   const handlers = {
     "/tracker": createMcpHandler(() => trackerServer(calls)),
     "/many": createMcpHandler(() => manyServer()),
     "/huge": createMcpHandler(() => hugeServer(calls)),
+    "/slow": createMcpHandler(() => slowServer(calls)),
   } as const;
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { audit, decide } from "./control-helpers.ts";
-import { api, modelCallsWith, send } from "./helpers.ts";
+import { api, killRoom, modelCallsWith, send, until } from "./helpers.ts";
 
 const MCP = (env as unknown as Record<string, string>).FAKE_MCP_URL;
 
@@ -221,5 +221,29 @@ describe("hostile tool servers", () => {
       expect.stringMatching(/^tool server tracker: it answered an error: .*nope/i),
       expect.stringMatching(/^1: .*Invalid arguments for tool lookup/),
     ]);
+  });
+});
+
+describe("a restart while a tool call runs", () => {
+  it("does not make the call again: its outcome is reported unknown, and the next call is made once", async () => {
+    const { ws, roomA } = workspace();
+    await addServer(ws, "slow", "/slow");
+    await addServer(ws, "tracker", "/tracker");
+    await enable(roomA, "slow");
+    await enable(roomA, "tracker");
+    const text = `SAY: <tool name="slow.wait">{"ms": 1500, "tag": "${ws}"}</tool> <tool name="tracker.lookup">{"id": 42}</tool>`;
+    const first = send(roomA, text, { idempotencyKey: `${ws}-cut` }).catch((e) => e);
+    const waits = async () => (await mcpCalls("wait")).filter((a) => (a as { tag: string }).tag === ws);
+    await until(async () => (await waits()).length === 1, "the tool call to start");
+    await killRoom(roomA);
+    await first;
+    const retry = await send(roomA, text, { idempotencyKey: `${ws}-cut` });
+    expect(retry.status).toBe(200);
+    expect(retry.body.runs).toMatchObject([
+      { cmd: `tool: slow.wait {"ms":1500,"tag":"${ws}"}`, exitCode: null, error: expect.stringMatching(/outcome unknown/) },
+      { cmd: 'tool: tracker.lookup {"id":42}', exitCode: 0, stdout: "issue 42: login fails on Safari (open)" },
+    ]);
+    expect(await waits()).toHaveLength(1);
+    expect((await mcpCalls("lookup")).filter((a) => (a as { id: number }).id === 42)).toHaveLength(1);
   });
 });
