@@ -9,6 +9,7 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  *   /tracker   a read-only tool `lookup` (readOnlyHint) and a destructive tool `close_issue`
  *   /many      500 read-only tools (a server whose list must be capped)
  *   /huge      a read-only tool `dump` answering {bytes} bytes of text
+ *   /echo      a read-only tool `whoami` answering the `x-api-key` header it was sent, unlabelled
  *   /slow      a read-only tool `wait` that answers after {ms} (a call a restart cuts off)
  *
  * and hand-made hostile ones the SDK would never be:
@@ -90,6 +91,16 @@ function slowServer(calls: FakeMcp["calls"]): McpServer {
   return server;
 }
 
+function echoServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-echo", version: "1.0.0" });
+  server.registerTool("whoami", { description: "Says which key it was sent", annotations: { readOnlyHint: true } }, async (ctx) => {
+    const key = ctx.http?.req?.headers.get("x-api-key") ?? "none";
+    calls.push({ path: "/echo", tool: "whoami", args: { key } });
+    return { content: [{ type: "text", text: `it was sent ${key}` }] };
+  });
+  return server;
+}
+
 export async function startFakeMcp(): Promise<FakeMcp> {
   const calls: FakeMcp["calls"] = [];
   const handlers = {
@@ -97,6 +108,7 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     "/many": createMcpHandler(() => manyServer()),
     "/huge": createMcpHandler(() => hugeServer(calls)),
     "/slow": createMcpHandler(() => slowServer(calls)),
+    "/echo": createMcpHandler(() => echoServer(calls)),
   } as const;
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");

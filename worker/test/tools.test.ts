@@ -163,6 +163,19 @@ describe("the model and a room's tools", () => {
   });
 });
 
+describe("a server's headers", () => {
+  it("are sent to it on each call, and their values are taken out of what it answers", async () => {
+    const { ws, roomA } = workspace();
+    const key = `plainkey${Date.now()}abcdef`;
+    await addServer(ws, "echo", "/echo", { "x-api-key": key });
+    await enable(roomA, "echo");
+    const turn = await send(roomA, `SAY: <tool name="echo.whoami">{}</tool>`);
+    expect(turn.body.runs).toMatchObject([{ exitCode: 0, stdout: "it was sent [redacted]" }]);
+    expect(JSON.stringify(turn.body)).not.toContain(key);
+    expect(await mcpCalls("whoami")).toContainEqual({ key });
+  });
+});
+
 describe("hostile tool servers", () => {
   it("unreachable, malformed JSON-RPC and HTTP 500 each get a clear line, in the prompt and on a call", async () => {
     const { ws, roomA } = workspace();
