@@ -17,8 +17,9 @@ export const WORKER_RANKS: readonly (readonly string[])[] = [
   ["model", "reply", "sandbox", "usage", "installations", "claims", "pace"],
   // The room's SQLite rows.
   ["storage"],
-  // Parts of a room over its rows or the sandbox: policy and audit, schedules, the outbox, files, a running turn's events, pinned facts.
-  ["control", "schedules", "outbox", "files", "live", "memory"],
+  // Parts of a room over its rows or the sandbox: policy and audit, schedules, the outbox, files, a running turn's events, pinned facts,
+  // the tool servers it turned on (and the workspace's store of them).
+  ["control", "schedules", "outbox", "files", "live", "memory", "tools"],
   ["turns"],
   // The room's Durable Object, which wires its parts.
   ["room"],

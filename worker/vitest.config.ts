@@ -40,6 +40,9 @@ export default defineConfig({
           GITHUB_API_URL: inject("fakeGithubUrl"),
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
+          FAKE_MCP_URL: inject("fakeMcpUrl"),
+          // The fake MCP servers are on 127.0.0.1 over http, which production refuses.
+          DUET_TOOLS_ALLOW_PRIVATE: "1",
         },
         // Workers AI's `AI` binding cannot run locally: a wrapped binding stands in for it.
         wrappedBindings: { AI: { scriptName: "fake-workers-ai" } },

@@ -8,6 +8,7 @@ export { EventClaims } from "./claims/claims-object.ts";
 export { PaceSlots } from "./pace/pace-object.ts";
 export { PersonUsage } from "./usage/person-object.ts";
 export { PullRooms } from "./github/webhook-index-object.ts";
+export { ToolServers } from "./tools/tool-servers.ts";
 // Production binds this class as the `Sandbox` Durable Object (see wrangler.toml [env.production]);
 // ContainerProxy is where its outbound host rules are applied.
 export { DuetSandbox as Sandbox, ContainerProxy } from "./sandbox/durable-sandbox.ts";

@@ -10,7 +10,7 @@ const roomPaths = [...routes.keys()].filter((p) => p.startsWith("/api/rooms/:roo
 
 /** A concrete path for a route pattern: each parameter a value its own check accepts. */
 function pathFor(pattern: string, roomId: string): string {
-  const values: Record<string, string> = { roomId, approvalId: "a1b2c3d4", id: "abc123", platform: "slack", key: "T0123ABC", team: "T0456DEF", scope: "slack-T1" };
+  const values: Record<string, string> = { roomId, approvalId: "a1b2c3d4", id: "abc123", platform: "slack", key: "T0123ABC", team: "T0456DEF", scope: "slack-T1", workspace: "cli-everyroute", name: "x" };
   return pattern.replace(/:(\w+)/g, (_, name: string) => values[name] ?? "x").replace(/\*$/, "notes/a.txt");
 }
 

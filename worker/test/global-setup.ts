@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { startFakeExecutor } from "../../test/fakes/executor.ts";
 import { startFakeGithub } from "../../test/fakes/github.ts";
+import { startFakeMcp } from "../../test/fakes/mcp.ts";
 import { startFakeModel } from "../../test/fakes/model.ts";
 
 declare module "vitest" {
@@ -10,12 +11,15 @@ declare module "vitest" {
     fakeExecutorUrl: string;
     fakeGithubUrl: string;
     githubAppKey: string;
+    fakeMcpUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const model = await startFakeModel();
   const executor = await startFakeExecutor();
+  const mcp = await startFakeMcp();
+  project.provide("fakeMcpUrl", mcp.url);
   // A GitHub App whose key is made here (in GitHub's PKCS#1 form), installed on the repositories the tests link.
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const github = await startFakeGithub({ appId: "4242", publicKey });
@@ -28,5 +32,6 @@ export default async function setup(project: TestProject) {
     await model.close();
     await executor.close();
     await github.close();
+    await mcp.close();
   };
 }

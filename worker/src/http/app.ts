@@ -6,6 +6,7 @@ import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
 import { paceRoutes } from "../pace/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
+import { toolRoutes } from "../tools/routes.ts";
 import { requireToken } from "./auth.ts";
 import { deliveryFeedRoutes } from "./delivery-routes.ts";
 import { githubWebhookRoutes } from "./github-webhook-routes.ts";
@@ -43,6 +44,7 @@ app.route("/api/deliveries", deliveryFeedRoutes);
 app.route("/api/installations", installationRoutes);
 app.route("/api/claims", claimRoutes);
 app.route("/api/pace", paceRoutes);
+app.route("/api/tools", toolRoutes);
 
 // After every route: a known path asked with another method is a 405 naming the ones it takes.
 answerOtherMethods(app);

@@ -8,6 +8,7 @@ import { repoRoutes } from "./repo-routes.ts";
 import { send, withRoom, type RoomApp } from "./rooms.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
 import { turnRoutes } from "./turn-routes.ts";
+import { roomToolRoutes } from "./tool-routes.ts";
 
 /**
  * Everything under `/api/rooms/:roomId` (mounted in app.ts). The room id is
@@ -26,6 +27,7 @@ roomRoutes.route("/schedules", scheduleRoutes);
 roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
 roomRoutes.route("/repo", repoRoutes);
+roomRoutes.route("/tools", roomToolRoutes);
 
 // `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts;
 // `&ifResetAt=<ms>`: only if the room was last reset then (GET /memory's `resetAt`), so a stale reset button resets nothing.

@@ -2,6 +2,7 @@ import { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE, PR_TITLE_MAX_CHARS } from
 import { commandOf, inlineCode, isPlaceholder } from "./command.ts";
 import { TagScanner, type ScanItem } from "./tag-scanner.ts";
 import { TextOut } from "./text-out.ts";
+import { toolCallOfTag, toolCommand } from "./tool-tag.ts";
 
 /**
  * Reads what a model wrote, fed in pieces as they arrive (a stream) or all at once.
@@ -31,6 +32,7 @@ export interface ReadReply {
 
 /** The notes' words live in shared, where `pnpm eval` reads them too. */
 export { CUT_OFF_NOTE, NOT_RUN_NOTE, PLACEHOLDER_NOTE };
+export const TOOL_NAMELESS_NOTE = 'A tool call named no `server.tool` (write `<tool name="server.tool">{…}</tool>`), so it was not run.';
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"]);
 /** A line that announces predicted output ("Output:", "Expected output:"). */
 const OUTPUT_LABEL = /^\s*\**\s*((expected|example|sample|predicted)\s+)?(output|result)s?\s*:?\s*\**\s*:?\s*$/i;
@@ -104,6 +106,11 @@ export class ModelTextReader {
       // The file goes with the answer; the tag itself shows nothing.
       const path = item.body.trim();
       if (path && !this.attachments.includes(path)) this.attachments.push(path);
+    } else if (item.kind === "tag" && item.tag === "tool") {
+      // A tool call is one more command (see tool-tag.ts); one with no `server.tool` name is said, never run.
+      const call = toolCallOfTag(item.body);
+      if (call) this.takeCommand(toolCommand(call));
+      else this.notes.push(TOOL_NAMELESS_NOTE);
     } else if (item.kind === "tag") {
       this.takeCommand(commandOf(item.body));
     } else {

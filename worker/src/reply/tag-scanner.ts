@@ -1,15 +1,18 @@
 /**
  * Splits model text, fed in pieces as it streams, into plain text and complete
- * `<run>`, `<attach>` and `<remember>` tag bodies. Text that may be the start of a tag (`<`,
+ * `<run>`, `<attach>`, `<pr>`, `<remember>` and `<tool …>` tag bodies (a tool tag's body starts
+ * after `<tool`: its attributes, `>`, then the arguments). Text that may be the start of a tag (`<`,
  * `<ru`, `</att`) is held back until the next piece settles it, so no text handed
  * out ever holds a tag or part of one. A stray closing tag is dropped for the
  * same reason.
  */
-export type TagName = "run" | "attach" | "pr" | "remember";
+export type TagName = "run" | "attach" | "pr" | "remember" | "tool";
 export type ScanItem = { kind: "text"; text: string } | { kind: "tag"; body: string; tag: TagName };
 
-const TAGS: TagName[] = ["run", "attach", "pr", "remember"];
-const MARKS = TAGS.flatMap((t) => [`<${t}>`, `</${t}>`]);
+const TAGS: TagName[] = ["run", "attach", "pr", "remember", "tool"];
+/** A tool tag carries its name as an attribute: `<tool name="…">` opens it as `<tool>` does. */
+const TOOL_OPEN_WITH_ATTRS = "<tool ";
+const MARKS = [...TAGS.flatMap((t) => [`<${t}>`, `</${t}>`]), TOOL_OPEN_WITH_ATTRS];
 
 /** The earliest of `marks` in `lower` at or after 0: its index and which. */
 function earliest(lower: string, marks: string[]): { at: number; mark: string } | null {
@@ -43,9 +46,12 @@ export class TagScanner {
       const found = earliest(lower, MARKS);
       if (!found) break;
       if (found.at > 0) items.push({ kind: "text", text: this.buffer.slice(0, found.at) });
-      this.buffer = this.buffer.slice(found.at + found.mark.length);
+      // A tool tag's body keeps what follows `<tool` (its attributes and the `>`), for the name in it.
+      const opensTool = found.mark === "<tool>" || found.mark === TOOL_OPEN_WITH_ATTRS;
+      this.buffer = this.buffer.slice(found.at + (opensTool ? "<tool".length : found.mark.length));
       // An opening tag starts a body; a stray closing one is dropped.
-      if (!found.mark.startsWith("</")) this.inTag = found.mark.slice(1, -1) as TagName;
+      if (opensTool) this.inTag = "tool";
+      else if (!found.mark.startsWith("</")) this.inTag = found.mark.slice(1, -1) as TagName;
     }
     if (!this.inTag) {
       const keep = partialTagLength(this.buffer);

@@ -29,6 +29,7 @@ import { guard, guardWire, ok, outcomeOf, toWire, type Outcome, type WireOutcome
 import { meterSql } from "../storage/sql-meter.ts";
 import type { Vars } from "../vars.ts";
 import { Room } from "./room.ts";
+import type { ToolServers } from "../tools/tool-servers.ts";
 import type { Inherited, RoomPeer } from "./room-tree.ts";
 import { dropNamelessAlarm, knowsName, rememberName } from "./room-name.ts";
 
@@ -39,6 +40,7 @@ export interface Env extends Vars {
   PERSON_USAGE: DurableObjectNamespace<PersonUsage>;
   /** Which room opened each pull request, for GitHub's webhook (absent from a configuration without it). */
   PULL_ROOMS?: DurableObjectNamespace<PullRooms>;
+  TOOL_SERVERS: DurableObjectNamespace<ToolServers>;
 }
 
 /**
@@ -67,6 +69,7 @@ export class DuetAgent extends Agent<Env> {
       (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
       (platform) => this.env.DELIVERY_FEED.getByName(platform),
       (key) => this.env.PERSON_USAGE.getByName(key),
+      (workspace) => this.env.TOOL_SERVERS.getByName(workspace),
       this.env.PULL_ROOMS ? (repo, number, roomId) => this.env.PULL_ROOMS!.getByName(PULL_ROOMS_NAME).remember(repo, number, roomId) : undefined,
     );
     return this.parts;
@@ -166,6 +169,20 @@ export class DuetAgent extends Agent<Env> {
 
   async setPolicy(req: PolicyRequest): Promise<Outcome> {
     return guard(async () => ok(await this.room.setPolicy(req)));
+  }
+
+  /** The tool servers this room turned on: `{workspace, tools}`. */
+  async roomTools(): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, tools: this.room.tools.enabled() }));
+  }
+
+  /** Turns a server of the room's workspace on here (404 when the workspace has none of that name). */
+  async enableTool(name: string, by: string | null): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, ...(await this.room.tools.enable(name, by)) }));
+  }
+
+  async disableTool(name: string): Promise<Outcome> {
+    return guard(async () => ok({ workspace: this.room.tools.workspace, ...this.room.tools.disable(name) }));
   }
 
   async model(): Promise<Outcome> {

@@ -47,6 +47,7 @@ import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
 import { createExecutor } from "../sandbox/executor.ts";
+import { RoomTools, type ToolServersPeer } from "../tools/room-tools.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
 import { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
@@ -82,6 +83,8 @@ export class Room {
   readonly control: RoomControl;
   readonly model: RoomModelStore;
   readonly repo: RoomRepoStore;
+  /** The tool servers of the workspace this room turned on. */
+  readonly tools: RoomTools;
   readonly facts: PinnedFacts;
   /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
   readonly proposedFacts: ProposedFacts;
@@ -139,6 +142,8 @@ export class Room {
     feed: (platform: DeliveryPlatform) => FeedPeer,
     /** One person's usage across their workspace's rooms (usage/person-object.ts), by key. */
     person: (key: string) => PersonPeer,
+    /** A workspace's tool servers (tools/tool-servers.ts), by workspace. */
+    toolServers: (workspace: string) => ToolServersPeer,
     /** Records which room opened a pull request, for GitHub's webhook (github/webhook-index-object.ts); absent without it. */
     private readonly pullIndex?: (repo: string, number: number, roomId: string) => Promise<void>,
   ) {
@@ -156,6 +161,7 @@ export class Room {
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
     this.proposedFacts = new ProposedFacts(storage.sql);
+    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.checkouts = new CheckoutStore(storage);
     this.repoSync = new RepoSync({
@@ -257,6 +263,7 @@ export class Room {
     if (!resetBy) {
       this.model.wipe();
       this.repo.wipe();
+      this.tools.wipe();
     }
     // The pinned facts go unless the person resetting said to keep them.
     if (!resetBy || !keepMemory) this.facts.wipe();
@@ -528,6 +535,7 @@ export class Room {
   private turnDeps(): RoomDeps {
     const { config, roomId } = this;
     const { executor, problem, saves } = this.executor();
+    const tools = this.tools.box();
     return {
       roomId,
       config,
@@ -543,6 +551,7 @@ export class Room {
       proposeFacts: (facts) => this.proposedFacts.offer(facts, Date.now()),
       ...(saves ? { saves } : {}),
       repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
+      ...(tools ? { tools } : {}),
     };
   }
 }

@@ -2,6 +2,8 @@ import { RUN_OUTPUT_MAX_BYTES, type RunResult } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { capBytes } from "../text-bytes.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
+import { toolCallOf } from "../reply/tool-tag.ts";
+import { noToolsRun, type ToolBox } from "../tools/room-tools.ts";
 
 /** What a command needs: the room's sandbox and the redaction for what comes back. */
 export interface CommandDeps {
@@ -12,15 +14,20 @@ export interface CommandDeps {
   executorProblem?: string;
   /** The room's one redactor (built in room/room.ts). */
   redact: (text: string) => string;
+  /** The tool servers the room turned on; absent when it has none. */
+  tools?: ToolBox;
 }
 
 /**
- * The one place a command reaches the sandbox. The sandbox gets the command
+ * The one place a command reaches the sandbox (or, for a tool call, its tool server). The sandbox gets the command
  * exactly as written; what comes back (the command in `cmd`, its output) is
  * redacted, since it is shown in chat and stored.
  */
 export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
   const shown = deps.redact(cmd);
+  // A tool call travels as a command (reply/tool-tag.ts) and goes to its server, never to the sandbox.
+  const call = toolCallOf(cmd);
+  if (call) return deps.tools ? deps.tools.run(call, stop) : noToolsRun(shown, call);
   if (!deps.executor) {
     return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: deps.executorProblem ?? "no sandbox is configured" };
   }

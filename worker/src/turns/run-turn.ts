@@ -147,7 +147,9 @@ export async function* runTurn(deps: TurnDeps, input: TurnInput): AsyncGenerator
   ensureCurrent(deps);
   // A turn resumed after its first command started was accepted to run; otherwise, under `approve`, nothing runs.
   const started = progress.runs.length > 0 || progress.running !== undefined;
-  const pending = deps.propose && !started && !stopped && parsed.commands.length ? deps.propose(parsed.commands) : [];
+  // Calls of read-only tools run like `auto` commands: an answer made only of them waits for nobody.
+  const needsApproval = parsed.commands.some((cmd) => !deps.tools?.readOnly(cmd));
+  const pending = deps.propose && !started && !stopped && needsApproval ? deps.propose(parsed.commands) : [];
   const commands = pending.length ? [] : parsed.commands;
   for (let i = progress.runs.length; i < commands.length && !stopped; i++) {
     const cmd = commands[i];
@@ -236,7 +238,9 @@ async function askModel(
   // The window holds a turn's question and answer for each two messages: what is older than its oldest turn may be recalled.
   const windowFrom = (input.recent.at(-Math.ceil(MODEL_CONTEXT_MESSAGES / 2)) ?? input.recent[0])?.seq ?? Number.MAX_SAFE_INTEGER;
   const recalled = deps.recall?.(input.question, windowFrom) ?? [];
-  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], repoLine, recalled);
+  const toolsLine = await toolsSection(deps);
+  const systemLine = [repoLine, toolsLine].filter(Boolean).join("\n\n") || null;
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], systemLine, recalled);
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };
@@ -262,6 +266,16 @@ async function askModel(
   const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
   text(shown.finish());
   return { ...read, usage: priced() };
+}
+
+/** The room's tools as the system prompt lists them; a store that cannot be asked leaves them out rather than failing the turn. */
+async function toolsSection(deps: TurnDeps): Promise<string | null> {
+  try {
+    return (await deps.tools?.prompt()) ?? null;
+  } catch (err) {
+    console.error("the room's tools could not be listed", err);
+    return null;
+  }
 }
 
 /** The call's usage with its cost at the model's price today; unpriced, or with tokens unknown, it stays as it was. */

@@ -1,0 +1,133 @@
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { listen, readBody, sendJson, type Listening } from "./http.ts";
+
+/**
+ * Fake MCP servers on 127.0.0.1, built with the official TypeScript SDK
+ * (streamable HTTP, served by its handler), each on its own path:
+ *
+ *   /tracker   a read-only tool `lookup` (readOnlyHint) and a destructive tool `close_issue`
+ *   /many      500 read-only tools (a server whose list must be capped)
+ *   /huge      a read-only tool `dump` answering {bytes} bytes of text
+ *   /echo      a read-only tool `whoami` answering the `x-api-key` header it was sent, unlabelled
+ *   /slow      a read-only tool `wait` that answers after {ms} (a call a restart cuts off)
+ *
+ * and hand-made hostile ones the SDK would never be:
+ *
+ *   /garbage   answers 200 with a body that is not JSON-RPC
+ *   /broken    answers 500 to everything
+ *
+ * `calls` (also GET /_calls) records each tools/call the SDK servers answered
+ * (tool and arguments), so a test can tell a call that reached the server from
+ * one refused before it.
+ */
+export interface FakeMcp extends Listening {
+  calls: { path: string; tool: string; args: unknown }[];
+}
+
+function trackerServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-tracker", version: "1.0.0" });
+  server.registerTool(
+    "lookup",
+    {
+      description: "Looks an issue up by its number",
+      inputSchema: z.object({ id: z.number() }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ id }) => {
+      calls.push({ path: "/tracker", tool: "lookup", args: { id } });
+      return { content: [{ type: "text", text: `issue ${id}: login fails on Safari (open)` }] };
+    },
+  );
+  server.registerTool(
+    "close_issue",
+    {
+      description: "Closes an issue",
+      inputSchema: z.object({ id: z.number() }),
+      annotations: { destructiveHint: true },
+    },
+    async ({ id }) => {
+      calls.push({ path: "/tracker", tool: "close_issue", args: { id } });
+      return { content: [{ type: "text", text: `closed issue ${id}` }] };
+    },
+  );
+  return server;
+}
+
+function manyServer(): McpServer {
+  const server = new McpServer({ name: "fake-many", version: "1.0.0" });
+  for (let i = 0; i < 500; i++) {
+    server.registerTool(`tool_${i}`, { description: `Tool number ${i} ${"padding ".repeat(20)}`, annotations: { readOnlyHint: true } }, async () => ({
+      content: [{ type: "text", text: `tool ${i}` }],
+    }));
+  }
+  return server;
+}
+
+function hugeServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-huge", version: "1.0.0" });
+  server.registerTool(
+    "dump",
+    { description: "Answers as many bytes as asked", inputSchema: z.object({ bytes: z.number() }), annotations: { readOnlyHint: true } },
+    async ({ bytes }) => {
+      calls.push({ path: "/huge", tool: "dump", args: { bytes } });
+      return { content: [{ type: "text", text: "x".repeat(bytes) }] };
+    },
+  );
+  return server;
+}
+
+function slowServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-slow", version: "1.0.0" });
+  server.registerTool(
+    "wait",
+    { description: "Answers after the time asked", inputSchema: z.object({ ms: z.number(), tag: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ ms, tag }) => {
+      calls.push({ path: "/slow", tool: "wait", args: { ms, tag } });
+      await new Promise((r) => setTimeout(r, ms));
+      return { content: [{ type: "text", text: `waited ${ms} ms` }] };
+    },
+  );
+  return server;
+}
+
+function echoServer(calls: FakeMcp["calls"]): McpServer {
+  const server = new McpServer({ name: "fake-echo", version: "1.0.0" });
+  server.registerTool("whoami", { description: "Says which key it was sent", annotations: { readOnlyHint: true } }, async (ctx) => {
+    const key = ctx.http?.req?.headers.get("x-api-key") ?? "none";
+    calls.push({ path: "/echo", tool: "whoami", args: { key } });
+    return { content: [{ type: "text", text: `it was sent ${key}` }] };
+  });
+  return server;
+}
+
+export async function startFakeMcp(): Promise<FakeMcp> {
+  const calls: FakeMcp["calls"] = [];
+  const handlers = {
+    "/tracker": createMcpHandler(() => trackerServer(calls)),
+    "/many": createMcpHandler(() => manyServer()),
+    "/huge": createMcpHandler(() => hugeServer(calls)),
+    "/slow": createMcpHandler(() => slowServer(calls)),
+    "/echo": createMcpHandler(() => echoServer(calls)),
+  } as const;
+  const listening = await listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls });
+    if (url.pathname === "/garbage") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end("this is not json-rpc {");
+    }
+    if (url.pathname === "/broken") return sendJson(res, 500, { error: "the server fell over" });
+    const handler = handlers[url.pathname as keyof typeof handlers];
+    if (!handler) return sendJson(res, 404, { error: "no such server" });
+    const body = req.method === "POST" ? await readBody(req) : undefined;
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+    const answer = await handler.fetch(new Request(url, { method: req.method, headers, body }));
+    const out: Record<string, string> = {};
+    answer.headers.forEach((value, key) => (out[key] = value));
+    res.writeHead(answer.status, out);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  return { ...listening, calls };
+}

@@ -1,0 +1,57 @@
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import { loadConfig } from "../config.ts";
+import { STORE_KEY_MIN_CHARS } from "../installations/seal.ts";
+import { jsonBody } from "../request.ts";
+import type { Vars } from "../vars.ts";
+import { putServerSchema, serverNameOf, serverUrlOf, workspaceOf } from "./tool-input.ts";
+import { toolView } from "./tool-prompt.ts";
+import type { ServerTools, ToolServers } from "./tool-servers.ts";
+
+/**
+ * `/api/tools/:workspace` (mounted at `/api/tools`): a workspace's MCP
+ * servers. GET lists them with their tools (header names only, never their
+ * values), PUT `/:name` adds or replaces one, DELETE `/:name` removes it.
+ * Rooms turn a server on or off for themselves under `/api/rooms/:roomId/tools`.
+ */
+
+type ToolBindings = Vars & { TOOL_SERVERS: DurableObjectNamespace<ToolServers>; DUET_STORE_KEY?: string };
+type ToolApp = { Bindings: ToolBindings };
+
+export const toolRoutes = new Hono<ToolApp>();
+
+const params = validator("param", (p: { workspace?: string; name?: string }) => ({
+  workspace: workspaceOf(p.workspace),
+  ...(p.name === undefined ? {} : { name: serverNameOf(p.name) }),
+}));
+
+export const toolServers = (env: ToolBindings, workspace: string) => env.TOOL_SERVERS.getByName(workspace);
+
+toolRoutes.get("/:workspace", params, async (c) => {
+  const { workspace } = c.req.valid("param");
+  const store = toolServers(c.env, workspace);
+  const servers = await store.list();
+  // RPC's typing cannot carry a tool's free-form JSON schema (unknown); the store answers ServerTools.
+  const listed = (await store.tools(workspace, servers.map((s) => s.name))) as unknown as ServerTools[];
+  return c.json({
+    servers: servers.map((s, i) => ({ ...s, tools: listed[i].tools.map(toolView), ...(listed[i].error ? { error: listed[i].error } : {}) })),
+  });
+});
+
+toolRoutes.put("/:workspace/:name", params, jsonBody(putServerSchema), async (c) => {
+  const { workspace, name } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const url = serverUrlOf(body.url, loadConfig(c.env).DUET_TOOLS_ALLOW_PRIVATE === "1");
+  const headers = body.headers ?? {};
+  const key = c.env.DUET_STORE_KEY?.trim() ?? "";
+  if (Object.keys(headers).length && key.length < STORE_KEY_MIN_CHARS) {
+    return c.json({ error: `headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least ${STORE_KEY_MIN_CHARS} characters to seal them with`, code: "store_closed" }, 503);
+  }
+  const out = await toolServers(c.env, workspace).put(workspace, name!, url, headers, body.userId ?? null);
+  return c.json(out, out.created ? 201 : 200);
+});
+
+toolRoutes.delete("/:workspace/:name", params, async (c) => {
+  const { workspace, name } = c.req.valid("param");
+  return c.json({ deleted: await toolServers(c.env, workspace).remove(name!) });
+});
