@@ -4,6 +4,7 @@ import { isTransient, type TransportError, type TransportOptions, WorkerTranspor
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
+import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "./home-schemas.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
 import { forgetResponseSchema, memoryResponseSchema, pinResponseSchema, type ForgetResponse, type MemoryResponse, type PinFactRequest, type PinResponse } from "./memory-schemas.ts";
 import {
@@ -156,6 +157,11 @@ export class WorkerClient {
   /** Opens the proposal as a pull request (Duet pushes its change to the `duet/…` branch); opening it again answers the same one. */
   openPr(roomId: string, id: string, body: PrOpenRequest): Promise<PrOpened> {
     return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/open`, prOpenedSchema, body, true);
+  }
+
+  /** A workspace room's channel rooms (those of `channels`, when given) with their settings, and the person's use today: what a home view shows. */
+  listRooms(workspaceRoomId: string, body: RoomListRequest): Promise<RoomListResponse> {
+    return this.call("POST", `${roomPath(workspaceRoomId)}/rooms`, roomListResponseSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -40,3 +40,4 @@ export { DISCORD_COMMAND_WORDS } from "./discord-commands.ts";
 export { INSTALL_WORDS } from "./install.ts";
 export { ANSWER_COMING_NOTE } from "./coming.ts";
 export { describeForgotten, describeMemory, describePinned, forgetNeedsNumber, memoryText, rememberNeedsFact } from "./memory.ts";
+export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";

@@ -4,6 +4,7 @@ import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { memoryRoutes } from "./memory-routes.ts";
 import { repoRoutes } from "./repo-routes.ts";
+import { roomListRoutes } from "./room-list-routes.ts";
 import { send, withRoom, type RoomApp } from "./rooms.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
 import { turnRoutes } from "./turn-routes.ts";
@@ -25,6 +26,7 @@ roomRoutes.route("/schedules", scheduleRoutes);
 roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
 roomRoutes.route("/repo", repoRoutes);
+roomRoutes.route("/rooms", roomListRoutes);
 
 // `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts.
 roomRoutes.delete("/", async (c) => {
