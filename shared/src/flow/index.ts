@@ -12,3 +12,4 @@ export { redactLive, redactReply, redacting, redactingView } from "./redacting.t
 export { model, usage } from "./settings.ts";
 export { repo } from "./repo.ts";
 export { homeListing } from "./home.ts";
+export { askAbout, askAboutProblem } from "./ask-about.ts";

@@ -95,6 +95,8 @@ export class Workspace {
   readonly members = new Map<string, Set<string>>();
   /** Agent pane threads: `${channel}/${threadTs}` -> the suggested prompts and title the app set. */
   readonly assistantThreads = new Map<string, { prompts?: { title: string; message: string }[]; titles: string[] }>();
+  /** Channels Duet is not in (private ones it was never invited to): conversations.replies answers channel_not_found. */
+  readonly unreadable = new Set<string>();
   private lastTs = 0;
   private fileSeq = 0;
 

@@ -75,6 +75,19 @@ export const VIEW_METHODS: Record<string, (ctx: MethodContext) => Result> = {
     return { ok: true, channels: page.map((id) => ({ id, is_channel: true, is_member: true })), response_metadata: { next_cursor: next } };
   },
 
+  // One message by its ts (with inclusive and limit 1, as the bot asks): a deleted one is thread_not_found.
+  "conversations.replies": (ctx) => {
+    const denied = botAuth(ctx);
+    if (denied) return denied;
+    const channel = str(ctx.args, "channel");
+    const ts = str(ctx.args, "ts");
+    if (!channel || ctx.ws.unreadable.has(channel)) return fail("channel_not_found");
+    const msg = ts ? ctx.ws.find(channel, ts) : undefined;
+    if (!msg) return fail("thread_not_found");
+    const files = (msg.files ?? []).map((f) => ({ id: f.id, name: f.filename }));
+    return { ok: true, messages: [{ type: "message", ts: msg.ts, text: msg.text, user: msg.user, bot_id: msg.bot_id, thread_ts: msg.thread_ts, files }], has_more: false };
+  },
+
   "assistant.threads.setSuggestedPrompts": (ctx) => {
     const denied = botAuth(ctx);
     if (denied) return denied;
