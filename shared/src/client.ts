@@ -4,6 +4,7 @@ import { isTransient, type TransportError, type TransportOptions, WorkerTranspor
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "./schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
+import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "./home-schemas.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
 import {
   dismissResponseSchema,
@@ -185,6 +186,11 @@ export class WorkerClient {
   /** Drops the proposal `id` unopened; answers it. */
   skipPr(roomId: string, id: string, body: PrSkipRequest): Promise<PrProposal> {
     return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/skip`, prProposalSchema, body, true);
+  }
+
+  /** A workspace room's channel rooms (those of `channels`, when given) with their settings, and the person's use today: what a home view shows. */
+  listRooms(workspaceRoomId: string, body: RoomListRequest): Promise<RoomListResponse> {
+    return this.call("POST", `${roomPath(workspaceRoomId)}/rooms`, roomListResponseSchema, body, true);
   }
 
   /** The room's model usage (with its threads'), the last 7 UTC days, and the budgets: what `userId` has left, when given. */

@@ -63,3 +63,6 @@ export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts"
 export { readPrArgs, type PrArgs } from "./pr-command.ts";
 export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";
+export * from "./home-schemas.ts";
+export { quoteMessage, QUOTED_LABEL, QUOTED_MAX_CHARS, ASK_ABOUT_QUESTION_MAX_CHARS, type QuotedMessage } from "./format/quoted-message.ts";
+export { ASK_ABOUT_WORDS } from "./words/ask-about.ts";

@@ -30,6 +30,8 @@ import { deliverInWorkspace } from "./oauth/workspace-delivery.ts";
 import { bindWorkspace, currentWorkspace, WorkspaceClient } from "./oauth/workspace-client.ts";
 import { registerSlashCommand } from "./slash-command.ts";
 import { registerWelcome } from "./welcome.ts";
+import { registerAppHome } from "./home/app-home.ts";
+import { registerAskDuet } from "./ask-about/ask-shortcut.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
 
@@ -179,6 +181,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     registerMemoryClicks(built, { flow, out, access, logger, people }, track);
     registerCleanup(built, { worker, logger }, track);
     if (store) registerUninstall(built, { store, worker, logger }, track);
+    registerAppHome(built, { flow, logger }, track);
+    registerAskDuet(built, messageDeps, track);
     registerStopButton(built, { stop: (room, user) => worker.stop(room, user), logger }, track);
     built.error(async (err) => {
       logger.error(`Unhandled error in a Slack handler: ${err.message}`);

@@ -26,7 +26,7 @@ function listUnder(key: string): string[] {
 
 describe("manifest.yaml", () => {
   it("subscribes to exactly the events the bot handles", () => {
-    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", "member_joined_channel", ...CLEANUP_EVENTS].sort());
+    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", "member_joined_channel", "app_home_opened", ...CLEANUP_EVENTS].sort());
   });
 
   it("asks for exactly the scopes the bot uses", () => {
@@ -39,11 +39,18 @@ describe("manifest.yaml", () => {
         "files:read", // url_private_download of files shared with Duet
         "files:write", // files.getUploadURLExternal, files.completeUploadExternal
         "groups:read", // group_archive, group_deleted
+        "channels:history", // conversations.replies: the message an Ask Duet shortcut names
+        "groups:history", // the same in private channels
         "im:history", // message.im
         "reactions:write", // reactions.add
         "usergroups:read", // usergroups.users.list (SLACK_ALLOW_* user groups)
       ].sort(),
     );
+  });
+
+  it("declares the Home tab and the Ask Duet message shortcut the bot registers", () => {
+    expect(manifest).toMatch(/home_tab_enabled: true/);
+    expect(manifest).toMatch(/shortcuts:\n\s+- name: Ask Duet\n\s+type: message\n\s+callback_id: ask_duet\n/);
   });
 
   it("declares /duet, Socket Mode, and interactivity for the Stop button", () => {

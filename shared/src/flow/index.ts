@@ -14,3 +14,5 @@ export { repo } from "./repo.ts";
 export { pr, prClick, type PrClick } from "./pr.ts";
 export { askBeforeReset, chooseReset, type ResetChoice, type ResetClick } from "./reset-choice.ts";
 export { decideFact, type FactClick } from "./fact-click.ts";
+export { homeListing } from "./home.ts";
+export { askAbout, askAboutProblem } from "./ask-about.ts";

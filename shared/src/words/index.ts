@@ -55,3 +55,4 @@ export {
   resetFactsNote,
   resetQuestion,
 } from "./memory.ts";
+export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";

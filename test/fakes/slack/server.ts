@@ -7,6 +7,7 @@ import { FakeSocketMode } from "./socket-mode.ts";
 import { Workspace } from "./state.ts";
 import { SharedFiles } from "./shared-files.ts";
 import { isStreaming, STREAM_METHODS, type StreamSettings } from "./streaming.ts";
+import { VIEW_METHODS } from "./views.ts";
 import { botAuth, type Content, type Identity, METHODS, type MethodContext, messageContent } from "./web-api.ts";
 
 /**
@@ -154,7 +155,7 @@ export async function startFakeSlack(identity: Partial<Identity> = {}): Promise<
       const target = ws.find(String(ctx.args.channel ?? ""), String(ctx.args.ts ?? ""));
       if (target && isStreaming(target, streams)) return { ok: false, error: "streaming_state_conflict" };
     }
-    const impl = METHODS[method];
+    const impl = METHODS[method] ?? VIEW_METHODS[method];
     return impl ? impl(ctx) : { ok: false, error: "unknown_method" };
   }
 

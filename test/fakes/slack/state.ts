@@ -85,6 +85,18 @@ export class Workspace {
   readonly people = new Map<string, string>();
   /** users.info calls, in order: the bot caches names, so a person asking twice is looked up once. */
   readonly lookups: string[] = [];
+  /** User id -> the Home tab view Duet last published for them (views.publish). */
+  readonly homeViews = new Map<string, { type: string; blocks: Block[] }>();
+  /** Every views.publish, in order. */
+  readonly publishes: { user: string; view: { type: string; blocks: Block[] } }[] = [];
+  /** Modals opened (views.open), in order, with the trigger they answered. */
+  readonly modals: { triggerId: string; view: Record<string, any> }[] = [];
+  /** Channel id -> its members (users.conversations); a channel not set has none but the bot. */
+  readonly members = new Map<string, Set<string>>();
+  /** Agent pane threads: `${channel}/${threadTs}` -> the suggested prompts and title the app set. */
+  readonly assistantThreads = new Map<string, { prompts?: { title: string; message: string }[]; titles: string[] }>();
+  /** Channels Duet is not in (private ones it was never invited to): conversations.replies answers channel_not_found. */
+  readonly unreadable = new Set<string>();
   private lastTs = 0;
   private fileSeq = 0;
 

@@ -43,7 +43,7 @@ function str(args: Record<string, unknown>, key: string): string | undefined {
 }
 
 /** Nested arguments arrive JSON-encoded in form bodies (the SDK's serialisation) or as JSON. */
-function json<T>(value: unknown): T | undefined | "invalid" {
+export function json<T>(value: unknown): T | undefined | "invalid" {
   if (value === undefined || value === "") return undefined;
   if (typeof value !== "string") return value as T;
   try {
@@ -54,10 +54,10 @@ function json<T>(value: unknown): T | undefined | "invalid" {
 }
 
 /** Slack's block checks that matter for chat output. Returns error strings like Slack's `errors`. */
-export function validateBlocks(blocks: unknown): string[] {
+export function validateBlocks(blocks: unknown, maxBlocks = MAX_BLOCKS): string[] {
   if (!Array.isArray(blocks)) return ["must be an array [json-pointer:/blocks]"];
   const errors: string[] = [];
-  if (blocks.length > MAX_BLOCKS) errors.push(`no more than ${MAX_BLOCKS} items allowed [json-pointer:/blocks]`);
+  if (blocks.length > maxBlocks) errors.push(`no more than ${maxBlocks} items allowed [json-pointer:/blocks]`);
   blocks.forEach((b: Block, i) => {
     if (!b || typeof b.type !== "string") return errors.push(`missing required field: type [json-pointer:/blocks/${i}]`);
     if (b.type === "section") {
@@ -85,6 +85,8 @@ export function validateBlocks(blocks: unknown): string[] {
         if (typeof e.action_id === "string" && e.action_id.length > 255) errors.push(`must be less than 256 characters ${where}/action_id`);
       });
       if (typeof b.block_id === "string" && b.block_id.length > 255) errors.push(`must be less than 256 characters [json-pointer:/blocks/${i}/block_id]`);
+    } else if (b.type === "input") {
+      if (typeof b.label?.text !== "string" || !b.element?.type) errors.push(`input needs a label and an element [json-pointer:/blocks/${i}]`);
     } else if (!["divider", "rich_text", "image", "markdown"].includes(b.type)) {
       errors.push(`unsupported block type ${b.type} [json-pointer:/blocks/${i}]`);
     }

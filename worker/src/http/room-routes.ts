@@ -5,6 +5,7 @@ import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
 import { memoryRoutes } from "./memory-routes.ts";
 import { repoRoutes } from "./repo-routes.ts";
+import { roomListRoutes } from "./room-list-routes.ts";
 import { send, withRoom, type RoomApp } from "./rooms.ts";
 import { scheduleRoutes } from "./schedule-routes.ts";
 import { turnRoutes } from "./turn-routes.ts";
@@ -28,6 +29,7 @@ roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
 roomRoutes.route("/repo", repoRoutes);
 roomRoutes.route("/tools", roomToolRoutes);
+roomRoutes.route("/rooms", roomListRoutes);
 
 // `?userId=`: who reset the room, recorded in its emptied audit; `&keepMemory=1`: their reset keeps the pinned facts;
 // `&ifResetAt=<ms>`: only if the room was last reset then (GET /memory's `resetAt`), so a stale reset button resets nothing.

@@ -14,6 +14,8 @@ import type {
   RepoRequest,
   PinFactRequest,
   ProposalClick,
+  RoomListRequest,
+  RoomSummary,
   ScheduleRequest,
   StopRequest,
   UnscheduleRequest,
@@ -113,7 +115,10 @@ export class DuetAgent extends Agent<Env> {
 
   /** Adds a scheduled ask: `{schedule}` with its id and next run (named apart from the SDK's own `schedule` methods). */
   async addAsk(req: ScheduleRequest & { ask: string }): Promise<Outcome> {
-    return guard(async () => ok({ schedule: await this.room.schedules.add(req) }));
+    return guard(async () => {
+      await this.room.ensureListed();
+      return ok({ schedule: await this.room.schedules.add(req) });
+    });
   }
 
   async scheduledAsks(): Promise<Outcome> {
@@ -305,6 +310,16 @@ export class DuetAgent extends Agent<Env> {
   /** Model usage over the last 7 days with this room's threads', and the budgets (what `userId` has left). */
   async usage(userId?: string): Promise<Outcome> {
     return guard(async () => ok(await this.room.usage(userId)));
+  }
+
+  /** This room's settings and what `userId` used here today (asked by its workspace room's listing). */
+  async roomSummary(userId: string): Promise<RoomSummary> {
+    return this.room.summary(userId);
+  }
+
+  /** A workspace room's channel rooms with their settings (`POST /api/rooms/:roomId/rooms`). */
+  async listRooms(req: RoomListRequest): Promise<Outcome> {
+    return guard(async () => ok(await this.room.listRooms(req)));
   }
 
   /** This room's own usage entries, for its channel room to add up. */

@@ -1,4 +1,4 @@
-import { parentRoomId, type RunPolicy } from "@duet/shared";
+import { parentRoomId, type RoomSummary, type RunPolicy } from "@duet/shared";
 import type { RepoLink } from "../control/room-repo.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 
@@ -22,6 +22,8 @@ export interface RoomPeer extends ParentRoom {
   /** Empties the room (see Room.clean); answers its Outcome, whose body lists any `errors`. */
   cleanup(resetBy?: string, keepMemory?: boolean): Promise<{ status: number; body: unknown }>;
   inheritPolicy(inherited: Inherited): Promise<void>;
+  /** The room's settings and what `userId` used there today (a channel room's, listed by its workspace room). */
+  roomSummary(userId: string): Promise<RoomSummary>;
   /** The room's own model usage entries (a thread room's, added up by its channel). */
   usageEntries(): Promise<UsageEntry[]>;
 }

@@ -62,6 +62,10 @@ import type { DeliveryPlatform } from "@duet/shared";
 import type { RoomDeps } from "../turns/room-parts.ts";
 import type { Vars } from "../vars.ts";
 import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
+import { isWorkspaceRoom, listRooms, roomSummary } from "../home/room-listing.ts";
+import { budgetsView } from "../usage/budgets.ts";
+import { UsageTotals } from "../usage/usage-entries.ts";
+import type { RoomListRequest, RoomListResponse, RoomSummary } from "@duet/shared";
 
 /** A room's sandbox, or why it has none (the configuration names the problem). */
 interface ExecutorSlot {
@@ -298,6 +302,7 @@ export class Room {
    * told makes the answer an error a retry fixes (setting the policy again).
    */
   async setPolicy(req: PolicyRequest): Promise<PolicyResponse> {
+    await this.ensureListed();
     const set = this.control.setPolicy(req);
     await this.handDown("run policy");
     return set;
@@ -311,6 +316,7 @@ export class Room {
 
   /** Switches this room's model (two rows: the choice and its audit entry), then hands it down as the run policy is. */
   async setModel(req: ModelRequest): Promise<ModelResponse> {
+    await this.ensureListed();
     this.storage.transactionSync(() => {
       this.model.set(req.model.trim());
       this.control.audit.record([{ at: Date.now(), kind: "model", model: req.model.trim(), requestedBy: req.userId }]);
@@ -409,6 +415,7 @@ export class Room {
    * then hands it down as the run policy is.
    */
   async setRepo(req: RepoRequest): Promise<RepoResponse> {
+    await this.ensureListed();
     const link = { repo: req.repo, branch: req.branch ?? null };
     // Without a GitHub App nothing could clone it: refused with what to set. A repository the App cannot see is refused with where to install it.
     const github = this.config.github;
@@ -477,6 +484,46 @@ export class Room {
   private async personToday(userId: string | null | undefined): Promise<PersonToday | null> {
     const used = await this.people.usedToday(userId);
     return used === null ? null : { used: used.tokens, costMicros: used.costMicros, where: this.people.where };
+  }
+
+  /**
+   * Records this room under its parent (a channel under its workspace room),
+   * once: a room configured before its first turn is listed in its workspace's home view too.
+   */
+  async ensureListed(): Promise<void> {
+    await this.tree.ensureRegistered();
+  }
+
+  /** This room's settings and what `userId` used here today, for its workspace's home view. */
+  async summary(userId: string): Promise<RoomSummary> {
+    const repo = this.repo.view();
+    const settings = {
+      runPolicy: this.control.runPolicy().runPolicy,
+      model: this.model.view().model,
+      repo: repo.repo === null ? null : { repo: repo.repo, branch: repo.branch },
+      schedules: this.listSchedules(),
+    };
+    return roomSummary(this.roomId, settings, await this.usage(), userId);
+  }
+
+  /** The channel rooms recorded under this workspace room, with their settings (see home/room-listing.ts). */
+  async listRooms(req: RoomListRequest): Promise<RoomListResponse> {
+    if (!isWorkspaceRoom(this.roomId)) {
+      throw new DuetError("invalid_request", "invalid request", { details: { roomId: ["Only a workspace room (<platform>-<workspace>) lists its rooms"] } });
+    }
+    const model = this.model.view();
+    return listRooms(req, {
+      children: () => this.tree.children(),
+      summary: (roomId, userId) => this.peer(roomId).roomSummary(userId),
+      models: { choices: model.choices, default: model.model },
+      personToday: async (userId) => {
+        const today = await this.personToday(userId);
+        // The workspace room counts a person as its channels do (one key per workspace and person).
+        return today && { ...today, where: "across this workspace's rooms" };
+      },
+      budgets: (person) => budgetsView(this.budgets(), new UsageTotals(), person),
+      log: (line, err) => console.error(line, err),
+    });
   }
 
   /** This room's own usage entries (what a channel room adds up from its threads). */

@@ -20,6 +20,8 @@ export const BOT_SCOPES = [
   "files:read",
   "files:write",
   "groups:read",
+  "channels:history",
+  "groups:history",
   "im:history",
   "reactions:write",
   "usergroups:read",
