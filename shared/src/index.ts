@@ -62,3 +62,4 @@ export * from "./memory-schemas.ts";
 export { readRepoArgs, type RepoArgs, type RepoChange } from "./repo-command.ts";
 export { splitScheduleText } from "./schedule-command.ts";
 export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, scheduledRunHeading, scheduledRunFailedText } from "./format/schedules.ts";
+export * from "./trace/index.ts";

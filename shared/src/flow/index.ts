@@ -11,3 +11,4 @@ export { stopClick, type StopClick } from "./stop-click.ts";
 export { redactLive, redactReply, redacting, redactingView } from "./redacting.ts";
 export { model, usage } from "./settings.ts";
 export { repo } from "./repo.ts";
+export { askSpan, tracedSurface, withRef, type FlowTracing } from "./traced.ts";

@@ -1,3 +1,5 @@
+import type { FlowTracing } from "./traced.ts";
+import type { Span } from "../trace/span.ts";
 import type { AnswersInFlight } from "../answers-in-flight.ts";
 import type { AskOrder, AskPlace } from "../ask-order.ts";
 import type { WorkerClient } from "../client.ts";
@@ -40,6 +42,8 @@ export interface FlowDeps {
   answering?: AnswersInFlight;
   /** This process's asks to each room, sent in the order they were asked (one per process). */
   order?: AskOrder;
+  /** Where the front end's spans go (absent: made and dropped; the ref on an error still names the trace the Worker was told). */
+  tracing?: FlowTracing;
 }
 
 /** Who asked, where, and the delivery's id. */
@@ -64,6 +68,8 @@ export interface Asker {
   scheduleTarget?: DeliveryTarget;
   /** The ask's place among this process's asks to its room, taken when the question arrived; absent, taken when it is asked. */
   inLine?: AskPlace;
+  /** The platform event's span (ack, room lookup, claim under it): the ask's span is its child. */
+  span?: Span;
 }
 
 /**

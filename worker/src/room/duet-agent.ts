@@ -61,6 +61,8 @@ export class DuetAgent extends Agent<Env> {
       (id) => this.env.DUET_AGENT.getByName(id) as unknown as RoomPeer,
       (platform) => this.env.DELIVERY_FEED.getByName(platform),
       (key) => this.env.PERSON_USAGE.getByName(key),
+      // Spans are sent after the turn that made them, kept alive past the answer.
+      (p) => this.ctx.waitUntil(p),
     );
     return this.parts;
   }
@@ -131,14 +133,15 @@ export class DuetAgent extends Agent<Env> {
   }
 
   /** `claim`: the asking delivery's claimant (CLAIM_HEADER), refused with `answered_elsewhere` when another asked first. */
-  async message(req: MessageRequest, claim?: string): Promise<WireOutcome> {
-    return toWire(await guard(() => this.room.turns.message(req, claim)));
+  /** `traceparent`: the caller's, as it sent it (a malformed one starts a new trace). */
+  async message(req: MessageRequest, claim?: string, traceparent?: string): Promise<WireOutcome> {
+    return toWire(await guard(() => this.room.turns.message(req, claim, traceparent)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string): Promise<LiveOutcome> {
     try {
-      return await this.room.turns.messageStream(req, accepts, claim);
+      return await this.room.turns.messageStream(req, accepts, claim, traceparent);
     } catch (err) {
       return outcomeOf(err);
     }

@@ -37,6 +37,7 @@ import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
+import { roomTracing } from "../tracing.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import { SandboxError } from "../sandbox/types.ts";
 import { WarmTracker } from "../sandbox/warm-tracker.ts";
@@ -112,6 +113,8 @@ export class Room {
     feed: (platform: DeliveryPlatform) => FeedPeer,
     /** One person's usage across their workspace's rooms (usage/person-object.ts), by key. */
     person: (key: string) => PersonPeer,
+    /** Keeps the object alive for work that outlasts its request (sending a turn's spans). */
+    waitUntil: (p: Promise<unknown>) => void = (p) => void p,
   ) {
     this.config = loadConfig(env);
     this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
@@ -167,6 +170,7 @@ export class Room {
       setAlarm: (at) => armAlarmBy(storage, at),
       overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
+      tracing: roomTracing(this.config, waitUntil),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.scheduleRows = new Schedules(storage.sql, limits);

@@ -1,4 +1,4 @@
-import { RUN_OUTPUT_MAX_BYTES, type RunResult } from "@duet/shared";
+import { RUN_OUTPUT_MAX_BYTES, type RunResult, type Span } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { capBytes } from "../text-bytes.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
@@ -12,6 +12,8 @@ export interface CommandDeps {
   executorProblem?: string;
   /** The room's one redactor (built in room/room.ts). */
   redact: (text: string) => string;
+  /** The turn's span, when the command is one of a turn's: each command is an `execute_tool` span under it. */
+  span?: Span;
 }
 
 /**
@@ -20,13 +22,35 @@ export interface CommandDeps {
  * redacted, since it is shown in chat and stored.
  */
 export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
+  const span = deps.span?.child("execute_tool shell", { kind: "client" });
+  const run = await runTraced(deps, cmd, stop, span?.traceparent);
+  // The command as chat shows it (redacted); its output is counted, never exported.
+  span
+    ?.set({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "shell",
+      "duet.command": run.cmd,
+      "process.exit.code": run.exitCode,
+      "duet.command.duration_ms": run.durationMs,
+      "duet.command.output_bytes": utf8Bytes(run.stdout) + utf8Bytes(run.stderr),
+      "duet.command.truncated": run.truncated,
+    });
+  // A command that ran and exited non-zero is an answer, not a failed span; one that could not run (or was cut off) is.
+  if (run.error) span?.fail(run.error);
+  span?.end();
+  return run;
+}
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+
+async function runTraced(deps: CommandDeps, cmd: string, stop: AbortSignal | undefined, traceparent: string | undefined): Promise<RunResult> {
   const shown = deps.redact(cmd);
   if (!deps.executor) {
     return { cmd: shown, exitCode: null, stdout: "", stderr: "", truncated: false, durationMs: 0, error: deps.executorProblem ?? "no sandbox is configured" };
   }
   const started = Date.now();
   try {
-    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop);
+    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop, traceparent);
     const stdout = capBytes(raw.stdout, RUN_OUTPUT_MAX_BYTES);
     const stderr = capBytes(raw.stderr, RUN_OUTPUT_MAX_BYTES);
     return {
