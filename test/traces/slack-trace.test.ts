@@ -102,10 +102,15 @@ describe("a Slack mention's trace", () => {
 
   it("holds no secret: a command's token is exported as chat shows it, redacted, and no key is in any span", async () => {
     const channel = newChannel();
-    const m = await mention(slack, bot, { channel, text: `SAY: Pushing <run>echo ${GH_TOKEN} ${OPENAI_KEY}</run>` });
+    // The model writes the keys itself (SAY64): the person's text never held them, so only the span's redaction can hide them.
+    const said = Buffer.from(`Pushing <run>echo ${GH_TOKEN} ${OPENAI_KEY}</run>`).toString("base64");
+    const m = await mention(slack, bot, { channel, text: `SAY64: ${said}` });
     await answerTo(slack, m);
-    const spans = await traceOf(roomOf(channel));
-    expect(named(spans, "execute_tool")[0].attributes["duet.command"]).toMatch(/^echo ghp_\[redacted\] sk-\[redacted\]|^echo .*\[redacted\]/);
+    // The Worker's side of the trace alone: what this test guards does not depend on the bot's spans joining it.
+    const agentOf = (spans: SpanData[]) => spans.find((s) => s.name.startsWith("invoke_agent") && s.attributes["gen_ai.conversation.id"] === roomOf(channel));
+    await collector.waitFor((all) => Boolean(agentOf(all) && all.some((s) => s.parentSpanId === agentOf(all)!.spanId && s.name.startsWith("execute_tool"))), "the command's span");
+    const spans = collector.trace(agentOf(collector.spans)!.traceId);
+    expect(named(spans, "execute_tool")[0].attributes["duet.command"]).toBe("echo ghp_[redacted] sk-[redacted]");
     const all = JSON.stringify(collector.spans);
     for (const secret of [GH_TOKEN, OPENAI_KEY, "a1B2c3D4e5F6g7H8", "AbCdEf0123456789", COLLECTOR_KEY, stack.token, slack.id.botToken]) expect(all).not.toContain(secret);
   });
