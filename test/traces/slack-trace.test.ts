@@ -62,8 +62,13 @@ describe("a Slack mention's trace", () => {
     const tools = named(spans, "execute_tool");
     const posts = spans.filter((s) => /^chat\.(post|edit|live\.finish)/.test(s.name));
 
-    // The bot's ask is the root; the Worker's turn hangs under the bot's call to it.
-    expect(ask.parentSpanId).toBeUndefined();
+    // The Slack event is the root: its reaction and the asker's name look-up, then the ask, under it;
+    // the Worker's turn hangs under the bot's call to it.
+    const [event] = spans.filter((s) => !s.parentSpanId);
+    expect(spans.filter((s) => !s.parentSpanId)).toHaveLength(1);
+    expect(event.name).toMatch(/^slack\./);
+    expect(event.service).toBe("duet-slack");
+    for (const part of ["chat.react", "slack.user_lookup", "duet.ask"]) expect(named(spans, part)[0]?.parentSpanId, part).toBe(event.spanId);
     expect(ask.service).toBe("duet-slack");
     expect(call.parentSpanId).toBe(ask.spanId);
     expect(agent.parentSpanId).toBe(call.spanId);
