@@ -85,6 +85,11 @@ describe("a Slack mention's trace", () => {
       ["printf two-two", 0, 7],
     ]);
     for (const t of tools) expect(t.parentSpanId).toBe(agent.spanId);
+    // The executor was asked under each command's span.
+    for (const t of tools) {
+      const call = stack.executor!.calls.find((c) => c.command === t.attributes["duet.command"]);
+      expect(call?.traceparent).toBe(`00-${t.traceId}-${t.spanId}-01`);
+    }
     expect(tools[0].attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "shell" });
     // The answer's posting is under the bot's ask.
     expect(posts.length).toBeGreaterThan(0);
