@@ -79,6 +79,8 @@ describe("workerOptions", () => {
       GITHUB_APP_SLUG: "duet-dev",
       GITHUB_WEBHOOK_SECRET: "webhook-secret",
       GITHUB_API_URL: "http://127.0.0.1:9998",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc",
     };
     // A setting the Worker gains needs a value here, so this test covers it too.
     expect(Object.keys(env).sort()).toEqual([...WORKER_SETTING_VARS].sort());

@@ -6,6 +6,7 @@ import { DUET_DIR, REPO_ROOT, TOKENS_FILE, devTokens, forwardedArgs } from "./de
 import { WorkerConfigError, parseWorkerFlags, spawnWorker, type WorkerFlags } from "./dev-worker.ts";
 import { DevConfigError, describeModel, loadDevConfig, type DevConfig } from "./dev/config.ts";
 import { readStat, watchLaunchers } from "./dev/launchers.ts";
+import { startTraceCollector, TRACES_FILE } from "./dev/trace-store.ts";
 import { signalGroup, stopGroup, supervise, type Supervised } from "./dev/processes.ts";
 import { portFree, waitUntilAnswering } from "./dev/ready.ts";
 import { workerNoise } from "./dev/worker-noise.ts";
@@ -176,7 +177,10 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   const workerUrl = `http://${probeHost(flags.ip)}:${config.workerPort}`;
-  const workerEnv = { ...process.env, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: sandbox.url };
+  // With no collector of its own, the session keeps its last traces in .duet/ for `duet trace`.
+  const traces = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? null : await startTraceCollector(join(DUET_DIR, TRACES_FILE));
+  const otlp = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url } : {};
+  const workerEnv = { ...process.env, ...otlp, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: sandbox.url };
   const worker = watch(
     // wrangler's bindings table and workerd's hang-up notices are dropped: the summary below says what runs.
     supervise("worker", spawnWorker(args, workerEnv, { detached: true, stdio: ["ignore", "pipe", "pipe"] }), say, workerNoise()),
@@ -188,7 +192,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const botEnv = { ...process.env, DUET_WORKER_URL: workerUrl, DUET_API_TOKEN: tokens.DUET_API_TOKEN };
+  const botEnv = { ...process.env, ...otlp, DUET_WORKER_URL: workerUrl, DUET_API_TOKEN: tokens.DUET_API_TOKEN };
   const bots = new Map<string, Supervised>();
   for (const plan of config.bots) if (!plan.skip) bots.set(plan.name, startBot(plan.name, plan.entry, botEnv));
 

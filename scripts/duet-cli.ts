@@ -4,7 +4,8 @@ import { parseArgs, UsageError, USAGE, USAGE_HINT } from "./cli/args.ts";
 import { runChat } from "./cli/chat.ts";
 import { runAction, runDecision, runPickedDecision, runPrClick, type CliContext } from "./cli/commands.ts";
 import { gitPerson } from "./cli/git-person.ts";
-import { CliConfigError, loadCliConfig } from "./cli/config.ts";
+import { CliConfigError, cliHome, loadCliConfig } from "./cli/config.ts";
+import { showTrace } from "./cli/trace.ts";
 import { getFile, putFile } from "./cli/files.ts";
 import { makeStyle, useColor } from "./cli/render.ts";
 import { callerDir } from "./cli/saved-files.ts";
@@ -61,6 +62,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     println(io.stdout)(USAGE);
     return 0;
   }
+
+  // Read from the traces `pnpm dev` keeps: no Worker, no token needed.
+  if (command.kind === "trace") return showTrace(command.ref, cliHome(io.env), makeStyle(useColor(io.stdout, io.env)), println(io.stdout), println(io.stderr));
 
   let config;
   try {

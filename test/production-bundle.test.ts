@@ -24,6 +24,9 @@ describe("the production Worker", () => {
     // The bots' Prometheus registry (prom-client, Node-only) stays out of the Worker.
     expect(code).not.toContain("duet_acks_total");
     expect(code).not.toContain("collectDefaultMetrics");
+    // Traces are made and sent by the small span model in shared/src/trace: no OpenTelemetry SDK in the Worker.
+    expect(code).toContain("invoke_agent");
+    expect(code).not.toMatch(/@opentelemetry|BasicTracerProvider|BatchSpanProcessor/);
     expect(bundle.gzipBytes).toBeGreaterThan(0);
     expect(bundle.gzipBytes).toBeLessThan(bundle.bytes);
   }, 180_000);

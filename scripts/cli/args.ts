@@ -25,7 +25,8 @@ export type CliCommand =
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
   | { kind: "chat"; room: string }
   | { kind: "get"; room: string; path: string; out?: string }
-  | { kind: "put"; room: string; file: string; path?: string };
+  | { kind: "put"; room: string; file: string; path?: string }
+  | { kind: "trace"; ref: string };
 
 /** A mistake in the command line: the CLI prints it above USAGE and exits 2. */
 export class UsageError extends Error {}
@@ -65,6 +66,8 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet approve ROOM N|ID    run a command Duet proposed under approve (its number
                             [N] or id, as the last \`duet ask\` listed it)
   duet skip ROOM N|ID       skip it instead
+  duet trace [ID|last]      draw a turn's trace kept by \`pnpm dev\` (the newest by
+                            default; ID: a trace id or an error's \`ref\`)
   duet get ROOM PATH [OUT]  download a file from ROOM's workspace (to OUT, default
                             its name in the current folder)
   duet put ROOM FILE [PATH] upload FILE to ROOM's workspace (default uploads/<name>)
@@ -134,6 +137,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   if (sub === undefined) throw new UsageError("duet needs a command");
   // `duet history --help` asks for help, not for a room called --help.
   if (HELP_FLAGS.has(sub) || sub === "help" || HELP_FLAGS.has(room ?? "")) return { kind: "help" };
+  // The one command without a ROOM: a trace is found by its id (or the newest).
+  if (sub === "trace") {
+    if (rest.length) throw new UsageError("duet trace takes one trace ID (or `last`)");
+    const ref = (room ?? "last").trim().toLowerCase();
+    if (ref !== "last" && !/^[0-9a-f]{4,32}$/.test(ref)) throw new UsageError(`duet trace takes a trace ID of 4 to 32 hex characters, or \`last\` (got "${ref.slice(0, 40)}")`);
+    return { kind: "trace", ref };
+  }
   const kind = SUBCOMMANDS.find((s) => s === sub);
   if (!kind) {
     const near = nearestCommand(sub);

@@ -14,11 +14,16 @@ export interface CliConfig {
 /** A missing or malformed setting: one line, exit 1. */
 export class CliConfigError extends Error {}
 
+/** The CLI's state folder: DUET_HOME, else `.duet` in the repository (where `pnpm dev` keeps its tokens and traces). */
+export function cliHome(env: Record<string, string | undefined>): string {
+  return resolve(env.DUET_HOME || join(REPO_ROOT, ".duet"));
+}
+
 export function loadCliConfig(env: Record<string, string | undefined>): CliConfig {
   const port = env.DUET_WORKER_PORT || "8787";
   const baseUrl = (env.DUET_WORKER_URL || `http://127.0.0.1:${port}`).trim();
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new CliConfigError(`DUET_WORKER_URL must be an http(s) URL (got "${baseUrl.slice(0, 60)}")`);
-  const home = resolve(env.DUET_HOME || join(REPO_ROOT, ".duet"));
+  const home = cliHome(env);
   if (env.DUET_API_TOKEN) return { baseUrl, token: env.DUET_API_TOKEN, tokenSource: "DUET_API_TOKEN", home };
 
   // Same place `pnpm dev` writes it (DUET_HOME moves it), but only read: a token made

@@ -54,6 +54,7 @@ import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, ty
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
+import { TRACEPARENT_HEADER } from "./trace/traceparent.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */
@@ -70,9 +71,12 @@ export class WorkerClient {
     this.t = new WorkerTransport(opts);
   }
 
-  /** `claim`: this delivery's claimant (CLAIM_HEADER); another delivery of the same key is refused with `answered_elsewhere`. */
-  message(roomId: string, body: MessageRequest, opts: { claim?: string } = {}): Promise<MessageResponse> {
-    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey), undefined, claimHeaders(opts.claim));
+  /**
+   * `claim`: this delivery's claimant (CLAIM_HEADER); another delivery of the same key is refused with `answered_elsewhere`.
+   * `traceparent`: the caller's span, so the room's turn joins its trace.
+   */
+  message(roomId: string, body: MessageRequest, opts: { claim?: string; traceparent?: string } = {}): Promise<MessageResponse> {
+    return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey), undefined, turnHeaders(opts));
   }
 
   /**
@@ -82,8 +86,13 @@ export class WorkerClient {
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
    */
-  messageStream(roomId: string, body: MessageRequest, onEvent: (e: TurnStreamEvent) => void, opts: { signal?: AbortSignal; claim?: string; onAnswered?: (admitted: boolean) => void } = {}): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, claimHeaders(opts.claim), opts.onAnswered);
+  messageStream(
+    roomId: string,
+    body: MessageRequest,
+    onEvent: (e: TurnStreamEvent) => void,
+    opts: { signal?: AbortSignal; claim?: string; traceparent?: string; onAnswered?: (admitted: boolean) => void } = {},
+  ): Promise<MessageResponse> {
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, turnHeaders(opts), opts.onAnswered);
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */
@@ -313,5 +322,9 @@ const HEALTH_TIMEOUT_MS = 5_000;
 const DELIVERY_READ_MARGIN_MS = 15_000;
 
 const claimHeaders = (claim: string | undefined): Record<string, string> => (claim ? { [CLAIM_HEADER]: claim } : {});
+const turnHeaders = (opts: { claim?: string; traceparent?: string }): Record<string, string> => ({
+  ...claimHeaders(opts.claim),
+  ...(opts.traceparent ? { [TRACEPARENT_HEADER]: opts.traceparent } : {}),
+});
 
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;

@@ -66,3 +66,4 @@ export { describeSchedule, schedulesTitle, scheduledText, unscheduledText, sched
 export * from "./home-schemas.ts";
 export { quoteMessage, QUOTED_LABEL, QUOTED_MAX_CHARS, ASK_ABOUT_QUESTION_MAX_CHARS, type QuotedMessage } from "./format/quoted-message.ts";
 export { ASK_ABOUT_WORDS } from "./words/ask-about.ts";
+export * from "./trace/index.ts";

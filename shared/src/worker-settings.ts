@@ -14,6 +14,7 @@ import {
 } from "./limits.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
 import { sandboxNetworkFields } from "./sandbox-network.ts";
+import { otlpFields } from "./trace/front-tracing.ts";
 
 /**
  * Every variable the Worker reads, as it reads them: the Worker parses its env
@@ -74,6 +75,8 @@ export const workerSettingsSchema = z.object({
   GITHUB_WEBHOOK_SECRET: optionalText,
   /** GitHub's REST API: github.com's, or a GitHub Enterprise Server's `https://HOST/api/v3`. */
   GITHUB_API_URL: optionalText.pipe(z.url({ error: "GITHUB_API_URL must be a URL" }).optional()),
+  /** An OTLP/HTTP collector's base URL (each turn's spans go to its `/v1/traces`; unset: none are sent) and its headers. */
+  ...otlpFields,
 });
 
 /** The name of one of the Worker's variables. */

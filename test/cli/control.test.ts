@@ -39,7 +39,7 @@ function terminal() {
 async function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const { ctx, printed } = terminal();
   const command = parseArgs(argv);
-  if (command.kind === "help" || command.kind === "chat" || command.kind === "get" || command.kind === "put" || command.kind === "pr-click") throw new Error("not a room action");
+  if (command.kind === "help" || command.kind === "chat" || command.kind === "get" || command.kind === "put" || command.kind === "pr-click" || command.kind === "trace") throw new Error("not a room action");
   if (command.kind === "decide") return printed(await ("pick" in command ? runPickedDecision(command.room, command, ctx) : runDecision(command.room, command, ctx)));
   const { room, ...action } = command;
   return printed(await runAction(room, action, ctx));

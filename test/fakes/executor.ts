@@ -17,6 +17,8 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  * command is then listed in `killed`.
  */
 export interface ExecCall {
+  /** The span the Worker ran it under (W3C traceparent), when it sent one. */
+  traceparent?: string;
   command: string;
   sessionId: string;
   timeoutMs?: number;
@@ -59,7 +61,8 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
     }
     if (req.method !== "POST" || url.pathname !== "/api/execute") return sendJson(res, 404, { error: "not found" });
     const body = JSON.parse(await readBody(req)) as { command: string; sessionId: string; timeoutMs?: number };
-    calls.push({ ...body, at: Date.now() });
+    const traceparent = req.headers.traceparent;
+    calls.push({ ...body, at: Date.now(), ...(typeof traceparent === "string" ? { traceparent } : {}) });
     if (!warm.has(body.sessionId)) warm.set(body.sessionId, sleep(coldStartMs).then(() => undefined));
     await warm.get(body.sessionId);
     if (body.command === "__EXECUTOR_FAIL__") return sendJson(res, 500, { error: "scripted executor failure" });

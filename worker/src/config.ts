@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ConfigError, networkPolicyOf, type ModelPrice, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
+import { ConfigError, networkPolicyOf, otlpHeaders, type ModelPrice, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
 import type { GithubAppConfig } from "./github/app-config.ts";
 import type { Vars } from "./vars.ts";
 
@@ -58,7 +58,7 @@ export function loadConfig(env: Vars): WorkerConfig {
   if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });
   const models = [model, ...[...offered.keys()].filter((name) => name !== model)];
   // Values that must never reach chat or history, even if a command prints them.
-  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET].filter(
+  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET, ...Object.values(otlpHeaders(c.OTEL_EXPORTER_OTLP_HEADERS))].filter(
     (s): s is string => Boolean(s),
   );
   const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c), github: githubAppOf(c) };

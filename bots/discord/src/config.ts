@@ -1,4 +1,4 @@
-import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, tracesConfig, type TracesConfig } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -46,6 +46,7 @@ const schema = z.object({
     .trim()
     .min(1, "DUET_API_TOKEN cannot be empty"),
   DUET_STREAMING: streamingVar,
+  ...otlpFields,
   DUET_APPROVE_OWN: approveOwnVar,
   DUET_FILE_MAX_BYTES: fileMaxBytesVar,
   DISCORD_CDN_ORIGINS: fileOriginsVar("DISCORD_CDN_ORIGINS"),
@@ -73,6 +74,8 @@ export interface DiscordConfig {
   apiToken: string;
   /** Answers are edited in as they happen (DUET_STREAMING). */
   streaming: boolean;
+  /** Where this bot's spans go (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS); undefined: nowhere. */
+  traces?: TracesConfig;
   /** The largest file shared into or posted from a workspace (DUET_FILE_MAX_BYTES, as the Worker's). */
   fileMaxBytes: number;
   /** Origins attachments may come from besides Discord's CDN (DISCORD_CDN_ORIGINS: tests, development). */
@@ -100,6 +103,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerUrl: e.DUET_WORKER_URL.replace(/\/+$/, ""),
     apiToken: e.DUET_API_TOKEN ?? "",
     streaming: e.DUET_STREAMING === "on",
+    traces: tracesConfig(e),
     approveOwn: e.DUET_APPROVE_OWN === "yes",
     fileMaxBytes: e.DUET_FILE_MAX_BYTES,
     cdnOrigins: e.DISCORD_CDN_ORIGINS,

@@ -1,4 +1,4 @@
-import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
+import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, frontTracing, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import { deliverToSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
@@ -155,7 +155,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder() };
+    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing: frontTracing(config.traces, "duet-slack", (line) => logger.warn(line)) };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, newMessage: (channel, create) => out.newMessage(channel, create) });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });
     const people = new PeopleNames(out);

@@ -1,4 +1,4 @@
-import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, parseEnv, streamingVar } from "@duet/shared";
+import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, tracesConfig, type TracesConfig } from "@duet/shared";
 import { z } from "zod";
 import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
 
@@ -48,6 +48,7 @@ const schema = z
     DUET_API_TOKEN: z.string({ error: "DUET_API_TOKEN is required (the shared secret the Worker expects)" }).trim().min(1, "DUET_API_TOKEN cannot be empty"),
     DUET_SLACK_ROOM_SCOPE: z.enum(["channel", "thread"], { error: "DUET_SLACK_ROOM_SCOPE must be channel or thread" }).default("channel"),
     DUET_STREAMING: streamingVar,
+    ...otlpFields,
     DUET_APPROVE_OWN: approveOwnVar,
     DUET_FILE_MAX_BYTES: fileMaxBytesVar,
     SLACK_FILE_ORIGINS: fileOriginsVar("SLACK_FILE_ORIGINS"),
@@ -97,6 +98,8 @@ export interface SlackConfig {
   mode: "socket" | "http";
   /** Answers grow in the thread as they happen (DUET_STREAMING). */
   streaming: boolean;
+  /** Where this bot's spans go (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS); undefined: nowhere. */
+  traces?: TracesConfig;
   /** The largest file shared into or posted from a workspace (DUET_FILE_MAX_BYTES, as the Worker's). */
   fileMaxBytes: number;
   /** Origins shared files may come from besides Slack's own https hosts (SLACK_FILE_ORIGINS: tests, development). */
@@ -130,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roomScope: e.DUET_SLACK_ROOM_SCOPE,
     mode: e.SLACK_APP_TOKEN ? "socket" : "http",
     streaming: e.DUET_STREAMING === "on",
+    traces: tracesConfig(e),
     approveOwn: e.DUET_APPROVE_OWN === "yes",
     fileMaxBytes: e.DUET_FILE_MAX_BYTES,
     fileOrigins: e.SLACK_FILE_ORIGINS,

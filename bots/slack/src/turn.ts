@@ -1,4 +1,4 @@
-import { ask, type DeliveryClaims, type FlowDeps, newClaimant, sanitizeChatText, shareFiles } from "@duet/shared";
+import { ask, type DeliveryClaims, errorName, type FlowDeps, newClaimant, NO_SPANS, sanitizeChatText, shareFiles, Span } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -135,16 +135,33 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     logger.warn(`Ignored ${kind.label} ${parsed.eventId} without a team id`);
     return;
   }
+  // The event's span is the root of the turn's trace: its claim, look-ups and reactions, then the ask under it.
+  const span = new Span(deps.flow.tracing?.sink ?? NO_SPANS, `slack.${kind.label.replace(/\s+/g, "_")}`, null, { kind: "server", attributes: { "duet.event.id": parsed.eventId } });
+  try {
+    await answerTraced(deps, kind, { event: e, eventId: parsed.eventId, place: parsed.place }, span);
+  } catch (err) {
+    span.fail(errorName(err));
+    throw err;
+  } finally {
+    span.end();
+    deps.flow.tracing?.flush();
+  }
+}
+
+async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { event: MessageEvent & { user: string }; eventId: string; place: MessagePlace }, span: Span): Promise<void> {
+  const { logger, out } = deps;
+  const e = parsed.event;
   const scope = slackScope(parsed.place.teamId);
   const msg = { channel: parsed.place.channel, ts: parsed.place.ts };
   const askClaims = !e.files?.length && sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId))) !== "";
-  if (!(askClaims ? deps.claims.firstHere(scope, parsed.eventId) : await deps.claims.first(scope, parsed.eventId))) {
+  const claimed = askClaims ? deps.claims.firstHere(scope, parsed.eventId) : await span.within("duet.claim", () => deps.claims.first(scope, parsed.eventId), { kind: "client" });
+  if (!claimed) {
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
     return;
   }
   // The question's place among this channel's questions is taken as it arrives, before the look-ups below.
   const inLine = askClaims ? deps.flow.order?.take(kind.roomFor(parsed.place, deps.scope)) : undefined;
-  const working = claimAndShowWorking(out, msg);
+  const working = span.within("chat.react", () => claimAndShowWorking(out, msg), { kind: "client" });
   if (!askClaims && (await working) === "taken") {
     logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
     return;
@@ -155,8 +172,9 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const files = deps.files.surface({ channel: msg.channel, threadTs });
   const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
-  const name = await deps.people.name(teamId, e.user);
-  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}) };
+  span.set({ "gen_ai.conversation.id": room });
+  const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
+  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);

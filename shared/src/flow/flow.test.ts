@@ -15,7 +15,7 @@ import { encodeSseEvent } from "../sse.ts";
  * and the real WorkerClient over a fetch that answers as the Worker does.
  */
 
-type Seen = { events: string[]; posted: Reply[]; privately: Reply[]; requests: { method: string; path: string; body: unknown }[] };
+type Seen = { events: string[]; posted: Reply[]; privately: Reply[]; requests: { method: string; path: string; body: unknown; traceparent?: string | null }[] };
 
 function fakeSurface(seen: Seen, opts: { refuse?: boolean } = {}): ChatSurface {
   return {
@@ -50,7 +50,7 @@ function setup(status = 200, body: unknown = answer, opts: { refuse?: boolean } 
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const url = new URL(String(input));
     const sent = init?.body ? JSON.parse(String(init.body)) : undefined;
-    seen.requests.push({ method: init?.method ?? "GET", path: `${url.pathname}${url.search}`, body: sent });
+    seen.requests.push({ method: init?.method ?? "GET", path: `${url.pathname}${url.search}`, body: sent, traceparent: new Headers(init?.headers).get("traceparent") ?? undefined });
     seen.events.push(`worker:${init?.method} ${url.pathname}`);
     return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   };
@@ -94,7 +94,10 @@ describe("ask", () => {
     const { deps, seen, used, logged, surface } = setup(502, { error: "upstream 500", code: "model_error" });
     expect(await ask(deps, surface, asker, "hello")).toBe("failed");
     expect(seen.events).toEqual(["progress:on", "worker:POST /api/rooms/slack-T1-C1/message", "progress:off", "post:error"]);
-    expect(seen.posted).toEqual([{ kind: "error", code: "model_error", text: "The AI model failed to answer (upstream 500). Please try again in a moment." }]);
+    // The line ends with the ref of the trace the Worker was asked in, so `duet trace <ref>` finds the turn.
+    const traceId = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(seen.requests[0].traceparent ?? "")?.[1];
+    expect(traceId).toBeDefined();
+    expect(seen.posted).toEqual([{ kind: "error", code: "model_error", text: `The AI model failed to answer (upstream 500). Please try again in a moment. (ref ${traceId!.slice(0, 8)})` }]);
     expect(logged).toEqual(["ask in slack-T1-C1 failed: upstream 500"]);
     expect(used).toEqual([]);
   });

@@ -25,6 +25,8 @@ import type { AskPlace } from "../ask-order.ts";
 import { getFile, sendAttachments } from "./files.ts";
 import { redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
+import { askSpan, tracedSurface, withRef } from "./traced.ts";
+import type { Span } from "../trace/span.ts";
 
 /**
  * The chat flow, once for every front end: one function per command, from
@@ -52,29 +54,35 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   };
   // Until it is confirmed, the outbox may offer this answer too: this process's delivery leaves it to this ask.
   const release = asker.deliver ? deps.answering?.hold(asker.room, asker.key) : undefined;
+  const span = askSpan(deps.tracing, asker.span, asker.room);
   try {
-    return await askTurn(deps, surface, asker, question, request, inLine);
+    return await askTurn(deps, tracedSurface(surface, span), asker, question, request, span, inLine);
   } finally {
     release?.();
     inLine?.admitted();
+    span.end();
+    if (!asker.span) deps.tracing?.flush();
   }
 }
 
-async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, inLine?: AskPlace): Promise<Outcome> {
+async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, span: Span, inLine?: AskPlace): Promise<Outcome> {
   // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
-  if (view) return askLive(deps, surface, asker, question, view, request, reports, inLine);
-  const { reply, ok } = await withProgress(deps, surface, "ask", asker.room, async () => {
+  if (view) return askLive(deps, surface, asker, question, view, request, reports, span, inLine);
+  const asked = await withProgress(deps, surface, "ask", asker.room, async () => {
     await inLine?.ready();
     // Answered whole, the admission is not heard apart from the answer: the next ask goes once this one is sent.
-    const asked = deps.worker.message(asker.room, request, claimOf(asker));
+    const call = span.child("POST /message", { kind: "client" });
+    const asked = deps.worker.message(asker.room, request, { ...claimOf(asker), traceparent: call.traceparent }).finally(() => call.end());
     inLine?.admitted();
     const answer = await asked;
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
   });
+  const { ok } = asked;
+  const reply = withRef(asked.reply, span.traceId);
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await show(surface, "ask", ok, reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
@@ -117,7 +125,7 @@ async function reportPosted(deps: FlowDeps, asker: Asker, posted: PostedRef): Pr
  * answer (or the failure) replaces it. Progress shows until the first event;
  * from then on the growing answer is the progress.
  */
-async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[], inLine?: AskPlace): Promise<Outcome> {
+async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, view: LiveView, request: MessageRequest, reports: Promise<void>[], span: Span, inLine?: AskPlace): Promise<Outcome> {
   let live = emptyLiveAnswer();
   const stopProgress = surface.showProgress();
   let progressStopped: Promise<void> | null = null;
@@ -127,6 +135,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   // The room took the turn (its stream began): from then on it finishes the turn whatever happens to this connection.
   let admitted = false;
   let coming = false;
+  const call = span.child("POST /message", { kind: "client", attributes: { "duet.stream": true } });
   try {
     await inLine?.ready();
     const answer = await deps.worker.messageStream(asker.room, request, (e) => {
@@ -138,6 +147,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       view.update(live);
     }, {
       ...claimOf(asker),
+      traceparent: call.traceparent,
       onAnswered: (taken) => {
         admitted ||= taken;
         inLine?.admitted();
@@ -151,10 +161,11 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     // Lost the Worker mid-turn (a restart): a room that keeps the answer for delivery finishes the turn and posts it
     // where the live answer is, so the person is told it is coming, never to ask again.
     coming = admitted && Boolean(asker.deliver) && lostWorker(err);
-    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : failure(deps, "ask", asker.room, err);
+    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : withRef(failure(deps, "ask", asker.room, err), span.traceId);
     if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
     ok = false;
   } finally {
+    call.end();
     await Promise.all([progressStopped ?? stopProgress(), place.started()]);
   }
   // Refused before any event: the live view has shown nothing, and is left unshown.

@@ -1,3 +1,5 @@
+import type { FlowTracing } from "./traced.ts";
+import type { Span } from "../trace/span.ts";
 import type { AnswersInFlight } from "../answers-in-flight.ts";
 import type { AskOrder, AskPlace } from "../ask-order.ts";
 import type { WorkerClient } from "../client.ts";
@@ -40,6 +42,8 @@ export interface FlowDeps {
   answering?: AnswersInFlight;
   /** This process's asks to each room, sent in the order they were asked (one per process). */
   order?: AskOrder;
+  /** Where the front end's spans go (absent: made and dropped; the ref on an error still names the trace the Worker was told). */
+  tracing?: FlowTracing;
 }
 
 /** Who asked, where, and the delivery's id. */
@@ -68,6 +72,8 @@ export interface Asker {
   inLine?: AskPlace;
   /** The place shows buttons a person can click (Slack, Discord): a reset of a room with pinned facts asks which with them. */
   buttons?: boolean;
+  /** The platform event's span (ack, room lookup, claim under it): the ask's span is its child. */
+  span?: Span;
 }
 
 /**

@@ -62,6 +62,7 @@ export class OpenAIChatModel implements ChatModel {
     if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
       const whole = oneAnswer(await res.text());
       if (whole.usage) request.onUsage?.(whole.usage);
+      if (whole.finish) request.onFinish?.(whole.finish);
       if (whole.content) yield whole.content;
       return;
     }
@@ -69,14 +70,16 @@ export class OpenAIChatModel implements ChatModel {
       const event = parseEvent(data);
       const usage = usageOf(event);
       if (usage) request.onUsage?.(usage);
-      const piece = (event as { choices?: { delta?: { content?: unknown } }[] }).choices?.[0]?.delta?.content;
+      const choice = (event as { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[] }).choices?.[0];
+      if (typeof choice?.finish_reason === "string") request.onFinish?.(choice.finish_reason);
+      const piece = choice?.delta?.content;
       if (typeof piece === "string" && piece) yield piece;
     }
   }
 }
 
 /** One JSON completion: asked for whole, or a server that ignores `stream: true`. */
-function oneAnswer(body: string): { content: string; usage: TokenUsage | null } {
+function oneAnswer(body: string): { content: string; usage: TokenUsage | null; finish?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -85,7 +88,8 @@ function oneAnswer(body: string): { content: string; usage: TokenUsage | null } 
   }
   const content = (parsed as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
   if (typeof content !== "string") throw new DuetError("model_error", "the model endpoint's answer has no message content");
-  return { content, usage: usageOf(parsed) };
+  const finish = (parsed as { choices: { finish_reason?: unknown }[] }).choices[0].finish_reason;
+  return { content, usage: usageOf(parsed), ...(typeof finish === "string" ? { finish } : {}) };
 }
 
 /** What the refusal's body says, for the log (a person hears the status only: a body may echo a key). */

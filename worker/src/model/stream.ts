@@ -14,6 +14,7 @@ export interface ModelStreamOptions {
   temperature?: number;
   /** The provider's token counts for the request that answered (a refused attempt reports none). */
   onUsage?: (usage: TokenUsage) => void;
+  onFinish?: (reason: string) => void;
 }
 
 /**
@@ -34,7 +35,7 @@ export async function* streamModelText(model: ChatModel, messages: ChatMessage[]
     if (deadline.aborted) throw new DuetError("model_timeout", `the model did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
     throw modelError(err, model.endpoint);
   };
-  const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature, onUsage: opts.onUsage };
+  const request = { signal, stream: opts.stream, maxTokens: opts.maxTokens, temperature: opts.temperature, onUsage: opts.onUsage, onFinish: opts.onFinish };
   let wrote = false;
   for (let attempt = 0; ; attempt++) {
     let refused: unknown = null;

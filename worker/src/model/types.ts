@@ -22,6 +22,8 @@ export interface ModelRequest {
   temperature?: number;
   /** Called with the provider's own token counts for this request, when it reports them. */
   onUsage?: (usage: TokenUsage) => void;
+  /** Called with why the model stopped writing (`stop`, `length`, …), when the provider says (for the turn's trace). */
+  onFinish?: (reason: string) => void;
 }
 
 /** Tokens one model request took in (the prompt) and gave out (the answer), as the provider counted them. */

@@ -73,6 +73,8 @@ export class DuetAgent extends Agent<Env> {
       (key) => this.env.PERSON_USAGE.getByName(key),
       (workspace) => this.env.TOOL_SERVERS.getByName(workspace),
       this.env.PULL_ROOMS ? (repo, number, roomId) => this.env.PULL_ROOMS!.getByName(PULL_ROOMS_NAME).remember(repo, number, roomId) : undefined,
+      // Spans are sent after the turn that made them, kept alive past the answer.
+      (p) => this.ctx.waitUntil(p),
     );
     return this.parts;
   }
@@ -146,14 +148,15 @@ export class DuetAgent extends Agent<Env> {
   }
 
   /** `claim`: the asking delivery's claimant (CLAIM_HEADER), refused with `answered_elsewhere` when another asked first. */
-  async message(req: MessageRequest, claim?: string): Promise<WireOutcome> {
-    return toWire(await guard(() => this.room.turns.message(req, claim)));
+  /** `traceparent`: the caller's, as it sent it (a malformed one starts a new trace). */
+  async message(req: MessageRequest, claim?: string, traceparent?: string): Promise<WireOutcome> {
+    return toWire(await guard(() => this.room.turns.message(req, claim, traceparent)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string): Promise<LiveOutcome> {
     try {
-      return await this.room.turns.messageStream(req, accepts, claim);
+      return await this.room.turns.messageStream(req, accepts, claim, traceparent);
     } catch (err) {
       return outcomeOf(err);
     }

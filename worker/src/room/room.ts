@@ -46,6 +46,7 @@ import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
+import { roomTracing } from "../tracing.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import { RoomTools, type ToolServersPeer } from "../tools/room-tools.ts";
 import { SandboxError } from "../sandbox/types.ts";
@@ -150,6 +151,8 @@ export class Room {
     toolServers: (workspace: string) => ToolServersPeer,
     /** Records which room opened a pull request, for GitHub's webhook (github/webhook-index-object.ts); absent without it. */
     private readonly pullIndex?: (repo: string, number: number, roomId: string) => Promise<void>,
+    /** Keeps the object alive for work that outlasts its request (sending a turn's spans). */
+    waitUntil: (p: Promise<unknown>) => void = (p) => void p,
   ) {
     this.config = loadConfig(env);
     this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
@@ -213,6 +216,7 @@ export class Room {
       setAlarm: (at) => armAlarmBy(storage, at),
       overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
+      tracing: roomTracing(this.config, waitUntil),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.prTalk = new PrTalk({

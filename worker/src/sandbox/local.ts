@@ -1,4 +1,4 @@
-import { sandboxName } from "@duet/shared";
+import { sandboxName, TRACEPARENT_HEADER } from "@duet/shared";
 import { sleep } from "../sleep.ts";
 import { localCheckout } from "./local-checkout.ts";
 import { localPush } from "./local-push.ts";
@@ -32,10 +32,10 @@ export class LocalExecutor implements SandboxExecutor {
    * so a crowd of rooms does not come back at once), for as long in all as the
    * command itself may run.
    */
-  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<RawExecResult> {
+  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal, traceparent?: string): Promise<RawExecResult> {
     const started = Date.now();
     for (;;) {
-      const answer = await this.post(roomId, cmd, timeoutMs, stop);
+      const answer = await this.post(roomId, cmd, timeoutMs, stop, traceparent);
       if ("result" in answer) return answer.result;
       const waited = Date.now() - started;
       if (waited + answer.busyForMs > timeoutMs) {
@@ -46,7 +46,7 @@ export class LocalExecutor implements SandboxExecutor {
   }
 
   /** One request: the command's result, or how long a busy executor asked to wait. */
-  private async post(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal): Promise<{ busyForMs: number } | { result: RawExecResult }> {
+  private async post(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal, traceparent?: string): Promise<{ busyForMs: number } | { result: RawExecResult }> {
     const sent = Date.now();
     const timeout = AbortSignal.timeout(timeoutMs + HTTP_GRACE_MS);
     let res: Response;
@@ -55,7 +55,7 @@ export class LocalExecutor implements SandboxExecutor {
       // Hanging up is how a command is stopped: the executor kills its process tree when its caller goes.
       res = await fetch(`${this.base}/api/execute`, {
         method: "POST",
-        headers: this.headers(),
+        headers: { ...this.headers(), ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) },
         body: JSON.stringify({ command: cmd, sessionId: sandboxName(roomId), timeoutMs }),
         signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       });

@@ -37,8 +37,11 @@ export interface PushAsk {
 
 /** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
 export interface SandboxExecutor {
-  /** `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason. */
-  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal): Promise<RawExecResult>;
+  /**
+   * `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason.
+   * `traceparent`: the command's span, sent on to an executor that reads it.
+   */
+  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal, traceparent?: string): Promise<RawExecResult>;
   /** Destroys the sandbox and whatever copy of its workspace is kept. */
   destroy(roomId: string): Promise<void>;
   /**

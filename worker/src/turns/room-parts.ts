@@ -5,6 +5,7 @@ import type { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
 import type { TurnLedger } from "../storage/turn-ledger.ts";
 import type { TurnUsage } from "../storage/turn-types.ts";
 import type { TurnDeps } from "./run-turn.ts";
+import type { RoomTracing } from "../tracing.ts";
 
 /**
  * What a room gives each piece of work: everything a turn needs but when the
@@ -33,4 +34,6 @@ export interface RoomParts {
   overBudget?: (userId: string | null) => Promise<DuetError | null>;
   /** An answered turn's usage, told to where the person's budget is counted (across rooms). */
   counted?: (userId: string | null, usage: TurnUsage | undefined, at: number) => Promise<void>;
+  /** Where the room's spans go (none: tracing off). */
+  tracing?: RoomTracing;
 }

@@ -1,4 +1,4 @@
-import { DuetError, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
+import { DuetError, errorName, parseTraceparent, type Span, type DecisionRequest, type DecisionResponse, type ExecRequest, type MessageRequest, type RunResult } from "@duet/shared";
 import { LiveTurns, storedStream, streamOf, type LiveOutcome, type StreamOptions } from "../live/live-turns.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { guard, ok, type Outcome } from "../outcome.ts";
@@ -14,6 +14,7 @@ import { runTurn, UNKNOWN_OUTCOME, type TurnDeps } from "./run-turn.ts";
 import { speakerOf } from "../model/speakers.ts";
 import type { QueuePlace } from "./turn-queue.ts";
 import { AwakeQueue } from "./awake-queue.ts";
+import { agentSpan, NO_TRACING, type RoomTracing } from "../tracing.ts";
 import { killedBy, saveAfter, withHistory } from "./turn-outcomes.ts";
 
 const DELETED = "this room was deleted while the message was being answered";
@@ -38,6 +39,10 @@ export class RoomTurns {
     return this.queue.waitingCount;
   }
 
+  private get tracing(): RoomTracing {
+    return this.room.tracing ?? NO_TRACING;
+  }
+
   constructor(private readonly room: RoomParts) {
     this.queue = new AwakeQueue(room.setAlarm);
   }
@@ -58,7 +63,9 @@ export class RoomTurns {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        const answer = this.start(turn, this.queue.admit(), (t) => this.answerTurn(t, epoch, channel, false, true));
+        // Its caller's trace is not kept at rest: a resumed turn starts a trace of its own.
+        const span = agentSpan(this.tracing, this.room.roomId, null).set({ "duet.turn.resumed": true });
+        const answer = this.start(turn, this.queue.admit(), (t) => this.answerTurn(t, epoch, channel, false, true, span));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
         // The queue is full: the turn stays pending and is resumed by the next instance.
@@ -75,8 +82,8 @@ export class RoomTurns {
   }
 
   /** `claim`: the asking delivery's claimant (followClaim); another one's request for a known key is refused. */
-  async message(req: MessageRequest, claim?: string): Promise<Outcome> {
-    return (await this.open(req, false, claim)).answer;
+  async message(req: MessageRequest, claim?: string, traceparent?: string): Promise<Outcome> {
+    return (await this.open(req, false, claim, traceparent)).answer;
   }
 
   /**
@@ -85,8 +92,8 @@ export class RoomTurns {
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
    * `accepts` names the optional events the client reads (`queued`).
    */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.open(req, true, claim);
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string): Promise<LiveOutcome> {
+    const { answer, channel, joined } = await this.open(req, true, claim, traceparent);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
@@ -107,7 +114,7 @@ export class RoomTurns {
    * `live`: the caller follows the turn as it happens, so the model streams;
    * a retry that joins a turn asked for whole gets its text in one piece.
    */
-  private async open(req: MessageRequest, live: boolean, claim?: string): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
+  private async open(req: MessageRequest, live: boolean, claim?: string, traceparent?: string): Promise<{ answer: Promise<Outcome>; channel: TurnChannel | null; joined: boolean }> {
     const { ledger } = this.room;
     // The budget is checked once a turn, just before its model is asked (one round trip to the
     // person's usage object). A turn that will start at once is checked here, first: the check may
@@ -137,6 +144,8 @@ export class RoomTurns {
     const redact = this.deps().redact;
     // Past a budget: refused before anything is written or asked (a stored answer is still given again above).
     if (refused) throw refused;
+    // Begun at admission, so a turn's time waiting behind others is inside its span.
+    const span = agentSpan(this.tracing, this.room.roomId, parseTraceparent(traceparent));
     const place = this.queue.admit();
     // Another turn came in during the check: this one waits behind it, so it is checked again when it starts.
     const checkAtStart = !checkedNow || place.ahead > 0;
@@ -151,7 +160,8 @@ export class RoomTurns {
     const channel = new TurnChannel();
     // Behind other work: the turn's first event says how much, so the asker is told their place.
     if (place.ahead > 0) channel.publish({ event: "queued", data: { ahead: place.ahead } });
-    const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live, checkAtStart));
+    if (place.ahead > 0) span.set({ "duet.turn.queued_behind": place.ahead });
+    const answer = this.start(turn, place, (t) => this.answerTurn(t, epoch, channel, live, checkAtStart, span));
     return { answer: key ? this.trackMessage(key, channel, answer) : answer, channel, joined: false };
   }
 
@@ -161,7 +171,7 @@ export class RoomTurns {
   }
 
   /** `checkBudget`: the turn was not checked against the budgets when it came in (it waited, or was resumed). */
-  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean, checkBudget: boolean): Promise<Outcome> {
+  private answerTurn(turn: LedgerTurn, epoch: number, channel: TurnChannel, live: boolean, checkBudget: boolean, span: Span): Promise<Outcome> {
     const { ledger, control } = this.room;
     const current = () => epoch === this.epoch;
     return this.live.run(String(turn.seq), channel, async (stop, onEvent) => {
@@ -174,7 +184,7 @@ export class RoomTurns {
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
         const deps = this.deps();
         const steps = runTurn(
-          { ...deps, stillCurrent: current, stop, onEvent, propose, live },
+          { ...deps, stillCurrent: current, stop, onEvent, propose, live, span },
           { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },
         );
         let step = await steps.next();
@@ -189,10 +199,15 @@ export class RoomTurns {
         if (turn.deliver) this.room.outbox.answered().catch((err) => console.error("the room's delivery check could not be armed", err));
         // One audit row for all of the turn's commands (none when it ran none); a command killed by a stop says who stopped it.
         control.recordRuns("auto", answer.runs, turn.userId, killedBy(stop, answer.runs, deps.redact));
+        span.set({ "duet.turn.commands": answer.runs.length, "duet.turn.stopped": answer.stopped === true });
         return withHistory(answer, ledger);
       } catch (err) {
         if (current()) ledger.drop(turn);
+        span.fail(errorName(err));
         throw err;
+      } finally {
+        span.end();
+        this.tracing.flush();
       }
     });
   }

@@ -1,4 +1,4 @@
-import { RUN_OUTPUT_MAX_BYTES, type RunResult } from "@duet/shared";
+import { RUN_OUTPUT_MAX_BYTES, type RunResult, type Span } from "@duet/shared";
 import type { WorkerConfig } from "../config.ts";
 import { capBytes } from "../text-bytes.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
@@ -16,6 +16,8 @@ export interface CommandDeps {
   redact: (text: string) => string;
   /** The tool servers the room turned on; absent when it has none. */
   tools?: ToolBox;
+  /** The turn's span, when the command is one of a turn's: each command is an `execute_tool` span under it. */
+  span?: Span;
 }
 
 /**
@@ -24,6 +26,28 @@ export interface CommandDeps {
  * redacted, since it is shown in chat and stored.
  */
 export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
+  const span = deps.span?.child("execute_tool shell", { kind: "client" });
+  const run = await runTraced(deps, cmd, stop, span?.traceparent);
+  // The command as chat shows it (redacted); its output is counted, never exported.
+  span
+    ?.set({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "shell",
+      "duet.command": run.cmd,
+      "process.exit.code": run.exitCode,
+      "duet.command.duration_ms": run.durationMs,
+      "duet.command.output_bytes": utf8Bytes(run.stdout) + utf8Bytes(run.stderr),
+      "duet.command.truncated": run.truncated,
+    });
+  // A command that ran and exited non-zero is an answer, not a failed span; one that could not run (or was cut off) is.
+  if (run.error) span?.fail(run.error);
+  span?.end();
+  return run;
+}
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+
+async function runTraced(deps: CommandDeps, cmd: string, stop: AbortSignal | undefined, traceparent: string | undefined): Promise<RunResult> {
   const shown = deps.redact(cmd);
   // A tool call travels as a command (reply/tool-tag.ts) and goes to its server, never to the sandbox.
   const call = toolCallOf(cmd);
@@ -33,7 +57,7 @@ export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSig
   }
   const started = Date.now();
   try {
-    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop);
+    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop, traceparent);
     const stdout = capBytes(raw.stdout, RUN_OUTPUT_MAX_BYTES);
     const stderr = capBytes(raw.stderr, RUN_OUTPUT_MAX_BYTES);
     return {

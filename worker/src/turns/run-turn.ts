@@ -1,4 +1,4 @@
-import { DuetError, type Attachment, type ModelPrice, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type ProposedFact, type RunResult, type TurnStreamEvent } from "@duet/shared";
+import { DuetError, errorName, type Span, type Attachment, type ModelPrice, REPLY_SUMMARY_CHARS, MODEL_CONTEXT_MESSAGES, type PendingApproval, type ProposedFact, type RunResult, type TurnStreamEvent } from "@duet/shared";
 import { readModelStream, type ModelAnswer } from "../live/read-model.ts";
 import { StreamRedactor } from "../live/redact-stream.ts";
 import { buildContext } from "../model/prompt.ts";
@@ -244,6 +244,10 @@ async function askModel(
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };
+  const span = deps.span?.child(`chat ${model.name}`, {
+    kind: "client",
+    attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": model.name, "gen_ai.provider.name": config.offered.get(model.name)?.provider ?? config.MODEL_PROVIDER },
+  });
   const pieces = streamModelText(model, prompt, {
     signal: stop,
     timeoutMs: config.MODEL_TIMEOUT_MS,
@@ -251,8 +255,39 @@ async function askModel(
     maxTokens: config.MODEL_MAX_TOKENS,
     temperature: config.MODEL_TEMPERATURE,
     onUsage: (u) => Object.assign(usage, u),
+    onFinish: (reason) => span?.set({ "gen_ai.response.finish_reasons": reason }),
   });
-  const priced = () => withCost(usage, config.offered.get(model.name)?.price);
+  try {
+    return await readAnswer(deps, span ? firstPieceTimed(pieces, span) : pieces, usage, stop, emit);
+  } catch (err) {
+    span?.fail(errorName(err));
+    throw err;
+  } finally {
+    span?.set({ "gen_ai.usage.input_tokens": usage.inputTokens, "gen_ai.usage.output_tokens": usage.outputTokens, "gen_ai.stream": deps.live === true }).end();
+  }
+}
+
+/** The model's pieces, noting on the span how long the first one took: what a person waits before any text. */
+async function* firstPieceTimed(pieces: AsyncGenerator<string, void>, span: Span): AsyncGenerator<string, void> {
+  const asked = Date.now();
+  let first = true;
+  for await (const piece of pieces) {
+    if (first) span.set({ "duet.model.time_to_first_token_ms": Date.now() - asked });
+    first = false;
+    yield piece;
+  }
+}
+
+/** The model's text read to its end, going out as it is read when someone follows the turn live. */
+async function readAnswer(
+  deps: TurnDeps,
+  pieces: AsyncGenerator<string, void>,
+  usage: TurnUsage,
+  stop: AbortSignal,
+  emit: (e: TurnStreamEvent) => void,
+): Promise<ModelAnswer & { usage: TurnUsage }> {
+  const { config } = deps;
+  const priced = () => withCost(usage, config.offered.get(usage.model)?.price);
   if (!deps.live) {
     // Asked for whole, the answer is read whole and its text goes out in one piece (to a retry that joined the turn).
     const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, () => undefined, stop);

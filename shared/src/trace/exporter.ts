@@ -1,0 +1,141 @@
+import { toOtlp } from "./otlp.ts";
+import type { SpanData } from "./span.ts";
+
+/**
+ * Spans to an OTLP/HTTP JSON endpoint, in batches sent after the work that
+ * made them. What it must never do is slow or fail that work: the buffer is
+ * bounded (spans past it are dropped), one request is in flight at a time
+ * (a slow collector holds one batch, not one per turn), each request has a
+ * deadline, a failed batch is dropped rather than retried, and the failure
+ * is logged at most once a minute.
+ */
+
+/** Spans kept waiting for a send: a few hundred turns' worth, a few hundred KB at most. */
+export const EXPORT_BUFFER_SPANS = 2_000;
+/** One export request's deadline: a slow collector is given up on, its batch dropped. */
+export const EXPORT_TIMEOUT_MS = 5_000;
+/** A collector that keeps failing is reported once a minute, not once a turn. */
+export const EXPORT_LOG_EVERY_MS = 60_000;
+
+export interface ExporterOptions {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (`/v1/traces` is added) . */
+  endpoint: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS, parsed (an API key for a hosted backend). */
+  headers?: Record<string, string>;
+  /** The service.name of spans that carry none. */
+  service: string;
+  maxSpans?: number;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+export class SpanExporter {
+  private buffer: SpanData[] = [];
+  private sending: Promise<void> | null = null;
+  private lastLogAt = Number.NEGATIVE_INFINITY;
+  /** Spans lost since the last log line: to a full buffer or a failed request. */
+  private dropped = 0;
+  readonly url: string;
+
+  constructor(private readonly opts: ExporterOptions) {
+    this.url = tracesUrl(opts.endpoint);
+  }
+
+  /** Keeps a finished span for the next send; past the buffer's bound it is dropped and counted. */
+  readonly add = (span: SpanData): void => {
+    if (this.buffer.length >= (this.opts.maxSpans ?? EXPORT_BUFFER_SPANS)) {
+      this.dropped++;
+      this.report("the buffer is full (the collector is slow or down)");
+      return;
+    }
+    this.buffer.push(span);
+  };
+
+  get waiting(): number {
+    return this.buffer.length;
+  }
+
+  /**
+   * Sends what is waiting; resolves when it is sent or dropped (never
+   * rejects). While a send is in flight the spans wait for it, so at most one
+   * batch is ever in the air.
+   */
+  flush(): Promise<void> {
+    if (this.sending) return this.sending;
+    if (!this.buffer.length) return Promise.resolve();
+    this.sending = (async () => {
+      try {
+        while (this.buffer.length) await this.send(this.buffer.splice(0));
+      } finally {
+        this.sending = null;
+      }
+    })();
+    return this.sending;
+  }
+
+  private async send(batch: SpanData[]): Promise<void> {
+    const fetchImpl = this.opts.fetch ?? fetch;
+    try {
+      const res = await fetchImpl(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...this.opts.headers },
+        body: JSON.stringify(toOtlp(batch, this.opts.service)),
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? EXPORT_TIMEOUT_MS),
+      });
+      await res.body?.cancel().catch(() => undefined);
+      if (!res.ok) this.lose(batch.length, `it answered HTTP ${res.status}`);
+    } catch (err) {
+      this.lose(batch.length, (err as Error)?.name === "TimeoutError" ? "it did not answer in time" : "it could not be reached");
+    }
+  }
+
+  private lose(count: number, why: string): void {
+    this.dropped += count;
+    this.report(why);
+  }
+
+  /** One line a minute at most; it names the endpoint's host only (its path or query could hold a key). */
+  private report(why: string): void {
+    const now = (this.opts.now ?? Date.now)();
+    if (now - this.lastLogAt < EXPORT_LOG_EVERY_MS) return;
+    this.lastLogAt = now;
+    (this.opts.log ?? console.warn)(`traces: ${this.dropped} span(s) dropped: the OTLP endpoint at ${hostOf(this.url)} failed: ${why}`);
+    this.dropped = 0;
+  }
+}
+
+/** OTEL_EXPORTER_OTLP_ENDPOINT is the base; traces go to its `/v1/traces`, as the OTLP exporter spec says. */
+export function tracesUrl(endpoint: string): string {
+  return `${endpoint.replace(/\/+$/, "")}/v1/traces`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS (`key=value,key2=value2`, values percent-encoded)
+ * as headers; a pair without `=` or with an empty key is skipped.
+ */
+export function otlpHeaders(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    const key = pair.slice(0, at).trim();
+    let value = pair.slice(at + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // Not percent-encoded after all: taken as written.
+    }
+    if (key) headers[key] = value;
+  }
+  return headers;
+}

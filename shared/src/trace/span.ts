@@ -1,0 +1,119 @@
+import { formatTraceparent, newSpanId, newTraceId, type TraceContext } from "./traceparent.ts";
+
+/**
+ * A span as Duet records it: the few fields OTLP needs and the terminal
+ * waterfall draws. Times are epoch milliseconds (workerd's clock moves only
+ * across I/O, which is where a turn's time goes anyway).
+ */
+export type AttributeValue = string | number | boolean;
+export type SpanKind = "internal" | "server" | "client";
+
+export interface SpanData {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: SpanKind;
+  startMs: number;
+  endMs: number;
+  attributes: Record<string, AttributeValue>;
+  /** Set when the span's work failed: a one-line, redacted reason. */
+  error?: string;
+  /** The process that recorded it (`duet-worker`, `duet-slack`, …): OTLP's resource `service.name`. */
+  service?: string;
+}
+
+/** Where finished spans go: an exporter's buffer, or nowhere when tracing is off. */
+export type SpanSink = (span: SpanData) => void;
+
+/**
+ * A span being recorded. It is cheap when nothing is exported (the sink drops
+ * it), so the code that makes spans never asks whether tracing is on.
+ */
+export class Span {
+  private ended = false;
+  private readonly data: SpanData;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly sink: SpanSink,
+    name: string,
+    parent: TraceContext | null,
+    opts: { kind?: SpanKind; attributes?: Record<string, AttributeValue>; startMs?: number; now?: () => number } = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.data = {
+      traceId: parent?.traceId ?? newTraceId(),
+      spanId: newSpanId(),
+      ...(parent ? { parentSpanId: parent.spanId } : {}),
+      name,
+      kind: opts.kind ?? "internal",
+      startMs: opts.startMs ?? this.now(),
+      endMs: 0,
+      attributes: { ...opts.attributes },
+    };
+  }
+
+  get traceId(): string {
+    return this.data.traceId;
+  }
+
+  get context(): TraceContext {
+    return { traceId: this.data.traceId, spanId: this.data.spanId };
+  }
+
+  /** The `traceparent` that makes the next hop this span's child. */
+  get traceparent(): string {
+    return formatTraceparent(this.context);
+  }
+
+  set(attributes: Record<string, AttributeValue | null | undefined>): this {
+    for (const [k, v] of Object.entries(attributes)) if (v !== null && v !== undefined) this.data.attributes[k] = v;
+    return this;
+  }
+
+  rename(name: string): this {
+    this.data.name = name;
+    return this;
+  }
+
+  /** Marks the span failed; `reason` must already be redacted (it is exported as written). */
+  fail(reason: string): this {
+    this.data.error = reason.slice(0, 300);
+    return this;
+  }
+
+  child(name: string, opts: { kind?: SpanKind; attributes?: Record<string, AttributeValue> } = {}): Span {
+    return new Span(this.sink, name, this.context, { ...opts, now: this.now });
+  }
+
+  /** Ends the span once (a second end is ignored) and hands it to the sink. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sink({ ...this.data, endMs: Math.max(this.now(), this.data.startMs) });
+  }
+
+  /** Runs `work` inside a child span, ended (and failed, with `reasonOf(err)`) however it goes. */
+  async within<T>(name: string, work: (span: Span) => Promise<T>, opts: { kind?: SpanKind; attributes?: Record<string, AttributeValue>; reasonOf?: (err: unknown) => string } = {}): Promise<T> {
+    const span = this.child(name, opts);
+    try {
+      return await work(span);
+    } catch (err) {
+      span.fail(opts.reasonOf ? opts.reasonOf(err) : errorName(err));
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+}
+
+/** A reason safe to export without redaction: the error's class and code, never its message. */
+export function errorName(err: unknown): string {
+  const e = err as { name?: unknown; code?: unknown } | null;
+  const code = typeof e?.code === "string" ? `: ${e.code}` : "";
+  return `${typeof e?.name === "string" ? e.name : "Error"}${code}`;
+}
+
+/** A sink that drops every span: tracing off. */
+export const NO_SPANS: SpanSink = () => undefined;

@@ -1,0 +1,57 @@
+/**
+ * W3C Trace Context (`traceparent`: version-traceid-spanid-flags, lowercase
+ * hex), read and written by hand: a few lines the bots, the Worker and the
+ * CLI share, where an SDK would add its whole context machinery to the
+ * Worker's bundle.
+ */
+
+export const TRACEPARENT_HEADER = "traceparent";
+
+/** Where a span sits in its trace: what a `traceparent` carries. */
+export interface TraceContext {
+  traceId: string;
+  spanId: string;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ZEROS = /^0+$/;
+/** The spec's longest header worth reading: a caller's 10 KB one is refused before the regex sees it. */
+const TRACEPARENT_MAX_CHARS = 512;
+
+/**
+ * The context a `traceparent` names, or null for a missing or malformed one
+ * (which starts a new trace; never an error). Version ff, all-zero ids and a
+ * version-00 header with anything after its flags are malformed, as the spec says.
+ */
+export function parseTraceparent(raw: string | null | undefined): TraceContext | null {
+  if (!raw || raw.length > TRACEPARENT_MAX_CHARS) return null;
+  const m = TRACEPARENT.exec(raw.trim());
+  if (!m) return null;
+  const [, version, traceId, spanId, , rest] = m;
+  if (version === "ff" || (version === "00" && rest) || ZEROS.test(traceId) || ZEROS.test(spanId)) return null;
+  return { traceId, spanId };
+}
+
+/** The header for a span: always sampled (Duet traces every turn; the backend samples if it wants). */
+export function formatTraceparent(ctx: TraceContext): string {
+  return `00-${ctx.traceId}-${ctx.spanId}-01`;
+}
+
+function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  let hex = "";
+  for (const x of b) hex += x.toString(16).padStart(2, "0");
+  // All zeros is not a valid id; with 8 random bytes it is as good as impossible, but never sent.
+  return ZEROS.test(hex) ? randomHex(bytes) : hex;
+}
+
+export const newTraceId = (): string => randomHex(16);
+export const newSpanId = (): string => randomHex(8);
+
+/** Characters of the trace id a person is shown: enough to find one trace among a day's. */
+export const TRACE_REF_CHARS = 8;
+
+/** What ends an error line a person sees (`ref 4bf92f35`): `duet trace 4bf92f35` and the OTLP backend find it. */
+export function traceRef(traceId: string): string {
+  return `ref ${traceId.slice(0, TRACE_REF_CHARS)}`;
+}

@@ -1,0 +1,38 @@
+import { NO_SPANS, otlpHeaders, Span, SpanExporter, type SpanSink, type TraceContext } from "@duet/shared";
+import type { WorkerConfig } from "./config.ts";
+
+/**
+ * A room's spans and where they go. The Worker records spans with the small
+ * model in shared/ and sends them as OTLP/HTTP JSON itself, rather than
+ * bundling OpenTelemetry's SDK: the SDK's context managers, resource
+ * detectors and exporters are written for Node and browsers, would add to
+ * every isolate's start-up, and a turn needs only "this span's parent is
+ * that one", which is passed by hand. Sending happens after the turn's answer
+ * is stored, kept alive by the Durable Object's waitUntil, so a slow or dead
+ * collector costs a turn nothing.
+ */
+export interface RoomTracing {
+  /** Where the room's finished spans go (nowhere when OTEL_EXPORTER_OTLP_ENDPOINT is unset). */
+  sink: SpanSink;
+  /** Sends what the room's finished spans hold, in the background. */
+  flush(): void;
+}
+
+export const WORKER_SERVICE = "duet-worker";
+
+/** Tracing off: spans are made and dropped, nothing is sent. */
+export const NO_TRACING: RoomTracing = { sink: NO_SPANS, flush: () => undefined };
+
+export function roomTracing(config: WorkerConfig, waitUntil: (p: Promise<unknown>) => void): RoomTracing {
+  if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return NO_TRACING;
+  const exporter = new SpanExporter({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, headers: otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), service: WORKER_SERVICE });
+  return { sink: exporter.add, flush: () => waitUntil(exporter.flush()) };
+}
+
+/** A turn's root span in the Worker: the GenAI convention's `invoke_agent`, under the caller's span when it sent one. */
+export function agentSpan(tracing: RoomTracing, roomId: string, parent: TraceContext | null): Span {
+  return new Span(tracing.sink, "invoke_agent duet", parent, {
+    kind: "server",
+    attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "duet", "gen_ai.conversation.id": roomId },
+  });
+}
