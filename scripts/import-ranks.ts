@@ -18,8 +18,8 @@ export const WORKER_RANKS: readonly (readonly string[])[] = [
   // The room's SQLite rows.
   ["storage"],
   // Parts of a room over its rows or the sandbox: policy and audit, schedules, the outbox, files, a running turn's events, pinned facts,
-  // the tool servers it turned on (and the workspace's store of them).
-  ["control", "schedules", "outbox", "files", "live", "memory", "tools"],
+  // the tool servers it turned on (and the workspace's store of them), and a workspace room's listing of its rooms for a home view.
+  ["control", "schedules", "outbox", "files", "live", "memory", "tools", "home"],
   ["turns"],
   // The room's Durable Object, which wires its parts.
   ["room"],

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SUBCOMMANDS } from "../scripts/cli/args.ts";
+import { ALL_SUBCOMMANDS } from "../scripts/cli/args.ts";
 import { WEBHOOK_EVENTS } from "../worker/src/github/webhook-events.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
@@ -65,7 +65,7 @@ export function commandProblem(line: string, settings: ReadonlySet<string>): str
     if (!rootScripts[script]) return `no npm script ${script}`;
     if (script === "duet") {
       const sub = args[1] === "--" ? args[2] : args[1];
-      if (sub && sub !== "help" && !(SUBCOMMANDS as readonly string[]).includes(sub)) return `duet has no command ${sub}`;
+      if (sub && sub !== "help" && !ALL_SUBCOMMANDS.includes(sub)) return `duet has no command ${sub}`;
     }
     return null;
   }

@@ -88,12 +88,15 @@ export const USAGE_HINT = "Run `duet --help` for the commands.";
 /** Every `duet` subcommand; the docs check the commands they show against it. */
 export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
 
+/** Every subcommand, with the one that names no room. */
+export const ALL_SUBCOMMANDS: readonly string[] = [...SUBCOMMANDS, "trace"];
+
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
 /** The subcommand `typed` is a slip of (at most two letters changed, added, dropped or swapped), if one is. */
 export function nearestCommand(typed: string): string | undefined {
   let best: { name: string; d: number } | undefined;
-  for (const name of SUBCOMMANDS) {
+  for (const name of ALL_SUBCOMMANDS) {
     const d = editDistance(typed.toLowerCase(), name);
     if (d <= 2 && (!best || d < best.d)) best = { name, d };
   }

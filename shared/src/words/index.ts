@@ -54,5 +54,6 @@ export {
   resetCancelled,
   resetFactsNote,
   resetQuestion,
+  MEMORY_BUTTON_UNKNOWN,
 } from "./memory.ts";
 export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";

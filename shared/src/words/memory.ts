@@ -82,3 +82,6 @@ export function factDecidedLine(r: { decision: "pin" | "dismiss"; n?: number; al
   if (r.already) return `${fact} was already pinned here, as number ${r.n}.`;
   return `${person} pinned ${fact} as fact ${r.n}. Duet keeps it in mind in every answer here.`;
 }
+
+/** A memory button that is not one Duet made, or pressed outside a server: nothing changes. */
+export const MEMORY_BUTTON_UNKNOWN = "That button is not one Duet made here; nothing was changed.";

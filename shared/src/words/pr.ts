@@ -18,6 +18,8 @@ export const PR_WORDS = {
   notCheckedOut: (repo: string) => `${repo} is not checked out here yet: ask Duet something and its turn checks it out first, then there is a change to propose.`,
   /** A second click on Open: the link, for the clicker. */
   alreadyOpened: (url: string) => `This change is already opened: ${url}`,
+  /** The text beside a proposal's blocks, for a client that shows no blocks. */
+  fallback: "Duet's pull request proposal",
   /** A click on a proposal that is gone (skipped, replaced, unknown): nothing happened. */
   stale: "That pull request proposal is no longer open to a click: nothing was pushed. `/duet pr` proposes the change as it is now.",
 } as const;

@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ButtonInteraction, type Interaction } from "discord.js";
-import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, type Reply } from "@duet/shared";
+import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, MEMORY_BUTTON_UNKNOWN, type Reply } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
 import { commandUserName } from "../people.ts";
 import { renderReply } from "../render.ts";
@@ -29,7 +29,7 @@ export async function handleMemoryClick(interaction: ButtonInteraction, deps: Bo
   const fact = readFactCustomId(interaction.customId);
   const room = roomHere(interaction);
   if ((!reset && !fact) || !room || interaction.user.bot) {
-    await interaction.reply({ content: "That button is not one Duet made here; nothing was changed.", flags: MessageFlags.Ephemeral }).catch(() => {});
+    await interaction.reply({ content: MEMORY_BUTTON_UNKNOWN, flags: MessageFlags.Ephemeral }).catch(() => {});
     deps.log.warn(`ignored a memory click ${interaction.id} with an unknown button or outside a server`);
     return;
   }

@@ -1,4 +1,4 @@
-import { type ChatSurface, type FlowDeps, LatestShown, prClick, PR_PROPOSAL_ID_PATTERN, type Reply } from "@duet/shared";
+import { type ChatSurface, type FlowDeps, LatestShown, prClick, PR_PROPOSAL_ID_PATTERN, PR_WORDS, type Reply } from "@duet/shared";
 import type { App, Logger } from "@slack/bolt";
 import { clickedIn, clickSchema, type Click } from "../click.ts";
 import { renderReply } from "../render.ts";
@@ -62,7 +62,7 @@ export function registerPrClicks(app: App, deps: PrClickDeps, track: (p: Promise
             const decision = reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by };
             const blocks = withPrDecision(latest.get(key) ?? (message.blocks as unknown as Block[]), reply.proposalId, decision);
             latest.set(key, blocks);
-            return deps.out.update(channel.id, message.ts, message.text || "Duet's pull request proposal", blocks);
+            return deps.out.update(channel.id, message.ts, message.text || PR_WORDS.fallback, blocks);
           },
           showProgress: () => async () => {},
         };
