@@ -1,6 +1,7 @@
 import { DuetError, RUN_OUTPUT_MAX_BYTES, type RunResult, workspaceOfRoom } from "@duet/shared";
 import { toolCallOf, type ToolCall } from "../reply/tool-tag.ts";
 import { capBytes } from "../text-bytes.ts";
+import { LazyTable } from "../storage/lazy-table.ts";
 import { isReadOnly, toolsPrompt } from "./tool-prompt.ts";
 import type { CallOutcome, ServerTools, ServerView } from "./tool-servers.ts";
 
@@ -31,6 +32,8 @@ type Row = Record<string, SqlStorageValue>;
  */
 export class RoomTools {
   readonly workspace: string;
+  /** Made on the first server turned on: a room that never uses tools writes no table for them. */
+  private readonly table: LazyTable;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -40,10 +43,11 @@ export class RoomTools {
     private readonly timeoutMs: number,
   ) {
     this.workspace = workspaceOfRoom(roomId);
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS duet_tools (name TEXT PRIMARY KEY, enabled_by TEXT, enabled_at INTEGER NOT NULL)`);
+    this.table = new LazyTable(storage.sql, "duet_tools", `name TEXT PRIMARY KEY, enabled_by TEXT, enabled_at INTEGER NOT NULL`);
   }
 
   enabled(): string[] {
+    if (!this.table.exists()) return [];
     return this.storage.sql.exec<Row>(`SELECT name FROM duet_tools ORDER BY name`).toArray().map((r) => String(r.name));
   }
 
@@ -52,17 +56,18 @@ export class RoomTools {
     if (!(await this.servers().has(name))) {
       throw new DuetError("not_found", `no tool server named ${name} in ${this.workspace}; add it with PUT /api/tools/${this.workspace}/${name}`);
     }
+    this.table.make();
     this.storage.sql.exec(`INSERT INTO duet_tools (name, enabled_by, enabled_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`, name, by, Date.now()).toArray();
     return { tools: this.enabled() };
   }
 
   disable(name: string): { tools: string[] } {
-    this.storage.sql.exec(`DELETE FROM duet_tools WHERE name = ?`, name).toArray();
+    if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_tools WHERE name = ?`, name).toArray();
     return { tools: this.enabled() };
   }
 
   wipe(): void {
-    this.storage.sql.exec(`DELETE FROM duet_tools`).toArray();
+    if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_tools`).toArray();
   }
 
   /** The tools for one turn (none when no server is enabled: no RPC then). */
