@@ -1,6 +1,7 @@
-import { DiscordAPIError, MessageFlags, type ButtonInteraction, type Interaction } from "discord.js";
-import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, MEMORY_BUTTON_UNKNOWN, type Reply } from "@duet/shared";
+import type { ButtonInteraction, Interaction } from "discord.js";
+import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, MEMORY_BUTTON_UNKNOWN } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
+import { acceptClick, clickFollowUp } from "./click-reply.ts";
 import { commandUserName } from "../people.ts";
 import { renderReply } from "../render.ts";
 import { roomHere } from "../rooms.ts";
@@ -28,27 +29,8 @@ export async function handleMemoryClick(interaction: ButtonInteraction, deps: Bo
   const reset = readResetCustomId(interaction.customId);
   const fact = readFactCustomId(interaction.customId);
   const room = roomHere(interaction);
-  if ((!reset && !fact) || !room || interaction.user.bot) {
-    await interaction.reply({ content: MEMORY_BUTTON_UNKNOWN, flags: MessageFlags.Ephemeral }).catch(() => {});
-    deps.log.warn(`ignored a memory click ${interaction.id} with an unknown button or outside a server`);
-    return;
-  }
-  try {
-    await interaction.deferUpdate();
-  } catch (err) {
-    deps.log.info(`click ${interaction.id} already handled or expired (${err instanceof DiscordAPIError ? err.code : String(err)})`);
-    return;
-  }
-  const followUp = async (reply: Reply, ephemeral: boolean) => {
-    let first = null;
-    for (const part of renderReply(reply)) {
-      const send = () => interaction.followUp({ content: part.content, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
-      const sent = await (ephemeral ? send() : deps.pace.run(interaction.channelId, send)).catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
-      if (!sent) return null;
-      first ??= { id: sent.id };
-    }
-    return first;
-  };
+  if (!(await acceptClick(interaction, deps, (!!reset || !!fact) && !!room, MEMORY_BUTTON_UNKNOWN, "memory")) || (!reset && !fact) || !room) return;
+  const followUp = clickFollowUp(interaction, deps);
   const shown = (next: { content: string; components: RowJson[] }) =>
     interaction.editReply({ content: next.content, components: next.components, allowedMentions: { parse: [] } }).then(
       () => true,

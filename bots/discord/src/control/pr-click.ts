@@ -1,7 +1,7 @@
-import { DiscordAPIError, MessageFlags, type ButtonInteraction, type Interaction } from "discord.js";
-import { type ChatSurface, NOT_A_PROPOSAL, prClick, type Reply } from "@duet/shared";
+import type { ButtonInteraction, Interaction } from "discord.js";
+import { type ChatSurface, NOT_A_PROPOSAL, prClick } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
-import { renderReply } from "../render.ts";
+import { acceptClick, clickFollowUp } from "./click-reply.ts";
 import { roomHere } from "../rooms.ts";
 import { permitFor } from "./access.ts";
 import { PR_PREFIX, readPrCustomId, withPrDecision } from "./pr-buttons.ts";
@@ -22,28 +22,8 @@ export function isPrClick(interaction: Interaction): interaction is ButtonIntera
 export async function handlePrClick(interaction: ButtonInteraction, deps: BotDeps): Promise<void> {
   const button = readPrCustomId(interaction.customId);
   const room = roomHere(interaction);
-  if (!button || !room || interaction.user.bot) {
-    await interaction.reply({ content: NOT_A_PROPOSAL, flags: MessageFlags.Ephemeral }).catch(() => {});
-    deps.log.warn(`ignored an Open/Skip click ${interaction.id} with an unknown button or outside a server`);
-    return;
-  }
-  try {
-    await interaction.deferUpdate();
-  } catch (err) {
-    deps.log.info(`click ${interaction.id} already handled or expired (${err instanceof DiscordAPIError ? err.code : String(err)})`);
-    return;
-  }
-  const followUp = async (reply: Reply, ephemeral: boolean) => {
-    let first = null;
-    for (const part of renderReply(reply)) {
-      const send = () => interaction.followUp({ content: part.content, files: part.files, allowedMentions: { parse: [] }, ...(ephemeral ? { flags: MessageFlags.Ephemeral } : {}) });
-      // A follow-up everyone sees is a new message in the channel: it waits the channel's turn.
-      const sent = await (ephemeral ? send() : deps.pace.run(interaction.channelId, send)).catch((err) => deps.log.warn(`could not answer click ${interaction.id}: ${String(err)}`));
-      if (!sent) return null;
-      first ??= { id: sent.id };
-    }
-    return first;
-  };
+  if (!(await acceptClick(interaction, deps, !!button && !!room, NOT_A_PROPOSAL, "Open/Skip")) || !button || !room) return;
+  const followUp = clickFollowUp(interaction, deps);
   const surface: ChatSurface = {
     post: (reply) => followUp(reply, false),
     postPrivate: (reply) => followUp(reply, true),
