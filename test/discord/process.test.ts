@@ -120,7 +120,7 @@ describe("the Discord bot's processes", () => {
     expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
     const [cmd] = fake.commands.guild.get(guildId) as { name: string; options: { name: string; options?: { name: string; required?: boolean }[] }[] }[];
     expect(cmd.name).toBe("duet");
-    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
+    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
     expect(cmd.options[0].options).toEqual([expect.objectContaining({ name: "prompt", required: true }), expect.objectContaining({ name: "file", required: false })]);
     expect(cmd.options[2].options).toEqual([expect.objectContaining({ name: "command", required: true })]);
   });
