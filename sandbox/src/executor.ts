@@ -8,7 +8,7 @@ import { connectPrivateNet, findNetTools, type NetTools } from "./netns.ts";
 import { withShellState } from "@duet/shared";
 import type { FileLimits } from "./files/file-store.ts";
 import { removeMirror } from "./git/checkout.ts";
-import { Gate, perWorkspaceOf } from "./queue.ts";
+import { Gate, gateLimitsOf } from "./queue.ts";
 import { runProcess, type RunResult, type Running } from "./runner.ts";
 import { Workspaces, type Owner } from "./workspace.ts";
 
@@ -68,7 +68,7 @@ export class Executor {
     if (typeof disk === "string") this.diskProblem = disk;
     const disks = typeof disk === "string" ? null : new RoomDisks(disk, config.workspaceMaxBytes, this.owner ?? { uid: 0, gid: 0 });
     this.workspaces = new Workspaces(config.root, this.owner, disks);
-    this.gate = new Gate({ total: config.maxConcurrent, perWorkspace: perWorkspaceOf(config.maxConcurrent) }, config.maxWaiting);
+    this.gate = new Gate(gateLimitsOf(config.maxConcurrent), config.maxWaiting);
   }
 
   /** Creates the root and, with bubblewrap, proves it can build a sandbox. Throws StartupError. */
@@ -178,11 +178,12 @@ export class Executor {
   /**
    * Runs `command` in the session's sandbox, waiting for its room's turn first (see
    * Gate). Throws BusyError when the line is full. `signal` (the caller hung up) kills the command,
-   * so an abandoned `sleep 600` does not hold a slot for ten minutes.
+   * so an abandoned `sleep 600` does not hold a slot for ten minutes. `person`: who the command runs for,
+   * so one person's rooms share one person's part of the executor.
    */
-  async exec(sessionId: string, command: string, timeoutMs: number, signal?: AbortSignal): Promise<RunResult> {
+  async exec(sessionId: string, command: string, timeoutMs: number, signal?: AbortSignal, person?: string): Promise<RunResult> {
     // The working directory and exports the room's last command left (see withShellState).
-    return this.execIn(sessionId, () => withShellState(command), timeoutMs, signal);
+    return this.execIn(sessionId, () => withShellState(command), timeoutMs, signal, [], person);
   }
 
   /**
@@ -201,8 +202,9 @@ export class Executor {
     timeoutMs: number,
     signal?: AbortSignal,
     readOnly: Array<{ host: string; inside: string }> = [],
+    person?: string,
   ): Promise<RunResult> {
-    const release = await this.gate.enter(sessionId, signal);
+    const release = await this.gate.enter(sessionId, { person, signal });
     try {
       signal?.throwIfAborted();
       const workspace = await this.workspaces.ensure(sessionId);

@@ -6,15 +6,19 @@ import { workspaceOfRoom } from "@duet/shared";
  *   - One command per room at a time; a room's further commands wait in its own
  *     line, in order (they share one workspace and one shell state anyway). So a
  *     room's crowd of commands holds one slot, never all.
+ *   - At most `perPerson` commands for one person (the one who asked, as the Worker
+ *     names them), half of `total` by default: however many rooms a person opens,
+ *     their commands hold half the executor and never the rest, so another person's
+ *     room starts at once, in their workspace or any other. Commands that name no
+ *     person share one such share per workspace.
  *   - At most `perWorkspace` commands per workspace (`<platform>-<workspace>`, one
- *     Slack team, Discord server or CLI workspace), half of `total` by default: one
- *     person, whose rooms are all in the workspace they asked from, can hold half
- *     the executor and never the rest, so a room in any other workspace starts at
- *     once unless two whole workspaces are full.
+ *     Slack team, Discord server or CLI workspace), all but a quarter of `total`
+ *     by default: a crowd in one workspace leaves slots for the others.
  *   - At most `total` commands at once (SANDBOX_MAX_CONCURRENT).
  *   - When a slot frees, the waiting rooms take turns: the first waiting room (in
- *     turn order) of the workspace with the fewest commands running goes, and a room
- *     that still has commands waiting goes to the back of the turn order.
+ *     turn order) of the workspace with the fewest commands running goes (then the
+ *     person with the fewest), and a room that still has commands waiting goes to
+ *     the back of the turn order.
  *
  * A bounded line: past `maxWaiting` waiting commands the executor answers 503 rather
  * than piling up work it will finish long after the Worker has given up.
@@ -26,21 +30,31 @@ export interface GateLimits {
   total: number;
   /** Commands running at once in one workspace's rooms. */
   perWorkspace: number;
+  /** Commands running at once for one person, over all their rooms. */
+  perPerson: number;
 }
 
-/** Half the slots per workspace (at least one): no single workspace can hold the other half. */
-export const perWorkspaceOf = (total: number) => Math.max(1, Math.ceil(total / 2));
+/** The default shares of `total` slots: half for a person, all but a quarter for a workspace (each at least one). */
+export function gateLimitsOf(total: number): GateLimits {
+  const perWorkspace = Math.max(1, total - Math.max(1, Math.floor(total / 4)));
+  return { total, perWorkspace, perPerson: Math.min(perWorkspace, Math.max(1, Math.ceil(total / 2))) };
+}
 
 interface Waiter {
   workspace: string;
+  person: string;
   start: () => void;
 }
+
+/** Who a command runs for: the person named, else everyone unnamed in the room's workspace. */
+const personKey = (workspace: string, person: string | undefined) => (person ? `p:${person}` : `w:${workspace}`);
 
 export class Gate {
   private running = 0;
   private waitingCount = 0;
   private readonly busyRooms = new Set<string>();
   private readonly byWorkspace = new Map<string, number>();
+  private readonly byPerson = new Map<string, number>();
   /** Rooms with commands waiting, in turn order (a Map keeps insertion order), each with its line. */
   private readonly lines = new Map<string, Waiter[]>();
 
@@ -50,21 +64,23 @@ export class Gate {
   ) {}
 
   /**
-   * Resolves with a release function once `room` (a session id, `sandbox-<roomId>`) may run a command. `signal`
-   * (the caller hung up) takes a waiting command out of the line.
+   * Resolves with a release function once `room` (a session id, `sandbox-<roomId>`) may run a command for
+   * `person`. `signal` (the caller hung up) takes a waiting command out of the line.
    */
-  async enter(room: string, signal?: AbortSignal): Promise<() => void> {
+  async enter(room: string, opts: { person?: string; signal?: AbortSignal } = {}): Promise<() => void> {
+    const { signal } = opts;
     signal?.throwIfAborted();
     const workspace = workspaceOfRoom(room.replace(/^sandbox-/, ""));
-    if (!this.lines.has(room) && this.mayStart(room, workspace)) {
-      this.take(room, workspace);
-      return this.releaser(room, workspace);
+    const person = personKey(workspace, opts.person);
+    if (!this.lines.has(room) && this.mayStart(room, workspace, person)) {
+      this.take(room, workspace, person);
+      return this.releaser(room, workspace, person);
     }
     if (this.waitingCount >= this.maxWaiting) {
       throw new BusyError(`executor busy: ${this.running} commands running and ${this.waitingCount} waiting`);
     }
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { workspace, start: resolve };
+      const waiter: Waiter = { workspace, person, start: resolve };
       const line = this.lines.get(room) ?? [];
       line.push(waiter);
       this.lines.set(room, line);
@@ -84,33 +100,38 @@ export class Gate {
         resolve();
       };
     });
-    return this.releaser(room, workspace);
+    return this.releaser(room, workspace, person);
   }
 
   get stats(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waitingCount };
   }
 
-  private mayStart(room: string, workspace: string): boolean {
-    return this.running < this.limits.total && !this.busyRooms.has(room) && (this.byWorkspace.get(workspace) ?? 0) < this.limits.perWorkspace;
+  private mayStart(room: string, workspace: string, person: string): boolean {
+    return (
+      this.running < this.limits.total &&
+      !this.busyRooms.has(room) &&
+      (this.byWorkspace.get(workspace) ?? 0) < this.limits.perWorkspace &&
+      (this.byPerson.get(person) ?? 0) < this.limits.perPerson
+    );
   }
 
-  private take(room: string, workspace: string): void {
+  private take(room: string, workspace: string, person: string): void {
     this.running++;
     this.busyRooms.add(room);
-    this.byWorkspace.set(workspace, (this.byWorkspace.get(workspace) ?? 0) + 1);
+    bump(this.byWorkspace, workspace, 1);
+    bump(this.byPerson, person, 1);
   }
 
-  private releaser(room: string, workspace: string): () => void {
+  private releaser(room: string, workspace: string, person: string): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.running--;
       this.busyRooms.delete(room);
-      const left = (this.byWorkspace.get(workspace) ?? 1) - 1;
-      if (left > 0) this.byWorkspace.set(workspace, left);
-      else this.byWorkspace.delete(workspace);
+      bump(this.byWorkspace, workspace, -1);
+      bump(this.byPerson, person, -1);
       this.dispatch();
     };
   }
@@ -121,8 +142,10 @@ export class Gate {
       let next: string | undefined;
       let fewest = Infinity;
       for (const [room, line] of this.lines) {
-        const load = this.byWorkspace.get(line[0].workspace) ?? 0;
-        if (load < fewest && this.mayStart(room, line[0].workspace)) {
+        const { workspace, person } = line[0];
+        // Workspace load first, person load to break ties (a person holds at most `total` slots).
+        const load = (this.byWorkspace.get(workspace) ?? 0) * (this.limits.total + 1) + (this.byPerson.get(person) ?? 0);
+        if (load < fewest && this.mayStart(room, workspace, person)) {
           next = room;
           fewest = load;
         }
@@ -134,8 +157,15 @@ export class Gate {
       this.lines.delete(next);
       if (line.length > 0) this.lines.set(next, line);
       this.waitingCount--;
-      this.take(next, waiter.workspace);
+      this.take(next, waiter.workspace, waiter.person);
       waiter.start();
     }
   }
+}
+
+/** Adds `by` to a count, dropping it at zero. */
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

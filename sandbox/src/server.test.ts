@@ -57,6 +57,18 @@ describe("POST /api/execute validation", () => {
     expect(r.body.error).toBe("timeoutMs must be an integer number of milliseconds from 1 to 600000");
   });
 
+  test.each([
+    ["empty", ""],
+    ["too long", "p".repeat(201)],
+    ["with a space", "slack-T1:U 1"],
+    ["with a line break", "slack-T1:U1\nX"],
+    ["not a string", 42],
+  ])("person %s → 400 naming the person", async (_name, person) => {
+    const r = await execute({ command: "true", sessionId: "sandbox-a", person });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("person must be a string of 1-200 printable characters");
+  });
+
   test("non-JSON and non-object bodies → 400", async () => {
     expect(await execute("command=ls")).toEqual({ status: 400, body: { error: "request body must be JSON" } });
     expect(await execute("")).toEqual({ status: 400, body: { error: "request body must be JSON" } });

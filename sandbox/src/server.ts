@@ -13,7 +13,7 @@ import { EXECUTE_BODY_MAX_BYTES, parseExecuteRequest, sessionIdSchema } from "./
 /**
  * The container control API's shape, as the Worker's `local` sandbox provider speaks it:
  *
- *   POST   /api/execute              {command, sessionId, timeoutMs?} → {success, exitCode, stdout, stderr, duration, truncated, timedOut}
+ *   POST   /api/execute              {command, sessionId, timeoutMs?, person?} → {success, exitCode, stdout, stderr, duration, truncated, timedOut}
  *   DELETE /api/sessions/:sessionId  → {success: true}
  *   GET    /api/ping                 → {ok: true, isolation}
  *   /api/sessions/:sessionId/files   the workspace files API (files/routes.ts)
@@ -38,14 +38,14 @@ export function createExecutorServer(executor: Executor, token: string | undefin
   app.post("/api/execute", async (c) => {
     const parsed = parseExecuteRequest(await readJson(c.env.incoming, EXECUTE_BODY_MAX_BYTES));
     if (!parsed.ok) throw new HttpError(400, parsed.error, parsed.details);
-    const { command, sessionId, timeoutMs } = parsed.value;
+    const { command, sessionId, timeoutMs, person } = parsed.value;
     // The caller hung up before the answer was sent: stop the command.
     const hangup = new AbortController();
     const res = c.env.outgoing;
     res.once("close", () => {
       if (!res.writableFinished) hangup.abort();
     });
-    const r = await executor.exec(sessionId, command, timeoutMs, hangup.signal);
+    const r = await executor.exec(sessionId, command, timeoutMs, hangup.signal, person);
     return c.json({
       success: r.exitCode === 0,
       exitCode: r.exitCode,

@@ -18,7 +18,7 @@ export interface ExecAnswer {
 
 export interface TestExecutor extends RunningExecutor {
   token: string;
-  exec(sessionId: string, command: string, timeoutMs?: number): Promise<ExecAnswer>;
+  exec(sessionId: string, command: string, timeoutMs?: number, person?: string): Promise<ExecAnswer>;
   request(method: string, path: string, init?: { body?: string; token?: string | null }): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
@@ -49,8 +49,8 @@ export async function startTestExecutor(overrides: Partial<ExecutorConfig> = {})
     ...running,
     token,
     request,
-    exec: async (sessionId, command, timeoutMs) => {
-      const r = await request("POST", "/api/execute", { body: JSON.stringify({ command, sessionId, timeoutMs }) });
+    exec: async (sessionId, command, timeoutMs, person) => {
+      const r = await request("POST", "/api/execute", { body: JSON.stringify({ command, sessionId, timeoutMs, person }) });
       if (r.status !== 200) throw new Error(`execute answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r.body as ExecAnswer;
     },

@@ -30,6 +30,11 @@ export const executeRequestSchema = z.object({
     .max(TIMEOUT_MAX_MS, { error: `timeoutMs must be an integer number of milliseconds from 1 to ${TIMEOUT_MAX_MS}` })
     .optional()
     .transform((v) => v ?? TIMEOUT_DEFAULT_MS),
+  // Who the command runs for (the Worker's `<platform>-<workspace>:<user>`), for the fair share of slots.
+  person: z
+    .string({ error: "person must be a string of 1-200 printable characters" })
+    .regex(/^[\x21-\x7e]{1,200}$/, { error: "person must be a string of 1-200 printable characters" })
+    .optional(),
 });
 export type ExecuteRequest = z.infer<typeof executeRequestSchema>;
 
@@ -38,7 +43,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string; det
 /** Validates a parsed JSON body; the first problem becomes the `error` line, all of them `details`. */
 export function parseExecuteRequest(body: unknown): Parsed<ExecuteRequest> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return { ok: false, error: "body must be a JSON object {command, sessionId, timeoutMs?}", details: {} };
+    return { ok: false, error: "body must be a JSON object {command, sessionId, timeoutMs?, person?}", details: {} };
   }
   const parsed = executeRequestSchema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };

@@ -1,4 +1,4 @@
-import { sandboxName, TRACEPARENT_HEADER } from "@duet/shared";
+import { sandboxName, TRACEPARENT_HEADER, workspaceOfRoom } from "@duet/shared";
 import { sleep } from "../sleep.ts";
 import { localCheckout } from "./local-checkout.ts";
 import { localPush } from "./local-push.ts";
@@ -32,10 +32,10 @@ export class LocalExecutor implements SandboxExecutor {
    * so a crowd of rooms does not come back at once), for as long in all as the
    * command itself may run.
    */
-  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal, traceparent?: string): Promise<RawExecResult> {
+  async exec(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal, traceparent?: string, person?: string): Promise<RawExecResult> {
     const started = Date.now();
     for (;;) {
-      const answer = await this.post(roomId, cmd, timeoutMs, stop, traceparent);
+      const answer = await this.post(roomId, cmd, timeoutMs, stop, traceparent, person);
       if ("result" in answer) return answer.result;
       const waited = Date.now() - started;
       if (waited + answer.busyForMs > timeoutMs) {
@@ -46,7 +46,14 @@ export class LocalExecutor implements SandboxExecutor {
   }
 
   /** One request: the command's result, or how long a busy executor asked to wait. */
-  private async post(roomId: string, cmd: string, timeoutMs: number, stop?: AbortSignal, traceparent?: string): Promise<{ busyForMs: number } | { result: RawExecResult }> {
+  private async post(
+    roomId: string,
+    cmd: string,
+    timeoutMs: number,
+    stop?: AbortSignal,
+    traceparent?: string,
+    person?: string,
+  ): Promise<{ busyForMs: number } | { result: RawExecResult }> {
     const sent = Date.now();
     const timeout = AbortSignal.timeout(timeoutMs + HTTP_GRACE_MS);
     let res: Response;
@@ -56,7 +63,7 @@ export class LocalExecutor implements SandboxExecutor {
       res = await fetch(`${this.base}/api/execute`, {
         method: "POST",
         headers: { ...this.headers(), ...(traceparent ? { [TRACEPARENT_HEADER]: traceparent } : {}) },
-        body: JSON.stringify({ command: cmd, sessionId: sandboxName(roomId), timeoutMs }),
+        body: JSON.stringify({ command: cmd, sessionId: sandboxName(roomId), timeoutMs, person: person && executorPerson(roomId, person) }),
         signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       });
       raw = await res.text();
@@ -115,4 +122,9 @@ export class LocalExecutor implements SandboxExecutor {
 function retryAfterMs(header: string | null): number | null {
   if (header === null || !/^\d+$/.test(header.trim())) return null;
   return Math.min(Number(header.trim()) * 1000, RETRY_AFTER_MAX_MS);
+}
+
+/** The person as the executor takes it: the room's workspace and the user id, in printable ASCII of at most 200 characters. */
+export function executorPerson(roomId: string, userId: string): string {
+  return encodeURIComponent(`${workspaceOfRoom(roomId)}:${userId}`).slice(0, 200);
 }

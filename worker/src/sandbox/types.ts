@@ -40,8 +40,9 @@ export interface SandboxExecutor {
   /**
    * `signal` stops the command (the room's turn was stopped): the call rejects with the signal's reason.
    * `traceparent`: the command's span, sent on to an executor that reads it.
+   * `person`: who the command runs for, where an executor shared between rooms shares its slots by person.
    */
-  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal, traceparent?: string): Promise<RawExecResult>;
+  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal, traceparent?: string, person?: string): Promise<RawExecResult>;
   /** Destroys the sandbox and whatever copy of its workspace is kept. */
   destroy(roomId: string): Promise<void>;
   /**

@@ -16,9 +16,9 @@ export class WarmTracker implements SandboxExecutor {
 
   constructor(private readonly inner: SandboxExecutor, private readonly warmForMs = SANDBOX_WARM_FOR_MS, private readonly now = Date.now) {}
 
-  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal, traceparent?: string): Promise<RawExecResult> {
+  exec(roomId: string, cmd: string, timeoutMs: number, signal?: AbortSignal, traceparent?: string, person?: string): Promise<RawExecResult> {
     this.touchedAt = this.now();
-    return this.inner.exec(roomId, cmd, timeoutMs, signal, traceparent);
+    return this.inner.exec(roomId, cmd, timeoutMs, signal, traceparent, person);
   }
 
   /** Never throws: warming is an optimisation, and the real command reports any failure. */

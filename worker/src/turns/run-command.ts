@@ -18,6 +18,8 @@ export interface CommandDeps {
   tools?: ToolBox;
   /** The turn's span, when the command is one of a turn's: each command is an `execute_tool` span under it. */
   span?: Span;
+  /** Who the command runs for (the asker, or who approved it): the sandbox shares its slots by person. */
+  person?: string;
 }
 
 /**
@@ -57,7 +59,7 @@ async function runTraced(deps: CommandDeps, cmd: string, stop: AbortSignal | und
   }
   const started = Date.now();
   try {
-    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop, traceparent);
+    const raw = await deps.executor.exec(deps.roomId, cmd, deps.config.COMMAND_TIMEOUT_MS, stop, traceparent, deps.person);
     const stdout = capBytes(raw.stdout, RUN_OUTPUT_MAX_BYTES);
     const stderr = capBytes(raw.stderr, RUN_OUTPUT_MAX_BYTES);
     return {
