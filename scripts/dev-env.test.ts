@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asOtherUser, canActAsOtherUser } from "../test/helpers/other-user.ts";
-import { devTokens } from "./dev-env.ts";
+import { devTokens, ensurePrivateDir } from "./dev-env.ts";
 
 // What `pnpm dev` keeps in DUET_HOME is for the user who runs it only.
 
@@ -49,5 +49,15 @@ describe("devTokens", () => {
       expect(modeOf(home)).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
       if (canActAsOtherUser) expect(asOtherUser(["ls", home]).stderr).toContain("Permission denied");
     }
+  });
+});
+
+describe("ensurePrivateDir (the Worker's state folder, --persist-to)", () => {
+  it.each([["a new", false], ["an existing 0755", true]])("makes %s folder one other local users cannot enter", (_name, exists) => {
+    const state = join(scratch, "state");
+    if (exists) mkdirSync(state, { mode: 0o755 });
+    writeFileSync(join(ensurePrivateDir(state), "room.sqlite"), "rows");
+    expect(modeOf(state)).toBe(0o700);
+    if (canActAsOtherUser) expect(asOtherUser(["cat", join(state, "room.sqlite")]).stderr).toContain("Permission denied");
   });
 });
