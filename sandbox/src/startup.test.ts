@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
+import { mountsUnder } from "../../test/helpers/dev-processes.ts";
 import { ConfigError, loadConfig, StartupError, startExecutor } from "./index.ts";
 
 // Start-up: refuse clearly (one line) when commands could not be sandboxed, warn loudly without isolation.
@@ -137,6 +138,29 @@ describe("the CLI (pnpm dev:sandbox)", () => {
     expect(r).toMatchObject({ exitCode: 0, stdout: "from-cli\n" });
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
+  });
+
+  // The copies of one stop request (a group's SIGTERM and npm's relay of it; a terminal's Ctrl-C relayed by tsx).
+  test.each(["SIGTERM", "SIGINT"] as const)("four rooms' disks mounted, %s twice at once: exits 0 with every disk unmounted", async (signal) => {
+    const root = tmpRoot();
+    const cli = runCli({ SANDBOX_TOKEN: "cli-token", SANDBOX_ROOT: root }, /listening on (http:\/\/127\.0\.0\.1:\d+) \(isolation: bwrap/);
+    const [, url] = await cli.ready;
+    for (const room of ["one", "two", "three", "four"]) {
+      const r = await fetch(`${url}/api/execute`, {
+        method: "POST",
+        headers: { authorization: "Bearer cli-token" },
+        body: JSON.stringify({ command: "echo ran > here", sessionId: `sandbox-stop-${room}` }),
+      }).then((r) => r.json());
+      expect(r).toMatchObject({ exitCode: 0 });
+    }
+    // Where loop mounts are allowed (root), each room has its disk: its absence afterwards then proves the unmount.
+    const mountsBefore = mountsUnder(root).length;
+    if (process.getuid?.() === 0) expect(mountsBefore).toBeGreaterThanOrEqual(4);
+    cli.child.kill(signal);
+    cli.child.kill(signal);
+    expect(await cli.exited).toBe(0);
+    expect(cli.out().stderr).not.toContain("stopping at once");
+    expect(mountsUnder(root)).toEqual([]);
   });
 
   const execute = (url: string, token?: string) =>
