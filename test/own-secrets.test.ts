@@ -69,6 +69,25 @@ describe("other spellings of the Worker's own token", () => {
     expect(history).toContain("You sent [redacted] and [redacted].");
   });
 
+  /** The token spelled as a command's output or a model might: each must leave no 20-character run of itself behind. */
+  const encoded: Array<[string, (t: string) => string]> = [
+    ["reversed", (t) => [...t].reverse().join("")],
+    ["hex", (t) => Buffer.from(t).toString("hex")],
+    ["URL-encoded", (t) => [...Buffer.from(t)].map((b) => `%${b.toString(16).toUpperCase()}`).join("")],
+    ["separated by dashes", (t) => [...t].join("-")],
+    ["with ANSI colours between characters", (t) => [...t].map((c) => `\u001b[32m${c}\u001b[0m`).join("")],
+  ];
+  it.each(encoded)("%s, written by the model, reaches neither the reply nor the history", async (name, spell) => {
+    const copy = spell(stack.token);
+    const room = `cli-own-${name.replace(/\W+/g, "-")}`;
+    const ask = await stack.client.message(room, { text: `SAY64: ${Buffer.from(`it is ${copy} here`).toString("base64")}`, userId: "tester" });
+    const history = JSON.stringify((await stack.client.history(room)).messages);
+    const bare = (t: string) => t.replace(/\u001b\[[0-9;]*m|\\u001b\[[0-9;]*m|[\s-]+/g, "");
+    const runs = Array.from({ length: bare(copy).length - 19 }, (_, i) => bare(copy).slice(i, i + 20));
+    expect(ask.reply).toContain("[redacted]");
+    for (const seen of [ask.reply, history]) expect(runs.filter((run) => bare(seen).includes(run))).toEqual([]);
+  });
+
   it("a bare AWS secret key in a question is redacted before the model reads it", async () => {
     const secret = ["wJalrXUtnFEMI", "/K7MDENG/bPxRfiCYEXAMPLEKEY"].join("");
     const ask = await stack.client.message("cli-own-aws", { text: `SAY: my aws secret is ${secret}, why does it fail?`, userId: "tester" });
