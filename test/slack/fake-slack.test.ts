@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSlack, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
+import { type FakeSlack, paneThreadStarted, startFakeSlack, userMessage } from "../fakes/slack/index.ts";
 
 /**
  * The fake Slack holds the bot to Slack's own rules; these check the rules
@@ -42,6 +42,24 @@ describe("fake Slack Web API", () => {
     expect((await call("chat.postMessage", { channel: "C1" })).body).toEqual({ ok: false, error: "no_text" });
     const ok = await call("chat.postMessage", { channel: "C1", text: "x", blocks: [section("a".repeat(3000))] });
     expect(ok.body).toMatchObject({ ok: true, channel: "C1" });
+  });
+
+  it("keeps an agent pane conversation's prompts (at most 4), titles and statuses, and reads its thread oldest first", async () => {
+    const { threadTs } = paneThreadStarted(slack, { channel: "D9" });
+    const where = { channel_id: "D9", thread_ts: threadTs };
+    const five = Array.from({ length: 5 }, (_, i) => ({ title: `t${i}`, message: `m${i}` }));
+    expect((await call("assistant.threads.setSuggestedPrompts", { ...where, prompts: five })).body).toEqual({ ok: false, error: "invalid_arguments" });
+    expect((await call("assistant.threads.setSuggestedPrompts", { ...where, prompts: five.slice(0, 4), title: "Try" })).body).toEqual({ ok: true });
+    expect((await call("assistant.threads.setTitle", { ...where, title: "First ask" })).body).toEqual({ ok: true });
+    expect((await call("assistant.threads.setStatus", { ...where, status: "is running ls", loading_messages: ["Running ls"] })).body).toEqual({ ok: true });
+    expect((await call("assistant.threads.setStatus", { ...where, status: "x", loading_messages: "not a list" })).body).toEqual({ ok: false, error: "invalid_arguments" });
+    expect(slack.ws.assistantThreads.get(`D9/${threadTs}`)).toEqual({ prompts: five.slice(0, 4), promptsTitle: "Try", titles: ["First ask"] });
+    expect(slack.ws.statusLog.at(-1)).toEqual({ channel: "D9", threadTs, status: "is running ls", loading: ["Running ls"] });
+    const ask = slack.ws.add({ channel: "D9", thread_ts: threadTs, user: "U0ALICE", text: "hi", via: "user" });
+    const thread = await call("conversations.replies", { channel: "D9", ts: threadTs, limit: 10 });
+    expect((thread.body.messages as { ts: string; subtype?: string }[]).map((m) => [m.ts, m.subtype])).toEqual([[threadTs, "assistant_app_thread"], [ask.ts, undefined]]);
+    const one = await call("conversations.replies", { channel: "D9", ts: threadTs, limit: 1, inclusive: true });
+    expect([(one.body.messages as unknown[]).length, one.body.has_more]).toEqual([1, true]);
   });
 
   it("answers already_reacted for a second identical reaction and message_not_found for no message", async () => {

@@ -32,6 +32,7 @@ import { registerSlashCommand } from "./slash-command.ts";
 import { registerWelcome } from "./welcome.ts";
 import { registerAppHome } from "./home/app-home.ts";
 import { registerAskDuet } from "./ask-about/ask-shortcut.ts";
+import { registerAgentPane } from "./pane/agent-pane.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
 
@@ -167,6 +168,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     };
     registerMentions(built, messageDeps, track);
     registerDirectMessages(built, messageDeps, track);
+    // Bolt's Assistant is middleware: a message in a thread of a DM goes to the pane and to no listener above.
+    registerAgentPane(built, messageDeps, { prompts: config.suggestedPrompts, statusRenewMs: options.statusRenewMs }, track);
     const welcome = {
       out, claims: messageDeps.claims, logger,
       get botUserId() {

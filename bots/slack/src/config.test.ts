@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PANE_WORDS } from "@duet/shared";
 import { ConfigError, loadConfig } from "./config.ts";
 
 const base = { SLACK_BOT_TOKEN: "xoxb-1-2-abc", DUET_API_TOKEN: "secret-token", SLACK_SIGNING_SECRET: "shh" };
@@ -31,6 +32,7 @@ describe("loadConfig", () => {
       fileMaxBytes: 25 * 1024 * 1024,
       fileOrigins: [],
       replicas: "one",
+      suggestedPrompts: PANE_WORDS.defaultPrompts,
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
     expect(loadConfig({ ...base, SLACK_REPLICAS: "many" }).replicas).toBe("many");
@@ -71,6 +73,17 @@ describe("loadConfig", () => {
     expect(loadConfig(base).access.policy).toBeNull();
   });
 
+  it("reads the agent pane's suggested prompts: `Title = message`, separated by |, a bare prompt its own title", () => {
+    const c = loadConfig({ ...base, SLACK_SUGGESTED_PROMPTS: " Run the tests = Run npm test and explain what fails | What is 2=2? = Say if 2=2 |Show the README " });
+    expect(c.suggestedPrompts).toEqual([
+      { title: "Run the tests", message: "Run npm test and explain what fails" },
+      { title: "What is 2", message: "2? = Say if 2=2" },
+      { title: "Show the README", message: "Show the README" },
+    ]);
+    expect(loadConfig({ ...base, SLACK_SUGGESTED_PROMPTS: "a=1|b=2|c=3|d=4" }).suggestedPrompts).toHaveLength(4);
+    expect(loadConfig({ ...base, SLACK_SUGGESTED_PROMPTS: "  " }).suggestedPrompts).toEqual(PANE_WORDS.defaultPrompts);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ ...base, SLACK_PORT: "", SLACK_APP_TOKEN: " " }).port).toBe(3000);
   });
@@ -92,6 +105,11 @@ describe("loadConfig", () => {
     [{ ...base, SLACK_ALLOW_APPROVE: "<@U01ALICE>" }, /^SLACK_ALLOW_APPROVE has "<@U01ALICE>"/],
     [{ ...base, SLACK_ALLOW_POLICY: "C0CHANNEL" }, /^SLACK_ALLOW_POLICY has "C0CHANNEL"/],
     [{ ...base, SLACK_ALLOW_RESET: `U${"A".repeat(300)}` }, /^SLACK_ALLOW_RESET has "U/],
+    [{ ...base, SLACK_SUGGESTED_PROMPTS: "a=1|b=2|c=3|d=4|e=5" }, /^SLACK_SUGGESTED_PROMPTS has 5 prompts; Slack shows at most 4$/],
+    [{ ...base, SLACK_SUGGESTED_PROMPTS: "Tests = run them||Docs = read them" }, /^SLACK_SUGGESTED_PROMPTS prompt 2 is empty/],
+    [{ ...base, SLACK_SUGGESTED_PROMPTS: "Tests = " }, /^SLACK_SUGGESTED_PROMPTS prompt 1 is empty/],
+    [{ ...base, SLACK_SUGGESTED_PROMPTS: `${"T".repeat(101)} = go` }, /^SLACK_SUGGESTED_PROMPTS prompt 1's title is over 100 characters$/],
+    [{ ...base, SLACK_SUGGESTED_PROMPTS: `ok = go | Long = ${"m\n".repeat(600)}` }, /^SLACK_SUGGESTED_PROMPTS prompt 2's message is over 1000 characters$/],
   ])("stops with one line naming the variable (%#)", (env, pattern) => {
     const message = error(env);
     expect(message).toMatch(pattern);

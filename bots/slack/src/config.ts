@@ -1,6 +1,7 @@
-import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, tracesConfig, type TracesConfig } from "@duet/shared";
+import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, type SuggestedPrompt, tracesConfig, type TracesConfig } from "@duet/shared";
 import { z } from "zod";
 import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
+import { suggestedPromptsVar } from "./pane/prompts-var.ts";
 
 /**
  * The Slack bot's configuration, read once from the environment at start.
@@ -53,6 +54,7 @@ const schema = z
     DUET_FILE_MAX_BYTES: fileMaxBytesVar,
     SLACK_FILE_ORIGINS: fileOriginsVar("SLACK_FILE_ORIGINS"),
     SLACK_REPLICAS: z.enum(["one", "many"], { error: "SLACK_REPLICAS must be one or many" }).default("one"),
+    SLACK_SUGGESTED_PROMPTS: suggestedPromptsVar,
   })
   .superRefine((env, ctx) => {
     const oauth = oauthProblem(env);
@@ -110,6 +112,8 @@ export interface SlackConfig {
    * channel pace and hold the answers they post through the Worker.
    */
   replicas: "one" | "many";
+  /** The prompts a new agent-pane conversation offers (SLACK_SUGGESTED_PROMPTS; at most four). */
+  suggestedPrompts: SuggestedPrompt[];
 }
 
 export { ConfigError };
@@ -138,5 +142,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fileMaxBytes: e.DUET_FILE_MAX_BYTES,
     fileOrigins: e.SLACK_FILE_ORIGINS,
     replicas: e.SLACK_REPLICAS,
+    suggestedPrompts: e.SLACK_SUGGESTED_PROMPTS,
   };
 }

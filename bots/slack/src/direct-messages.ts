@@ -7,7 +7,10 @@ import { channelRoom, type MessagePlace, type RoomScope } from "./rooms.ts";
 /**
  * A direct message to Duet (its Messages tab): no mention needed, the DM is the
  * person's own room with its own sandbox. A top-level DM is answered in the DM
- * itself, as a conversation; a DM in a thread is answered in that thread.
+ * itself, as a conversation. A person's message in a thread of the DM is a
+ * conversation of the agent pane (pane/agent-pane.ts: bolt's Assistant takes
+ * it before this listener), a room of its own; a reply also sent to the DM
+ * (thread_broadcast) stays here and is answered in its thread.
  */
 
 /**

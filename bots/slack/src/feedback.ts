@@ -1,6 +1,7 @@
 import { ANSWER_NOTES, keepRenewing } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import type { SlackOut } from "./slack-api.ts";
+import type { TurnStatus } from "./surfaces.ts";
 
 /**
  * What people see on their mention while Duet works: 👀 straight away, then ✅
@@ -61,6 +62,11 @@ export class ThreadStatus {
     private readonly logger: Logger,
     private readonly renewMs = STATUS_RENEW_MS,
   ) {}
+
+  /** This status under one thread (none at the top level of a DM), for one turn. */
+  at(channel: string, threadTs: string | undefined): TurnStatus {
+    return { show: () => this.show(channel, threadTs), clear: () => this.clear(channel, threadTs) };
+  }
 
   /** Shows the status until the returned stop(), which waits out a call in flight (keepRenewing). */
   show(channel: string, threadTs: string | undefined): () => Promise<void> {

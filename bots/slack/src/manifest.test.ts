@@ -26,13 +26,16 @@ function listUnder(key: string): string[] {
 
 describe("manifest.yaml", () => {
   it("subscribes to exactly the events the bot handles", () => {
-    expect(listUnder("bot_events").sort()).toEqual(["app_mention", "message.im", "member_joined_channel", "app_home_opened", ...CLEANUP_EVENTS].sort());
+    expect(listUnder("bot_events").sort()).toEqual(
+      ["app_mention", "message.im", "member_joined_channel", "app_home_opened", "assistant_thread_started", "assistant_thread_context_changed", ...CLEANUP_EVENTS].sort(),
+    );
   });
 
   it("asks for exactly the scopes the bot uses", () => {
     expect(listUnder("bot").sort()).toEqual(
       [
         "app_mentions:read", // app_mention
+        "assistant:write", // the agent pane: assistant.threads.setSuggestedPrompts, setTitle
         "channels:read", // channel_archive, channel_deleted
         "chat:write", // chat.postMessage, assistant.threads.setStatus
         "commands", // /duet
@@ -48,8 +51,9 @@ describe("manifest.yaml", () => {
     );
   });
 
-  it("declares the Home tab and the Ask Duet message shortcut the bot registers", () => {
+  it("declares the Home tab, the agent pane and the Ask Duet message shortcut the bot registers", () => {
     expect(manifest).toMatch(/home_tab_enabled: true/);
+    expect(manifest).toMatch(/\n  assistant_view:\n(?:\s+#.*\n)*\s+assistant_description: \S/);
     expect(manifest).toMatch(/shortcuts:\n\s+- name: Ask Duet\n\s+type: message\n\s+callback_id: ask_duet\n/);
   });
 

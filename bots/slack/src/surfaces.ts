@@ -1,6 +1,5 @@
-import type { ChatSurface, FileSurface, LiveView, PostedRef, Reply } from "@duet/shared";
+import type { ChatSurface, FileSurface, LiveAnswer, LiveView, PostedRef, Reply, StopProgress } from "@duet/shared";
 import type { Logger, RespondArguments } from "@slack/bolt";
-import type { ThreadStatus } from "./feedback.ts";
 import type { SlackLiveMessage } from "./live/live-message.ts";
 import { renderReply } from "./render.ts";
 import type { Rendered } from "./rendered.ts";
@@ -26,8 +25,21 @@ export interface ConversationPlace {
   files?: FileSurface;
 }
 
+/** What a conversation shows under its thread while one turn works there. */
+export interface TurnStatus {
+  /** Shows that Duet works, until the returned stop (the flow stops it once the answer shows). */
+  show(): StopProgress;
+  /** For a turn that posted nothing, and at the end of a live answer. */
+  clear(): Promise<void>;
+  /** Hears the live answer as it grows (the agent pane names the command running). */
+  follow?(answer: LiveAnswer): void;
+}
+
+/** A live answer's message as the surface uses it. */
+type LiveMessage = Pick<SlackLiveMessage, "update" | "finish">;
+
 /** A mention's thread or a DM: messages posted by the bot, the thread status while Duet works. */
-export function conversationSurface(out: SlackOut, status: ThreadStatus, place: ConversationPlace): ChatSurface {
+export function conversationSurface(out: SlackOut, status: TurnStatus, place: ConversationPlace): ChatSurface {
   const { channel, threadTs } = place;
   const rendered = (reply: Reply) => renderReply(reply, { place: "thread", room: place.room });
   const uploadAll = async (r: Rendered) => {
@@ -38,7 +50,7 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
     const ts = await out.post(channel, r.text, r.blocks, threadTs);
     // A post clears the thread status on Slack's side; without one it would linger.
     if (!ts) {
-      await status.clear(channel, threadTs);
+      await status.clear();
       return null;
     }
     await uploadAll(r);
@@ -58,9 +70,22 @@ export function conversationSurface(out: SlackOut, status: ThreadStatus, place: 
     postPrivate,
     // Only the asker sees it, in their thread: a busy channel gets no message per waiting person.
     queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
-    showProgress: () => status.show(channel, threadTs),
+    showProgress: () => status.show(),
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(live(tsTo(onPosted), question), rendered, post, postPrivate, () => status.clear(channel, threadTs)) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(followed(live(tsTo(onPosted), question), status), rendered, post, postPrivate, () => status.clear()) } : {}),
+  };
+}
+
+/** The live message, with the status hearing each state of the answer first. */
+function followed(message: SlackLiveMessage, status: TurnStatus): LiveMessage {
+  const follow = status.follow?.bind(status);
+  if (!follow) return message;
+  return {
+    update(answer) {
+      follow(answer);
+      message.update(answer);
+    },
+    finish: (rendered) => message.finish(rendered),
   };
 }
 
@@ -81,7 +106,7 @@ const refusedAsBusy = (reply: Reply): boolean => reply.kind === "error" && reply
  * room, which comes before any live state, goes to the asker only.
  */
 function liveView(
-  message: SlackLiveMessage,
+  message: LiveMessage,
   render: (reply: Reply) => Rendered,
   post: (reply: Reply) => Promise<PostedRef | null>,
   postPrivate: (reply: Reply) => Promise<PostedRef | null>,

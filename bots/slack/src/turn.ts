@@ -7,7 +7,7 @@ import type { MessagePlace, RoomScope } from "./rooms.ts";
 import type { PeopleNames } from "./people.ts";
 import type { SlackOut } from "./slack-api.ts";
 import type { LiveMessages } from "./live/live-message.ts";
-import { conversationSurface } from "./surfaces.ts";
+import { conversationSurface, type TurnStatus } from "./surfaces.ts";
 import { slackTarget } from "./outbox-delivery.ts";
 import { slackFileSchema } from "./files/incoming.ts";
 import type { SlackFiles } from "./files/slack-files.ts";
@@ -106,6 +106,14 @@ export interface MessageKind {
   /** The thread to answer in; undefined answers in the conversation itself. */
   replyIn(place: MessagePlace): string | undefined;
   emptyHint: string;
+  /** A turn here that differs from a thread's (the agent pane): its own status, and what follows its ask. */
+  turn?(place: MessagePlace, threadTs: string | undefined): KindTurn;
+}
+
+export interface KindTurn {
+  status: TurnStatus;
+  /** This delivery's ask was answered here, not by another delivery of it. */
+  answered(): Promise<void>;
 }
 
 /** The scope a workspace's deliveries are claimed in (its event ids are unique within it). */
@@ -171,7 +179,8 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
   const teamId = parsed.place.teamId;
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
   const files = deps.files.surface({ channel: msg.channel, threadTs });
-  const surface = conversationSurface(out, deps.status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
+  const own = kind.turn?.(parsed.place, threadTs);
+  const surface = conversationSurface(out, own?.status ?? deps.status.at(msg.channel, threadTs), { channel: msg.channel, threadTs, user: e.user, room, live, files });
   span.set({ "gen_ai.conversation.id": room });
   const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
   const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
@@ -183,6 +192,7 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId} (another delivery of it asked the room first)`);
     return;
   }
+  await own?.answered();
   // The room's delivery posts the answer and puts the ✅ on the question then.
   if (outcome === "coming") return;
   await showDone(out, msg, outcome === "answered");

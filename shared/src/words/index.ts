@@ -57,3 +57,4 @@ export {
   MEMORY_BUTTON_UNKNOWN,
 } from "./memory.ts";
 export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";
+export { PANE_WORDS, type SuggestedPrompt } from "./pane.ts";

@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
+import { envelope, type EventEnvelope } from "./deliver.ts";
 import type { FakeSlack } from "./server.ts";
 
 /**
  * The interaction payloads of Slack's app surfaces, as Slack sends them: a
  * message shortcut (`message_action`) from a message's menu, and a modal's
  * submission (`view_submission`) with its fields' values. Post them with
- * postInteraction (signed).
+ * postInteraction (signed). And the agent pane's events: a conversation
+ * opened (`assistant_thread_started`, with the root message Slack makes for
+ * it) and the person moving to another channel with the pane open
+ * (`assistant_thread_context_changed`). Post those with postEvent; a message
+ * in the conversation is a DM in its thread (directMessageEvent with threadTs).
  */
 
 const triggerId = () => `${Math.floor(Date.now() / 1000)}.${randomBytes(4).readUInt32BE()}.${randomBytes(8).toString("hex")}`;
@@ -52,5 +57,26 @@ export function viewSubmission(slack: FakeSlack, input: { view: Record<string, a
     response_urls: [],
     is_enterprise_install: false,
     enterprise: null,
+  };
+}
+
+/** The person opens a new conversation in the agent pane of their DM `channel` with Duet, while looking at `viewing`. */
+export function paneThreadStarted(slack: FakeSlack, input: { channel: string; user?: string; viewing?: string }): { payload: EventEnvelope; threadTs: string } {
+  const user = input.user ?? "U0ALICE";
+  // Slack makes the conversation's root message itself, in the person's name.
+  const root = slack.ws.add({ channel: input.channel, user, subtype: "assistant_app_thread", text: "New chat", via: "user" });
+  return { payload: envelope(slack, paneEvent(slack, "assistant_thread_started", input.channel, root.ts, user, input.viewing)), threadTs: root.ts };
+}
+
+/** With the conversation `threadTs` open, the person moves to the channel `viewing`. */
+export function paneContextChanged(slack: FakeSlack, input: { channel: string; threadTs: string; viewing: string; user?: string }): EventEnvelope {
+  return envelope(slack, paneEvent(slack, "assistant_thread_context_changed", input.channel, input.threadTs, input.user ?? "U0ALICE", input.viewing));
+}
+
+function paneEvent(slack: FakeSlack, type: string, channel: string, threadTs: string, user: string, viewing?: string): Record<string, unknown> {
+  return {
+    type,
+    assistant_thread: { user_id: user, channel_id: channel, thread_ts: threadTs, context: viewing ? { channel_id: viewing, team_id: slack.id.teamId, enterprise_id: null } : {} },
+    event_ts: slack.ws.nextTs(),
   };
 }

@@ -24,6 +24,8 @@ export interface SlackMessage {
   thread_ts?: string;
   user?: string;
   bot_id?: string;
+  /** Slack's kind of message where it is not a plain one (an agent pane conversation's root: assistant_app_thread). */
+  subtype?: string;
   text: string;
   blocks?: Block[];
   files?: FakeFile[];
@@ -77,8 +79,8 @@ export class Workspace {
   readonly reactions = new Map<string, Map<string, Set<string>>>();
   /** key `${channel}/${threadTs}` -> the app's current thread status (assistant.threads.setStatus). */
   readonly threadStatus = new Map<string, string>();
-  /** Every status the app set, in order: what people saw under the thread. */
-  readonly statusLog: { channel: string; threadTs: string; status: string }[] = [];
+  /** Every status the app set, in order: what people saw under the thread (with its loading messages, where given). */
+  readonly statusLog: { channel: string; threadTs: string; status: string; loading?: string[] }[] = [];
   /** User group id -> its members' user ids (usergroups.users.list). */
   readonly usergroups = new Map<string, string[]>();
   /** User id -> display name (users.info); a user not set here is a member whose display name is `member-<id>`. */
@@ -94,7 +96,7 @@ export class Workspace {
   /** Channel id -> its members (users.conversations); a channel not set has none but the bot. */
   readonly members = new Map<string, Set<string>>();
   /** Agent pane threads: `${channel}/${threadTs}` -> the suggested prompts and title the app set. */
-  readonly assistantThreads = new Map<string, { prompts?: { title: string; message: string }[]; titles: string[] }>();
+  readonly assistantThreads = new Map<string, { prompts?: { title: string; message: string }[]; promptsTitle?: string; titles: string[] }>();
   /** Channels Duet is not in (private ones it was never invited to): conversations.replies answers channel_not_found. */
   readonly unreadable = new Set<string>();
   private lastTs = 0;
@@ -123,8 +125,8 @@ export class Workspace {
   }
 
   /** An empty status clears it, as in Slack. */
-  setStatus(channel: string, threadTs: string, status: string): void {
-    this.statusLog.push({ channel, threadTs, status });
+  setStatus(channel: string, threadTs: string, status: string, loading?: string[]): void {
+    this.statusLog.push({ channel, threadTs, status, ...(loading ? { loading } : {}) });
     if (status) this.threadStatus.set(`${channel}/${threadTs}`, status);
     else this.threadStatus.delete(`${channel}/${threadTs}`);
   }

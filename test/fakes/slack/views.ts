@@ -75,7 +75,8 @@ export const VIEW_METHODS: Record<string, (ctx: MethodContext) => Result> = {
     return { ok: true, channels: page.map((id) => ({ id, is_channel: true, is_member: true })), response_metadata: { next_cursor: next } };
   },
 
-  // One message by its ts (with inclusive and limit 1, as the bot asks): a deleted one is thread_not_found.
+  // The message at ts, then its thread's replies oldest first, up to `limit` (limit 1: the message alone).
+  // A deleted message is thread_not_found.
   "conversations.replies": (ctx) => {
     const denied = botAuth(ctx);
     if (denied) return denied;
@@ -84,8 +85,13 @@ export const VIEW_METHODS: Record<string, (ctx: MethodContext) => Result> = {
     if (!channel || ctx.ws.unreadable.has(channel)) return fail("channel_not_found");
     const msg = ts ? ctx.ws.find(channel, ts) : undefined;
     if (!msg) return fail("thread_not_found");
-    const files = (msg.files ?? []).map((f) => ({ id: f.id, name: f.filename }));
-    return { ok: true, messages: [{ type: "message", ts: msg.ts, text: msg.text, user: msg.user, bot_id: msg.bot_id, thread_ts: msg.thread_ts, files }], has_more: false };
+    const limit = Math.min(Number(ctx.args.limit ?? 1000) || 1000, 1000);
+    const all = [msg, ...ctx.ws.thread(channel, msg.ts)];
+    const shown = all.slice(0, limit).map((m) => ({
+      type: "message", ts: m.ts, text: m.text, user: m.user, bot_id: m.bot_id, thread_ts: m.thread_ts, ...(m.subtype ? { subtype: m.subtype } : {}),
+      files: (m.files ?? []).map((f) => ({ id: f.id, name: f.filename })),
+    }));
+    return { ok: true, messages: shown, has_more: all.length > limit };
   },
 
   "assistant.threads.setSuggestedPrompts": (ctx) => {
@@ -97,6 +103,8 @@ export const VIEW_METHODS: Record<string, (ctx: MethodContext) => Result> = {
     if (!str(ctx.args, "channel_id") || !str(ctx.args, "thread_ts")) return fail("invalid_arguments");
     const entry = ctx.ws.assistantThreads.get(threadKey(ctx)) ?? { titles: [] };
     entry.prompts = prompts;
+    const title = str(ctx.args, "title");
+    if (title) entry.promptsTitle = title;
     ctx.ws.assistantThreads.set(threadKey(ctx), entry);
     return { ok: true };
   },

@@ -224,8 +224,9 @@ export const METHODS: Record<string, Method> = {
     const status = ctx.args.status;
     if (typeof status !== "string") return fail("invalid_arguments");
     const loading = ctx.args.loading_messages;
-    if (loading !== undefined && (!Array.isArray(loading) || loading.length > 10)) return fail("invalid_arguments");
-    ctx.ws.setStatus(channel, threadTs, status);
+    const messages = loading === undefined ? undefined : json<unknown>(loading);
+    if (messages !== undefined && (!Array.isArray(messages) || messages.length > 10 || messages.some((m) => typeof m !== "string"))) return fail("invalid_arguments");
+    ctx.ws.setStatus(channel, threadTs, status, messages as string[] | undefined);
     return { ok: true };
   },
 

@@ -14,6 +14,7 @@ import type { SlackConfig } from "../config.ts";
 /** The bot scopes an install asks for: the same as bots/slack/manifest.yaml (a test holds them equal). */
 export const BOT_SCOPES = [
   "app_mentions:read",
+  "assistant:write",
   "channels:read",
   "chat:write",
   "commands",
