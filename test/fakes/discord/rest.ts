@@ -277,13 +277,35 @@ route("POST", "/channels/:id/typing", (ctx, p) => {
   return noContent;
 });
 
+/** Discord's command types the fake takes: 1 a slash command, 3 a message's context-menu command. */
+const CHAT_INPUT = 1;
+const MESSAGE_COMMAND = 3;
+
+/**
+ * Discord's rules for a command: a slash command has a lower-case name and a
+ * description of 1-100 characters; a message command a name of 1-32
+ * characters that may hold capitals and spaces, and no description or options.
+ */
+function commandProblem(cmd: any): string | null {
+  const type = cmd?.type ?? CHAT_INPUT;
+  if (type === CHAT_INPUT) {
+    if (!/^[-_\p{Ll}\p{N}]{1,32}$/u.test(cmd?.name ?? "")) return "APPLICATION_COMMAND_INVALID_NAME";
+    if (typeof cmd?.description !== "string" || cmd.description.length < 1 || cmd.description.length > 100) return "APPLICATION_COMMAND_INVALID_DESCRIPTION";
+    return null;
+  }
+  if (type !== MESSAGE_COMMAND) return "BASE_TYPE_CHOICES";
+  if (!/^[-_ \p{L}\p{N}]{1,32}$/u.test(cmd?.name ?? "") || cmd.name.trim() !== cmd.name) return "APPLICATION_COMMAND_INVALID_NAME";
+  if ((cmd.description ?? "") !== "" || (cmd.options ?? []).length > 0) return "APPLICATION_COMMAND_INVALID_DESCRIPTION";
+  return null;
+}
+
 function putCommands(ctx: RestContext, body: any) {
   if (!Array.isArray(body)) throw new DiscordApiError(400, 50035, "Invalid Form Body", { _errors: [{ code: "BASE_TYPE_ARRAY", message: "Must be an array." }] });
   for (const [i, cmd] of body.entries()) {
-    const bad = !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(cmd?.name ?? "") || typeof cmd?.description !== "string" || cmd.description.length < 1 || cmd.description.length > 100;
-    if (bad) throw new DiscordApiError(400, 50035, "Invalid Form Body", { [i]: { name: { _errors: [{ code: "APPLICATION_COMMAND_INVALID_NAME", message: "Invalid command" }] } } });
+    const problem = commandProblem(cmd);
+    if (problem) throw new DiscordApiError(400, 50035, "Invalid Form Body", { [i]: { name: { _errors: [{ code: problem, message: "Invalid command" }] } } });
   }
-  return body.map((cmd: Record<string, unknown>) => ({ id: snowflake(), application_id: ctx.world.opts.applicationId, version: snowflake(), type: 1, ...cmd }));
+  return body.map((cmd: Record<string, unknown>) => ({ id: snowflake(), application_id: ctx.world.opts.applicationId, version: snowflake(), type: CHAT_INPUT, description: "", ...cmd }));
 }
 
 route("PUT", "/applications/:app/commands", (ctx, _p, body) => {
