@@ -1,3 +1,4 @@
+import { DISCORD_COMMAND_WORDS } from "@duet/shared";
 import { REST, Routes, type RESTOptions } from "discord.js";
 import { restOptions } from "./bot.ts";
 import { commandDefinitions } from "./commands.ts";
@@ -20,7 +21,7 @@ export interface RegisterResult {
 const MESSAGE_COMMAND = 3;
 
 function shownName(cmd: { name: string; type?: number }): string {
-  return cmd.type === MESSAGE_COMMAND ? `"${cmd.name}" (a message's Apps menu)` : `/${cmd.name}`;
+  return cmd.type === MESSAGE_COMMAND ? DISCORD_COMMAND_WORDS.messageCommand(cmd.name) : `/${cmd.name}`;
 }
 
 export async function registerCommands(config: DiscordConfig, rest: Partial<RESTOptions> = {}): Promise<RegisterResult> {
