@@ -79,11 +79,11 @@ describe("the built Discord bot", () => {
     }
   }, 120_000);
 
-  it("discord-register registers /duet with Discord, and without a token exits 1 in one line", async () => {
+  it("discord-register registers /duet and \"Ask Duet\" with Discord, and without a token exits 1 in one line", async () => {
     const register = runBuilt(built, "discord-register", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_GUILD_ID: guildId });
     expect(await register.exited).toBe(0);
-    expect(register.output()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
-    expect((fake.commands.guild.get(guildId) as { name: string }[]).map((c) => c.name)).toEqual(["duet"]);
+    expect(register.output()).toContain(`Registered /duet and "Ask Duet" (a message's Apps menu) for application ${fake.applicationId} in server ${guildId}`);
+    expect((fake.commands.guild.get(guildId) as { name: string; type: number }[]).map((c) => [c.name, c.type])).toEqual([["duet", 1], ["Ask Duet", 3]]);
 
     const tokenless = runBuilt(built, "discord-register", { DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId });
     expect(await tokenless.exited).toBe(1);

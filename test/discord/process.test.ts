@@ -114,11 +114,13 @@ describe("the Discord bot's processes", () => {
     }
   });
 
-  it("register puts /duet in one server when DISCORD_GUILD_ID is set", async () => {
+  it("register puts /duet and the \"Ask Duet\" message command in one server when DISCORD_GUILD_ID is set", async () => {
     const p = run("register-main.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_GUILD_ID: guildId });
     expect(await p.exited).toBe(0);
-    expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} in server ${guildId}`);
-    const [cmd] = fake.commands.guild.get(guildId) as { name: string; options: { name: string; options?: { name: string; required?: boolean }[] }[] }[];
+    expect(p.out()).toContain(`Registered /duet and "Ask Duet" (a message's Apps menu) for application ${fake.applicationId} in server ${guildId}`);
+    const [cmd, askDuet] = fake.commands.guild.get(guildId) as { name: string; type: number; description: string; options: { name: string; options?: { name: string; required?: boolean }[] }[] }[];
+    // A message command (type 3): a name people see in a message's Apps menu, no description, servers only.
+    expect(askDuet).toMatchObject({ name: "Ask Duet", type: 3, description: "", contexts: [0] });
     expect(cmd.name).toBe("duet");
     expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
     expect(cmd.options[0].options).toEqual([expect.objectContaining({ name: "prompt", required: true }), expect.objectContaining({ name: "file", required: false })]);
@@ -128,8 +130,8 @@ describe("the Discord bot's processes", () => {
   it("register without a guild registers globally, asking Discord for the application id", async () => {
     const p = run("register-main.ts", { DISCORD_TOKEN: fake.token, DISCORD_API_URL: fake.api });
     expect(await p.exited).toBe(0);
-    expect(p.out()).toContain(`Registered /duet for application ${fake.applicationId} globally`);
-    expect((fake.commands.global as { name: string }[]).map((c) => c.name)).toEqual(["duet"]);
+    expect(p.out()).toContain(`Registered /duet and "Ask Duet" (a message's Apps menu) for application ${fake.applicationId} globally`);
+    expect((fake.commands.global as { name: string; type: number }[]).map((c) => [c.name, c.type])).toEqual([["duet", 1], ["Ask Duet", 3]]);
     expect(fake.calls.some((c) => c.route === "GET /applications/@me")).toBe(true);
   });
 

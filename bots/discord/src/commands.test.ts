@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { commandDefinitions } from "./commands.ts";
+import { duetCommand } from "./commands.ts";
 
 describe("the /duet command definition", () => {
   it("has the eighteen subcommands, text options required (a file, a model name and a repository optional) and the policy's a choice, in servers only", () => {
-    const [duet] = commandDefinitions();
+    const duet = duetCommand().toJSON();
     expect(duet.name).toBe("duet");
     expect(duet.contexts).toEqual([0]);
     const subs = duet.options!.map((o) => o.name);

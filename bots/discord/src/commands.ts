@@ -1,5 +1,5 @@
-import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from "discord.js";
-import { DISCORD_COMMAND_WORDS as WORDS, FACT_MAX_CHARS, WHEN_MAX_CHARS } from "@duet/shared";
+import { ApplicationCommandType, ApplicationIntegrationType, ContextMenuCommandBuilder, InteractionContextType, SlashCommandBuilder } from "discord.js";
+import { ASK_ABOUT_WORDS, DISCORD_COMMAND_WORDS as WORDS, FACT_MAX_CHARS, WHEN_MAX_CHARS } from "@duet/shared";
 
 /**
  * The `/duet` slash command: one command with subcommands, so the bot takes a
@@ -148,7 +148,16 @@ export function duetCommand() {
   );
 }
 
-/** The JSON bodies `PUT .../commands` takes. */
+/** "Ask Duet" in a message's Apps menu (a message context-menu command: a name, no description). */
+export function askDuetCommand() {
+  return new ContextMenuCommandBuilder()
+    .setName(ASK_ABOUT_WORDS.command)
+    .setType(ApplicationCommandType.Message)
+    .setContexts(InteractionContextType.Guild)
+    .setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
+}
+
+/** The JSON bodies `PUT .../commands` takes: `/duet` and "Ask Duet". */
 export function commandDefinitions() {
-  return [duetCommand().toJSON()];
+  return [duetCommand().toJSON(), askDuetCommand().toJSON()];
 }

@@ -1,4 +1,5 @@
 import type { ChannelPace, DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
+import type { AskedMessages } from "./ask-duet/asked-messages.ts";
 import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps (the bot's secrets bound in) and a logger. */
@@ -32,6 +33,8 @@ export interface BotDeps {
   pace: ChannelPace;
   /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
   liveIntervalMs?: number;
+  /** The messages "Ask Duet" modals are open on, as the command showed them. */
+  asked: AskedMessages;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

@@ -34,6 +34,8 @@ import type { BotDeps } from "./deps.ts";
 import { discordTarget } from "./outbox-delivery.ts";
 import { roomHere } from "./rooms.ts";
 import { interactionSurface } from "./surfaces.ts";
+import { ALREADY_HANDLED } from "./interaction-errors.ts";
+import { handleAskDuet, isAskDuet } from "./ask-duet/ask-duet.ts";
 
 /**
  * `/duet` interactions: defer at once (Discord's 3 s), then the shared flow for
@@ -42,14 +44,13 @@ import { interactionSurface } from "./surfaces.ts";
  * second time; the interaction id is also the Worker's idempotency key.
  */
 
-/** Discord error codes that mean "this interaction is gone or already answered": stop quietly. */
-const ALREADY_HANDLED = new Set([10062 /* unknown interaction */, 40060 /* already acknowledged */]);
 
 /** `acked`: told once the command is deferred (its ack), for the metrics. */
 export async function handleInteraction(interaction: Interaction, deps: BotDeps, acked?: () => void): Promise<void> {
   if (isApprovalClick(interaction)) return handleApprovalClick(interaction, deps);
   if (isPrClick(interaction)) return handlePrClick(interaction, deps);
   if (isMemoryClick(interaction)) return handleMemoryClick(interaction, deps);
+  if (isAskDuet(interaction)) return handleAskDuet(interaction, deps, acked);
   if (!interaction.isChatInputCommand()) return;
   const command = readCommand(interaction);
   const permit = permitFor(deps.access, interaction);

@@ -3,7 +3,7 @@ import { registerCommands } from "./register.ts";
 
 /**
  * `pnpm --filter @duet/discord register` and the built `duet-bot.js discord-register`:
- * registers the `/duet` command with the configuration from the environment and
+ * registers `/duet` and "Ask Duet" with the configuration from the environment and
  * says where, or why not in one line (exit code 1). Running it is its whole purpose,
  * so it runs when imported as well as when started (the built launcher imports it).
  */
@@ -24,7 +24,7 @@ try {
 try {
   const res = await registerCommands(config);
   const where = res.scope === "guild" ? `in server ${config.guildId} (usable now)` : "globally (Discord may take a while to show them everywhere)";
-  console.log(`Registered /${res.names.join(", /")} for application ${res.applicationId} ${where}.`);
+  console.log(`Registered ${res.names.join(" and ")} for application ${res.applicationId} ${where}.`);
 } catch (err) {
   fail(err);
 }

@@ -1,4 +1,4 @@
-import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message } from "discord.js";
+import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message, type ModalSubmitInteraction, type ThreadChannel } from "discord.js";
 import { ANSWER_NOTES, keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
@@ -115,6 +115,42 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
     ...(ephemeral || !room
       ? {}
       : { live: (onPosted?: (ref: PostedRef) => void) => ((replied = true), liveView(afterNote(interactionTarget(interaction.client.rest, deps.pace, { applicationId: interaction.applicationId, token: interaction.token, channelId: interaction.channelId }), () => noted), room, `interaction ${interaction.id}`, deps, onPosted, post)) }),
+  };
+}
+
+/**
+ * "Ask Duet"'s answer: new messages in the thread on the message asked about,
+ * typing shown there meanwhile; what only the asker may see goes as private
+ * follow-ups to their submitted modal (its deferred reply already points to
+ * the thread).
+ */
+export function threadSurface(thread: ThreadChannel, interaction: ModalSubmitInteraction, room: string, deps: SurfaceDeps): ChatSurface {
+  const what = `ask ${interaction.id}`;
+  const paced = <R>(create: () => Promise<R>) => deps.pace.run(thread.id, create);
+  return {
+    async post(reply) {
+      const out = renderReply(reply);
+      let first: PostedRef | null = null;
+      try {
+        for (const msg of out) {
+          const sent = await paced(() => thread.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } }));
+          first ??= { id: sent.id };
+        }
+        deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
+      } catch (err) {
+        deps.log.warn(`could not post in thread ${thread.id}: ${String(err)}`);
+      }
+      return first;
+    },
+    async postPrivate(reply) {
+      const [first] = renderReply(reply);
+      const sent = await interaction.followUp({ content: first.content, files: first.files, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } }).catch((err) => deps.log.warn(`could not answer ${what}: ${String(err)}`));
+      return sent ? { id: sent.id } : null;
+    },
+    files: discordFileSurface((msg) => paced(() => thread.send(msg)), Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
+    edit: (ref, reply) => editWith((body) => thread.messages.edit(ref.id, body), ref, reply, deps),
+    live: (onPosted?: (ref: PostedRef) => void) => liveView(messageTarget(thread.client.rest, deps.pace, thread.id), room, what, deps, onPosted),
+    showProgress: () => keepRenewing(() => thread.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`)), deps.typingRenewMs),
   };
 }
 

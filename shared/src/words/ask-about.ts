@@ -18,4 +18,13 @@ export const ASK_ABOUT_WORDS = {
   noText: "That message has no text Duet can read, so there is nothing to ask about.",
   /** Asked outside a channel where Duet has no room (a DM between people, a group DM). */
   notHere: "Duet can only answer about messages in channels it is in.",
+  /** Discord refused to start a thread on the message (a missing permission, a channel that takes none). */
+  threadRefused: "Discord would not let Duet start a thread on that message, so nothing was asked (Duet needs the Create Public Threads permission there).",
+  /** Said privately to the asker once the thread the answer goes in exists. */
+  answersIn: (where: string) => `Duet answers in ${where}.`,
+  /** A Discord thread's name for the answer: the question, cut to Discord's 100 characters. */
+  threadName: (question: string) => {
+    const name = `Duet: ${question.replace(/\s+/g, " ").trim()}`;
+    return name.length > 100 ? `${name.slice(0, 99)}…` : name;
+  },
 } as const;

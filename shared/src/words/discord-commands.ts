@@ -33,4 +33,6 @@ export const DISCORD_COMMAND_WORDS = {
   memory: { description: "The facts pinned here, numbered (only you see it)" },
   forget: { description: "Unpin a fact", option: "Its number, as /duet memory lists it" },
   help: { description: "How to use Duet" },
+  /** How the register step names a message command in what it prints. */
+  messageCommand: (name: string) => `"${name}" (a message's Apps menu)`,
 } as const;

@@ -17,6 +17,7 @@ import {
   type FakeMessage,
 } from "./payloads.ts";
 import { handleRest } from "./rest.ts";
+import { modalSubmission } from "./modals.ts";
 import { World, type InteractionRecord, type RestCall } from "./world.ts";
 
 export type { RestCall, InteractionRecord, FakeChannel, FakeMessage, DiscordUser };
@@ -204,6 +205,40 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         member: member(from),
       });
     },
+    /**
+     * A person picks a message command (`name`, "Ask Duet") from a message's Apps menu: an
+     * APPLICATION_COMMAND interaction of command type 3, the message in `resolved` with its
+     * text (Discord hands it over whether or not the bot has the Message Content intent).
+     */
+    messageCommand(message: FakeMessage, name = "Ask Duet", from: DiscordUser = alice): InteractionRecord {
+      const ch = channel(message.channel_id);
+      const target = world.messages.get(message.id) ?? message;
+      return this.rawInteraction({
+        type: 2,
+        data: { id: snowflake(), name, type: 3, target_id: target.id, resolved: { messages: { [target.id]: target } } },
+        guild_id: ch.guild_id,
+        channel_id: ch.id,
+        channel: channelPayload(ch),
+        member: member(from),
+      });
+    },
+    /** `from` submits the modal the bot answered `rec` with, having typed `values` (by text input custom id); the rest keep their pre-filled text. */
+    submitModal(rec: InteractionRecord, values: Record<string, string>, from: DiscordUser = alice): InteractionRecord {
+      if (!rec.modal) throw new Error(`fake Discord: interaction ${rec.id} was not answered with a modal`);
+      const ch = channel(rec.channelId ?? "");
+      return this.rawInteraction({ type: 5, data: modalSubmission(rec.modal, values), guild_id: ch.guild_id, channel_id: ch.id, channel: channelPayload(ch), member: member(from) });
+    },
+    /** Until `allowThreads()`, Discord refuses to start threads on messages (403 Missing Permissions by default). */
+    refuseThreads(o: { status?: number; code?: number; message?: string } = {}): void {
+      world.threadRefusal = { status: o.status ?? 403, code: o.code ?? 50013, message: o.message ?? "Missing Permissions" };
+    },
+    allowThreads(): void {
+      world.threadRefusal = null;
+    },
+    /** A message is deleted (by its author or a moderator); the bot gets no event it needs. */
+    deleteMessage(messageId: string): void {
+      world.messages.delete(messageId);
+    },
     /** Any INTERACTION_CREATE body (malformed ones too); id, token and application id are filled in. */
     rawInteraction(fields: Record<string, unknown>, replay?: InteractionRecord): InteractionRecord {
       const rec: InteractionRecord = replay ?? {
@@ -217,6 +252,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         original: null,
         followups: [],
         ...(typeof (fields.message as FakeMessage | undefined)?.id === "string" ? { messageId: (fields.message as FakeMessage).id } : {}),
+        ...(typeof fields.type === "number" ? { type: fields.type } : {}),
       };
       world.interactions.set(rec.id, rec);
       const payload = { application_id: world.opts.applicationId, version: 1, locale: "en-US", app_permissions: ALL_PERMISSIONS, entitlements: [], authorizing_integration_owners: {}, context: 0, ...fields, id: rec.id, token: rec.token };

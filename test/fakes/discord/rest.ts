@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson } from "../http.ts";
 import { INVALID_JSON, readDiscordBody } from "./body.ts";
 import { botMessage, DiscordApiError, EPHEMERAL, validateMessageBody } from "./messages.ts";
+import { validateModal } from "./modals.ts";
 import { channelPayload, snowflake, THREAD_TYPES, type FakeMessage } from "./payloads.ts";
 import type { InteractionRecord, RestCall, UploadedFile, World } from "./world.ts";
 
@@ -102,6 +103,14 @@ route("POST", "/interactions/:id/:token/callback", (ctx, p, body, files, query) 
   const type = body?.type;
   // 6 (deferred update) and 7 (update the message) answer a button click only.
   const onMessage = rec.messageId !== undefined && (type === 6 || type === 7);
+  // 9 (a modal) answers a command or a click, never a modal's own submission.
+  if (type === 9) {
+    if (rec.type === 5) throw new DiscordApiError(400, 50035, "Invalid Form Body", { type: { _errors: [{ code: "INTERACTION_RESPONSE_TYPE_INVALID", message: "A modal cannot answer a modal" }] } });
+    validateModal(body.data);
+    rec.modal = body.data;
+    rec.acknowledged = true;
+    return noContent;
+  }
   if (type !== 4 && type !== 5 && !onMessage) throw new DiscordApiError(400, 50035, "Invalid Form Body", { type: { _errors: [{ code: "BASE_TYPE_CHOICES", message: "unsupported in the fake" }] } });
   rec.ephemeral = Boolean((body?.data?.flags ?? 0) & EPHEMERAL);
   if (type === 7) {
@@ -226,11 +235,47 @@ route("POST", "/channels/:id/messages", (ctx, p, body, files) => {
   return ok(msg);
 });
 
+/**
+ * A message read over REST by a bot without the Message Content intent (Duet
+ * asks for none): a person's message that does not mention the bot comes
+ * without its text, attachments, embeds or components, as on Discord.
+ */
 route("GET", "/channels/:id/messages/:message", (ctx, p) => {
   channelOr404(ctx, p.id);
   const msg = ctx.world.messages.get(p.message);
   if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
-  return ok(msg);
+  const bot = ctx.world.opts.botUser.id;
+  const mentioned = msg.author.id === bot || (msg.mentions as { id: string }[] | undefined)?.some((u) => u.id === bot);
+  return ok(mentioned ? msg : { ...msg, content: "", attachments: [], embeds: [], components: [] });
+});
+
+/**
+ * A thread started on a message: its id is the message's, so a second start
+ * answers 160004; a thread cannot start in a thread (50024). While
+ * `threadRefusal` is set, Discord refuses (a missing permission).
+ */
+route("POST", "/channels/:id/messages/:message/threads", (ctx, p, body) => {
+  const channel = channelOr404(ctx, p.id);
+  const { world } = ctx;
+  if (THREAD_TYPES.includes(channel.type)) throw new DiscordApiError(400, 50024, "Cannot execute action on this channel type");
+  const msg = world.messages.get(p.message);
+  if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
+  if (world.threadRefusal) throw new DiscordApiError(world.threadRefusal.status, world.threadRefusal.code, world.threadRefusal.message);
+  if (world.channels.has(msg.id)) throw new DiscordApiError(400, 160004, "A thread has already been created for this message");
+  const name = body?.name;
+  if (typeof name !== "string" || name.length < 1 || name.length > 100) throw new DiscordApiError(400, 50035, "Invalid Form Body", { name: { _errors: [{ code: "BASE_TYPE_BAD_LENGTH", message: "Must be between 1 and 100 in length." }] } });
+  const thread = {
+    id: msg.id,
+    type: 11,
+    guild_id: channel.guild_id,
+    name,
+    parent_id: channel.id,
+    thread_metadata: { archived: false, auto_archive_duration: body?.auto_archive_duration ?? 1440, archive_timestamp: new Date().toISOString(), locked: false },
+  };
+  world.channels.set(thread.id, thread);
+  msg.thread = channelPayload(thread);
+  ctx.dispatch("THREAD_CREATE", { ...channelPayload(thread), newly_created: true });
+  return { status: 201, json: channelPayload(thread) };
 });
 
 /** The bot's own reaction (`@me`) on a message in the channel: added once however often it is put, removed by DELETE. */
@@ -277,13 +322,35 @@ route("POST", "/channels/:id/typing", (ctx, p) => {
   return noContent;
 });
 
+/** Discord's command types the fake takes: 1 a slash command, 3 a message's context-menu command. */
+const CHAT_INPUT = 1;
+const MESSAGE_COMMAND = 3;
+
+/**
+ * Discord's rules for a command: a slash command has a lower-case name and a
+ * description of 1-100 characters; a message command a name of 1-32
+ * characters that may hold capitals and spaces, and no description or options.
+ */
+function commandProblem(cmd: any): string | null {
+  const type = cmd?.type ?? CHAT_INPUT;
+  if (type === CHAT_INPUT) {
+    if (!/^[-_\p{Ll}\p{N}]{1,32}$/u.test(cmd?.name ?? "")) return "APPLICATION_COMMAND_INVALID_NAME";
+    if (typeof cmd?.description !== "string" || cmd.description.length < 1 || cmd.description.length > 100) return "APPLICATION_COMMAND_INVALID_DESCRIPTION";
+    return null;
+  }
+  if (type !== MESSAGE_COMMAND) return "BASE_TYPE_CHOICES";
+  if (!/^[-_ \p{L}\p{N}]{1,32}$/u.test(cmd?.name ?? "") || cmd.name.trim() !== cmd.name) return "APPLICATION_COMMAND_INVALID_NAME";
+  if ((cmd.description ?? "") !== "" || (cmd.options ?? []).length > 0) return "APPLICATION_COMMAND_INVALID_DESCRIPTION";
+  return null;
+}
+
 function putCommands(ctx: RestContext, body: any) {
   if (!Array.isArray(body)) throw new DiscordApiError(400, 50035, "Invalid Form Body", { _errors: [{ code: "BASE_TYPE_ARRAY", message: "Must be an array." }] });
   for (const [i, cmd] of body.entries()) {
-    const bad = !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(cmd?.name ?? "") || typeof cmd?.description !== "string" || cmd.description.length < 1 || cmd.description.length > 100;
-    if (bad) throw new DiscordApiError(400, 50035, "Invalid Form Body", { [i]: { name: { _errors: [{ code: "APPLICATION_COMMAND_INVALID_NAME", message: "Invalid command" }] } } });
+    const problem = commandProblem(cmd);
+    if (problem) throw new DiscordApiError(400, 50035, "Invalid Form Body", { [i]: { name: { _errors: [{ code: problem, message: "Invalid command" }] } } });
   }
-  return body.map((cmd: Record<string, unknown>) => ({ id: snowflake(), application_id: ctx.world.opts.applicationId, version: snowflake(), type: 1, ...cmd }));
+  return body.map((cmd: Record<string, unknown>) => ({ id: snowflake(), application_id: ctx.world.opts.applicationId, version: snowflake(), type: CHAT_INPUT, description: "", ...cmd }));
 }
 
 route("PUT", "/applications/:app/commands", (ctx, _p, body) => {

@@ -40,6 +40,10 @@ export interface InteractionRecord {
   followups: FakeMessage[];
   /** For a button click (type 3): the message the button is on. */
   messageId?: string;
+  /** The interaction's type: 2 a command (slash or message), 3 a click, 5 a modal submitted. */
+  type?: number;
+  /** The modal the bot answered with (callback type 9), as it sent it. */
+  modal?: any;
 }
 
 /** One accepted edit of a bot message, with what it showed afterwards and when it arrived. */
@@ -85,6 +89,8 @@ export class World {
   /** Messages posted with `enforce_nonce`, by author and nonce: a repeat within the window gets the same message. */
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   rateLimit: RateLimitPlan | null = null;
+  /** While set, starting a thread on a message fails with this Discord error (a missing permission). */
+  threadRefusal: { status: number; code: number; message: string } | null = null;
 
   constructor(readonly opts: WorldOptions) {
     this.events.setMaxListeners(100);

@@ -69,8 +69,9 @@ export function interactionTarget(rest: REST, pace: ChannelPace, where: { applic
   };
 }
 
-export function messageTarget(rest: REST, pace: ChannelPace, channelId: string, messageId: string): LiveTarget {
-  const reply = { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } };
+/** Messages in `channelId`, the first a reply to `messageId` when given (a thread's answer replies to nothing). */
+export function messageTarget(rest: REST, pace: ChannelPace, channelId: string, messageId?: string): LiveTarget {
+  const reply = messageId ? { message_reference: { message_id: messageId, fail_if_not_exists: false }, allowed_mentions: { parse: [], replied_user: true } } : {};
   const post = (body: () => ReturnType<typeof restRequest>) => pace.run(channelId, () => rest.post(Routes.channelMessages(channelId), body()));
   return {
     first: async (p) => idOf(await post(() => restRequest(p(), reply))),
