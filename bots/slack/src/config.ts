@@ -1,6 +1,6 @@
 import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, tracesConfig, type TracesConfig } from "@duet/shared";
 import { z } from "zod";
-import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
+import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth-config.ts";
 
 /**
  * The Slack bot's configuration, read once from the environment at start.

@@ -2,8 +2,8 @@ import { APPROVAL_ID_PATTERN, decide, type FlowDeps, LatestShown } from "@duet/s
 import type { App } from "@slack/bolt";
 import { clickedIn } from "../click.ts";
 import type { Block } from "../slack-api.ts";
-import type { SlackAccess } from "./access.ts";
-import { readApprovalValue, RUN_ACTION_ID, SKIP_ACTION_ID, withDecision } from "./approval-blocks.ts";
+import type { SlackAccess } from "../control/access.ts";
+import { readApprovalValue, RUN_ACTION_ID, SKIP_ACTION_ID, withDecision } from "../control/approval-blocks.ts";
 import { type ClickReplyDeps, clickSurface, onClick, refuseClick } from "./click-reply.ts";
 
 /**

@@ -4,9 +4,9 @@ import { clickedIn } from "../click.ts";
 import type { PeopleNames } from "../people.ts";
 import { renderReply } from "../render.ts";
 import type { Block } from "../slack-api.ts";
-import type { SlackAccess } from "./access.ts";
+import type { SlackAccess } from "../control/access.ts";
 import { type ClickReplyDeps, clickSurface, onClick, type PlacedClick, refuseClick } from "./click-reply.ts";
-import { FACT_ACTION_IDS, readFactValue, readResetValue, RESET_ACTION_IDS, withFactDecision } from "./memory-blocks.ts";
+import { FACT_ACTION_IDS, readFactValue, readResetValue, RESET_ACTION_IDS, withFactDecision } from "../control/memory-blocks.ts";
 
 /**
  * Clicks on the room's memory buttons: a reset's Keep / Reset everything /

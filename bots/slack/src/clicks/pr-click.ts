@@ -2,9 +2,9 @@ import { type FlowDeps, LatestShown, prClick, PR_PROPOSAL_ID_PATTERN, PR_WORDS }
 import type { App } from "@slack/bolt";
 import { clickedIn, type Click } from "../click.ts";
 import type { Block } from "../slack-api.ts";
-import type { SlackAccess } from "./access.ts";
+import type { SlackAccess } from "../control/access.ts";
 import { type ClickReplyDeps, clickSurface, onClick, refuseClick } from "./click-reply.ts";
-import { PR_OPEN_ACTION_ID, PR_SKIP_ACTION_ID, readPrValue, withPrDecision } from "./pr-blocks.ts";
+import { PR_OPEN_ACTION_ID, PR_SKIP_ACTION_ID, readPrValue, withPrDecision } from "../control/pr-blocks.ts";
 
 /**
  * Open and Skip clicks on a pull request proposal. As with Run and Skip, a
