@@ -36,7 +36,7 @@ describe("the import graph", () => {
     expect(importsInto(join(repo, "bots/discord/src"), join(repo, "bots/slack"), ["@duet/slack"])).toEqual([]);
   });
 
-  // Ranks are declared (import-ranks.ts) for the folders whose layering they keep: worker/src's.
+  // Ranks are declared (import-ranks.ts) for the folders whose layering they keep: the Worker's, shared's and each bot's.
   for (const [root, ranks] of Object.entries(RANKS)) {
     it(`has no folder loop in ${root}, and each folder there imports only folders ranked below it`, () => {
       expect(findFolderCycles(join(repo, root), ranks)).toEqual([]);
@@ -110,5 +110,21 @@ describe("the import checker", () => {
       "storage/rows.ts → ../outbox/columns.ts: storage (rank 2) imports outbox (rank 2, beside it)",
       "turns/turn.ts → ../room/room.ts: turns (rank 3) imports room (rank 4, above it)",
     ]);
+  });
+
+  it("with ranks of the folders only, names a loop through a top-level file and an import up the ranks, and needs no rank for a top-level file", () => {
+    // control's blocks are what render.ts shows; a click in control that renders through render.ts closes a loop no file circle shows.
+    write("bot/render.ts", `import { blocks } from "./control/blocks.ts";\nexport const render = blocks;\n`);
+    write("bot/control/blocks.ts", `export const blocks = 1;\n`);
+    write("bot/control/click.ts", `import { render } from "../render.ts";\nexport const click = render;\n`);
+    // files sits below home, and reaches up into it.
+    write("bot/files/out.ts", `import { home } from "../home/home.ts";\nexport const out = home;\n`);
+    write("bot/home/home.ts", `import { blocks } from "../control/blocks.ts";\nexport const home = blocks;\n`);
+    const root = join(dir, "bot");
+    const ranks = [["control", "files"], ["home"]];
+
+    expect(findCycles(root)).toEqual([]);
+    expect(findFolderCycles(root, ranks)).toEqual([["control", "render.ts", "control"]]);
+    expect(rankBreaks(root, ranks)).toEqual(["files/out.ts → ../home/home.ts: files (rank 1) imports home (rank 2, above it)"]);
   });
 });

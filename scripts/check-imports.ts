@@ -12,8 +12,9 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  * `import "…"` and dynamic `import("…")` of each .ts file, relative specifiers resolved to files. It
  * reports circles (a file that, through its imports, imports itself), since a
  * part that calls up into its caller is a circle; folder loops (a folder that,
- * through its files, imports itself though no file does); imports against the
- * ranks declared for a folder (import-ranks.ts: worker/src's folders import
+ * through its files, imports itself though no file does, also through a
+ * top-level file of its own); imports against the ranks declared for a folder
+ * (import-ranks.ts: worker/src's, shared/src's and each bot's folders import
  * only folders ranked below them); and says which files import from a folder
  * they must not (scripts/ speaks to the Worker over HTTP only).
  *
@@ -167,8 +168,10 @@ function folderEdges(root: string, named: ReadonlySet<string>): [string, string,
 /**
  * The loops among the folders of `root`: folders that, through their files'
  * imports, import themselves, though no file does. Each as a path round it,
- * e.g. ["outbox", "storage", "outbox"]. With `ranks`, the top-level files are
- * one unit ("."), as ranked; without, each top-level file is one on its own.
+ * e.g. ["outbox", "storage", "outbox"]. With ranks that place ".", the
+ * top-level files are one unit, as ranked (those ranked on their own apart);
+ * otherwise each top-level file is one on its own, so a folder that imports
+ * itself through a top-level file is a loop too.
  */
 export function findFolderCycles(root: string, ranks?: readonly (readonly string[])[]): string[][] {
   const named = unitsNamed(root, ranks);
@@ -178,10 +181,19 @@ export function findFolderCycles(root: string, ranks?: readonly (readonly string
   return circlesOf(graph);
 }
 
-/** The top-level files that are a unit on their own: those the ranks name, or, with no ranks, every one. */
+/**
+ * The top-level files that are a unit on their own: those the ranks name when
+ * they rank the top-level files together ("."), else every one (with no
+ * ranks, or ranks of the folders only).
+ */
 function unitsNamed(root: string, ranks?: readonly (readonly string[])[]): Set<string> {
-  if (ranks) return new Set(ranks.flat().filter((f) => f.endsWith(".ts")));
+  if (ranks && ranksTopLevel(ranks)) return new Set(ranks.flat().filter((f) => f.endsWith(".ts")));
   return new Set(sourceFiles(root).map((f) => relativePath(root, f)).filter((p) => !p.includes("/")));
+}
+
+/** Whether the ranks place the top-level files ("."); ranks of the folders only leave each top-level file unranked, checked for loops alone. */
+function ranksTopLevel(ranks: readonly (readonly string[])[]): boolean {
+  return ranks.some((rank) => rank.includes("."));
 }
 
 /**
@@ -196,7 +208,9 @@ export function rankBreaks(root: string, ranks: readonly (readonly string[])[]):
   const named = unitsNamed(root, ranks);
   const present = new Set(sourceFiles(root).map((f) => folderOf(root, f, named)));
   const breaks: string[] = [];
-  for (const f of [...present].sort()) if (!rankOf.has(f)) breaks.push(`${f} has no rank`);
+  // With ranks of the folders only, a top-level file is a unit of its own and needs no rank.
+  const unranked = (unit: string) => !ranksTopLevel(ranks) && unit.endsWith(".ts") && !unit.includes("/");
+  for (const f of [...present].sort()) if (!rankOf.has(f) && !unranked(f)) breaks.push(`${f} has no rank`);
   for (const f of rankOf.keys()) if (!present.has(f)) breaks.push(`${f} is ranked but holds no source`);
   for (const [from, to, e] of folderEdges(root, named)) {
     const a = rankOf.get(from);
@@ -271,7 +285,7 @@ function main(roots: string[]): number {
     }
     const ranks = RANKS[relativePath(REPO, root)];
     for (const cycle of findCycles(root)) report(root, cycle.join(" → "));
-    // Folders are checked where their ranks are declared (a package whose top-level files and folders import each other has none yet).
+    // Folders are checked where their ranks are declared.
     if (!ranks) continue;
     for (const cycle of findFolderCycles(root, ranks)) report(root, `folder loop ${cycle.join(" → ")}`);
     for (const line of rankBreaks(root, ranks)) report(root, line);

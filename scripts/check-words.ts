@@ -17,7 +17,7 @@ const MIN_WORDS = 4;
 const OPERATOR_CALLEE = /(^|\.)(log|logger|warn|info|error|debug|trace|fatal|fail|exit)$|^(Error|TypeError|RangeError|DuetError|ConfigError|console\..*)$/;
 
 /** Files that speak only to whoever runs the bot (start-up, settings, command registration, the health endpoint), never to a chat. */
-const OPERATOR_FILES = /(^|\/)(main|config|register-main|shards|health)\.ts$/;
+const OPERATOR_FILES = /(^|\/)(main|config|oauth-config|register-main|shards|health)\.ts$/;
 
 /**
  * Sentences in the bots that no chat shows, each with where it goes: matched
@@ -32,6 +32,8 @@ const NOT_FOR_CHAT: { file: string; starts: string }[] = [
   { file: "bots/slack/src/app.ts", starts: "for every workspace that installs it" },
   // Why a room is cleaned, for the log line.
   { file: "bots/discord/src/cleanup.ts", starts: "removed from the server" },
+  // Which click a refused click's log line names.
+  { file: "bots/slack/src/clicks/memory-click.ts", starts: "a memory button click" },
 ];
 
 export interface Sentence {

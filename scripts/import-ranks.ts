@@ -27,5 +27,49 @@ export const WORKER_RANKS: readonly (readonly string[])[] = [
   ["index.ts"],
 ];
 
+/*
+ * The ranks below place the folders only: each top-level file is a unit of its
+ * own, free to sit under or over any folder, and `scripts/check-imports.ts`
+ * fails on a loop through one (a folder that imports a top-level file that
+ * imports the folder back) as on a loop between folders.
+ */
+
+/** shared/src's folders, lowest first. */
+export const SHARED_RANKS: readonly (readonly string[])[] = [
+  // What any chat text is cleaned of, which the wire schemas apply; what only the bots' processes run (health and metrics, keep-alive, start and stop).
+  ["text", "bot"],
+  // Text the bots and the Worker show (answers, runs, redaction), files' names and limits, and spans and their export.
+  ["format", "files", "trace"],
+  // The sentences a person reads, and a live answer's pages.
+  ["words", "live"],
+  // The one chat flow every front end runs.
+  ["flow"],
+];
+
+/** The Slack bot's folders, lowest first. */
+export const SLACK_RANKS: readonly (readonly string[])[] = [
+  // Installations and their tokens, and the ack front that answers Slack before bolt.
+  ["oauth", "ack-front"],
+  // What the room's controls show and who may use them, files in and out, and a live answer's message.
+  ["control", "files", "live"],
+  // The App Home tab (which shows the controls), "Ask Duet about this" and the agent pane.
+  ["home", "ask-about", "pane"],
+  // What a click on a Run/Skip, Open/Skip or memory button does.
+  ["clicks"],
+];
+
+/** The Discord bot's folders, lowest first. */
+export const DISCORD_RANKS: readonly (readonly string[])[] = [
+  // What the room's controls show and who may use them, files in and out, and a live answer's message.
+  ["control", "files", "live"],
+  // What a click on a Run/Skip, Open/Skip or memory button does, and "Ask Duet" on a message.
+  ["clicks", "ask-duet"],
+];
+
 /** Import ranks by the folder they govern, relative to the repository. */
-export const RANKS: Readonly<Record<string, readonly (readonly string[])[]>> = { "worker/src": WORKER_RANKS };
+export const RANKS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  "worker/src": WORKER_RANKS,
+  "shared/src": SHARED_RANKS,
+  "bots/slack/src": SLACK_RANKS,
+  "bots/discord/src": DISCORD_RANKS,
+};

@@ -1,5 +1,5 @@
 import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
-import { sanitizeChatText } from "./format/sanitize.ts";
+import { sanitizeChatText } from "./text/sanitize.ts";
 import type { RunPolicy } from "./schemas.ts";
 import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsCommand, type Spelling, tooLong, unknownCommand, unknownPolicy, unscheduleNeedsId } from "./words/usage.ts";
 import { forgetNeedsNumber, rememberNeedsFact } from "./words/memory.ts";

@@ -1,4 +1,4 @@
-import { sanitizeChatText } from "./format/sanitize.ts";
+import { sanitizeChatText } from "./text/sanitize.ts";
 import { PR_TITLE_MAX_CHARS } from "./pr-schemas.ts";
 import { PR_WORDS } from "./words/pr.ts";
 

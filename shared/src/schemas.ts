@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sanitizeChatText } from "./format/sanitize.ts";
+import { sanitizeChatText } from "./text/sanitize.ts";
 import {
   APPROVAL_ID_PATTERN,
   CMD_MAX_CHARS,

@@ -4,7 +4,7 @@ import { AskOrder, DeliveryClaims, DeliveryLoop, frontTracing, InFlight, replica
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
 import { Agent } from "undici";
-import { AskedMessages } from "./ask-duet/asked-messages.ts";
+import { AskedMessages } from "./asked-messages.ts";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
 import type { DiscordConfig } from "./config.ts";
 import { consoleLogger, TYPING_RENEW_MS, type BotDeps, type Logger } from "./deps.ts";

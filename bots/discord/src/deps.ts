@@ -1,5 +1,5 @@
 import type { ChannelPace, DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
-import type { AskedMessages } from "./ask-duet/asked-messages.ts";
+import type { AskedMessages } from "./asked-messages.ts";
 import type { AccessRule } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps (the bot's secrets bound in) and a logger. */

@@ -1,7 +1,7 @@
 import { accessLists, approveOwnVar, ConfigError, fileMaxBytesVar, fileOriginsVar, type GuardedAction, idListVar, optionalPort, otlpFields, parseEnv, streamingVar, type SuggestedPrompt, tracesConfig, type TracesConfig } from "@duet/shared";
 import { z } from "zod";
-import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth/config.ts";
-import { suggestedPromptsVar } from "./pane/prompts-var.ts";
+import { oauthConfig, type OAuthConfig, oauthFields, oauthProblem } from "./oauth-config.ts";
+import { suggestedPromptsVar } from "./suggested-prompts-var.ts";
 
 /**
  * The Slack bot's configuration, read once from the environment at start.

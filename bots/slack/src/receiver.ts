@@ -3,6 +3,7 @@ import { answerHealth, HEALTH_PATH, type Health, METRICS_PATH, type MetricsRoute
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HandedOver } from "./ack-front/protocol.ts";
 import type { SlackConfig } from "./config.ts";
+import { acknowledgeFailure } from "./ack-failure.ts";
 
 /**
  * The transport: Socket Mode when an app token is set (no public URL needed),
@@ -66,20 +67,6 @@ export function buildReceiver(
       return true;
     },
   });
-}
-
-/**
- * What the HTTP receiver does when bolt fails on a request: logged, and
- * answered 200 (true) unless it was answered already. Also the rule for the
- * requests the ack front holds (`processHandedRequest`).
- */
-export function acknowledgeFailure(error: Error, answered: boolean, logger: Logger): boolean {
-  if (answered) {
-    logger.error(`A handler failed after the ack: ${error.message}`);
-    return false;
-  }
-  logger.warn(`Acknowledged an event bolt could not process: ${error.message}`);
-  return true;
 }
 
 /**

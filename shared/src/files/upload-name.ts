@@ -1,4 +1,4 @@
-import { INVISIBLE } from "../format/sanitize.ts";
+import { INVISIBLE } from "../text/sanitize.ts";
 
 /**
  * Names people give their files, made safe to be one file in `uploads/`: the

@@ -1,5 +1,5 @@
 import { quoteMessage, ASK_ABOUT_QUESTION_MAX_CHARS, type QuotedMessage } from "../format/quoted-message.ts";
-import { sanitizeChatText } from "../format/sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 import { ASK_ABOUT_WORDS } from "../words/ask-about.ts";
 import { ask } from "./flow.ts";
 import type { ChatSurface } from "./surface.ts";

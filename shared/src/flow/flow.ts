@@ -1,5 +1,5 @@
 import type { DuetCommand } from "../commands.ts";
-import { sanitizeChatText } from "../format/sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 import { answeredElsewhere, attempt, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";

@@ -1,7 +1,9 @@
-import { NO_SPANS, Span, type SpanSink } from "../trace/span.ts";
+import { type FlowTracing, NO_SPANS, Span } from "../trace/span.ts";
 import { traceRef } from "../trace/traceparent.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView } from "./surface.ts";
+
+export type { FlowTracing };
 
 /**
  * An ask as a trace in a bot: its span (under the platform event's, when the
@@ -9,13 +11,6 @@ import type { ChatSurface, LiveView } from "./surface.ts";
  * joins, and a span for each post, edit and upload. The error a person is
  * shown ends with the trace's ref, so the operator finds the whole turn.
  */
-
-/** Where a front end's spans go: its exporter, or nowhere. */
-export interface FlowTracing {
-  sink: SpanSink;
-  /** Sends the finished spans in the background (never awaited by the ask). */
-  flush(): void;
-}
 
 /** The span of one ask: a child of the platform event's span when there is one, else a new trace. */
 export function askSpan(tracing: FlowTracing | undefined, parent: Span | undefined, room: string): Span {

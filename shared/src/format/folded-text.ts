@@ -12,7 +12,7 @@
  * ordinary text does not fold into one.
  */
 
-import { INVISIBLE } from "./sanitize.ts";
+import { INVISIBLE } from "../text/sanitize.ts";
 
 /** The folded text and, when asked for, where each of its characters came from in the original. */
 export interface Folded {

@@ -1,5 +1,5 @@
 import { linkHost, MARKDOWN_LINK } from "./links.ts";
-import { sanitizeChatText } from "./sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 
 /**
  * The model's own words, made safe to show in any chat before a front end

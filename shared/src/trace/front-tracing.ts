@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { optionalText } from "../env-config.ts";
-import type { FlowTracing } from "../flow/traced.ts";
-import { NO_SPANS } from "./span.ts";
+import { type FlowTracing, NO_SPANS } from "./span.ts";
 import { otlpHeaders, SpanExporter } from "./exporter.ts";
 
 /**

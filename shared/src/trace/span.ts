@@ -26,6 +26,13 @@ export interface SpanData {
 /** Where finished spans go: an exporter's buffer, or nowhere when tracing is off. */
 export type SpanSink = (span: SpanData) => void;
 
+/** Where a front end's spans go: its exporter, or nowhere. */
+export interface FlowTracing {
+  sink: SpanSink;
+  /** Sends the finished spans in the background (never awaited by the ask). */
+  flush(): void;
+}
+
 /**
  * A span being recorded. It is cheap when nothing is exported (the sink drops
  * it), so the code that makes spans never asks whether tracing is on.

@@ -12,7 +12,7 @@ export type { ArchivedTurn } from "./turn-archive.ts";
  * A room's turns: their rows (TurnRows) and what is read of them, kept in
  * memory (HistoryView). Every write that adds to the history goes through
  * here, so the view stays in step with the rows. Written by the room's turns
- * only (turns/room-turns.ts).
+ * only (turns/: RoomTurns and the work it runs).
  */
 export class TurnLedger {
   private readonly rows: TurnRows;

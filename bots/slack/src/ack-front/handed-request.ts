@@ -1,5 +1,5 @@
 import { type App, type Logger, ReceiverMultipleAckError } from "@slack/bolt";
-import { acknowledgeFailure } from "../receiver.ts";
+import { acknowledgeFailure } from "../ack-failure.ts";
 import { formBody } from "./body.ts";
 import type { Answer, HandedRequest } from "./protocol.ts";
 

@@ -1,5 +1,6 @@
 import { DiscordAPIError, MessageFlags, type ButtonInteraction } from "discord.js";
-import type { Reply } from "@duet/shared";
+import type { ChatSurface, Reply } from "@duet/shared";
+import type { RowJson } from "../control/approval-buttons.ts";
 import type { BotDeps } from "../deps.ts";
 import { renderReply } from "../render.ts";
 
@@ -7,7 +8,8 @@ import { renderReply } from "../render.ts";
  * What every button click of Duet's does first and how it answers: a button
  * Duet does not know (or pressed outside a server, or by a bot) is told so
  * privately; any other is acknowledged at once with a deferred update
- * (Discord's 3 s), and its answers go out as follow-ups.
+ * (Discord's 3 s), and its answers go out as follow-ups or as edits of the
+ * clicked message.
  */
 
 /** Acknowledges a click, or refuses it with `unknown` (said only to the clicker); false when there is nothing more to do. */
@@ -26,8 +28,32 @@ export async function acceptClick(interaction: ButtonInteraction, deps: BotDeps,
   }
 }
 
+/** What the clicked message becomes for a reply; null when the reply does not change it. */
+export type ClickEdit = (reply: Reply) => { content: string; components: RowJson[] } | null;
+
+/** How a click answers: follow-ups in the channel or to the clicker alone, and edits of the clicked message (one that fails is logged). */
+export function clickSurface(interaction: ButtonInteraction, deps: BotDeps, edit: ClickEdit): ChatSurface {
+  const followUp = clickFollowUp(interaction, deps);
+  return {
+    post: (reply) => followUp(reply, false),
+    postPrivate: (reply) => followUp(reply, true),
+    async edit(_ref, reply) {
+      const next = edit(reply);
+      if (!next) return false;
+      try {
+        await interaction.editReply({ content: next.content, components: next.components, allowedMentions: { parse: [] } });
+        return true;
+      } catch (err) {
+        deps.log.warn(`could not edit message ${interaction.message.id}: ${String(err)}`);
+        return false;
+      }
+    },
+    showProgress: () => async () => {},
+  };
+}
+
 /** Posts a reply to a click as follow-ups, privately or in the channel (there, in the channel's pace); the first message's id. */
-export function clickFollowUp(interaction: ButtonInteraction, deps: BotDeps): (reply: Reply, ephemeral: boolean) => Promise<{ id: string } | null> {
+function clickFollowUp(interaction: ButtonInteraction, deps: BotDeps): (reply: Reply, ephemeral: boolean) => Promise<{ id: string } | null> {
   return async (reply, ephemeral) => {
     let first: { id: string } | null = null;
     for (const part of renderReply(reply)) {

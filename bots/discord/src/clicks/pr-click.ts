@@ -1,10 +1,10 @@
 import type { ButtonInteraction, Interaction } from "discord.js";
-import { type ChatSurface, NOT_A_PROPOSAL, prClick } from "@duet/shared";
+import { NOT_A_PROPOSAL, prClick } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
-import { acceptClick, clickFollowUp } from "./click-reply.ts";
+import { acceptClick, clickSurface } from "./click-reply.ts";
 import { roomHere } from "../rooms.ts";
-import { permitFor } from "./access.ts";
-import { PR_PREFIX, readPrCustomId, withPrDecision } from "./pr-buttons.ts";
+import { permitFor } from "../control/access.ts";
+import { PR_PREFIX, readPrCustomId, withPrDecision } from "../control/pr-buttons.ts";
 
 /**
  * Open and Skip clicks on a pull request proposal, handled as Run and Skip
@@ -23,23 +23,9 @@ export async function handlePrClick(interaction: ButtonInteraction, deps: BotDep
   const button = readPrCustomId(interaction.customId);
   const room = roomHere(interaction);
   if (!(await acceptClick(interaction, deps, !!button && !!room, NOT_A_PROPOSAL, "Open/Skip")) || !button || !room) return;
-  const followUp = clickFollowUp(interaction, deps);
-  const surface: ChatSurface = {
-    post: (reply) => followUp(reply, false),
-    postPrivate: (reply) => followUp(reply, true),
-    async edit(_ref, reply) {
-      if (reply.kind !== "pr-decided") return false;
-      const shown = withPrDecision(interaction.message.content, reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by });
-      try {
-        await interaction.editReply({ content: shown.content, components: shown.components, allowedMentions: { parse: [] } });
-        return true;
-      } catch (err) {
-        deps.log.warn(`could not show the decision on message ${interaction.message.id}: ${String(err)}`);
-        return false;
-      }
-    },
-    showProgress: () => async () => {},
-  };
+  const surface = clickSurface(interaction, deps, (reply) =>
+    reply.kind === "pr-decided" ? withPrDecision(interaction.message.content, reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }) : null,
+  );
   const asker = { room, user: interaction.user.id, key: interaction.id, permit: permitFor(deps.access, interaction) };
   await prClick(deps.flow, surface, asker, { proposalId: button.id, decision: button.decision, message: { id: interaction.message.id }, threadUrl: interaction.message.url });
   deps.log.info(`click ${interaction.id} answered`);

@@ -1,13 +1,13 @@
 import type { ButtonInteraction, Interaction } from "discord.js";
-import { type Asker, type ChatSurface, chooseReset, decideFact, LatestShown, MEMORY_BUTTON_UNKNOWN } from "@duet/shared";
+import { type Asker, chooseReset, decideFact, LatestShown, MEMORY_BUTTON_UNKNOWN } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
-import { acceptClick, clickFollowUp } from "./click-reply.ts";
+import { acceptClick, clickSurface } from "./click-reply.ts";
 import { commandUserName } from "../people.ts";
 import { renderReply } from "../render.ts";
 import { roomHere } from "../rooms.ts";
-import { permitFor } from "./access.ts";
-import type { RowJson } from "./approval-buttons.ts";
-import { FACT_PREFIX, readFactCustomId, readResetCustomId, RESET_PREFIX, withFactDecision } from "./memory-buttons.ts";
+import { permitFor } from "../control/access.ts";
+import type { RowJson } from "../control/approval-buttons.ts";
+import { FACT_PREFIX, readFactCustomId, readResetCustomId, RESET_PREFIX, withFactDecision } from "../control/memory-buttons.ts";
 
 /**
  * Clicks on the room's memory buttons: a reset's Keep / Reset everything /
@@ -30,25 +30,14 @@ export async function handleMemoryClick(interaction: ButtonInteraction, deps: Bo
   const fact = readFactCustomId(interaction.customId);
   const room = roomHere(interaction);
   if (!(await acceptClick(interaction, deps, (!!reset || !!fact) && !!room, MEMORY_BUTTON_UNKNOWN, "memory")) || (!reset && !fact) || !room) return;
-  const followUp = clickFollowUp(interaction, deps);
-  const shown = (next: { content: string; components: RowJson[] }) =>
-    interaction.editReply({ content: next.content, components: next.components, allowedMentions: { parse: [] } }).then(
-      () => true,
-      (err) => (deps.log.warn(`could not edit message ${interaction.message.id}: ${String(err)}`), false),
-    );
-  const surface: ChatSurface = {
-    post: (reply) => followUp(reply, false),
-    postPrivate: (reply) => followUp(reply, true),
-    async edit(_ref, reply) {
-      if (reply.kind === "reset" || reply.kind === "reset-cancelled") return shown({ content: renderReply(reply)[0].content, components: [] });
-      if (reply.kind !== "fact-decided" || !fact) return false;
-      const before = latest.get(interaction.message.id) ?? { content: interaction.message.content, components: interaction.message.components.map((row) => row.toJSON() as unknown as RowJson) };
-      const next = withFactDecision(before.content, before.components, fact.n, reply);
-      latest.set(interaction.message.id, next);
-      return shown(next);
-    },
-    showProgress: () => async () => {},
-  };
+  const surface = clickSurface(interaction, deps, (reply) => {
+    if (reply.kind === "reset" || reply.kind === "reset-cancelled") return { content: renderReply(reply)[0].content, components: [] };
+    if (reply.kind !== "fact-decided" || !fact) return null;
+    const before = latest.get(interaction.message.id) ?? { content: interaction.message.content, components: interaction.message.components.map((row) => row.toJSON() as unknown as RowJson) };
+    const next = withFactDecision(before.content, before.components, fact.n, reply);
+    latest.set(interaction.message.id, next);
+    return next;
+  });
   const message = { id: interaction.message.id };
   if (reset) {
     const asker: Asker = { room, user: interaction.user.id, key: interaction.id, permit: permitFor(deps.access, interaction) };

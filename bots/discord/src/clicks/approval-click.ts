@@ -1,10 +1,10 @@
 import type { ButtonInteraction, Interaction } from "discord.js";
-import { type ChatSurface, decide, LatestShown, NOT_A_PROPOSAL } from "@duet/shared";
+import { decide, LatestShown, NOT_A_PROPOSAL } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
-import { acceptClick, clickFollowUp } from "./click-reply.ts";
+import { acceptClick, clickSurface } from "./click-reply.ts";
 import { roomHere } from "../rooms.ts";
-import { permitFor } from "./access.ts";
-import { APPROVAL_PREFIX, readApprovalCustomId, type RowJson, withDecision } from "./approval-buttons.ts";
+import { permitFor } from "../control/access.ts";
+import { APPROVAL_PREFIX, readApprovalCustomId, type RowJson, withDecision } from "../control/approval-buttons.ts";
 
 /**
  * Run and Skip clicks on a proposal. The click is acknowledged at once (a
@@ -33,25 +33,13 @@ export async function handleApprovalClick(interaction: ButtonInteraction, deps: 
   const button = readApprovalCustomId(interaction.customId);
   const room = roomHere(interaction);
   if (!(await acceptClick(interaction, deps, !!button && !!room, NOT_A_PROPOSAL, "Run/Skip")) || !button || !room) return;
-  const followUp = clickFollowUp(interaction, deps);
-  const surface: ChatSurface = {
-    post: (reply) => followUp(reply, false),
-    postPrivate: (reply) => followUp(reply, true),
-    async edit(_ref, reply) {
-      if (reply.kind !== "decided") return false;
-      const before = shownNow(interaction);
-      const shown = withDecision(before.content, before.components, button.n, reply.approval);
-      latest.set(interaction.message.id, shown);
-      try {
-        await interaction.editReply({ content: shown.content, components: shown.components, allowedMentions: { parse: [] } });
-        return true;
-      } catch (err) {
-        deps.log.warn(`could not show the decision on message ${interaction.message.id}: ${String(err)}`);
-        return false;
-      }
-    },
-    showProgress: () => async () => {},
-  };
+  const surface = clickSurface(interaction, deps, (reply) => {
+    if (reply.kind !== "decided") return null;
+    const before = shownNow(interaction);
+    const shown = withDecision(before.content, before.components, button.n, reply.approval);
+    latest.set(interaction.message.id, shown);
+    return shown;
+  });
   const asker = { room, user: interaction.user.id, key: interaction.id, permit: permitFor(deps.access, interaction) };
   await decide(deps.flow, surface, asker, { approvalId: button.id, decision: button.decision, message: { id: interaction.message.id } });
   deps.log.info(`click ${interaction.id} answered`);
