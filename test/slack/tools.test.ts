@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { blockTexts, type FakeSlack } from "../fakes/slack/index.ts";
+import { blockTexts, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { type BotHandle, newChannel, slash, slashResponse, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, click, mention, newChannel, readable, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * `/duet tools` end to end: the real bolt app against the fake Slack, the real
@@ -119,3 +119,43 @@ describe("Slack: /duet tools", () => {
     expect(await serverNames()).toEqual(before);
   });
 });
+
+const actionsOf = (msg: SlackMessage) => (msg.blocks ?? []).filter((b) => b.type === "actions");
+const runValue = (msg: SlackMessage) => actionsOf(msg)[0].elements.find((e: { action_id: string }) => e.action_id === "duet_approval_run").value as string;
+const callsOf = (tool: string) => mcp.calls.filter((c) => c.path === "/tracker" && c.tool === tool && (c.args as { id: number }).id === 7).length;
+
+describe("Slack: a tool call in an approve room", () => {
+  it("runs a read-only tool at once, holds a destructive one for Run with the tool and its arguments, runs it once on an allowed click, and audits it", async () => {
+    const channel = newChannel();
+    await tools(channel, `add desk ${mcp.url}/tracker`);
+    await tools(channel, "room on desk");
+    const { fields } = await slash(slack, bot, channel, "policy approve");
+    await slashResponse(slack, fields);
+
+    // An answer made only of read-only calls waits for nobody.
+    const looked = await mention(slack, bot, { channel, user: "U0BOB", text: 'SAY: Looking. <tool name="desk.lookup">{"id": 7}</tool>' });
+    const [lookup] = await answerTo(slack, looked);
+    expect(readable(lookup)).toContain("issue 7: login fails on Safari (open)");
+    expect(actionsOf(lookup)).toHaveLength(0);
+    expect(callsOf("lookup")).toBe(1);
+
+    const m = await mention(slack, bot, { channel, user: "U0BOB", text: 'SAY: Closing. <tool name="desk.close_issue">{"id": 7}</tool>' });
+    const [first] = await answerTo(slack, m);
+    const proposal = structuredClone(first);
+    // The answer is posted, so the turn is over: the close was not made.
+    expect(callsOf("close_issue")).toBe(0);
+    expect(actionsOf(proposal)).toHaveLength(1);
+    expect(readable(proposal)).toContain('`tool: desk.close_issue {"id":7}`');
+
+    const delivery = await click(slack, bot, { channel, messageTs: proposal.ts, actionId: "duet_approval_run", value: runValue(proposal), user: "U0CAROL" });
+    expect(delivery.status).toBe(200);
+    const output = await slack.waitFor(() => slack.ws.thread(channel, proposal.thread_ts!).find((x) => x.ts !== proposal.ts && readable(x).includes("closed issue 7")), "the tool's result in the thread");
+    expect(readable(output)).toContain("closed issue 7");
+    expect(readable(slack.ws.find(channel, proposal.ts)!)).toContain('<@U0CAROL> ran `tool: desk.close_issue {"id":7}`');
+    expect(callsOf("close_issue")).toBe(1);
+
+    const audit = await slash(slack, bot, channel, "audit", "U0BOB");
+    expect(shown(await slashResponse(slack, audit.fields))).toMatch(/`tool: desk\.close_issue \{"id":7\}` run by <@U0CAROL>, proposed for <@U0BOB>/);
+  });
+});
+
