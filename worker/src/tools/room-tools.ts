@@ -9,6 +9,7 @@ import type { CallOutcome, ServerTools, ServerView } from "./tool-servers.ts";
 export interface ToolServersPeer {
   has(name: string): Promise<boolean>;
   list(): Promise<ServerView[]>;
+  wipe(): Promise<number>;
   tools(workspace: string, names: string[]): Promise<ServerTools[]>;
   call(workspace: string, server: string, tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallOutcome>;
 }
@@ -68,6 +69,11 @@ export class RoomTools {
 
   wipe(): void {
     if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_tools`).toArray();
+  }
+
+  /** Forgets the workspace's servers themselves: asked by its workspace room when Duet is removed from the workspace. */
+  async forgetWorkspace(): Promise<void> {
+    await this.servers().wipe();
   }
 
   /** The tools for one turn (none when no server is enabled: no RPC then). */
