@@ -1,4 +1,4 @@
-import { forgetCommand, isValidRoomId, PR_PROPOSAL_ID_PATTERN, readModel, readPrArgs, readRepoArgs, readRunPolicy, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy } from "@duet/shared";
+import { forgetCommand, isValidRoomId, PR_PROPOSAL_ID_PATTERN, readModel, readPrArgs, readRepoArgs, readRunPolicy, readToolsArgs, rememberCommand, REPO_WORDS, scheduleCommand, unscheduleCommand, type RepoChange, type RunPolicy, type ToolsChange } from "@duet/shared";
 import { cliSpelling } from "./spelling.ts";
 
 /** What `duet ...` was asked to do, parsed from argv before anything touches the network. */
@@ -20,6 +20,7 @@ export type CliCommand =
   | { kind: "forget"; room: string; n: number }
   | { kind: "repo"; room: string; change?: RepoChange }
   | { kind: "pr"; room: string; title?: string }
+  | { kind: "tools"; room: string; change?: ToolsChange }
   | { kind: "pr-click"; room: string; decision: "open" | "skip"; proposalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; approvalId: string }
   | { kind: "decide"; room: string; decision: "run" | "skip"; pick: number }
@@ -51,6 +52,11 @@ export const USAGE = `Usage: duet <command> ROOM [...]
   duet pr ROOM --open ID    open proposal ID: Duet pushes the duet/ branch and
                             opens (or updates) the pull request
   duet pr ROOM --skip ID    drop proposal ID
+  duet tools ROOM [add NAME URL [HEADER=VALUE...] | remove NAME | room on|off NAME]
+                            list the tool servers (MCP) of ROOM's workspace and
+                            their tools, add one (header values are kept sealed
+                            and never shown), remove one, or turn one on or off
+                            in ROOM
   duet usage ROOM           model tokens used in ROOM today and this week, by
                             person and model, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
@@ -86,7 +92,7 @@ DUET_API_TOKEN, else the one \`npm run dev\` saved in .duet/tokens.env.`;
 export const USAGE_HINT = "Run `duet --help` for the commands.";
 
 /** Every `duet` subcommand; the docs check the commands they show against it. */
-export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
+export const SUBCOMMANDS = ["ask", "run", "history", "reset", "policy", "model", "repo", "pr", "tools", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "approve", "skip", "chat", "get", "put"] as const;
 
 /** Every subcommand, with the one that names no room. */
 export const ALL_SUBCOMMANDS: readonly string[] = [...SUBCOMMANDS, "trace"];
@@ -209,6 +215,11 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       if ("problem" in read) throw new UsageError(`duet repo: ${read.problem}`);
       return read.change ? { kind, room: checked, change: read.change } : { kind, room: checked };
     }
+    case "tools": {
+      const read = readToolsArgs(rest.map(toolsWord).join(" "));
+      if ("problem" in read) throw new UsageError(`duet tools: ${read.problem}`);
+      return read.change ? { kind, room: checked, change: read.change } : { kind, room: checked };
+    }
     case "pr": {
       if (rest[0] === "--open" || rest[0] === "--skip") {
         if (rest.length !== 2 || !PR_PROPOSAL_ID_PATTERN.test(rest[1])) throw new UsageError(`duet pr ${rest[0]} takes the proposal's ID, as \`duet pr\` printed it`);
@@ -245,4 +256,10 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       if (rest.length > 0) throw new UsageError(`duet ${kind} takes only a ROOM (got "${rest.join(" ").slice(0, 40)}")`);
       return { kind, room: checked };
   }
+}
+
+/** One argument of `duet tools` as the chat's text would hold it: a header whose value the shell kept whole with its spaces is quoted again. */
+function toolsWord(arg: string): string {
+  const header = /^([^\s=:"]+)([=:])([^"]*\s[^"]*)$/.exec(arg);
+  return header ? `${header[1]}${header[2]}"${header[3]}"` : arg;
 }

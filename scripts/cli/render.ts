@@ -11,6 +11,7 @@ import {
   type Naming,
   describeModel,
   describeRepoReply,
+  describeToolsReply,
   PR_WORDS,
   prDecidedLine,
   prOpenedText,
@@ -170,6 +171,7 @@ const CHAT_SYNTAX = {
   model: "/model [NAME]",
   repo: "/repo [OWNER/NAME[@BRANCH]|unlink]",
   pr: "duet pr ROOM [TITLE]",
+  tools: "duet tools ROOM [...]",
   usage: "/usage",
   audit: "/audit",
   schedule: "/schedule WHEN ASK",
@@ -232,6 +234,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
       return describeModel(reply, TERMINAL_NAMING);
     case "repo":
       return describeRepoReply(reply.repo, reply.event, terminalNaming(room));
+    case "tools":
+      return describeToolsReply(reply, terminalNaming(room));
     case "pr-proposal":
       return renderPrProposal(reply.proposal, room, style);
     case "pr-decided":

@@ -52,6 +52,14 @@ import {
 } from "./schemas.ts";
 import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest, type PrSkipRequest } from "./pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
+import {
+  roomToolsResponseSchema,
+  toolServerDeleteResponseSchema,
+  toolServerPutResponseSchema,
+  toolServersResponseSchema,
+  type PutToolServer,
+  type RoomToolsResponse,
+} from "./tool-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
 import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
 import { TRACEPARENT_HEADER } from "./trace/traceparent.ts";
@@ -197,6 +205,35 @@ export class WorkerClient {
     return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/skip`, prProposalSchema, body, true);
   }
 
+  /** The tool servers of `workspace` (`slack-T123`, as room ids begin), with their tools; header names only, never values. */
+  toolServers(workspace: string): Promise<z.infer<typeof toolServersResponseSchema>> {
+    return this.call("GET", toolsPath(workspace), toolServersResponseSchema, undefined, true);
+  }
+
+  /** Adds the server or replaces one of the same name; the same body twice is harmless, so a failed attempt may be repeated. */
+  putToolServer(workspace: string, name: string, body: PutToolServer): Promise<z.infer<typeof toolServerPutResponseSchema>> {
+    return this.call("PUT", `${toolsPath(workspace)}/${encodeURIComponent(name)}`, toolServerPutResponseSchema, body, true);
+  }
+
+  /** Removes the server; `deleted` is false when there was none (so a repeat is harmless). */
+  removeToolServer(workspace: string, name: string): Promise<{ deleted: boolean }> {
+    return this.call("DELETE", `${toolsPath(workspace)}/${encodeURIComponent(name)}`, toolServerDeleteResponseSchema, undefined, true);
+  }
+
+  /** The servers of the room's workspace that the room turned on. */
+  roomTools(roomId: string): Promise<RoomToolsResponse> {
+    return this.call("GET", `${roomPath(roomId)}/tools`, roomToolsResponseSchema, undefined, true);
+  }
+
+  /** Turns a server on in the room (404 when the workspace has none of that name); repeatable. */
+  enableTool(roomId: string, name: string, userId: string): Promise<RoomToolsResponse> {
+    return this.call("PUT", `${roomPath(roomId)}/tools/${encodeURIComponent(name)}`, roomToolsResponseSchema, { userId }, true);
+  }
+
+  disableTool(roomId: string, name: string, userId: string): Promise<RoomToolsResponse> {
+    return this.call("DELETE", `${roomPath(roomId)}/tools/${encodeURIComponent(name)}?userId=${encodeURIComponent(userId)}`, roomToolsResponseSchema, undefined, true);
+  }
+
   /** A workspace room's channel rooms (those of `channels`, when given) with their settings, and the person's use today: what a home view shows. */
   listRooms(workspaceRoomId: string, body: RoomListRequest): Promise<RoomListResponse> {
     return this.call("POST", `${roomPath(workspaceRoomId)}/rooms`, roomListResponseSchema, body, true);
@@ -327,4 +364,5 @@ const turnHeaders = (opts: { claim?: string; traceparent?: string }): Record<str
   ...(opts.traceparent ? { [TRACEPARENT_HEADER]: opts.traceparent } : {}),
 });
 
+const toolsPath = (workspace: string) => `/api/tools/${encodeURIComponent(workspace)}`;
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;

@@ -8,6 +8,7 @@ import { splitScheduleText } from "./schedule-command.ts";
 import { parseWhen } from "./schedule-when.ts";
 import { readRepoArgs, type RepoArgs } from "./repo-command.ts";
 import { readPrArgs, type PrArgs } from "./pr-command.ts";
+import { readToolsArgs, type ToolsArgs } from "./tools-command.ts";
 
 export { sanitizeChatText };
 
@@ -48,6 +49,8 @@ export type DuetCommand =
   | ({ kind: "repo" } & RepoArgs)
   /** Propose the change in the room's checkout as a pull request, titled `title` (absent: named after what changed). */
   | ({ kind: "pr" } & PrArgs)
+  /** The workspace's tool servers (MCP): listed, added, removed, or turned on or off here (`change`), or a typing mistake (`problem`) told to the asker alone. */
+  | ({ kind: "tools" } & ToolsArgs)
   | { kind: "help"; problem?: string };
 
 /** `auto` or `approve` as typed (any case, surrounding spaces ignored); anything else is null. */
@@ -131,6 +134,8 @@ export function parseDuetCommand(text: string): DuetCommand {
       return { kind: "repo", ...readRepoArgs(rest) };
     case "pr":
       return { kind: "pr", ...readPrArgs(rest) };
+    case "tools":
+      return { kind: "tools", ...readToolsArgs(rest) };
     case "ask": {
       const question = sanitizeChatText(rest);
       if (!question) return { kind: "help", problem: askNeedsQuestion() };

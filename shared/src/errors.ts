@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   model_not_configured: 503,
   /** A repository was to be linked, and no GitHub App is configured (GITHUB_APP_*). */
   github_not_configured: 503,
+  /** Something was to be kept sealed (a tool server's headers), and the Worker has no DUET_STORE_KEY to seal it with. */
+  store_closed: 503,
   model_timeout: 504,
   // Client-side only: the Worker never answered.
   worker_unreachable: 0,
@@ -110,6 +112,7 @@ export function describeForUser(err: unknown): string {
     case "model_not_configured":
       return "No AI model is configured for Duet yet. Ask an admin to set MODEL_PROVIDER (see docs/configuration.md); `run` commands still work.";
     case "github_not_configured":
+    case "store_closed":
       return err.message;
     case "sandbox_error":
       return `The sandbox failed (${err.message}). Please try again in a moment.`;

@@ -1,6 +1,5 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../scripts/duet-cli.ts";
+import { runDuet } from "../helpers/cli-run.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 
@@ -10,16 +9,7 @@ let stack: Stack;
 startedForTests(() => startStack(), (s) => (stack = s));
 
 /** `duet ...argv`: the exit code and what it printed. */
-async function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const chunks = { out: "", err: "" };
-  out.on("data", (d) => (chunks.out += d));
-  err.on("data", (d) => (chunks.err += d));
-  const env = { DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, NO_COLOR: "1", DUET_STREAMING: "off", USER: "tester" };
-  const code = await runCli(argv, { env, stdin: new PassThrough(), stdout: out, stderr: err });
-  return { code, out: chunks.out.trimEnd(), err: chunks.err.trimEnd() };
-}
+const duet = (...argv: string[]) => runDuet(stack, ...argv);
 
 describe("duet remember, memory, forget", () => {
   it("pins, lists and unpins a room's facts, in the CLI's own spelling", async () => {

@@ -1,6 +1,5 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../scripts/duet-cli.ts";
+import { runDuet } from "../helpers/cli-run.ts";
 import type { FakeGithub } from "../fakes/github.ts";
 import { startGithubApp } from "../helpers/github-app.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -36,17 +35,8 @@ startedForTests(
   (s) => ({ withApp: stack, without: bare, github } = s),
 );
 
-/** `duet ...argv` against `worker`: the exit code and what it printed. */
-async function duet(worker: Stack, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const chunks = { out: "", err: "" };
-  out.on("data", (d) => (chunks.out += d));
-  err.on("data", (d) => (chunks.err += d));
-  const env = { DUET_WORKER_URL: worker.workerUrl, DUET_API_TOKEN: worker.token, NO_COLOR: "1", DUET_STREAMING: "off", USER: "tester" };
-  const code = await runCli(argv, { env, stdin: new PassThrough(), stdout: out, stderr: err });
-  return { code, out: chunks.out.trimEnd(), err: chunks.err.trimEnd() };
-}
+/** `duet ...argv`: the exit code and what it printed. */
+const duet = runDuet;
 
 describe("duet repo", () => {
   it("links, shows, and unlinks a room's repository", async () => {

@@ -16,7 +16,8 @@ let slack: FakeSlack;
 let channelBot: BotHandle;
 let threadBot: BotHandle;
 
-startedForTests(() => startSlackSetup([{}, { DUET_SLACK_ROOM_SCOPE: "thread" }]), (s) => ({ stack, slack, bots: [channelBot, threadBot] } = s));
+// Tool servers on a local address that refuses connections: listing them fails at once, which is all these tests need.
+startedForTests(() => startSlackSetup([{}, { DUET_SLACK_ROOM_SCOPE: "thread" }], { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1" } }), (s) => ({ stack, slack, bots: [channelBot, threadBot] } = s));
 
 const room = (channel: string, thread?: string) => `slack-${slack.id.teamId}-${channel}${thread ? `-${thread}` : ""}`;
 
@@ -29,6 +30,17 @@ async function eventuallyEmpty(roomId: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while ((await messagesIn(roomId)) > 0) {
     if (Date.now() > deadline) throw new Error(`${roomId} still has messages`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const TOOL_URL = "http://127.0.0.1:1/mcp";
+
+/** The workspace's servers are forgotten after its rooms (or 20 s pass). */
+async function eventuallyNoServers(workspace: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await stack.client.toolServers(workspace)).servers.length > 0) {
+    if (Date.now() > deadline) throw new Error(`${workspace} still has tool servers`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -123,14 +135,19 @@ describe("workspace cleanup (Duet uninstalled, or its bot token revoked)", () =>
   it.each([
     ["app_uninstalled", { type: "app_uninstalled" }],
     ["tokens_revoked (the bot's token)", { type: "tokens_revoked", tokens: { bot: ["U0DUETBOT"] } }],
-  ])("%s empties every room Duet had in that workspace, and no other workspace's", async (_name, event) => {
+  ])("%s empties every room Duet had in that workspace and forgets its tool servers, and no other workspace's", async (_name, event) => {
     const rooms = await talk();
+    const here = `slack-${slack.id.teamId}`;
+    await stack.client.putToolServer("slack-T0GONE", "tracker", { url: TOOL_URL });
+    await stack.client.putToolServer(here, "kept", { url: TOOL_URL });
     const elsewhere = newChannel();
     await answerTo(slack, await mention(slack, channelBot, { channel: elsewhere, text: "SAY: other workspace" }));
 
     expect((await postEvent(goneBot.url, envelope(gone, event), { secret: SIGNING_SECRET })).status).toBe(200);
     for (const r of rooms) await eventuallyEmpty(r);
     for (const r of rooms) expect(stack.executor!.deleted).toContain(sandboxName(r));
+    await eventuallyNoServers("slack-T0GONE");
     expect(await messagesIn(room(elsewhere))).toBe(2);
+    expect((await stack.client.toolServers(here)).servers.map((s) => s.name)).toContain("kept");
   });
 });

@@ -64,7 +64,7 @@ describe("tool servers of a workspace", () => {
     // A room cannot turn on a server its workspace does not have.
     const missing = await api(`/api/rooms/${roomA}/tools/tracker`, { method: "PUT", json: {} });
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { error: string }).error).toBe(`no tool server named tracker in ${ws}; add it with PUT /api/tools/${ws}/tracker`);
+    expect(((await missing.json()) as { error: string }).error).toBe(`no tool server named tracker in ${ws}; add it with \`/duet tools add tracker URL\` or PUT /api/tools/${ws}/tracker`);
   });
 
   it("refuses empty, oversized, malformed and hostile names, URLs and headers with a 400 naming the field", async () => {
@@ -123,7 +123,7 @@ describe("the model and a room's tools", () => {
     const b = await send(roomB, `SAY: <tool name="tracker.lookup">{"id": 8}</tool> (${ws}-ask-b)`);
     expect(await systemPromptFor(`${ws}-ask-b`)).not.toContain("tracker");
     expect(b.body.runs).toMatchObject([
-      { cmd: 'tool: tracker.lookup {"id":8}', exitCode: null, error: "tracker is not a tool server enabled in this room, so the call was not made (a room turns one on with PUT /api/rooms/<room>/tools/tracker)" },
+      { cmd: 'tool: tracker.lookup {"id":8}', exitCode: null, error: "tracker is not a tool server enabled in this room, so the call was not made (a room turns one on with `/duet tools room on tracker`)" },
     ]);
     expect(b.body.reply).toContain("tracker is not a tool server enabled in this room");
     const c = await send(roomC, `SAY: <tool name="tracker.lookup">{"id": 9}</tool> (${ws}-ask-c)`);

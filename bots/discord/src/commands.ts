@@ -20,6 +20,7 @@ export const SUBCOMMANDS = {
   model: { name: "model", option: "name" },
   repo: { name: "repo", option: "name" },
   pr: { name: "pr", option: "title" },
+  tools: { name: "tools", option: "what" },
   usage: { name: "usage" },
   audit: { name: "audit" },
   schedule: { name: "schedule", when: "when", option: "prompt" },
@@ -106,6 +107,13 @@ export function duetCommand() {
           .setDescription(WORDS.pr.description)
           // Longer titles reach the bot (Discord's cap is wider), which says the rule in one line.
           .addStringOption((o) => o.setName(SUBCOMMANDS.pr.option).setDescription(WORDS.pr.option).setRequired(false).setMaxLength(PR_OPTION_MAX_CHARS)),
+      )
+      .addSubcommand((s) =>
+        s
+          .setName(SUBCOMMANDS.tools.name)
+          .setDescription(WORDS.tools.description)
+          // Headers may be long keys; the bot reads and limits the rest.
+          .addStringOption((o) => o.setName(SUBCOMMANDS.tools.option).setDescription(WORDS.tools.option).setRequired(false).setMaxLength(OPTION_MAX_CHARS)),
       )
       .addSubcommand((s) => s.setName(SUBCOMMANDS.usage.name).setDescription(WORDS.usage.description))
       .addSubcommand((s) => s.setName(SUBCOMMANDS.audit.name).setDescription(WORDS.audit.description))

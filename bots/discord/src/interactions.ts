@@ -9,6 +9,7 @@ import {
   readModel,
   rememberCommand,
   readRepoArgs,
+  readToolsArgs,
   readPrArgs,
   readRunPolicy,
   runCommand,
@@ -130,6 +131,8 @@ function readCommand(interaction: ChatInputCommandInteraction): DuetCommand {
       return readModel(text(SUBCOMMANDS.model.option), DISCORD_SPELLING);
     case SUBCOMMANDS.repo.name:
       return { kind: "repo", ...readRepoArgs(text(SUBCOMMANDS.repo.option)) };
+    case SUBCOMMANDS.tools.name:
+      return { kind: "tools", ...readToolsArgs(text(SUBCOMMANDS.tools.option)) };
     case SUBCOMMANDS.pr.name:
       return { kind: "pr", ...readPrArgs(text(SUBCOMMANDS.pr.option)) };
     case SUBCOMMANDS.usage.name:

@@ -110,7 +110,7 @@ describe("the help Discord shows", () => {
   it("names each command with the options Discord asks for, and no DMs (Duet works in servers)", () => {
     // As a room shows it: with its model, the default network and a run policy.
     const help = helpText({ model: "workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast", network: describeNetwork({ sandbox: { provider: "local", network: "none", allowedHosts: [], deniedHosts: [] } } as InfoResponse), runPolicy: "approve" });
-    for (const typed of ["`/duet ask prompt:`_text_", "`/duet run command:`_shell_", "`/duet history`", "`/duet reset`", "`/duet help`", "`@Duet`"]) expect(help).toContain(`• ${typed}`);
+    for (const typed of ["`/duet ask prompt:`_text_", "`/duet tools what:`_add|remove|room on|off_ _name_", "`/duet run command:`_shell_", "`/duet history`", "`/duet reset`", "`/duet help`", "`@Duet`"]) expect(help).toContain(`• ${typed}`);
     expect(help.length).toBeLessThanOrEqual(MESSAGE_MAX_CHARS);
     expect(help).not.toMatch(/direct message/i);
   });

@@ -31,7 +31,7 @@ import {
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
-import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
 import { prProposalPart, renderPrOpened } from "./control/pr-buttons.ts";
 import { factDecidedText, proposedFactsPart, resetAskPart, resetDoneText } from "./control/memory-buttons.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
@@ -142,8 +142,9 @@ const DISCORD_SYNTAX = {
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   model: "`/duet model name:`_model_",
-  repo: "`/duet repo name:`_owner/name@branch_|_unlink_",
+  repo: "`/duet repo name:`_owner/name_|_unlink_",
   pr: "`/duet pr title:`_title_",
+  tools: "`/duet tools what:`_add|remove|room on|off_ _name_",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule when:`_every 2h_ `prompt:`_text_",
@@ -198,6 +199,8 @@ export function renderReply(reply: Reply): Outgoing[] {
       return renderNotice(renderModel(reply));
     case "repo":
       return renderNotice(renderRepo(reply));
+    case "tools":
+      return renderNotice(renderTools(reply));
     case "pr-proposal": {
       const part = prProposalPart(reply.proposal);
       return [{ content: part.content, files: [], components: part.components }];

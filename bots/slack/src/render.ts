@@ -26,7 +26,7 @@ import {
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
 import { prProposalBlocks, renderPrOpened } from "./control/pr-blocks.ts";
-import { NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderUsage } from "./control/render-control.ts";
+import { NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
 import { factDecidedText, proposedFactBlocks, renderResetAsk, renderResetDone } from "./control/memory-blocks.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 import { escapeSlack, markdownToMrkdwn } from "./mrkdwn.ts";
@@ -135,6 +135,7 @@ const SLACK_SYNTAX = {
   model: "`/duet model` [_name_]",
   repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink`]",
   pr: "`/duet pr` [_title_]",
+  tools: "`/duet tools` [`add` _name_ _url_ [_Header_`=`_value_…] | `remove` _name_ | `room on`|`off` _name_]",
   usage: "`/duet usage`",
   audit: "`/duet audit`",
   schedule: "`/duet schedule` _when_ _question_",
@@ -200,6 +201,8 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
       return renderModel(reply);
     case "repo":
       return renderRepo(reply);
+    case "tools":
+      return renderTools(reply);
     case "pr-proposal":
       return prProposalBlocks(reply.proposal, reply.room);
     case "pr-decided":

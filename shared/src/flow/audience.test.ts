@@ -76,7 +76,7 @@ describe("who sees a reply", () => {
   });
 
   it("marks in help exactly the commands only the asker ever sees", () => {
-    const marked = helpEntries({ ask: "ask", run: "run", history: "history", reset: "reset", policy: "policy", model: "model", repo: "repo", pr: "pr", usage: "usage", audit: "audit", stop: "stop", get: "get", schedule: "schedule", schedules: "schedules", unschedule: "unschedule", remember: "remember", memory: "memory", forget: "forget", help: "help" })
+    const marked = helpEntries({ ask: "ask", run: "run", history: "history", reset: "reset", policy: "policy", model: "model", repo: "repo", pr: "pr", tools: "tools", usage: "usage", audit: "audit", stop: "stop", get: "get", schedule: "schedule", schedules: "schedules", unschedule: "unschedule", remember: "remember", memory: "memory", forget: "forget", help: "help" })
       .filter(([, purpose]) => purpose.endsWith("(only you see it)"))
       .map(([syntax]) => syntax);
     expect(marked).toEqual(["history", "usage", "audit", "schedules", "memory"]);

@@ -32,6 +32,8 @@ const AUDIENCE: Record<Said, { done: Audience; otherwise: Audience }> = {
   policy: { done: "everyone", otherwise: "asker" },
   model: { done: "everyone", otherwise: "asker" },
   repo: { done: "everyone", otherwise: "asker" },
+  // A server added, removed or turned on changes what every turn here may call.
+  tools: { done: "everyone", otherwise: "asker" },
   // A proposal is for the thread to see and click; nothing to propose is the asker's.
   pr: { done: "everyone", otherwise: "asker" },
   schedule: { done: "everyone", otherwise: "asker" },
@@ -65,7 +67,7 @@ export function onlyAskerSees(kind: DuetCommand["kind"]): boolean {
  */
 export function commandAudience(command: DuetCommand, refused: boolean): Audience {
   if (refused) return audienceOf("refusal", false);
-  const reads = (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model) || (command.kind === "repo" && !("change" in command && command.change)) || (command.kind === "pr" && "problem" in command);
+  const reads = (command.kind === "policy" && !command.runPolicy) || (command.kind === "model" && !command.model) || (command.kind === "repo" && !("change" in command && command.change)) || (command.kind === "tools" && !("change" in command && command.change)) || (command.kind === "pr" && "problem" in command);
   return audienceOf(command.kind, !reads);
 }
 

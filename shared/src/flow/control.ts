@@ -26,6 +26,8 @@ export function guardOf(command: DuetCommand): GuardedAction | null {
   if ((command.kind === "policy" && command.runPolicy) || (command.kind === "model" && command.model)) return "policy";
   // So is linking or unlinking a repository: it changes what every turn here works on.
   if (command.kind === "repo" && "change" in command && command.change) return "policy";
+  // And changing the tool servers: a tool can act as a command can.
+  if (command.kind === "tools" && "change" in command && command.change) return "policy";
   return null;
 }
 

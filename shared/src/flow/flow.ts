@@ -17,6 +17,7 @@ import { forget, memory, remember } from "./memory.ts";
 import { askBeforeReset } from "./reset-choice.ts";
 import { repo } from "./repo.ts";
 import { pr } from "./pr.ts";
+import { tools } from "./tools.ts";
 import { readPrArgs } from "../pr-command.ts";
 import type { ChatSurface, LiveView, PostedRef, Unqueue } from "./surface.ts";
 import type { MessageRequest } from "../schemas.ts";
@@ -279,6 +280,8 @@ export function runCommand(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return repo(deps, surface, asker, command);
     case "pr":
       return pr(deps, surface, asker, command);
+    case "tools":
+      return tools(deps, surface, asker, command);
     case "stop":
       return stop(deps, surface, asker);
     case "get":

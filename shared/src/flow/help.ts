@@ -15,7 +15,7 @@ type CommandKind = DuetCommand["kind"];
 const COMMAND_PURPOSES: Record<CommandKind, string> = PURPOSE_WORDS;
 
 /** The order help lists the commands in. */
-const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"];
+const COMMAND_ORDER: readonly CommandKind[] = ["ask", "run", "stop", "get", "history", "reset", "policy", "model", "repo", "pr", "tools", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"];
 
 /** Where help is shown: a chat (private replies, schedules answering in the channel) or a terminal (one reader, answers kept in the room's history). */
 export type HelpPlace = "chat" | "terminal";

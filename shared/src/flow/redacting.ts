@@ -49,6 +49,15 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
     case "pr-opened":
     case "pr-no-repo":
       return reply;
+    // A server's address, a listing's failure and a tool's description come from whoever runs the server.
+    case "tools":
+      return {
+        ...reply,
+        ...(reply.listing
+          ? { listing: { ...reply.listing, servers: reply.listing.servers.map((s) => ({ ...s, url: r(s.url), ...(s.error !== undefined ? { error: r(s.error) } : {}), tools: s.tools.map((t) => ({ ...t, ...(t.description !== undefined ? { description: r(t.description) } : {}) })) })) } }
+          : {}),
+        ...(reply.event?.did === "added" ? { event: { ...reply.event, server: { ...reply.event.server, url: r(reply.event.server.url) } } } : {}),
+      };
     case "fact-decided":
       return { ...reply, fact: r(reply.fact) };
     case "reset-ask":

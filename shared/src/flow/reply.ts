@@ -4,6 +4,7 @@ import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageRespo
 import type { ErrorCode } from "../errors.ts";
 import type { RepoResponse } from "../repo-schemas.ts";
 import type { RepoEvent } from "../words/repo.ts";
+import type { ToolsEvent, ToolsListing } from "../words/tools.ts";
 import type { PrOpened, PrProposal } from "../pr-schemas.ts";
 
 /**
@@ -37,6 +38,8 @@ export type Reply =
   | { kind: "model"; model: string; choices: string[]; source?: PolicySource; setBy?: string }
   /** The room's repository: as it is, or what `event` just did to it (linked, unlinked, nothing to unlink). */
   | { kind: "repo"; repo: RepoResponse; event?: RepoEvent }
+  /** The workspace's tool servers and which are on here (`listing`), or what `event` just did to them. */
+  | { kind: "tools"; listing?: ToolsListing; event?: ToolsEvent }
   /** The change in the room's checkout proposed as a pull request, with Open and Skip for `room`'s proposal. */
   | { kind: "pr-proposal"; proposal: PrProposal; room: string }
   /** A proposal's message once someone opened (`opened`) or skipped it: its buttons give way to what became of it. */

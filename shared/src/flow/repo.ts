@@ -1,7 +1,6 @@
 import type { DuetCommand } from "../commands.ts";
-import { DuetError } from "../errors.ts";
 import { REPO_WORDS } from "../words/repo.ts";
-import { failure, outcome } from "./attempt.ts";
+import { attempt, outcome } from "./attempt.ts";
 import { guarded } from "./control.ts";
 import { redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
@@ -47,19 +46,7 @@ export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
   );
 }
 
-/**
- * Calls the Worker. The repository routes' own refusals are sentences meant
- * for the person (the App's install link, GitHub's rate limit, what to
- * configure) and are shown as they are; any other failure in the shared words.
- */
-async function tried(deps: FlowDeps, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
-  try {
-    return { reply: await call(), ok: true };
-  } catch (err) {
-    if (err instanceof DuetError && (err.code === "not_found" || err.code === "github_error")) {
-      deps.log(`repo in ${room} failed: ${err.message}`);
-      return { reply: { kind: "error", text: err.message, code: err.code }, ok: false };
-    }
-    return { reply: failure(deps, "repo", room, err), ok: false };
-  }
-}
+/** The repository routes' own refusals are sentences meant for the person (the App's install link, GitHub's rate limit). */
+const REPO_SAYS = ["not_found", "github_error"] as const;
+
+const tried = (deps: FlowDeps, room: string, call: () => Promise<Reply>) => attempt(deps, "repo", room, call, REPO_SAYS);

@@ -7,23 +7,24 @@
 /** What each command does, keyed by its kind. */
 export const COMMAND_PURPOSES = {
   ask: "ask Duet; it may run commands in the sandbox",
-  run: "run a shell command in the sandbox yourself",
+  run: "run a shell command in the sandbox",
   history: "show the recent conversation",
   reset: "wipe the conversation and destroy the sandbox",
-  policy: "show or set the run policy: `auto` runs commands at once, `approve` waits for a click",
+  policy: "show or set the run policy: `approve` waits for a click",
   model: "show or switch the model Duet uses here",
   repo: "show, link or `unlink` the repository here",
   pr: "propose the repo's change as a pull request",
-  usage: "show tokens and cost today and this week, and the budgets",
-  audit: "show who ran or skipped commands, and setting changes",
-  stop: "stop Duet's answer in progress (anyone here can)",
+  tools: "list, add or remove tool servers (MCP), or turn one on or off here",
+  usage: "show tokens, cost and budgets, today and this week",
+  audit: "show who ran, skipped or changed what",
+  stop: "stop Duet's answer (anyone here can)",
   get: "post a file from the sandbox here",
-  schedule: "ask Duet at set times, e.g. `every weekday 09:00 Europe/Berlin`",
-  schedules: "list the schedules here, with ids and next runs",
+  schedule: "ask Duet at set times",
+  schedules: "list the schedules here, with their ids",
   unschedule: "remove a schedule by its id",
   remember: "pin a fact Duet keeps in mind here",
   memory: "list the facts pinned here",
-  forget: "unpin a fact by its number in the memory list",
+  forget: "unpin a fact by its number",
   help: "show this help",
 } as const;
 
@@ -46,6 +47,6 @@ export const HELP_MORE = {
   discord: [
     "• `@Duet` _text_: ask in a channel or a thread; Duet replies to your message",
     "",
-    "Each channel, and each thread, is a room; deleting it (or archiving a thread) deletes the room.",
+    "Each channel and each thread is a room; deleting it (or archiving a thread) deletes the room.",
   ],
 } as const;

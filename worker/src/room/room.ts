@@ -281,6 +281,14 @@ export class Room {
       return (out.body as { errors?: string[] }).errors ?? [];
     });
     this.tree.forgetParent();
+    // Duet removed from a workspace (its workspace room cleaned, nobody asking): the servers it added, and their sealed headers, go too.
+    if (!resetBy && isWorkspaceRoom(this.roomId)) {
+      try {
+        await this.tools.forgetWorkspace();
+      } catch (err) {
+        errors.push(`tool servers: ${(err as Error).message}`);
+      }
+    }
     try {
       const { executor, problem, saves } = this.executor();
       await saves?.forget();

@@ -9,6 +9,7 @@ import type { CallOutcome, ServerTools, ServerView } from "./tool-servers.ts";
 export interface ToolServersPeer {
   has(name: string): Promise<boolean>;
   list(): Promise<ServerView[]>;
+  wipe(): Promise<number>;
   tools(workspace: string, names: string[]): Promise<ServerTools[]>;
   call(workspace: string, server: string, tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallOutcome>;
 }
@@ -54,7 +55,7 @@ export class RoomTools {
   /** Turns a server of the workspace on here; 404 when the workspace has no such server. */
   async enable(name: string, by: string | null): Promise<{ tools: string[] }> {
     if (!(await this.servers().has(name))) {
-      throw new DuetError("not_found", `no tool server named ${name} in ${this.workspace}; add it with PUT /api/tools/${this.workspace}/${name}`);
+      throw new DuetError("not_found", `no tool server named ${name} in ${this.workspace}; add it with \`/duet tools add ${name} URL\` or PUT /api/tools/${this.workspace}/${name}`);
     }
     this.table.make();
     this.storage.sql.exec(`INSERT INTO duet_tools (name, enabled_by, enabled_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING`, name, by, Date.now()).toArray();
@@ -68,6 +69,11 @@ export class RoomTools {
 
   wipe(): void {
     if (this.table.exists()) this.storage.sql.exec(`DELETE FROM duet_tools`).toArray();
+  }
+
+  /** Forgets the workspace's servers themselves: asked by its workspace room when Duet is removed from the workspace. */
+  async forgetWorkspace(): Promise<void> {
+    await this.servers().wipe();
   }
 
   /** The tools for one turn (none when no server is enabled: no RPC then). */
@@ -117,7 +123,7 @@ export class RoomTools {
 
 /** The line a call to a server this room has not turned on gets. */
 export function notEnabled(server: string): string {
-  return `${server} is not a tool server enabled in this room, so the call was not made (a room turns one on with PUT /api/rooms/<room>/tools/${server})`;
+  return `${server} is not a tool server enabled in this room, so the call was not made (a room turns one on with \`/duet tools room on ${server}\`)`;
 }
 
 /** A tool call in a room with no tools enabled at all (`shown`: the call as redacted). */

@@ -1,10 +1,11 @@
+import { putToolServerSchema } from "@duet/shared";
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import { loadConfig } from "../config.ts";
 import { STORE_KEY_MIN_CHARS } from "../installations/seal.ts";
 import { jsonBody } from "../request.ts";
 import type { Vars } from "../vars.ts";
-import { putServerSchema, serverNameOf, serverUrlOf, workspaceOf } from "./tool-input.ts";
+import { serverNameOf, serverUrlOf, workspaceOf } from "./tool-input.ts";
 import { toolView } from "./tool-prompt.ts";
 import type { ServerTools, ToolServers } from "./tool-servers.ts";
 
@@ -38,14 +39,14 @@ toolRoutes.get("/:workspace", params, async (c) => {
   });
 });
 
-toolRoutes.put("/:workspace/:name", params, jsonBody(putServerSchema), async (c) => {
+toolRoutes.put("/:workspace/:name", params, jsonBody(putToolServerSchema), async (c) => {
   const { workspace, name } = c.req.valid("param");
   const body = c.req.valid("json");
   const url = serverUrlOf(body.url, loadConfig(c.env).DUET_TOOLS_ALLOW_PRIVATE === "1");
   const headers = body.headers ?? {};
   const key = c.env.DUET_STORE_KEY?.trim() ?? "";
   if (Object.keys(headers).length && key.length < STORE_KEY_MIN_CHARS) {
-    return c.json({ error: `headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least ${STORE_KEY_MIN_CHARS} characters to seal them with`, code: "store_closed" }, 503);
+    return c.json({ error: `A tool server's headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least ${STORE_KEY_MIN_CHARS} characters to seal them with: an admin sets one (see docs/configuration.md).`, code: "store_closed" }, 503);
   }
   const out = await toolServers(c.env, workspace).put(workspace, name!, url, headers, body.userId ?? null);
   return c.json(out, out.created ? 201 : 200);

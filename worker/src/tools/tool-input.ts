@@ -1,4 +1,4 @@
-import { DuetError } from "@duet/shared";
+import { DuetError, isValidRoomId, serverNameProblem, serverUrlProblem, TOOL_RULES, workspaceOfRoom } from "@duet/shared";
 import { z } from "zod";
 
 /**
@@ -7,45 +7,18 @@ import { z } from "zod";
  * routes; every refusal is a 400 naming the field.
  */
 
-/** Lower-case so `server.tool` reads the same in every chat; no dot, which separates server from tool. */
-export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-export const SERVER_URL_MAX_CHARS = 2000;
-export const HEADERS_MAX = 20;
-export const HEADER_VALUE_MAX_CHARS = 4096;
-/** A workspace as room ids name it (`slack-T123`, `cli-acme`): see workspaceOfRoom. */
-export const WORKSPACE = /^[A-Za-z0-9._]{1,40}-[A-Za-z0-9._]{1,100}$/;
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
-/** Headers Duet sets itself for the protocol, or that fetch owns. */
-const RESERVED_HEADERS = new Set(["host", "content-type", "content-length", "accept", "mcp-session-id", "mcp-protocol-version", "connection", "transfer-encoding"]);
-
 const invalid = (field: string, message: string) => new DuetError("invalid_request", "invalid request", { details: { [field]: [message] } });
 
 export function serverNameOf(raw: string | undefined): string {
-  if (!raw || !SERVER_NAME.test(raw)) throw invalid("name", "Server name must be 1-32 characters of a-z, 0-9, '_' or '-', starting with a letter or digit");
+  if (!raw || serverNameProblem(raw)) throw invalid("name", TOOL_RULES.name);
   return raw;
 }
 
 export function workspaceOf(raw: string | undefined): string {
-  if (!raw || !WORKSPACE.test(raw)) throw invalid("workspace", "Workspace must be a platform and a workspace id, as room ids begin (e.g. slack-T123)");
+  // A workspace as its rooms name it (`slack-T123` for `slack-T123-C456`, `demo` for the CLI's room `demo`), never a channel's room.
+  if (!raw || !isValidRoomId(raw) || workspaceOfRoom(raw) !== raw) throw invalid("workspace", "Workspace must be a platform and a workspace id, as room ids begin (e.g. slack-T123)");
   return raw;
 }
-
-export const putServerSchema = z.strictObject({
-  url: z.string().min(1, "URL must not be empty").max(SERVER_URL_MAX_CHARS, `URL must be at most ${SERVER_URL_MAX_CHARS} characters`),
-  headers: z
-    .record(
-      z.string().regex(HEADER_NAME, "Header names must be 1-64 characters of a token (letters, digits, '-')"),
-      z
-        .string()
-        .max(HEADER_VALUE_MAX_CHARS, `Header values must be at most ${HEADER_VALUE_MAX_CHARS} characters`)
-        .refine((v) => !/[\r\n\0]/.test(v), "Header values must be one line"),
-    )
-    .refine((h) => Object.keys(h).length <= HEADERS_MAX, `At most ${HEADERS_MAX} headers`)
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), "Duet sets content-type, accept and the MCP headers itself")
-    .optional(),
-  userId: z.string().min(1).max(128).optional(),
-});
-export type PutServer = z.infer<typeof putServerSchema>;
 
 export const roomToolSchema = z.strictObject({ userId: z.string().min(1).max(128).optional() });
 
@@ -55,14 +28,9 @@ export const roomToolSchema = z.strictObject({ userId: z.string().min(1).max(128
  * fakes in tests and `pnpm dev`), https to a public host name or address.
  */
 export function serverUrlOf(raw: string, allowPrivate: boolean): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid("url", "URL must be an absolute http(s) address, e.g. https://mcp.example.com/mcp");
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid("url", "URL must be http(s)");
-  if (url.username || url.password) throw invalid("url", "URL must not carry credentials: put them in headers, which Duet keeps sealed");
+  const problem = serverUrlProblem(raw);
+  if (problem) throw invalid("url", problem);
+  const url = new URL(raw);
   if (!allowPrivate) {
     if (url.protocol !== "https:") throw invalid("url", "URL must be https");
     if (isPrivateHost(url.hostname)) throw invalid("url", `${url.hostname} is a private or local address, which Duet does not call`);

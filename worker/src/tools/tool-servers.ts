@@ -99,6 +99,12 @@ export class ToolServers extends DurableObject<ToolServersEnv> {
     return this.ctx.storage.sql.exec("DELETE FROM tool_server WHERE name = ?", name).rowsWritten > 0;
   }
 
+  /** Forgets every server of the workspace, headers and all (Duet was removed from it); how many there were. */
+  async wipe(): Promise<number> {
+    this.listed.clear();
+    return this.ctx.storage.sql.exec("DELETE FROM tool_server").rowsWritten;
+  }
+
   /** The tools of each named server (those that are gone say so), listed at once, each within TOOLS_LIST_TIMEOUT_MS. */
   async tools(workspace: string, names: string[]): Promise<ServerTools[]> {
     return Promise.all(

@@ -5,11 +5,14 @@ import {
   describeModel,
   describePolicy,
   describeRepoReply,
+  describeToolsReply,
   describeUsage,
   memoryText,
   type MemoryReply,
   type RepoEvent,
   type RepoResponse,
+  type ToolsEvent,
+  type ToolsListing,
   type UsageResponse,
   type Naming,
   type PolicySource,
@@ -41,6 +44,13 @@ export const REPO_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${word
 
 export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): string {
   return `📦 ${describeRepoReply(r.repo, r.event, REPO_NAMING)}`;
+}
+
+/** As NAMING, `/duet tools` spelled with its option (`/duet tools what:add …`). */
+export const TOOLS_NAMING: Naming = { ...NAMING, duet: (words) => `\`/duet ${words.replace(/^tools /, "tools what:")}\`` };
+
+export function renderTools(r: { listing?: ToolsListing; event?: ToolsEvent }): string {
+  return `🧰 ${describeToolsReply(r, TOOLS_NAMING)}`;
 }
 
 export function renderUsage(u: UsageResponse): string {

@@ -6,11 +6,14 @@ import {
   describeModel,
   describePolicy,
   describeRepoReply,
+  describeToolsReply,
   describeUsage,
   memoryText,
   type MemoryReply,
   type RepoEvent,
   type RepoResponse,
+  type ToolsEvent,
+  type ToolsListing,
   type UsageResponse,
   type Naming,
   type PolicySource,
@@ -39,6 +42,10 @@ export function renderMemory(reply: MemoryReply): Rendered {
 
 export function renderRepo(r: { repo: RepoResponse; event?: RepoEvent }): Rendered {
   return renderNotice(`:package: ${describeRepoReply(r.repo, r.event, NAMING)}`);
+}
+
+export function renderTools(r: { listing?: ToolsListing; event?: ToolsEvent }): Rendered {
+  return renderNotice(`:toolbox: ${describeToolsReply(r, NAMING)}`);
 }
 
 export function renderUsage(u: UsageResponse): Rendered {

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { runDuet } from "../helpers/cli-run.ts";
+import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { startStack, type Stack } from "../helpers/stack.ts";
+
+/**
+ * `duet tools` through the CLI's entry point against real Workers and a fake
+ * MCP server (the official SDK's): one Worker that may call local addresses
+ * and seals headers, one set up as production is (no private addresses, and
+ * here no key to seal headers with).
+ */
+
+let stack: Stack;
+let bare: Stack;
+let mcp: FakeMcp;
+
+const STORE_KEY = "k".repeat(40);
+const SECRET = "sk-live-tools-0123456789";
+
+startedForTests(
+  async () => {
+    const started: { stop(): Promise<void> }[] = [];
+    const stop = async () => {
+      for (const s of started.reverse()) await s.stop();
+    };
+    try {
+      const fake = await startFakeMcp();
+      started.push({ stop: () => fake.close() });
+      const withTools = await startStack({ vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: STORE_KEY } });
+      started.push(withTools);
+      const production = await startStack();
+      started.push(production);
+      return { withTools, production, fake, stop };
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  },
+  (s) => ({ withTools: stack, production: bare, fake: mcp } = s),
+);
+
+/** `duet ...argv`: the exit code and what it printed. */
+const duet = runDuet;
+
+describe("duet tools", () => {
+  it("adds a server whose header value is never shown, lists it with its tools, turns it on and off in the room, and removes it", async () => {
+    const room = "cli-tools";
+    expect(await duet(stack, "tools", room)).toEqual({ code: 0, out: "No tool servers are added in this workspace; `duet tools cli-tools add NAME URL` adds one.", err: "" });
+
+    const url = `${mcp.url}/tracker`;
+    const added = await duet(stack, "tools", room, "add", "tracker", url, `X-Api-Key=${SECRET}`, `Authorization=Bearer ${SECRET}`);
+    expect(added).toEqual({
+      code: 0,
+      out: expect.stringMatching(
+        /^cli:\S+ added the tool server `tracker` \(`http:\/\/127\.0\.0\.1:\d+\/tracker`; headers X-Api-Key \(value hidden\), Authorization \(value hidden\)\) in this workspace; `duet tools cli-tools room on tracker` turns it on in a room\.$/,
+      ),
+      err: "",
+    });
+
+    const listed = await duet(stack, "tools", room);
+    expect(listed.code).toBe(0);
+    expect(listed.out.split("\n")).toEqual([
+      "Tool servers in this workspace (`duet tools cli-tools room on NAME` turns one on here):",
+      `• \`tracker\` \`${url}\`; headers X-Api-Key (value hidden), Authorization (value hidden): off here; tools \`lookup\` (read-only), \`close_issue\``,
+    ]);
+    for (const seen of [added, listed]) expect(`${seen.out}${seen.err}`).not.toContain(SECRET);
+
+    expect((await duet(stack, "tools", room, "room", "on", "tracker")).out).toMatch(/^cli:\S+ turned the tool server `tracker` on in this room: Duet may call its tools here\.$/);
+    expect(await stack.client.roomTools(room)).toEqual({ workspace: room, tools: ["tracker"] });
+    expect((await duet(stack, "tools", room)).out).toContain(": on here; tools `lookup` (read-only), `close_issue`");
+
+    expect((await duet(stack, "tools", room, "room", "off", "tracker")).out).toMatch(/^cli:\S+ turned the tool server `tracker` off in this room\.$/);
+    expect(await stack.client.roomTools(room)).toEqual({ workspace: room, tools: [] });
+    expect(await duet(stack, "tools", room, "room", "off", "tracker")).toEqual({ code: 0, out: "The tool server `tracker` is not on in this room; nothing changed.", err: "" });
+
+    expect((await duet(stack, "tools", room, "remove", "tracker")).out).toMatch(/^cli:\S+ removed the tool server `tracker` from this workspace; no room can call it now\.$/);
+    expect(await stack.client.toolServers(room)).toEqual({ servers: [] });
+    const gone = "No tool server named `tracker` in this workspace; `duet tools cli-tools add tracker URL` adds it. Nothing changed.";
+    expect(await duet(stack, "tools", room, "remove", "tracker")).toEqual({ code: 0, out: gone, err: "" });
+    expect(await duet(stack, "tools", room, "room", "on", "tracker")).toEqual({ code: 0, out: gone, err: "" });
+    expect(await stack.client.roomTools(room)).toEqual({ workspace: room, tools: [] });
+  });
+
+  it("a server that answers no JSON-RPC is listed with the line that says so", async () => {
+    const room = "cli-junk";
+    expect((await duet(stack, "tools", room, "add", "junk", `${mcp.url}/garbage`)).code).toBe(0);
+    const listed = await duet(stack, "tools", room);
+    expect(listed.code).toBe(0);
+    expect(listed.out.split("\n")[1]).toMatch(/^• `junk` `http:\/\/127\.0\.0\.1:\d+\/garbage`: off here; its tools could not be listed \(.+\)$/);
+  });
+
+  it("empty, oversized, malformed and hostile input are usage errors on one line (exit 2) that never quote a header, and nothing is saved", async () => {
+    const room = "cli-bad";
+    const url = `${mcp.url}/tracker`;
+    const cases: [string[], string][] = [
+      [["add"], "Give the server a name and its address"],
+      [["add", "tracker"], "Give the server a name and its address"],
+      [["remove"], "Name one server to remove"],
+      [["room", "on"], "Say on or off and name one server"],
+      [["room", "sideways", "tracker"], "Say on or off and name one server"],
+      [["delete", "tracker"], "Tools takes one of"],
+      [["add", "n".repeat(40), url], "Server name must be 1-32 characters"],
+      [["add", "<@U1>", url], "Server name must be"],
+      [["add", "@everyone", url], "Server name must be"],
+      [["remove", "$(touch /tmp/x)"], "Name one server to remove"],
+      [["add", "t", "file:///etc/passwd"], "URL must be an absolute http(s) address"],
+      [["add", "t", `https://admin:${SECRET}@mcp.example.com/`], "URL must not carry credentials"],
+      [["add", "t", `${url}/${"p".repeat(2001)}`], "URL must be at most 2000 characters"],
+      [["add", "t", url, SECRET], "Give each header as Name=value"],
+      [["add", "t", url, `Content-Type=${SECRET}`], "Duet sets content-type, accept and the MCP headers itself"],
+      [["add", "t", url, `X-Key=${SECRET}\n@here`], "Give each header as Name=value"],
+      [["add", "t", url, `X-Key=${"v".repeat(4097)}`], "Header values must be one line of at most 4096 characters"],
+    ];
+    for (const [args, rule] of cases) {
+      const seen = await duet(stack, "tools", room, ...args);
+      expect([args[0], seen.code, seen.out]).toEqual([args[0], 2, ""]);
+      const [line, hint, ...more] = seen.err.split("\n");
+      expect(line).toMatch(/^duet tools: /);
+      expect(line).toContain(rule);
+      expect(line).not.toMatch(/sk-live|<@U1>|@everyone|@here|touch|passwd|nnnnnnnnnn|vvvvvvvvvv|pppppppppp/);
+      expect([hint, more]).toEqual(["Run `duet --help` for the commands.", []]);
+    }
+    expect(await stack.client.toolServers(room)).toEqual({ servers: [] });
+  });
+
+  it("a Worker set up for production refuses a private address, and headers it has no key to seal, each on one line, and saves nothing", async () => {
+    const room = "cli-prod";
+    expect(await duet(bare, "tools", room, "add", "tracker", `${mcp.url}/tracker`)).toEqual({
+      code: 1,
+      out: "",
+      err: "That request was not accepted: URL must be https.",
+    });
+    expect(await duet(bare, "tools", room, "add", "tracker", "https://127.0.0.1/mcp")).toEqual({
+      code: 1,
+      out: "",
+      err: "That request was not accepted: 127.0.0.1 is a private or local address, which Duet does not call.",
+    });
+    const sealed = await duet(bare, "tools", room, "add", "tracker", "https://mcp.example.com/mcp", `X-Api-Key=${SECRET}`);
+    expect(sealed).toEqual({
+      code: 1,
+      out: "",
+      err: "A tool server's headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least 32 characters to seal them with: an admin sets one (see docs/configuration.md).",
+    });
+    expect(await bare.client.toolServers(room)).toEqual({ servers: [] });
+  });
+});
