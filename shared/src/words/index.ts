@@ -55,5 +55,6 @@ export {
   resetFactsNote,
   resetQuestion,
   MEMORY_BUTTON_UNKNOWN,
+  SUMMARY_USAGE_NAME,
 } from "./memory.ts";
 export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";

@@ -194,6 +194,8 @@ export class RoomTurns {
         if (!current()) throw new DuetError("not_found", DELETED);
         const answeredAt = Date.now();
         ledger.answer(turn, answer, modelText, answeredAt, this.room.outbox.takePosted(turn.idemKey));
+        // Begun, not awaited: the summary is written outside the queue, so the next turn never waits for it.
+        this.room.answered?.();
         // Before the answer goes out, so the person's next ask finds it counted; a failure is logged, the answer kept.
         await this.room.counted?.(turn.userId, answer.usage, answeredAt).catch((err) => console.error("a turn's usage could not be counted toward its person's budget", err));
         if (turn.deliver) this.room.outbox.answered().catch((err) => console.error("the room's delivery check could not be armed", err));
