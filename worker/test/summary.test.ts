@@ -133,8 +133,9 @@ describe("a room's rolling summary", () => {
     const turn = await send(room, `SAY: answered meanwhile ${tag}`);
     expect(turn.status).toBe(200);
     expect(turn.body.reply).toBe(`answered meanwhile ${tag}`);
-    // Still held: nothing written yet, so the turn cannot have waited for it.
+    // Still held: nothing written yet, and the one request still the only one (none timed out and was asked again), so the turn did not wait for it.
     expect(await summaryRow(room)).toBeNull();
+    expect(await summaryCalls(tag)).toHaveLength(1);
     await fetch(`${FAKE_MODEL_URL}/_release/${tag}`, { method: "POST" });
     await settled(room);
     expect(summaryBlock(await ask(room))).toContain(`noted: the walrus job runs at noon ${tag}`);
