@@ -118,7 +118,11 @@ export class RollingSummary {
     const { deps } = this;
     const before = deps.rows.read();
     const turns = transcript(deps.ledger.turnsBefore(from, SCAN_TURNS).filter((t) => t.seq > before.throughSeq));
-    if (!turns.length) return;
+    if (!turns.length) {
+      // Nothing older is kept to summarise (dropped at the archive's bound): counted again from what is.
+      this.counted = null;
+      return;
+    }
     const model = deps.model();
     const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };
     let text = "";
