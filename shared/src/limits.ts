@@ -80,3 +80,10 @@ export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_ROOM_HISTORY_MAX_BYTES = 8 * 1024 * 1024;
 /** Recalled turns shown to the model per ask: 800 tokens (about 3,200 characters) is a handful of earlier turns, small beside the window. */
 export const DEFAULT_RECALL_TOKENS = 800;
+/**
+ * History fallen out of the model's window before the room's model summarises it again: 2,000 tokens
+ * (about 8,000 characters, ten or so turns) makes a summary call rare beside the turns it follows.
+ */
+export const DEFAULT_SUMMARY_TOKENS = 2000;
+/** The longest summary kept and shown: 600 tokens (about 2,400 characters) holds a page of decisions, small beside the window. */
+export const SUMMARY_TOKENS_SHOWN = 600;

@@ -11,6 +11,7 @@ import {
   DEFAULT_WORKSPACE_MAX_BYTES,
   DEFAULT_ROOM_HISTORY_MAX_BYTES,
   DEFAULT_RECALL_TOKENS,
+  DEFAULT_SUMMARY_TOKENS,
 } from "./limits.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
 import { sandboxNetworkFields } from "./sandbox-network.ts";
@@ -53,6 +54,8 @@ export const workerSettingsSchema = z.object({
   DUET_ROOM_HISTORY_MAX_BYTES: intVar("DUET_ROOM_HISTORY_MAX_BYTES", DEFAULT_ROOM_HISTORY_MAX_BYTES, 1_024, 2 ** 40),
   /** Tokens of earlier turns recalled into each prompt (at about 4 characters a token); 0 turns recall off. */
   DUET_RECALL_TOKENS: intVar("DUET_RECALL_TOKENS", DEFAULT_RECALL_TOKENS, 0, 32_768),
+  /** Tokens of history fallen out of the model's window before the room's model summarises it (about 4 characters a token); 0 turns summaries off. */
+  DUET_SUMMARY_TOKENS: intVar("DUET_SUMMARY_TOKENS", DEFAULT_SUMMARY_TOKENS, 0, 1_000_000),
   /** A room's whole workspace: in production, a workspace past it is not saved (and a note says so). */
   SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */

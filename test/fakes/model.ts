@@ -16,6 +16,15 @@ import { listen, readBody, sendJson, sleep, type Listening } from "./http.ts";
  *   NOUSAGE <rest>     report no token usage (a provider that gives none)
  *   anything else      answer "Echo: <text>"
  *
+ * A room's summary request (its system message opens with "You keep the running
+ * summary") is answered as a summary: "SUMMARY of <n> turns: " and every "noted: …"
+ * the request holds (the summary so far included), one per line, so a test finds a
+ * planted fact in it. Words in the summarised turns script it:
+ *
+ *   SUMFAIL:<name>     a summary request holding it answers 500, until POST /_release/<name>
+ *   SUMHANG:<name>     the first summary request holding it never finishes (a timeout)
+ *   SUMHOLD:<name>     a summary request holding it waits until POST /_release/<name>
+ *
  * `answer(match, text)` scripts a reply for questions a test cannot prefix with
  * SAY: (everyday requests, as `pnpm eval` asks them).
  *
@@ -80,6 +89,8 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
   const answers: [match: string, text: string][] = [];
   let delayMs = 0;
   const rateLimited = new Set<string>();
+  /** SUMHANG names already played: each scripts only the first summary request holding it. */
+  const summaryScripts = new Set<string>();
   const holds = new Barriers();
   const aborts = new Barriers();
   const listening = await listen(async (req, res) => {
@@ -106,6 +117,9 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     const call: ModelCall = { model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature };
     calls.push(call);
     if (delayMs) await sleep(delayMs);
+    if (body.messages[0]?.role === "system" && body.messages[0].content.startsWith(SUMMARY_SYSTEM_OPENING)) {
+      return answerSummary(res, body.messages, summaryScripts, { holds, aborts }, (content) => (call.usage = usageOf(body.messages, content)));
+    }
     const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
     // The line naming the speaker comes before the script: the script is the person's words.
     let script = last.replace(/^\[from [^\n]*\]\n/, "").trim();
@@ -211,6 +225,44 @@ function shapeOf(script: string): Shape {
 }
 
 /** Resolves when the client hangs up; a hang-up before the answer ended opens the `name` barrier of `aborts`. */
+/** How a room's summary request begins (the Worker's SUMMARY_SYSTEM_PROMPT). */
+const SUMMARY_SYSTEM_OPENING = "You keep the running summary";
+
+/** A summary request's answer: scripted by SUMFAIL/SUMHANG/SUMHOLD, else every planted "noted: …" it holds. */
+async function answerSummary(
+  res: ServerResponse,
+  messages: { role: string; content: string }[],
+  played: Set<string>,
+  { holds, aborts }: { holds: Barriers; aborts: Barriers },
+  usageFor: (content: string) => FakeUsage,
+): Promise<void> {
+  const text = messages.slice(1).map((m) => m.content).join("\n");
+  const once = (prefix: string) => {
+    for (const m of text.matchAll(new RegExp(`${prefix}:([\\w-]+)`, "g"))) {
+      if (!played.has(`${prefix}:${m[1]}`)) {
+        played.add(`${prefix}:${m[1]}`);
+        return m[1];
+      }
+    }
+    return null;
+  };
+  if ([...text.matchAll(/SUMFAIL:([\w-]+)/g)].some((m) => !holds.isOpen(m[1]))) return sendJson(res, 500, { error: { message: "scripted summary failure" } });
+  const hang = once("SUMHANG");
+  if (hang) return abortedBy(res, hang, aborts);
+  for (const m of text.matchAll(/SUMHOLD:([\w-]+)/g)) await holds.wait(m[1], 60_000);
+  const noted = [...new Set([...text.matchAll(/noted: ([^\n;]+)/g)].map((m) => m[1].trim()))];
+  const turns = (messages.at(-2)?.content.match(/ asked: /g) ?? []).length;
+  const content = `SUMMARY of ${turns} turns: ${noted.length ? noted.map((n) => `noted: ${n}`).join(";\n") : "nothing of note"}`;
+  sendJson(res, 200, {
+    id: "chatcmpl-summary",
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: "fake",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: usageFor(content),
+  });
+}
+
 function abortedBy(res: ServerResponse, name: string, aborts: Barriers): Promise<void> {
   return new Promise<void>((resolve) =>
     res.once("close", () => {
@@ -262,6 +314,10 @@ class Barriers {
     this.opened.add(name);
     for (const wake of this.waiters.get(name) ?? []) wake();
     this.waiters.delete(name);
+  }
+
+  isOpen(name: string): boolean {
+    return this.opened.has(name);
   }
 
   openAll(): void {

@@ -29,6 +29,20 @@ describe("Worker config: schedules", () => {
   });
 });
 
+describe("Worker config: the room's summary", () => {
+  it("summarises after 2000 tokens of history out of the window by default, 0 turns it off, and reads it", () => {
+    expect(load({})).toMatchObject({ DUET_SUMMARY_TOKENS: 2000 });
+    expect(load({ DUET_SUMMARY_TOKENS: "0" })).toMatchObject({ DUET_SUMMARY_TOKENS: 0 });
+    expect(load({ DUET_SUMMARY_TOKENS: "500" })).toMatchObject({ DUET_SUMMARY_TOKENS: 500 });
+  });
+
+  it("stops with one line naming the variable when it is malformed", () => {
+    for (const bad of ["lots", "-1", "1.5", "2000000"]) {
+      expect(() => load({ DUET_SUMMARY_TOKENS: bad })).toThrow("Worker misconfigured: DUET_SUMMARY_TOKENS must be an integer from 0 to 1000000");
+    }
+  });
+});
+
 describe("Worker config: models and budgets", () => {
   it("offers MODEL first, then the rest of DUET_MODELS; the first of DUET_MODELS is the default without MODEL", () => {
     expect(load({ MODEL: "a", DUET_MODELS: "b, a ,c" })).toMatchObject({ model: "a", models: ["a", "b", "c"] });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RECALL_TOKENS } from "@duet/shared";
 import { PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL } from "../src/model/prompt.ts";
 import { CHUNK_TURNS, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
+import { PLANTED_FACTS } from "./fixtures/planted-facts.ts";
 import { api, freshRoom, modelCallsWith, roomStub, send, type SeenModelCall } from "./helpers.ts";
 
 /** A room's earlier turns, found again for a later question and shown to the model as labelled data. */
@@ -27,18 +28,7 @@ async function chatter(room: string, n: number, from = 0): Promise<void> {
   }
 }
 
-const FACTS: [said: string, asked: string][] = [
-  ["staging runs on port 8443", "which port does staging use?"],
-  ["make test needs --jobs 2", "what flags does make test need?"],
-  ["the flaky test is test_upload", "which test is flaky again?"],
-  ["database backups run nightly at 02:00 UTC", "when do the database backups run?"],
-  ["the deploy bot is called shipit", "what is the deploy bot called?"],
-  ["our CI uses Buildkite, not GitHub Actions", "which CI service do we use?"],
-  ["the frontend lives in packages/web", "where does the frontend live?"],
-  ["the on-call rotation changes on Mondays", "when does the on-call rotation change?"],
-  ["the redis cache TTL is 90 seconds", "what is the redis cache TTL?"],
-  ["release branches are named release/YYYY-MM", "how are release branches named?"],
-];
+const FACTS = PLANTED_FACTS;
 
 const turn = (seq: number, question: string, answer: string): ArchivedTurn => ({ seq, userId: "U1", userName: null, question, answer, at: seq, answeredAt: seq });
 

@@ -56,6 +56,7 @@ export {
   resetFactsNote,
   resetQuestion,
   MEMORY_BUTTON_UNKNOWN,
+  SUMMARY_USAGE_NAME,
 } from "./memory.ts";
 export { HOME_WORDS, homeModelsLine, homeRoomLines, homeUsageLines } from "./home.ts";
 export { PANE_WORDS, type SuggestedPrompt } from "./pane.ts";

@@ -4,6 +4,9 @@ import type { Spelling } from "./usage.ts";
 
 /** The room's pinned facts in words every front end shares; each passes how it names a person and a command. */
 
+/** Who a room's summary calls are counted under in its usage: the room's own model writing it, no person asking. */
+export const SUMMARY_USAGE_NAME = "room summary";
+
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 /** A fact as people typed it, shown as code in the surface's markup: it can neither mention nor format, and keeps every character. */
 const quotedIn = (name: Naming) => (f: PinnedFact) => name.command(f.text);

@@ -46,7 +46,8 @@ function weekRows(u: UsageResponse): UsageRow[] {
   const sum = new Map<string, UsageRow>();
   for (const day of u.days) {
     for (const r of day.rows) {
-      const key = JSON.stringify([r.userId, r.model]);
+      // Work no person asked for (the room's summaries) is told apart by its name.
+      const key = JSON.stringify([r.userId, r.userId === null ? (r.userName ?? null) : null, r.model]);
       const have = sum.get(key);
       if (!have) {
         sum.set(key, { ...r });

@@ -36,6 +36,8 @@ import type { PrEvent } from "../github/webhook-events.ts";
 import { RepoSync } from "./repo-sync.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { recallFor } from "../memory/recall.ts";
+import { RollingSummary } from "../memory/rolling-summary.ts";
+import { SummaryRows } from "../memory/summary-rows.ts";
 import { ProposedFacts } from "../memory/proposed-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
@@ -91,6 +93,8 @@ export class Room {
   /** The tool servers of the workspace this room turned on. */
   readonly tools: RoomTools;
   readonly facts: PinnedFacts;
+  /** The room's rolling summary of the conversation before the model's window. */
+  readonly rollingSummary: RollingSummary;
   /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
   readonly proposedFacts: ProposedFacts;
   /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
@@ -168,6 +172,17 @@ export class Room {
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
     this.proposedFacts = new ProposedFacts(storage.sql);
+    this.rollingSummary = new RollingSummary({
+      tokens: this.config.DUET_SUMMARY_TOKENS,
+      ledger: this.ledger,
+      rows: new SummaryRows(storage.sql),
+      model: () => createLanguageModel(this.config, env, this.model.get()),
+      timeoutMs: this.config.MODEL_TIMEOUT_MS,
+      temperature: this.config.MODEL_TEMPERATURE,
+      price: (model) => this.config.offered.get(model)?.price,
+      redact: this.redact,
+      waitUntil,
+    });
     this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
     this.checkouts = new CheckoutStore(storage);
@@ -214,9 +229,10 @@ export class Room {
       atomically: (fn) => storage.transactionSync(fn),
       // Never later than it is armed: the keep-awake alarm must not push a schedule due sooner (an `every 10s`) back to 30 s.
       setAlarm: (at) => armAlarmBy(storage, at),
-      overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
+      overBudget: async (userId) => overBudget(this.budgets(), () => new UsageTotals().addAll(this.usageEntries()), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
       tracing: roomTracing(this.config, waitUntil),
+      answered: () => this.rollingSummary.afterTurn(),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.prTalk = new PrTalk({
@@ -273,8 +289,9 @@ export class Room {
       this.repo.wipe();
       this.tools.wipe();
     }
-    // The pinned facts go unless the person resetting said to keep them.
+    // The pinned facts go unless the person resetting said to keep them, and the summary with them; a person's reset keeps its usage.
     if (!resetBy || !keepMemory) this.facts.wipe();
+    this.rollingSummary.wipe({ usage: Boolean(resetBy), text: Boolean(resetBy) && keepMemory });
     const errors = await this.tree.cleanChildren(async (child) => {
       // A person's reset resets the rooms under this one the same way, so their audits are kept too.
       const out = await this.peer(child).cleanup(resetBy, keepMemory);
@@ -540,7 +557,7 @@ export class Room {
 
   /** This room's own usage entries (what a channel room adds up from its threads). */
   usageEntries(): UsageEntry[] {
-    return this.ledger.usageTotals().list();
+    return [...this.ledger.usageTotals().list(), ...this.rollingSummary.usage()];
   }
 
   private budgets(): DailyBudgets {
@@ -606,6 +623,7 @@ export class Room {
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
       pinnedFacts: () => this.facts.list().map(factLine),
+      summary: () => this.rollingSummary.text(),
       recall: (question, beforeSeq) => recallFor(this.ledger, question, beforeSeq, config.DUET_RECALL_TOKENS),
       proposeFacts: (facts) => this.proposedFacts.offer(facts, Date.now()),
       ...(saves ? { saves } : {}),

@@ -74,6 +74,11 @@ export class TurnLedger {
     return this.archive.candidates(terms, beforeSeq);
   }
 
+  /** The newest `limit` shown turns older than `beforeSeq`, oldest first, as the archive keeps them (what a summary is written from). */
+  turnsBefore(beforeSeq: number, limit: number): ArchivedTurn[] {
+    return this.archive.page(beforeSeq, limit);
+  }
+
   /** A keyed direct run's outcome, as the note the history shows: one row written. */
   finishRun(turn: LedgerTurn, note: HistoryNote, now = Date.now()): void {
     this.storage.transactionSync(() => this.shown(this.rows.finishRun(turn, note, now)));

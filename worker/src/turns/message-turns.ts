@@ -115,6 +115,8 @@ export class MessageTurns {
         if (!current()) throw new DuetError("not_found", DELETED);
         const answeredAt = Date.now();
         ledger.answer(turn, answer, modelText, answeredAt, work.room.outbox.takePosted(turn.idemKey));
+        // Begun, not awaited: the summary is written outside the queue, so the next turn never waits for it.
+        work.room.answered?.();
         // Before the answer goes out, so the person's next ask finds it counted; a failure is logged, the answer kept.
         await work.room.counted?.(turn.userId, answer.usage, answeredAt).catch((err) => console.error("a turn's usage could not be counted toward its person's budget", err));
         if (turn.deliver) work.room.outbox.answered().catch((err) => console.error("the room's delivery check could not be armed", err));

@@ -34,6 +34,8 @@ export interface RoomParts {
   overBudget?: (userId: string | null) => Promise<DuetError | null>;
   /** An answered turn's usage, told to where the person's budget is counted (across rooms). */
   counted?: (userId: string | null, usage: TurnUsage | undefined, at: number) => Promise<void>;
+  /** A message turn was answered and joined the history: the room's background work after it (its summary) may begin; never awaited. */
+  answered?: () => void;
   /** Where the room's spans go (none: tracing off). */
   tracing?: RoomTracing;
 }

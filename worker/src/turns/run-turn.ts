@@ -19,6 +19,8 @@ export interface TurnDeps extends CommandDeps {
   sharedFiles?: (after: number, until: number) => string[];
   /** The room's pinned facts as the model reads them, one line each. */
   pinnedFacts?: () => string[];
+  /** The room's summary of its conversation before the window, or null when it has none. */
+  summary?: () => string | null;
   /** Earlier turns recalled for `question`, older than turn `beforeSeq` (the window's oldest), as the model reads them. */
   recall?: (question: string, beforeSeq: number) => string[];
   /** A workspace file the model attached, as the answer lists it, or the note that says why it is not there. */
@@ -240,7 +242,7 @@ async function askModel(
   const recalled = deps.recall?.(input.question, windowFrom) ?? [];
   const toolsLine = await toolsSection(deps);
   const systemLine = [repoLine, toolsLine].filter(Boolean).join("\n\n") || null;
-  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], systemLine, recalled);
+  const prompt = buildContext(recent, { text: input.question, speaker: input.asker }, MODEL_CONTEXT_MESSAGES, deps.sharedFiles?.(previousAt, input.receivedAt) ?? [], deps.pinnedFacts?.() ?? [], systemLine, recalled, deps.summary?.() ?? null);
   const model = deps.model();
   // Unknown until the provider says: one that reports nothing leaves the counts null, never zero.
   const usage: TurnUsage = { model: model.name, inputTokens: null, outputTokens: null };

@@ -72,7 +72,8 @@ export class UsageTotals {
 
   /** Already-added totals (a rollup kept in a row, a thread room's figures). */
   add(e: UsageEntry): void {
-    const key = JSON.stringify([e.date, e.userId, e.model]);
+    // Work no person asked for (the room's summaries) is told apart by its name, not merged with turns nobody is known to have asked.
+    const key = JSON.stringify([e.date, e.userId, e.userId === null ? e.userName : null, e.model]);
     const have = this.entries.get(key);
     if (!have) {
       this.entries.set(key, { ...e });
