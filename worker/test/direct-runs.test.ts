@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
+import { api, execCalls, freshRoom, history, modelCallsWith, send } from "./helpers.ts";
 import { unique } from "./live-helpers.ts";
 
 const TOKEN = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
@@ -39,5 +39,18 @@ describe("direct runs in the room's history", () => {
     const room = freshRoom();
     expect((await exec(room, { cmd: "__EXECUTOR_FAIL__" })).status).toBe(502);
     expect(await history(room)).toEqual([]);
+  });
+});
+
+describe("who a command runs for", () => {
+  it("a direct run and a model's command each reach the executor naming the person, with their workspace", async () => {
+    const room = `slack-TFAIR-${unique("C").replace(/[^A-Za-z0-9]/g, "")}`;
+    expect((await exec(room, { cmd: "echo direct", userId: "UDIRECT" })).status).toBe(200);
+    expect((await send(room, "SAY: <run>echo asked</run>", { userId: "UASKER" })).status).toBe(200);
+    const calls = (await execCalls(`sandbox-${room}`)) as Array<{ command: string; person?: string }>;
+    expect(calls.map((c) => [c.command, c.person])).toEqual([
+      ["echo direct", encodeURIComponent("slack-TFAIR:UDIRECT")],
+      ["echo asked", encodeURIComponent("slack-TFAIR:UASKER")],
+    ]);
   });
 });

@@ -16,7 +16,8 @@ import type { TurnWork } from "./turn-work.ts";
  */
 export async function decideApproval(work: TurnWork, approvalId: string, req: DecisionRequest): Promise<Outcome> {
   const { control, ledger } = work.room;
-  const deps = work.deps();
+  // The command runs for whoever decided it.
+  const deps = work.deps(req.userId);
   control.check(approvalId, req);
   const place = work.queue.admit();
   const decided = work.accept(place, () => control.decide(approvalId, req));

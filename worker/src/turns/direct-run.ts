@@ -29,8 +29,8 @@ export async function runDirect(work: TurnWork, req: ExecRequest): Promise<Outco
     });
     if (replay) return replay;
   }
-  const deps = work.deps();
   const userId = req.userId || null;
+  const deps = work.deps(userId);
   const receivedAt = Date.now();
   const place = work.queue.admit();
   const turn = key ? work.accept(place, () => ledger.accept({ kind: "exec", idemKey: key, userId, question: deps.redact(req.cmd), receivedAt })) : null;

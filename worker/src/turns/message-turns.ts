@@ -103,7 +103,7 @@ export class MessageTurns {
         if (refused) throw refused;
         control.noticeExpired();
         const propose = control.policy.get() === "approve" ? (cmds: string[]) => control.propose(cmds, turn.userId) : undefined;
-        const deps = work.deps();
+        const deps = work.deps(turn.userId);
         const steps = runTurn(
           { ...deps, stillCurrent: current, stop, onEvent, propose, live, span },
           { question: turn.question, asker: speakerOf(turn), receivedAt: turn.receivedAt, progress: turn.progress, recent: ledger.recentTurns(CONTEXT_TURNS) },

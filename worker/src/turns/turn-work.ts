@@ -33,8 +33,10 @@ export class TurnWork {
    * The room's deps for one piece of work, with the workspace saved once the
    * room's queue is done: work waiting behind this one will save for both.
    */
-  deps(): TurnDeps {
-    const { saves, ...deps } = this.room.deps();
+  /** `person`: who the work's commands run for (the sandbox shares its slots by person). */
+  deps(person?: string | null): TurnDeps {
+    const { saves, ...all } = this.room.deps();
+    const deps = person ? { ...all, person } : all;
     if (!saves) return deps;
     const saveWorkspace = (changed: boolean): Promise<string | null> => {
       if (changed) saves.markChanged();
