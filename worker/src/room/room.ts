@@ -225,6 +225,7 @@ export class Room {
       ledger: this.ledger,
       outbox: this.outbox,
       redact: this.redact,
+      audit: (entry) => this.control.audit.record([entry]),
       ask: (req) => this.turns.message(req),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });
