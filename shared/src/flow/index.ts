@@ -11,7 +11,7 @@ export { stopClick, type StopClick } from "./stop-click.ts";
 export { redactLive, redactReply, redacting, redactingView } from "./redacting.ts";
 export { model, usage } from "./settings.ts";
 export { repo } from "./repo.ts";
-export { pr, prClick, type PrClick } from "./pr.ts";
+export { pr, prClick, proposeDelivered, type PrClick } from "./pr.ts";
 export { askBeforeReset, chooseReset, type ResetChoice, type ResetClick } from "./reset-choice.ts";
 export { decideFact, type FactClick } from "./fact-click.ts";
 export { homeListing } from "./home.ts";
