@@ -3,6 +3,7 @@ import type { FakeGithub } from "./fakes/github.ts";
 import { deliverWebhook, payloads } from "./fakes/github-webhooks.ts";
 import { startGithubHost, type GithubHost } from "./helpers/github-app.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
+import { workerApi } from "./helpers/worker-api.ts";
 
 /**
  * The pull request talks back: GitHub's webhook, signed, delivered to the
@@ -24,14 +25,7 @@ let sandbox: SandboxStack;
 /** The pull request ROOM opened. */
 let pr: { url: string; number: number };
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${sandbox.stack.workerUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.stack.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const api = workerApi(() => sandbox.stack);
 
 /** The room's audit entries of what GitHub said became of its pull request. */
 async function prAudit(): Promise<Record<string, unknown>[]> {
