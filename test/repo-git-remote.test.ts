@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../scripts/duet-cli.ts";
 import { startFakeGitRemote, type FakeGitRemote } from "./fakes/git-remote.ts";
 import { BareRepos } from "./helpers/git-repos.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
@@ -93,5 +95,29 @@ describe("a plain git remote with a token", () => {
     expect(remote.pushes()).toBe(pushesBefore);
     expect(remote.requests.slice(requestsBefore).filter((r) => r.authorization !== null)).toEqual([]);
     expect(await repos.branches("acme/widgets")).not.toContain("duet/mine");
+  });
+
+  it("in the CLI, opening a proposal says which branch was pushed, and that there is no pull request", async () => {
+    const room = "cli-gitremotecli";
+    const said: string[] = [];
+    const duet = async (...argv: string[]) => {
+      const out = new PassThrough();
+      out.on("data", (d) => said.push(String(d)));
+      const env = { DUET_WORKER_URL: sandbox.stack.workerUrl, DUET_API_TOKEN: sandbox.stack.token, NO_COLOR: "1", DUET_STREAMING: "off", DUET_HOME: repos.root };
+      return runCli(argv, { env, stdin: new PassThrough(), stdout: out, stderr: new PassThrough() });
+    };
+    expect(await duet("repo", room, "acme/widgets")).toBe(0);
+    expect(said.join("")).toContain("acme/widgets` (git remote)");
+    expect(await duet("ask", room, "SAY: changing it <run>cd ~/repo && echo omega > src/o.txt</run>")).toBe(0);
+    said.length = 0;
+    expect(await duet("pr", room, "Add", "omega")).toBe(0);
+    const id = /--open ([0-9a-f]{8})/.exec(said.join(""))![1];
+    said.length = 0;
+    expect(await duet("pr", room, "--open", id)).toBe(0);
+    const branch = /duet\/add-omega-[0-9a-f]{6}/.exec(said.join(""))![0];
+    expect(said.join("").trimEnd()).toMatch(
+      new RegExp(`^Pushed by cli:\\S+ to branch \`${branch}\`\\.\ncli:\\S+ pushed the change to branch \`${branch}\` of ${remote.url}/git/acme/widgets\\.git \\(a plain git remote: open a merge request there from that branch\\)\\.$`),
+    );
+    expect(await repos.branches("acme/widgets")).toContain(branch);
   });
 });
