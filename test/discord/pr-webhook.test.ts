@@ -3,9 +3,10 @@ import { deliverWebhook, payloads } from "../fakes/github-webhooks.ts";
 import type { FakeMessage } from "../fakes/discord/index.ts";
 import type { InteractionRecord } from "../fakes/discord/world.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
-import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
+import type { PrHost } from "../helpers/pr-host.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { interactionAnswer, mentionAnswer, type DiscordHarness } from "./harness.ts";
+import { startDiscordPrSetup } from "./pr-setup.ts";
 
 /**
  * The pull request talks back, as people in Discord see it: the real
@@ -22,14 +23,7 @@ let h: DiscordHarness;
 let host: PrHost;
 
 startedForTests(
-  async () => {
-    const prHost = await startPrHost();
-    const setup = await startDiscordSetup({ stack: { executor: "real", vars: { ...prHost.vars, GITHUB_WEBHOOK_SECRET: SECRET, MODEL_TIMEOUT_MS: "30000" } } }).catch(async (err) => {
-      await prHost.stop();
-      throw err;
-    });
-    return { ...setup, host: prHost, stop: async () => (await setup.stop(), await prHost.stop()) };
-  },
+  () => startDiscordPrSetup({ GITHUB_WEBHOOK_SECRET: SECRET }),
   (s) => ({ stack, h, host } = s),
 );
 
