@@ -80,6 +80,8 @@ describe("workerOptions", () => {
       GITHUB_APP_SLUG: "duet-dev",
       GITHUB_WEBHOOK_SECRET: "webhook-secret",
       GITHUB_API_URL: "http://127.0.0.1:9998",
+      DUET_GIT_REMOTE_URL: "https://git.corp.example/{repo}.git",
+      DUET_GIT_REMOTE_TOKEN: "git-remote-token",
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
       OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc",
     };

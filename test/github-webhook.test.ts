@@ -3,6 +3,7 @@ import type { FakeGithub } from "./fakes/github.ts";
 import { deliverWebhook, payloads } from "./fakes/github-webhooks.ts";
 import { startGithubHost, type GithubHost } from "./helpers/github-app.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
+import { workerApi } from "./helpers/worker-api.ts";
 
 /**
  * The pull request talks back: GitHub's webhook, signed, delivered to the
@@ -24,13 +25,13 @@ let sandbox: SandboxStack;
 /** The pull request ROOM opened. */
 let pr: { url: string; number: number };
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${sandbox.stack.workerUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.stack.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+const api = workerApi(() => sandbox.stack);
+
+/** The room's audit entries of what GitHub said became of its pull request. */
+async function prAudit(): Promise<Record<string, unknown>[]> {
+  const audit = await api("GET", `/api/rooms/${ROOM}/audit`);
+  expect(audit.status).toBe(200);
+  return (audit.body.entries as Record<string, unknown>[]).filter((e) => e.kind === "pr-merged" || e.kind === "pr-closed");
 }
 
 const hook = (event: string, payload: unknown, opts?: Parameters<typeof deliverWebhook>[4]) => deliverWebhook(`${sandbox.stack.workerUrl}/github/webhook`, SECRET, event, payload, opts);
@@ -87,12 +88,14 @@ describe("GitHub's webhook tells the room's thread about its pull request", () =
     const items = await posted(10_000);
     expect(items).toHaveLength(1);
     expect(items[0].deliver).toEqual({ platform: "slack", place: { channel: "C1", team: "T1", threadTs: "1700000000.000100", ts: "1700000000.000100", github: `acme/widgets#${pr.number}` } });
-    expect(items[0].answer.reply).toBe(`:tada: acme/widgets#${pr.number} was merged by octocat on GitHub. ${pr.url.replace(/^.*\/acme/, "https://github.example/acme")}`);
+    expect(items[0].answer.reply).toBe(`🎉 acme/widgets#${pr.number} was merged by octocat on GitHub. ${pr.url.replace(/^.*\/acme/, "https://github.example/acme")}`);
 
     // The same delivery again (GitHub's "Redeliver"): answered, nothing posted twice.
     const again = await hook("pull_request", payloads.closed("acme/widgets", pr.number, true, "octocat"), { id: "d-merge-1" });
     expect(again).toEqual({ status: 200, body: { duplicate: true } });
     expect(await posted(1500)).toEqual([]);
+    // The room's audit says who merged it, once.
+    expect(await prAudit()).toEqual([{ at: expect.any(Number), kind: "pr-merged", repo: "acme/widgets", branch: expect.stringMatching(/^duet\/shout-alpha-/), url: expect.stringContaining(`/acme/widgets/pull/${pr.number}`), decidedBy: "octocat" }]);
   });
 
   it("closed without merging: the thread says so, naming who closed it", async () => {
@@ -100,6 +103,10 @@ describe("GitHub's webhook tells the room's thread about its pull request", () =
     expect(closed).toEqual({ status: 202, body: { handled: "closed" } });
     const items = await posted(10_000);
     expect(items.map((i) => i.answer.reply)).toEqual([`acme/widgets#${pr.number} was closed without merging by hubot on GitHub. https://github.example/acme/widgets/pull/${pr.number}`]);
+    expect((await prAudit()).map((e) => [e.kind, e.decidedBy])).toEqual([
+      ["pr-merged", "octocat"],
+      ["pr-closed", "hubot"],
+    ]);
   });
 
   it("a review comment that mentions the App starts a turn: its answer is posted in the thread and as a reply on the pull request", async () => {
@@ -153,6 +160,7 @@ describe("bad webhook deliveries do nothing", () => {
     const huge = await hook("pull_request", { ...payload, padding: "x".repeat(1024 * 1024) });
     expect(huge.status).toBe(413);
     expect(await posted(1500)).toEqual([]);
+    expect((await prAudit()).map((e) => e.decidedBy)).not.toContain("mallory");
   });
 
   it("a pull request Duet did not open, and events Duet does not act on, are answered 202 and post nothing", async () => {

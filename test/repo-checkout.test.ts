@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
 import { BareRepos } from "./helpers/git-repos.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
+import { workerApi } from "./helpers/worker-api.ts";
 
 /**
  * A room's checkout, through the real Worker (workerd), the real bubblewrap
@@ -44,14 +45,7 @@ afterAll(async () => {
   repos?.remove();
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${sandbox.stack.workerUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.stack.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const api = workerApi(() => sandbox.stack);
 
 const link = (roomId: string, repo: string, branch?: string) => api("PUT", `/api/rooms/${roomId}/repo`, { repo, ...(branch ? { branch } : {}), userId: "U1" });
 const exec = async (roomId: string, cmd: string) => (await sandbox.stack.client.exec(roomId, { cmd })).result;

@@ -297,7 +297,7 @@ export class WorkerClient {
   }
 
   /** Tells the room what was posted for the turn under `body.key` (repeatable: a second confirm changes nothing). */
-  confirmDelivery(roomId: string, body: DeliveryConfirm): Promise<{ confirmed: boolean }> {
+  confirmDelivery(roomId: string, body: DeliveryConfirm): Promise<{ confirmed: boolean; first?: boolean }> {
     return this.call("POST", `${roomPath(roomId)}/deliveries`, deliveryConfirmResponseSchema, body, true);
   }
 

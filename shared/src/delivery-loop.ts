@@ -20,6 +20,12 @@ export interface DeliveryLoopOptions {
   waitMs?: number;
   /** Answers this process is posting itself (FlowDeps.answering): left to that, not delivered a second time. */
   answering?: AnswersInFlight;
+  /**
+   * Proposes the change of a delivered answer that ended with the model's
+   * `<pr>`, in the place the answer went (the flow's proposeDelivered): called
+   * once per answer, after the confirm that marked it delivered.
+   */
+  proposePr?: (item: DeliveryItem) => Promise<void>;
   /** Told of each item delivered and confirmed: for the bot's metrics. */
   onDelivered?: (item: DeliveryItem) => void;
 }
@@ -75,8 +81,10 @@ export class DeliveryLoop {
       const secrets = this.opts.secrets ?? [];
       const messageId = await this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) });
       if (messageId) {
-        await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
+        const confirmed = await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
         this.opts.onDelivered?.(item);
+        // Only the confirm that delivered it proposes: a second bot's or a retried confirm of the same answer does not.
+        if (confirmed.first && item.answer.pr) await this.opts.proposePr?.(item);
       }
     } catch (err) {
       this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);

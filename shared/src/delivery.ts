@@ -20,7 +20,12 @@ export const deliveryConfirmSchema = z.object({
   final: z.boolean().default(true),
 });
 export type DeliveryConfirm = z.input<typeof deliveryConfirmSchema>;
-export const deliveryConfirmResponseSchema = z.object({ confirmed: z.boolean() });
+/**
+ * `confirmed`: the room holds this message as the answer. `first`: this call is
+ * the one that marked it delivered (true once per answer, whichever bot or
+ * retry confirms), so a step that must follow a delivery once goes with it.
+ */
+export const deliveryConfirmResponseSchema = z.object({ confirmed: z.boolean(), first: z.boolean().optional() });
 
 /**
  * A bot still posting the answer under `key` (waiting its channel's turn)

@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   model_error: 502,
   /** GitHub answered with an error, refused for a rate limit, or could not be reached. */
   github_error: 502,
+  /** The plain git remote (DUET_GIT_REMOTE_URL) answered with an error or could not be reached. */
+  git_remote_error: 502,
   sandbox_error: 502,
   model_not_configured: 503,
   /** A repository was to be linked, and no GitHub App is configured (GITHUB_APP_*). */

@@ -76,7 +76,15 @@ export type PrOpenRequest = z.input<typeof prOpenRequestSchema>;
  * request an earlier proposal opened. `already`: this proposal was opened
  * before (or by a click at the same moment), so nothing was pushed now.
  */
-export const prOpenedSchema = z.object({ url: z.string(), number: z.number(), branch: z.string(), updated: z.boolean().optional(), already: z.boolean().optional() });
+export const prOpenedSchema = z.object({
+  url: z.string(),
+  number: z.number(),
+  branch: z.string(),
+  updated: z.boolean().optional(),
+  already: z.boolean().optional(),
+  /** A plain git remote: the branch was pushed and no pull request opened (`url`: the repository's, `number` 0). */
+  branchOnly: z.boolean().optional(),
+});
 export type PrOpened = z.infer<typeof prOpenedSchema>;
 
 /** Skipping a proposal: who clicked. */

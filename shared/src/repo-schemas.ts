@@ -67,8 +67,9 @@ export const repoRequestSchema = z.object({
 });
 export type RepoRequest = z.input<typeof repoRequestSchema>;
 
-/** Where a repository is hosted: a GitHub App installation (the only provider so far). */
-export const repoProviderSchema = z.enum(["github"]);
+/** Where a repository is hosted: a GitHub App installation, or a plain git remote over HTTPS (branches only, no pull requests). */
+export const repoProviderSchema = z.enum(["github", "git"]);
+export type RepoProvider = z.infer<typeof repoProviderSchema>;
 
 /** The checkout in the room's workspace: the commit it holds and when it was made; null until one is made. */
 export const repoCheckoutSchema = z.object({ sha: z.string(), at: z.number() });

@@ -242,7 +242,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped", "pr-merged", "pr-closed"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -270,7 +270,10 @@ export const auditEntrySchema = z.object({
   /** For `repo` and `repo-removed` entries: the repository (owner/name) linked or unlinked, and the branch named (none: its default). */
   repo: z.string().optional(),
   branch: z.string().optional(),
-  /** For `pr-proposed` and `pr-opened` entries (with `repo` and `branch`, the `duet/…` branch): the pull request's title, and its address once opened. */
+  /**
+   * For `pr-proposed` and `pr-opened` entries (with `repo` and `branch`, the `duet/…` branch): the pull request's title, and its address once opened.
+   * `pr-merged` and `pr-closed` (GitHub said so) carry `repo`, `branch`, `url`, and the GitHub login of who merged or closed it as `decidedBy`.
+   */
   title: z.string().optional(),
   url: z.string().optional(),
   /** For `remember` and `forget` entries: the fact pinned or unpinned. */

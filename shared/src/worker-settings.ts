@@ -78,6 +78,12 @@ export const workerSettingsSchema = z.object({
   GITHUB_WEBHOOK_SECRET: optionalText,
   /** GitHub's REST API: github.com's, or a GitHub Enterprise Server's `https://HOST/api/v3`. */
   GITHUB_API_URL: optionalText.pipe(z.url({ error: "GITHUB_API_URL must be a URL" }).optional()),
+  /**
+   * A plain git remote over HTTPS, used when no GitHub App is set: the URL with `{repo}` for `owner/name`, and the
+   * token Duet's own git steps send (Basic auth); both or neither (the Worker's config checks). Branches only, no pull requests.
+   */
+  DUET_GIT_REMOTE_URL: optionalText,
+  DUET_GIT_REMOTE_TOKEN: optionalText,
   /** An OTLP/HTTP collector's base URL (each turn's spans go to its `/v1/traces`; unset: none are sent) and its headers. */
   ...otlpFields,
 });

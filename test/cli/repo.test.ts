@@ -59,11 +59,11 @@ describe("duet repo", () => {
     expect(await stack.client.repo("cli-repo-missing")).toEqual({ repo: null });
   });
 
-  it("a Worker with no GitHub App says on one line what to set, and saves nothing", async () => {
+  it("a Worker with no GitHub App nor git remote says on one line what to set, and saves nothing", async () => {
     expect(await duet(bare, "repo", "cli-repo-bare", "acme/widgets")).toEqual({
       code: 1,
       out: "",
-      err: "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see docs/configuration.md).",
+      err: "Linking a repository needs Duet's GitHub App or a git remote, and neither is set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG, or DUET_GIT_REMOTE_URL and DUET_GIT_REMOTE_TOKEN, on the Worker (see docs/configuration.md).",
     });
     expect(await bare.client.repo("cli-repo-bare")).toEqual({ repo: null });
   });

@@ -93,3 +93,25 @@ describe("Worker config: the GitHub App", () => {
     expect(() => load({ GITHUB_APP_ID: "1", GITHUB_APP_PRIVATE_KEY: "pem", GITHUB_API_URL: "ghe" })).toThrow("Worker misconfigured: GITHUB_API_URL must be a URL");
   });
 });
+
+describe("Worker config: a plain git remote", () => {
+  it("is off with neither DUET_GIT_REMOTE_* set, on with a URL template and a token; the token is never shown back", () => {
+    expect(load({}).gitRemote).toBeNull();
+    const on = load({ DUET_GIT_REMOTE_URL: "https://git.example.com/{repo}.git", DUET_GIT_REMOTE_TOKEN: "glpat-abc" });
+    expect(on.gitRemote).toEqual({ urlTemplate: "https://git.example.com/{repo}.git", token: "glpat-abc" });
+    expect(on.secrets).toContain("glpat-abc");
+  });
+
+  it("stops with one line when half set, without {repo}, not https off loopback, or carrying credentials", () => {
+    const bad = (url: string) => () => load({ DUET_GIT_REMOTE_URL: url, DUET_GIT_REMOTE_TOKEN: "t" });
+    const half = "Worker misconfigured: a git remote needs both DUET_GIT_REMOTE_URL and DUET_GIT_REMOTE_TOKEN (set both, or neither)";
+    expect(() => load({ DUET_GIT_REMOTE_TOKEN: "t" })).toThrow(half);
+    expect(() => load({ DUET_GIT_REMOTE_URL: "https://git.example.com/{repo}.git" })).toThrow(half);
+    expect(bad("https://git.example.com/acme/widgets.git")).toThrow("Worker misconfigured: DUET_GIT_REMOTE_URL must name the repository with {repo} (e.g. https://git.example.com/{repo}.git)");
+    expect(bad("http://git.example.com/{repo}.git")).toThrow("Worker misconfigured: DUET_GIT_REMOTE_URL must be https (http only on 127.0.0.1 or localhost)");
+    expect(bad("https://me:pw@git.example.com/{repo}.git")).toThrow("Worker misconfigured: DUET_GIT_REMOTE_URL must carry no credentials: put the token in DUET_GIT_REMOTE_TOKEN");
+    expect(bad("https://git.example.com/{repo}.git?x=1")).toThrow("Worker misconfigured: DUET_GIT_REMOTE_URL must have no query or fragment");
+    expect(bad("not a url {repo}")).toThrow("Worker misconfigured: DUET_GIT_REMOTE_URL must be a URL (e.g. https://git.example.com/{repo}.git)");
+    expect(load({ DUET_GIT_REMOTE_URL: "http://127.0.0.1:3000/{repo}.git", DUET_GIT_REMOTE_TOKEN: "t" }).gitRemote).not.toBeNull();
+  });
+});

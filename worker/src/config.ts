@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ConfigError, networkPolicyOf, otlpHeaders, type ModelPrice, type ModelProviderName, parseEnv, workerSettingsSchema as schema, type NetworkPolicy } from "@duet/shared";
+import { gitRemoteOf, type GitRemoteConfig } from "./git-remote/remote-config.ts";
 import type { GithubAppConfig } from "./github/app-config.ts";
 import type { Vars } from "./vars.ts";
 
@@ -33,6 +34,8 @@ export type WorkerConfig = z.infer<typeof schema> & {
   network: NetworkPolicy;
   /** Null: no GitHub App configured. */
   github: GithubAppConfig | null;
+  /** A plain git remote (DUET_GIT_REMOTE_URL, DUET_GIT_REMOTE_TOKEN); rooms use it when no GitHub App is configured. Null: none. */
+  gitRemote: GitRemoteConfig | null;
 };
 
 /** Which provider serves an offered model, the provider's name for it, and its price when the operator gave one. */
@@ -58,10 +61,10 @@ export function loadConfig(env: Vars): WorkerConfig {
   if (!offered.has(model)) offered.set(model, { provider: c.MODEL_PROVIDER, model });
   const models = [model, ...[...offered.keys()].filter((name) => name !== model)];
   // Values that must never reach chat or history, even if a command prints them.
-  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET, ...Object.values(otlpHeaders(c.OTEL_EXPORTER_OTLP_HEADERS))].filter(
+  const secrets = [c.DUET_API_TOKEN, c.DUET_API_TOKEN_PREVIOUS, c.OPENAI_API_KEY, c.SANDBOX_TOKEN, c.GITHUB_APP_PRIVATE_KEY, c.GITHUB_WEBHOOK_SECRET, c.DUET_GIT_REMOTE_TOKEN, ...Object.values(otlpHeaders(c.OTEL_EXPORTER_OTLP_HEADERS))].filter(
     (s): s is string => Boolean(s),
   );
-  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c), github: githubAppOf(c) };
+  const config = { ...c, model, models, offered, secrets, network: networkPolicyOf(c), github: githubAppOf(c), gitRemote: gitRemoteOf(c.DUET_GIT_REMOTE_URL, c.DUET_GIT_REMOTE_TOKEN) };
   cache.set(env, config);
   return config;
 }

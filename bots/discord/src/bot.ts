@@ -12,7 +12,7 @@ import { discordHealth } from "./health.ts";
 import { handleInteraction } from "./interactions.ts";
 import { handleStopClick, isStopClick } from "./live/stop-button.ts";
 import { handleMessage } from "./mentions.ts";
-import { deliverToDiscord } from "./outbox-delivery.ts";
+import { deliverToDiscord, proposeInDiscord } from "./outbox-delivery.ts";
 import { welcome } from "./welcome.ts";
 
 /**
@@ -115,7 +115,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
 
   return {
     client,

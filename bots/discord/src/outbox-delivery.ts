@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type REST, Routes } from "discord.js";
-import type { ChannelPace, DeliveryItem, DeliveryTarget } from "@duet/shared";
+import { type ChannelPace, type ChatSurface, type DeliveryItem, type DeliveryTarget, type FlowDeps, proposeDelivered, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { type LivePayload, restRequest } from "./live/targets.ts";
 import { scheduledRunLine } from "./control/render-schedules.ts";
@@ -63,4 +63,26 @@ function withHeading(out: Outgoing[], heading: string | null): Outgoing[] {
   const [first, ...rest] = out;
   if (first && heading.length + 1 + first.content.length <= MESSAGE_MAX_CHARS) return [{ ...first, content: `${heading}\n${first.content}` }, ...rest];
   return [{ content: heading.slice(0, MESSAGE_MAX_CHARS), files: [] }, ...out];
+}
+
+/**
+ * The change of a delivered answer that ended with the model's `<pr>`,
+ * proposed in the channel (or thread) the answer went to, with its Open and
+ * Skip buttons, as after a live answer. No interaction goes with it, so what
+ * only the asker would see is posted there too.
+ */
+export async function proposeInDiscord(rest: REST, pace: ChannelPace, log: Logger, flow: FlowDeps, item: DeliveryItem): Promise<void> {
+  const { channel } = item.deliver.place;
+  if (!channel) return;
+  const post = async (reply: Reply) => {
+    let first: string | null = null;
+    for (const msg of renderReply(reply)) {
+      const body = restRequest({ content: msg.content, files: msg.files, components: msg.components ?? [] });
+      first ??= idOf(await pace.run(channel, () => rest.post(Routes.channelMessages(channel), body)));
+    }
+    return first ? { id: first } : null;
+  };
+  const surface: ChatSurface = { post, postPrivate: post, edit: async () => false, showProgress: () => async () => {} };
+  await proposeDelivered(flow, surface, item);
+  log.info(`proposed the change of an answer delivered in ${item.roomId}`);
 }

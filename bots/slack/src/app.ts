@@ -1,5 +1,5 @@
 import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, frontTracing, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
-import { deliverToSlack } from "./outbox-delivery.ts";
+import { deliverToSlack, proposeInSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
 import { ackKind, timeSocketAcks } from "./ack-metrics.ts";
@@ -234,7 +234,17 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
     const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
-    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, log: (line) => logger.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    const proposeItem = async (item: DeliveryItem) => (await proposeInSlack(out, status, flow, item), null);
+    deliveries = new DeliveryLoop({
+      platform: "slack",
+      worker,
+      secrets,
+      answering,
+      log: (line) => logger.warn(line),
+      onDelivered: (item) => metrics.outboxDelivered(item.answeredAt),
+      deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem,
+      proposePr: async (item) => void (store ? await deliverInWorkspace(store, item, proposeItem) : await proposeItem(item)),
+    });
     deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);

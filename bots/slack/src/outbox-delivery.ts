@@ -1,9 +1,10 @@
-import type { DeliveryItem, DeliveryTarget } from "@duet/shared";
+import { type DeliveryItem, type DeliveryTarget, type FlowDeps, proposeDelivered } from "@duet/shared";
 import { showDone, type ThreadStatus } from "./feedback.ts";
 import { currentWorkspace } from "./oauth/workspace-client.ts";
 import { scheduledRunBlock } from "./control/render-schedules.ts";
 import { MAX_BLOCKS, renderReply } from "./render.ts";
 import type { SlackOut } from "./slack-api.ts";
+import { conversationSurface } from "./surfaces.ts";
 
 /**
  * Where a Slack answer goes, as the room keeps it: the conversation, its
@@ -41,4 +42,15 @@ export async function deliverToSlack(out: SlackOut, status: ThreadStatus, item: 
   await status.clear(channel, threadTs);
   if (ts) await showDone(out, { channel, ts }, true);
   return posted;
+}
+
+/**
+ * The change of a delivered answer that ended with the model's `<pr>`,
+ * proposed in the thread the answer went to, with its Open and Skip buttons,
+ * as after a live answer.
+ */
+export async function proposeInSlack(out: SlackOut, status: ThreadStatus, flow: FlowDeps, item: DeliveryItem): Promise<void> {
+  const { channel, threadTs } = item.deliver.place;
+  if (!channel) return;
+  await proposeDelivered(flow, conversationSurface(out, status.at(channel, threadTs), { channel, threadTs, user: item.userId ?? "", room: item.roomId }), item);
 }

@@ -12,7 +12,7 @@ export { redactLive, redactReply, redacting, redactingView } from "./redacting.t
 export { model, usage } from "./settings.ts";
 export { repo } from "./repo.ts";
 export { tools } from "./tools.ts";
-export { pr, prClick, type PrClick } from "./pr.ts";
+export { pr, prClick, proposeDelivered, type PrClick } from "./pr.ts";
 export { askBeforeReset, chooseReset, type ResetChoice, type ResetClick } from "./reset-choice.ts";
 export { decideFact, type FactClick } from "./fact-click.ts";
 export { homeListing } from "./home.ts";

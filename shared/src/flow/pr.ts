@@ -1,4 +1,6 @@
 import type { DuetCommand } from "../commands.ts";
+import type { DeliveryItem } from "../delivery.ts";
+import { readPrArgs } from "../pr-command.ts";
 import { DuetError } from "../errors.ts";
 import type { PrCredit } from "../pr-schemas.ts";
 import { PR_WORDS, sentence } from "../words/pr.ts";
@@ -30,6 +32,19 @@ export async function pr(deps: FlowDeps, surface: ChatSurface, asker: Asker, com
   } catch (err) {
     return outcome(false, await show(surface, "pr", false, await whyNot(deps, asker.room, err)));
   }
+}
+
+/**
+ * An answer the outbox delivered (its bot died mid-turn) ended with the
+ * model's `<pr>`: its change is proposed after it, in the place it was
+ * posted, as after a live answer. The front end calls it once per answer
+ * (see DeliveryLoop). An answer without `<pr>` proposes nothing.
+ */
+export async function proposeDelivered(deps: FlowDeps, surface: ChatSurface, item: DeliveryItem): Promise<Outcome | null> {
+  if (!item.answer.pr) return null;
+  // A scheduled run's answer was nobody's ask: the proposal is then Duet's own.
+  const asker: Asker = { room: item.roomId, user: item.userId ?? "duet", key: item.key };
+  return pr(deps, surface, asker, { kind: "pr", ...readPrArgs(item.answer.pr.title ?? "") });
 }
 
 /**

@@ -26,4 +26,12 @@ describe("an audit line", () => {
     expect(describeAuditEntry({ ...base, stopped: true }, name)).toMatch(/\(stopped by someone after 812 ms\)$/);
     expect(describeAuditEntry(base, name)).toMatch(/\(outcome unknown, 812 ms\)$/);
   });
+
+  it("tells a pull request merged or closed on GitHub, naming the GitHub login as text, never as a chat mention", () => {
+    const base = { at, repo: "acme/widgets", branch: "duet/x-1a2b3c", url: "https://github.example/acme/widgets/pull/4" };
+    expect(describeAuditEntry({ ...base, kind: "pr-merged", decidedBy: "octocat" }, name)).toBe("2026-01-02 03:04 UTC · octocat merged the pull request https://github.example/acme/widgets/pull/4 from `duet/x-1a2b3c` on GitHub");
+    expect(describeAuditEntry({ ...base, kind: "pr-closed", decidedBy: "hubot" }, { ...name, label: (n) => `[${n}]` })).toBe(
+      "2026-01-02 03:04 UTC · [hubot] closed the pull request https://github.example/acme/widgets/pull/4 from `duet/x-1a2b3c` without merging, on GitHub",
+    );
+  });
 });

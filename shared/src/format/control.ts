@@ -63,6 +63,12 @@ function ending(e: AuditEntry, who: (id: string | undefined) => string): string 
   return e.durationMs !== undefined ? ` (${code}, ${e.durationMs} ms)` : ` (${code})`;
 }
 
+/** A GitHub login, as plain text: it is no chat user, so it is never a mention. */
+function githubLogin(login: string | undefined, name: Naming): string {
+  if (!login) return "someone";
+  return name.label ? name.label(login) : login;
+}
+
 /** One audited event as one line: when, what, who asked, who decided, how it ended. */
 export function describeAuditEntry(e: AuditEntry, name: Naming): string {
   const who = (id: string | undefined) => (id ? name.person(id) : "someone");
@@ -101,6 +107,10 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} skipped the pull request from ${name.command(e.branch ?? "?")}: ${name.command(shortCommand(e.title ?? ""))}`;
       case "pr-opened":
         return `${who(e.requestedBy)} opened the pull request ${e.url ?? "?"} from ${name.command(e.branch ?? "?")}`;
+      case "pr-merged":
+        return `${githubLogin(e.decidedBy, name)} merged the pull request ${e.url ?? "?"} from ${name.command(e.branch ?? "?")} on GitHub`;
+      case "pr-closed":
+        return `${githubLogin(e.decidedBy, name)} closed the pull request ${e.url ?? "?"} from ${name.command(e.branch ?? "?")} without merging, on GitHub`;
       case "remember":
         return `${who(e.requestedBy)} pinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
       case "forget":

@@ -2,7 +2,7 @@
 
 /** `repo`#`number` merged, by whom, with its link. */
 export function prMergedText(repo: string, number: number, by: string, url: string): string {
-  return `:tada: ${repo}#${number} was merged by ${by} on GitHub.${url ? ` ${url}` : ""}`;
+  return `🎉 ${repo}#${number} was merged by ${by} on GitHub.${url ? ` ${url}` : ""}`;
 }
 
 /** `repo`#`number` closed without merging, by whom, with its link. */

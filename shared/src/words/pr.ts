@@ -59,11 +59,14 @@ export function prDiffBlock(diffHead: string, budget: number, escape: (text: str
 /** The proposal's message once decided: what became of it, in place of its buttons. */
 export function prDecidedLine(decision: { opened: PrOpened; by: string } | { skippedBy: string }, name: Naming): string {
   if ("skippedBy" in decision) return `Skipped by ${name.person(decision.skippedBy)}: nothing was pushed.`;
+  if (decision.opened.branchOnly) return `Pushed by ${name.person(decision.by)} to branch ${name.command(decision.opened.branch)}.`;
   return `Opened by ${name.person(decision.by)}: ${decision.opened.url}`;
 }
 
 /** Posted in the thread once the pull request is open (or updated): its link and branch. */
 export function prOpenedText(opened: PrOpened, by: string, updated: boolean, name: Naming): string {
+  // A plain git remote has no pull requests: the branch is what there is to review.
+  if (opened.branchOnly) return `${name.person(by)} pushed the change to branch ${name.command(opened.branch)} of ${opened.url} (a plain git remote: open a merge request there from that branch).`;
   const did = updated ? `updated pull request #${opened.number}` : `opened pull request #${opened.number}`;
   return `${name.person(by)} ${did} from ${name.command(opened.branch)}: ${opened.url}`;
 }

@@ -1,6 +1,6 @@
 import { duetCommand, type Naming } from "../format/control.ts";
 import { formatCount } from "../format/output.ts";
-import type { RepoResponse } from "../repo-schemas.ts";
+import type { RepoProvider, RepoResponse } from "../repo-schemas.ts";
 
 /** A room's repository in words every front end shares. */
 
@@ -13,7 +13,10 @@ export function notInstalledText(repo: string, link: string | null): string {
 
 /** Linking with no provider configured: what the operator sets. */
 export const GITHUB_NOT_CONFIGURED =
-  "Linking a repository needs Duet's GitHub App, which is not set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG on the Worker (see docs/configuration.md).";
+  "Linking a repository needs Duet's GitHub App or a git remote, and neither is set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG, or DUET_GIT_REMOTE_URL and DUET_GIT_REMOTE_TOKEN, on the Worker (see docs/configuration.md).";
+
+/** Where a room's repository is hosted, as people read it. */
+const PROVIDER_NAME: Record<RepoProvider, string> = { github: "GitHub", git: "git remote" };
 
 /** The examples below: what to give, as each front end takes it (a chat's text, Discord's option, the CLI's argument). */
 const EXAMPLE = "e.g. `acme/widgets` or `acme/widgets@main`";
@@ -44,7 +47,7 @@ function when(at: number): string {
 export function describeRepo(view: RepoResponse, name: Naming): string {
   if (view.repo === null) return `No repository is linked here; ${duetCommand(name, "repo owner/name")} links one.`;
   const checkout = view.checkout ? `Checked out at ${name.command(view.checkout.sha.slice(0, 12))} on ${when(view.checkout.at)}.` : "Not checked out yet.";
-  return `This room works on ${name.command(view.repo)} (GitHub), ${BRANCH(view, name)}${SOURCE[view.source]}. ${checkout}`;
+  return `This room works on ${name.command(view.repo)} (${PROVIDER_NAME[view.provider]}), ${BRANCH(view, name)}${SOURCE[view.source]}. ${checkout}`;
 }
 
 /** The room's repository as a reply says it: as it is, or what just changed. */
@@ -52,7 +55,7 @@ export function describeRepoReply(view: RepoResponse, event: RepoEvent | undefin
   if (!event) return describeRepo(view, name);
   switch (event.did) {
     case "linked":
-      return view.repo === null ? describeRepo(view, name) : `${name.person(event.by)} linked ${name.command(view.repo)} (GitHub), ${BRANCH(view, name)}, to this room.`;
+      return view.repo === null ? describeRepo(view, name) : `${name.person(event.by)} linked ${name.command(view.repo)} (${PROVIDER_NAME[view.provider]}), ${BRANCH(view, name)}, to this room.`;
     case "unlinked": {
       const now = view.repo === null ? "" : ` It follows this thread's channel again: ${name.command(view.repo)}, ${BRANCH(view, name)}.`;
       return `${name.person(event.by)} unlinked ${name.command(event.was)} from this room.${now}`;

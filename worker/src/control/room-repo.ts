@@ -1,4 +1,4 @@
-import type { RepoResponse } from "@duet/shared";
+import type { RepoProvider, RepoResponse } from "@duet/shared";
 import { LazyTable } from "../storage/lazy-table.ts";
 
 type Row = Record<string, SqlStorageValue>;
@@ -23,6 +23,8 @@ export class RoomRepoStore {
     private readonly storage: DurableObjectStorage,
     /** The repository handed down from the room's channel (kept by the room tree), or null. */
     private readonly inherited: () => RepoLink | null = () => null,
+    /** Where the Worker's repositories are hosted: the GitHub App when one is configured, else the plain git remote. */
+    private readonly provider: RepoProvider = "github",
   ) {
     this.table = new LazyTable(storage.sql, "duet_repo", `id INTEGER PRIMARY KEY CHECK (id = 1), repo TEXT NOT NULL, branch TEXT`);
   }
@@ -42,7 +44,7 @@ export class RoomRepoStore {
     const inherited = own ? null : this.inherited();
     const link = own ?? inherited;
     if (!link) return { repo: null };
-    return { repo: link.repo, branch: link.branch, provider: "github", source: own ? "room" : "channel", checkout: null };
+    return { repo: link.repo, branch: link.branch, provider: this.provider, source: own ? "room" : "channel", checkout: null };
   }
 
   /** One row written (an upsert on the single row). */

@@ -47,7 +47,7 @@ export class Outbox {
   }
 
   /** A bot posted (final: false) or finished posting (final: true) the answer under `key`. */
-  confirm(req: DeliveryConfirm, running: (key: string) => boolean, now = Date.now()): { confirmed: boolean } {
+  confirm(req: DeliveryConfirm, running: (key: string) => boolean, now = Date.now()): { confirmed: boolean; first?: true } {
     const row = this.rows.find(req.key);
     if (!row) {
       if (!req.final && running(req.key)) {
@@ -70,7 +70,7 @@ export class Outbox {
     const platform = row.platform;
     // Claimed through the feed, or announced there by this instance: take the room off once nothing else waits.
     if ((row.leased || this.announced.has(platform)) && this.rows.waiting(platform, now) === 0) this.settle(platform);
-    return { confirmed: true };
+    return { confirmed: true, first: true };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { prClosedText, prCommentAsk, prCommentNote, prMergedText, prReplyText, sanitizeChatText, type DeliveryTarget, type MessageRequest, type MessageResponse } from "@duet/shared";
+import { type AuditEntry, prClosedText, prCommentAsk, prCommentNote, prMergedText, prReplyText, sanitizeChatText, type DeliveryTarget, type MessageRequest, type MessageResponse } from "@duet/shared";
 import type { PrProposals } from "../control/pr-proposals.ts";
 import type { GithubAppConfig } from "../github/app-config.ts";
 import { postPullComment } from "../github/issue-comments.ts";
@@ -19,6 +19,8 @@ export interface PrTalkParts {
   ledger: TurnLedger;
   outbox: Outbox;
   redact: (text: string) => string;
+  /** Writes an entry in the room's audit log. */
+  audit: (entry: AuditEntry) => void;
   /** Puts a question to the room as a turn, under its run policy, in its queue. */
   ask: (req: MessageRequest) => Promise<Outcome>;
   github: () => { app: InstallationTokens; config: GithubAppConfig } | null;
@@ -68,8 +70,11 @@ export class PrTalk {
   }
 
   private async closed(event: PrClosed, deliveryId: string): Promise<PrTalkResult> {
-    const target = targetFor(this.parts.roomId, this.parts.proposals.current()?.opened?.target, event);
+    const held = this.parts.proposals.current();
+    const target = targetFor(this.parts.roomId, held?.opened?.target, event);
     const handled = event.merged ? "merged" : "closed";
+    // The audit says what became of the room's pull request even when no thread is known to tell.
+    this.parts.audit({ at: this.now(), kind: event.merged ? "pr-merged" : "pr-closed", repo: event.repo, branch: held?.proposal.branch, url: event.url || held?.opened?.url, decidedBy: event.by });
     if (!target) return { handled };
     const text = (event.merged ? prMergedText : prClosedText)(event.repo, event.number, event.by, event.url);
     keepForDelivery(this.parts.ledger, { text: `${event.repo}#${event.number}`, idempotencyKey: `github-${deliveryId}`, deliver: target }, this.parts.redact(text));

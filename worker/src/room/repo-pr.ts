@@ -2,6 +2,7 @@ import { DuetError, PR_DIFF_HEAD_LINES, type PrCredit, type PrOpened, type PrPro
 import type { OpenedPr, PrProposals, ProposalRecord } from "../control/pr-proposals.ts";
 import type { CheckoutStore } from "../control/repo-checkout.ts";
 import type { GithubAppConfig } from "../github/app-config.ts";
+import { remoteUrl, type GitRemoteConfig } from "../git-remote/remote-config.ts";
 import { cloneUrl } from "../github/clone-url.ts";
 import type { InstallationTokens } from "../github/installation-tokens.ts";
 import { openPull } from "../github/pulls.ts";
@@ -122,6 +123,8 @@ export interface RepoPrDeps {
   /** Marks the proposal skipped and writes its audit entry together. */
   skipped: (held: ProposalRecord, userId: string) => void;
   github: () => { app: InstallationTokens; config: GithubAppConfig } | null;
+  /** The plain git remote, used when there is no App: the branch is pushed and no pull request opened. */
+  gitRemote: () => GitRemoteConfig | null;
   now?: () => number;
   newId?: () => string;
 }
@@ -174,7 +177,8 @@ export class RepoPr {
       files: change.files,
       requestedBy: userId,
       ...(credit ? { credit } : {}),
-      ...(same && before.opened ? { updates: { url: before.opened.url, number: before.opened.number } } : {}),
+      // A branch on a plain git remote (no number) is pushed onto again, but updates no pull request.
+      ...(same && before.opened && before.opened.number > 0 ? { updates: { url: before.opened.url, number: before.opened.number } } : {}),
       at: this.now(),
     };
     this.deps.record(proposal, Boolean(same));
@@ -218,24 +222,28 @@ export class RepoPr {
     if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch, already: true };
     if (held.skipped) throw new DuetError("already_decided", "this change was skipped, so it was not opened: propose it again");
     const github = this.deps.github();
-    if (!github) throw new DuetError("github_not_configured", "no GitHub App is configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY), so Duet cannot push");
+    const remote = github ? null : this.deps.gitRemote();
+    if (!github && !remote) throw new DuetError("github_not_configured", "no GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY) or git remote (DUET_GIT_REMOTE_URL, DUET_GIT_REMOTE_TOKEN) is configured, so Duet cannot push");
     const executor = this.deps.executor();
     if (!executor?.push) throw new DuetError("sandbox_error", "this room's sandbox cannot push changes", { retryable: false });
+    const trailer = coAuthored(proposal);
+    const message = `${proposal.title}\n\nAsked for by ${askerOf(proposal)}${threadUrl ? ` in ${threadUrl}` : ""}.${trailer ? `\n\n${trailer}` : ""}`;
+    const push = { repo: proposal.repo, branch: proposal.branch, baseSha: proposal.baseSha, parent: opened?.headSha ?? proposal.baseSha, message, author: DUET_AUTHOR };
+    if (!github) {
+      // A plain git remote: the branch is pushed by Duet's own git step with the remote's token, and is what the thread gets.
+      const url = remoteUrl(remote!, proposal.repo);
+      const pushed = await executor.push(this.deps.roomId, { ...push, url, token: remote!.token });
+      this.deps.opened(proposal, { url, number: 0, headSha: pushed.sha, proposalId: id }, userId);
+      return { url, number: 0, branch: proposal.branch, branchOnly: true, ...(opened ? { updated: true } : {}) };
+    }
     const now = this.now();
     const installation = await installationOf(github.app, github.config, proposal.repo, now);
     const name = proposal.repo.split("/")[1];
     const write = await github.app.token(installation, name, PUSH_PERMISSIONS);
-    const trailer = coAuthored(proposal);
-    const message = `${proposal.title}\n\nAsked for by ${askerOf(proposal)}${threadUrl ? ` in ${threadUrl}` : ""}.${trailer ? `\n\n${trailer}` : ""}`;
     const pushed = await executor.push(this.deps.roomId, {
+      ...push,
       url: cloneUrl(github.config.apiUrl, proposal.repo),
       token: write.token,
-      repo: proposal.repo,
-      branch: proposal.branch,
-      baseSha: proposal.baseSha,
-      parent: opened?.headSha ?? proposal.baseSha,
-      message,
-      author: DUET_AUTHOR,
     });
     const pr = opened
       ? { url: opened.url, number: opened.number }

@@ -2,6 +2,7 @@ import { checkedOutText, checkoutFailedText, DuetError } from "@duet/shared";
 import type { CheckoutRecord, CheckoutStore } from "../control/repo-checkout.ts";
 import type { RepoLink } from "../control/room-repo.ts";
 import type { GithubAppConfig } from "../github/app-config.ts";
+import { remoteUrl, type GitRemoteConfig } from "../git-remote/remote-config.ts";
 import { cloneUrl } from "../github/clone-url.ts";
 import type { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
@@ -25,6 +26,8 @@ export interface RepoSyncDeps {
   store: CheckoutStore;
   /** The GitHub App, or null when none is configured. */
   github: () => { app: InstallationTokens; config: GithubAppConfig } | null;
+  /** The plain git remote, used when there is no App; null when none is configured. */
+  gitRemote: () => GitRemoteConfig | null;
   executor: () => SandboxExecutor | null;
   now?: () => number;
 }
@@ -65,14 +68,21 @@ export class RepoSync {
 
   private async checkout(link: RepoLink, signal?: AbortSignal): Promise<Synced> {
     const github = this.deps.github();
-    if (!github) throw new DuetError("invalid_request", `no GitHub App is configured (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY), so Duet cannot fetch ${link.repo}`, { status: 503 });
+    const remote = github ? null : this.deps.gitRemote();
+    if (!github && !remote) throw new DuetError("invalid_request", `no GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY) or git remote (DUET_GIT_REMOTE_URL, DUET_GIT_REMOTE_TOKEN) is configured, so Duet cannot fetch ${link.repo}`, { status: 503 });
     const executor = this.deps.executor();
     if (!executor?.checkout) throw new DuetError("sandbox_error", "this room's sandbox cannot check out repositories", { retryable: false });
-    const installation = await installationOf(github.app, github.config, link.repo, this.now());
-    const { token } = await github.app.token(installation, link.repo.split("/")[1], READ_PERMISSIONS);
-    const done = await executor.checkout(this.deps.roomId, { url: cloneUrl(github.config.apiUrl, link.repo), branch: link.branch, token, repo: link.repo }, signal);
+    const { url, token } = github ? await this.githubRead(github, link.repo) : { url: remoteUrl(remote!, link.repo), token: remote!.token };
+    const done = await executor.checkout(this.deps.roomId, { url, branch: link.branch, token, repo: link.repo }, signal);
     const record = this.deps.store.set({ repo: link.repo, linked: link.branch, branch: done.branch, sha: done.sha, at: this.now() });
     return { record, done };
+  }
+
+  /** The tokenless URL and a read-only token narrowed to the one repository, from the App. */
+  private async githubRead(github: { app: InstallationTokens; config: GithubAppConfig }, repo: string): Promise<{ url: string; token: string }> {
+    const installation = await installationOf(github.app, github.config, repo, this.now());
+    const { token } = await github.app.token(installation, repo.split("/")[1], READ_PERMISSIONS);
+    return { url: cloneUrl(github.config.apiUrl, repo), token };
   }
 
   /**

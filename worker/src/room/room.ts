@@ -41,6 +41,7 @@ import { SummaryRows } from "../memory/summary-rows.ts";
 import { ProposedFacts } from "../memory/proposed-facts.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
 import { installationOf } from "../github/repo-access.ts";
+import { checkRemoteAccess } from "../git-remote/remote-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
 import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
@@ -124,7 +125,8 @@ export class Room {
     const opened = await this.repoPr.open(id, req.userId, req.threadUrl);
     // Recorded after every open (opening again answers the same pull request), so a failed write is made good by a retry.
     const repo = this.proposals.current()?.proposal.repo;
-    if (repo && this.pullIndex) await this.pullIndex(repo, opened.number, this.roomId);
+    // A branch on a plain git remote has no pull request for GitHub to tell of.
+    if (repo && this.pullIndex && !opened.branchOnly) await this.pullIndex(repo, opened.number, this.roomId);
     return opened;
   }
 
@@ -184,13 +186,14 @@ export class Room {
       waitUntil,
     });
     this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
-    this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null);
+    this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null, this.config.github || !this.config.gitRemote ? "github" : "git");
     this.checkouts = new CheckoutStore(storage);
     this.repoSync = new RepoSync({
       roomId,
       link: () => this.repoLink(),
       store: this.checkouts,
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
+      gitRemote: () => this.config.gitRemote,
       executor: () => this.executor().executor,
     });
     this.proposals = new PrProposals(storage);
@@ -218,6 +221,7 @@ export class Room {
           this.control.audit.record([{ at: Date.now(), kind: "pr-skipped", repo: held.proposal.repo, branch: held.proposal.branch, title: held.proposal.title, requestedBy: userId }]);
         }),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
+      gitRemote: () => this.config.gitRemote,
     });
     this.turns = new RoomTurns({
       roomId,
@@ -241,6 +245,7 @@ export class Room {
       ledger: this.ledger,
       outbox: this.outbox,
       redact: this.redact,
+      audit: (entry) => this.control.audit.record([entry]),
       ask: (req) => this.turns.message(req),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });
@@ -446,10 +451,12 @@ export class Room {
   async setRepo(req: RepoRequest): Promise<RepoResponse> {
     await this.ensureListed();
     const link = { repo: req.repo, branch: req.branch ?? null };
-    // Without a GitHub App nothing could clone it: refused with what to set. A repository the App cannot see is refused with where to install it.
+    // Without a GitHub App or a git remote nothing could clone it: refused with what to set. A repository the App
+    // cannot see is refused with where to install it; one the remote does not serve to its token, with that.
     const github = this.config.github;
-    if (!github) throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
-    await installationOf(this.github(), github, link.repo, Date.now());
+    if (github) await installationOf(this.github(), github, link.repo, Date.now());
+    else if (this.config.gitRemote) await checkRemoteAccess(this.config.gitRemote, link.repo);
+    else throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
     this.storage.transactionSync(() => {
       this.repo.set(link);
       this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
