@@ -2,15 +2,15 @@
  * The Worker's folders in ranks, lowest first: a folder may import only
  * folders in a lower rank (and its own files); two folders in one rank may
  * not import each other. "." is the Worker's top-level files (config, vars,
- * outcome, …) under every folder but github/; `index.ts`, the entry that exports the
+ * outcome, …) under every folder but github/ and git-remote/; `index.ts`, the entry that exports the
  * Worker, is ranked on its own above them all. Every folder of worker/src has
  * exactly one rank, `scripts/check-imports.ts` fails on an import against
  * them, and ARCHITECTURE.md's picture is checked against them
  * (`scripts/architecture.test.ts`).
  */
 export const WORKER_RANKS: readonly (readonly string[])[] = [
-  // GitHub's API as a client that knows nothing of the Worker: config.ts reads the App's settings into its type.
-  ["github"],
+  // GitHub's API, and a plain git remote's, as clients that know nothing of the Worker: config.ts reads their settings into their types.
+  ["github", "git-remote"],
   ["."],
   // Folders that need no other: what a turn is made of (the model, reading its text, the sandbox, tokens)
   // and the Durable Objects beside the rooms (Slack installations, delivery claims, the channel pace).
