@@ -231,7 +231,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
     const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
-    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, log: (line) => logger.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
+    deliveries = new DeliveryLoop({ platform: "slack", worker, secrets, answering, tracing: flow.tracing, log: (line) => logger.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem });
     deliveries.start();
     const who = auth ? `as ${auth.user} (${auth.team})` : "for every workspace that installs it (/slack/install)";
     logger.info(config.mode === "socket" ? `Duet is connected to Slack over Socket Mode ${who}` : `Duet listens for Slack on port ${port} at /slack/events ${who}`);

@@ -3,6 +3,7 @@ import { LiveTurns, storedStream, streamOf, type LiveOutcome, type StreamOptions
 import { TurnChannel } from "../live/turn-channel.ts";
 import { guard, ok, type Outcome } from "../outcome.ts";
 import { CONTEXT_TURNS } from "../storage/history-view.ts";
+import { deliverColumn, readDeliverColumn } from "../storage/delivery-rows.ts";
 import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { execOutcome, storedExecOutcome } from "./direct-run.ts";
 import { runNote, skipNote } from "./history-notes.ts";
@@ -63,8 +64,9 @@ export class RoomTurns {
       try {
         const epoch = this.epoch;
         const channel = new TurnChannel();
-        // Its caller's trace is not kept at rest: a resumed turn starts a trace of its own.
-        const span = agentSpan(this.tracing, this.room.roomId, null).set({ "duet.turn.resumed": true });
+        // A turn kept for delivery kept its trace: the resumed turn joins it, under the interrupted turn's span; any other starts a trace of its own.
+        const parent = turn.deliver ? parseTraceparent(readDeliverColumn(turn.deliver).traceparent) : null;
+        const span = agentSpan(this.tracing, this.room.roomId, parent).set({ "duet.turn.resumed": true });
         const answer = this.start(turn, this.queue.admit(), (t) => this.answerTurn(t, epoch, channel, false, true, span));
         if (turn.idemKey) this.trackMessage(turn.idemKey, channel, answer);
       } catch (err) {
@@ -153,7 +155,8 @@ export class RoomTurns {
       ledger.accept({
         kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(), claimant: (key && claim) || null,
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
-        deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
+        // The turn's traceparent goes with it, so whichever bot delivers the answer records its span in this trace.
+        deliver: key && req.deliver ? deliverColumn(req.deliver, span.traceparent) : null,
       }),
     );
     const epoch = this.epoch;
