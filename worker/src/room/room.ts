@@ -204,6 +204,8 @@ export class Room {
         }),
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
     });
+    // One exporter for the room's spans: its turns' and its schedules' runs'.
+    const tracing = roomTracing(this.config, waitUntil);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -216,7 +218,7 @@ export class Room {
       setAlarm: (at) => armAlarmBy(storage, at),
       overBudget: async (userId) => overBudget(this.budgets(), () => this.ledger.usageTotals(), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
-      tracing: roomTracing(this.config, waitUntil),
+      tracing,
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
     this.prTalk = new PrTalk({
@@ -235,8 +237,10 @@ export class Room {
       control: this.control,
       outbox: this.outbox,
       redact: this.redact,
-      ask: (req) => this.turns.message(req),
+      ask: (req, traceparent) => this.turns.message(req, undefined, traceparent),
       ledger: this.ledger,
+      roomId,
+      tracing,
     });
   }
 
