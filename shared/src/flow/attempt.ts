@@ -1,5 +1,7 @@
 import { DuetError, describeForUser } from "../errors.ts";
+import { errorName, Span } from "../trace/span.ts";
 import type { Reply } from "./reply.ts";
+import { withRef } from "./traced.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { FlowDeps, Outcome } from "./types.ts";
 
@@ -10,26 +12,41 @@ export const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted 
 /** The room refused this delivery's claim: another delivery of the same event answers it, and this one posts nothing. */
 export const answeredElsewhere = (reply: Reply): boolean => reply.kind === "error" && reply.code === "answered_elsewhere";
 
-/** A failure in words for the person, and a line in the log for the operator. */
-export function failure(deps: FlowDeps, what: string, room: string, err: unknown): Reply {
+/**
+ * A failure in words for the person, ending with the ref of the trace that
+ * records it, and a line in the log for the operator. The trace is `span`'s
+ * (an ask's, failed here) or a span of its own (`duet.<what>`), sent at once.
+ * Without tracing and without a span there is no trace to find: no ref.
+ */
+export function failure(deps: FlowDeps, what: string, room: string, err: unknown, span?: Span): Reply {
   deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
-  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+  const reply: Reply = { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+  if (span) {
+    // Another delivery of the same event asks the room: nothing failed, and this one posts nothing.
+    if (!answeredElsewhere(reply)) span.fail(errorName(err));
+    return withRef(reply, span.traceId);
+  }
+  if (!deps.tracing) return reply;
+  const own = new Span(deps.tracing.sink, `duet.${what.replace(/\s+/g, "_")}`, null, { attributes: { "gen_ai.conversation.id": room } }).fail(errorName(err));
+  own.end();
+  deps.tracing.flush();
+  return withRef(reply, own.traceId);
 }
 
-/** Calls the Worker; the reply is the answer or the failure in words. */
-export async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+/** Calls the Worker; the reply is the answer or the failure in words (in `span`'s trace when given). */
+export async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>, span?: Span): Promise<{ reply: Reply; ok: boolean }> {
   try {
     return { reply: await call(), ok: true };
   } catch (err) {
-    return { reply: failure(deps, what, room, err), ok: false };
+    return { reply: failure(deps, what, room, err, span), ok: false };
   }
 }
 
 /** The same, with the surface's progress shown until the Worker answered. */
-export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>, span?: Span): Promise<{ reply: Reply; ok: boolean }> {
   const stop = surface.showProgress();
   try {
-    return await attempt(deps, what, room, call);
+    return await attempt(deps, what, room, call, span);
   } finally {
     await stop();
   }
