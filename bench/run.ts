@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
   // Its own two Workers (tracing off, then on), started after the shared stack has stopped.
-  if (on("tracing")) await suite("tracing", "tracing on/off: Worker CPU and round trip per turn", () => tracingSuite());
+  if (on("tracing")) await suite("tracing", "tracing on/off: Worker CPU and round trip per turn, Slack bot RSS", () => tracingSuite());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
   if (on("sandbox")) await suite("sandbox", "sandbox: a room beside four long commands", () => sandboxFairSuite());
   if (on("workspace")) await suite("workspace", "workspace: kept across sleep (cloudflare)", () => workspaceKeepSuite());
