@@ -17,6 +17,7 @@ import { sandboxFairSuite } from "./suites/sandbox-fair.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
 import { streamRedactCpu } from "./suites/stream-redact.ts";
+import { tracingSuite } from "./suites/tracing.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
 import { workerThroughput } from "./suites/worker-throughput.ts";
@@ -49,7 +50,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall"] as const;
+const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -147,6 +148,8 @@ async function main(): Promise<void> {
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
+  // Its own two Workers (tracing off, then on), started after the shared stack has stopped.
+  if (on("tracing")) await suite("tracing", "tracing on/off: Worker CPU and round trip per turn, Slack bot RSS", () => tracingSuite());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
   if (on("sandbox")) await suite("sandbox", "sandbox: a room beside four long commands", () => sandboxFairSuite());
   if (on("workspace")) await suite("workspace", "workspace: kept across sleep (cloudflare)", () => workspaceKeepSuite());

@@ -61,7 +61,7 @@ interface SlackBench {
   close(): Promise<void>;
 }
 
-async function startSlackBench(stack: BenchStack, mode: "http" | "socket", answers: Record<string, string>, builtDir?: string): Promise<SlackBench> {
+export async function startSlackBench(stack: BenchStack, mode: "http" | "socket", answers: Record<string, string>, builtDir?: string): Promise<SlackBench> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);

@@ -3,6 +3,9 @@ import type { WorkerClient } from "./client.ts";
 import type { DeliveryItem, DeliveryPlatform } from "./delivery.ts";
 import { redactAnswer } from "./format/redact-answer.ts";
 import { redactSecrets } from "./format/redact.ts";
+import type { FlowTracing } from "./flow/traced.ts";
+import { errorName, NO_SPANS, Span } from "./trace/span.ts";
+import { parseTraceparent } from "./trace/traceparent.ts";
 
 /** How long a read of the feed waits for an answer before the bot reads again. */
 export const FEED_WAIT_MS = 20_000;
@@ -28,6 +31,8 @@ export interface DeliveryLoopOptions {
   proposePr?: (item: DeliveryItem) => Promise<void>;
   /** Told of each item delivered and confirmed: for the bot's metrics. */
   onDelivered?: (item: DeliveryItem) => void;
+  /** Where the bot's spans go: each delivery is an `outbox.deliver` span in its turn's trace. */
+  tracing?: FlowTracing;
 }
 
 /**
@@ -77,17 +82,23 @@ export class DeliveryLoop {
   private async deliverOne(item: DeliveryItem): Promise<void> {
     // Still being posted here (waiting its turn in a busy channel): its lease runs out, and by then it is confirmed.
     if (this.opts.answering?.has(item.roomId, item.key)) return;
+    const span = deliverySpan(this.opts.tracing, this.opts.platform, item);
     try {
       const secrets = this.opts.secrets ?? [];
-      const messageId = await this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) });
+      const messageId = await span.within("chat.deliver", () => this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) }), { kind: "client" });
+      span.set({ "duet.delivery.posted": messageId !== null });
       if (messageId) {
-        const confirmed = await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId });
+        const confirmed = await span.within("duet.confirm", () => this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId }), { kind: "client" });
         this.opts.onDelivered?.(item);
         // Only the confirm that delivered it proposes: a second bot's or a retried confirm of the same answer does not.
         if (confirmed.first && item.answer.pr) await this.opts.proposePr?.(item);
       }
     } catch (err) {
+      span.fail(errorName(err));
       this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);
+    } finally {
+      span.end();
+      this.opts.tracing?.flush();
     }
   }
 
@@ -103,4 +114,21 @@ export class DeliveryLoop {
       this.abort.signal.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+/**
+ * One delivery as a span in its turn's trace (the `traceparent` the room kept
+ * with the answer), so an answer posted by another bot, after the asking one
+ * died, shows under the turn that made it; a new trace when the room kept none.
+ */
+function deliverySpan(tracing: FlowTracing | undefined, platform: DeliveryPlatform, item: DeliveryItem): Span {
+  return new Span(tracing?.sink ?? NO_SPANS, "outbox.deliver", parseTraceparent(item.traceparent), {
+    kind: "client",
+    attributes: {
+      "gen_ai.conversation.id": item.roomId,
+      "duet.delivery.platform": platform,
+      "duet.delivery.edit": item.messageId !== null,
+      ...(item.answeredAt !== undefined ? { "duet.outbox.lag_ms": Math.max(0, Date.now() - item.answeredAt) } : {}),
+    },
+  });
 }

@@ -51,6 +51,8 @@ export const deliveryItemSchema = z.object({
   leaseUntil: z.number(),
   /** When the room answered (ms), for the outbox's lag; absent from a Worker that does not say. */
   answeredAt: z.number().optional(),
+  /** The turn's W3C `traceparent`: the bot's delivery span joins the turn's trace (a malformed one starts a new trace). */
+  traceparent: z.string().max(512).optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });

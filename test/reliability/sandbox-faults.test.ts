@@ -73,7 +73,8 @@ describe("the sandbox host", () => {
       await rig.startSandbox();
     }
     t.answered(answer.messages);
-    expect(answer.text).toBe("⚠️ The sandbox failed (the sandbox executor cannot be reached). Please try again in a moment.");
+    // The line ends with the ref of the trace that records the failure.
+    expect(answer.text).toMatch(/^⚠️ The sandbox failed \(the sandbox executor cannot be reached\)\. Please try again in a moment\. \(ref [0-9a-f]{8}\)$/);
   });
 
   it("slow: a command past COMMAND_TIMEOUT_MS is stopped and says so, and the next command runs", async () => {
@@ -133,6 +134,6 @@ describe("the sandbox host", () => {
     rig.failNextCommand(`run-500-${ch}`, "http-500");
     const { messages, text } = await interactionAnswer(discord, discord.fake.interaction(ch, { subcommand: "run", options: { command: `echo run-500-${ch}` } }));
     t.answered(messages);
-    expect(text).toBe("⚠️ The sandbox failed (the sandbox executor answered HTTP 500). Please try again in a moment.");
+    expect(text).toMatch(/^⚠️ The sandbox failed \(the sandbox executor answered HTTP 500\)\. Please try again in a moment\. \(ref [0-9a-f]{8}\)$/);
   });
 });

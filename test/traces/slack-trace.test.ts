@@ -1,10 +1,11 @@
 import type { SpanData } from "@duet/shared";
 import { describe, expect, it } from "vitest";
-import { startFakeCollector, type FakeCollector } from "../fakes/otlp.ts";
+import type { FakeCollector } from "../fakes/otlp.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, readable, startSlackSetup } from "../slack/harness.ts";
+import { answerTo, type BotHandle, mention, newChannel, readable } from "../slack/harness.ts";
+import { startTracedSlack } from "./traced-slack.ts";
 
 /**
  * One trace per turn, from the Slack mention to the sandbox: the real bolt
@@ -24,13 +25,8 @@ let bot: BotHandle;
 let collector: FakeCollector;
 
 startedForTests(
-  async () => {
-    collector = await startFakeCollector();
-    const otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${COLLECTOR_KEY}` };
-    const setup = await startSlackSetup([otlp], { vars: otlp });
-    return { ...setup, stop: async () => (await setup.stop(), await collector.close()) };
-  },
-  (s) => ({ stack, slack, bots: [bot] } = s),
+  () => startTracedSlack({}, `x-api-key=${COLLECTOR_KEY}`),
+  (s) => ({ stack, slack, bots: [bot], collector } = s),
 );
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;

@@ -5,7 +5,7 @@ import { feedUntilItems, readFeed } from "./feed-helpers.ts";
 import { api, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
 
 type View = { id: string; when: string; ask: string; userId: string; nextRunAt: number; createdAt: number; target: unknown };
-type Item = { roomId: string; key: string; deliver: { platform: string; place: Record<string, string> }; question: string; answer: { reply: string; runs: unknown[]; pending?: { cmd: string }[] } };
+type Item = { roomId: string; key: string; deliver: { platform: string; place: Record<string, string> }; question: string; answer: { reply: string; runs: unknown[]; pending?: { cmd: string }[] }; traceparent?: string };
 
 const target = (channel: string) => ({ platform: "slack", place: { channel } });
 
@@ -155,7 +155,9 @@ describe("schedules: asks a room runs on its own", () => {
     expect(more).toEqual([]);
     expect(item.deliver).toEqual({ platform: "slack", place: { channel: "C-sched", schedule: id } });
     expect(item.question).toBe(`FAIL:503 down-${room}`);
-    expect(item.answer.reply).toMatch(new RegExp(`^⚠️ The scheduled ask \`${id}\` could not run: .*HTTP 503.*\.$`));
+    expect(item.answer.reply).toMatch(new RegExp(`^⚠️ The scheduled ask \`${id}\` could not run: .*HTTP 503.*\. \\(ref [0-9a-f]{8}\\)$`));
+    // The ref is the run's trace, which the notice's delivery joins.
+    expect(item.answer.reply.endsWith(`(ref ${item.traceparent?.slice(3, 11)})`)).toBe(true);
     expect(item.answer.runs).toEqual([]);
     expect(await history(room)).toEqual([]);
     // Confirmed by the bot that posted it: a later read (the barrier) has nothing of this room's, and the run is not asked again.

@@ -115,7 +115,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, tracing: flow.tracing, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
 
   return {
     client,

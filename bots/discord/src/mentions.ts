@@ -1,5 +1,5 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask, DISCORD_DM_ANSWER, EMPTY_MENTION_HINT, newClaimant, shareFiles } from "@duet/shared";
+import { ask, DISCORD_DM_ANSWER, EMPTY_MENTION_HINT, newClaimant, shareFiles, type Span, underEventSpan } from "@duet/shared";
 import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
@@ -35,20 +35,31 @@ export async function handleMessage(message: Message, deps: BotDeps): Promise<vo
   const botRole = message.guild.roles.botRoleFor(message.client.user)?.id;
   const mention = new RegExp(`<@!?${message.client.user.id}>${botRole ? `|<@&${botRole}>` : ""}`, "g");
   if (!mention.test(message.content)) return;
-  // Only the mention goes: indentation and blank lines in pasted code stay as typed.
+  // The message's span is the root of the turn's trace: its claim, the typing that acknowledges it, then the ask under it.
   const question = message.content.replace(mention, "");
+  await underEventSpan(deps.flow.tracing, "discord.message_create", { "duet.event.id": message.id }, (span) => answerMention(message, question, deps, span));
+}
+
+/** A mention of Duet in a server: claimed, acknowledged with typing, asked in its room; each step a span under the message's. */
+async function answerMention(message: Message<true>, question: string, deps: BotDeps, span: Span): Promise<void> {
+  // Only the mention goes (the caller took it out): indentation and blank lines in pasted code stay as typed.
   // The Worker would replay its stored answer for a repeated id; the claim keeps it from being posted twice.
   // A question is claimed by its ask, in its room (no round trip of its own before the answer starts);
   // files go to the workspace before the turn, so they take the Worker's separate claim first.
   // An empty mention without files only gets a hint, which needs neither a claim nor the Worker.
   const scope = `discord-${message.guildId}`;
   const askClaims = !message.attachments.size;
-  if (askClaims ? !deps.claims.firstHere(scope, message.id) : !(await deps.claims.first(scope, message.id))) return;
+  const claimed = askClaims ? deps.claims.firstHere(scope, message.id) : await span.within("duet.claim", () => deps.claims.first(scope, message.id), { kind: "client" });
+  if (!claimed) {
+    span.set({ "duet.event.repeated": true });
+    return;
+  }
 
   const channel = message.channel;
   const room = roomFor({ guildId: message.guildId, channelId: channel.id, parentId: channel.isThread() ? channel.parentId : null, isThread: channel.isThread() });
-  const surface = messageSurface(message, room, deps);
-  const asker = { room, user: message.author.id, name: authorName(message), key: message.id, ...(askClaims ? { claim: newClaimant() } : {}), deliver: discordTarget(channel.id, message.id) };
+  span.set({ "gen_ai.conversation.id": room });
+  const surface = messageSurface(message, room, deps, span);
+  const asker = { room, user: message.author.id, name: authorName(message), key: message.id, ...(askClaims ? { claim: newClaimant() } : {}), deliver: discordTarget(channel.id, message.id), span };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
   await ask(deps.flow, surface, asker, mentionsAsNames(message, question), EMPTY_MENTION_HINT);

@@ -1,5 +1,5 @@
 import { DiscordAPIError, MessageFlags, type ChatInputCommandInteraction, type InteractionReplyOptions, type Message, type ModalSubmitInteraction, type ThreadChannel } from "discord.js";
-import { ANSWER_NOTES, keepRenewing, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
+import { ANSWER_NOTES, keepRenewing, type Span, type ChannelPace, type ChatSurface, type LiveView, type PostedRef, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
 import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
@@ -36,8 +36,10 @@ export interface SurfaceDeps {
  * channel, with typing shown while Duet works. A reply to a message cannot be
  * private, so private replies are posted like the others. A live answer's
  * Stop button names `room`; without a room (a DM) answers are posted whole.
+ * `span`: the message's span, under which the first typing (Duet's
+ * acknowledgement of the message) is recorded.
  */
-export function messageSurface(message: Message, room: string | null, deps: SurfaceDeps): ChatSurface {
+export function messageSurface(message: Message, room: string | null, deps: SurfaceDeps, span?: Span): ChatSurface {
   // An answer posted whole carries the nonce its delivery would: a bot that dies before confirming it is not
   // answered twice. Nothing else may carry it (a failure, a live answer's first words): Discord would hand that
   // message to the delivery as if it were the answer.
@@ -74,7 +76,14 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
     showProgress() {
       if (!message.channel.isSendable()) return async () => {};
       const channel = message.channel;
-      return keepRenewing(() => channel.sendTyping().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`)), deps.typingRenewMs);
+      let acked = false;
+      const typing = () => {
+        // The first typing is the message's acknowledgement: timed under its span; the renewals are not.
+        const first = !acked && span;
+        acked = true;
+        return first ? first.within("chat.typing", () => channel.sendTyping(), { kind: "client" }) : channel.sendTyping();
+      };
+      return keepRenewing(() => typing().catch((err) => deps.log.info(`typing indicator failed: ${String(err)}`)), deps.typingRenewMs);
     },
   };
 }

@@ -240,6 +240,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       worker,
       secrets,
       answering,
+      tracing: flow.tracing,
       log: (line) => logger.warn(line),
       onDelivered: (item) => metrics.outboxDelivered(item.answeredAt),
       deliver: store ? (item) => deliverInWorkspace(store, item, deliverItem) : deliverItem,

@@ -1,4 +1,4 @@
-import { ask, type DeliveryClaims, errorName, type FlowDeps, newClaimant, NO_SPANS, sanitizeChatText, shareFiles, Span } from "@duet/shared";
+import { ask, type DeliveryClaims, type FlowDeps, newClaimant, sanitizeChatText, shareFiles, type Span, underEventSpan } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -144,16 +144,10 @@ export async function answerMessage(deps: MessageDeps, kind: MessageKind, rawEve
     return;
   }
   // The event's span is the root of the turn's trace: its claim, look-ups and reactions, then the ask under it.
-  const span = new Span(deps.flow.tracing?.sink ?? NO_SPANS, `slack.${kind.label.replace(/\s+/g, "_")}`, null, { kind: "server", attributes: { "duet.event.id": parsed.eventId } });
-  try {
-    await answerTraced(deps, kind, { event: e, eventId: parsed.eventId, place: parsed.place }, span);
-  } catch (err) {
-    span.fail(errorName(err));
-    throw err;
-  } finally {
-    span.end();
-    deps.flow.tracing?.flush();
-  }
+  const place = parsed.place;
+  await underEventSpan(deps.flow.tracing, `slack.${kind.label.replace(/\s+/g, "_")}`, { "duet.event.id": parsed.eventId }, (span) =>
+    answerTraced(deps, kind, { event: e, eventId: parsed.eventId, place }, span),
+  );
 }
 
 async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { event: MessageEvent & { user: string }; eventId: string; place: MessagePlace }, span: Span): Promise<void> {

@@ -1,5 +1,7 @@
 import { DuetError, describeForUser, type ErrorCode } from "../errors.ts";
+import { errorName, Span } from "../trace/span.ts";
 import type { Reply } from "./reply.ts";
+import { withRef } from "./traced.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { FlowDeps, Outcome } from "./types.ts";
 
@@ -11,30 +13,51 @@ export const outcome = (ok: boolean, posted: unknown): Outcome => (ok && posted 
 export const answeredElsewhere = (reply: Reply): boolean => reply.kind === "error" && reply.code === "answered_elsewhere";
 
 /**
- * A failure in words for the person, and a line in the log for the operator.
+/**
+ * A failure in words for the person, ending with the ref of the trace that
+ * records it, and a line in the log for the operator. The trace is `span`'s
+ * (an ask's, failed here) or a span of its own (`duet.<what>`), sent at once.
+ * Without tracing and without a span there is no trace to find: no ref.
  * `asSaid`: the codes whose Worker message is itself the sentence for the
  * person (an install link, a rate limit, what to configure), shown as it is.
  */
-export function failure(deps: FlowDeps, what: string, room: string, err: unknown, asSaid: readonly ErrorCode[] = []): Reply {
+export function failure(deps: FlowDeps, what: string, room: string, err: unknown, how: FailureOptions = {}): Reply {
+  const { span, asSaid = [] } = how;
   deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
-  if (err instanceof DuetError && asSaid.includes(err.code)) return { kind: "error", text: err.message, code: err.code };
-  return { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+  const said = err instanceof DuetError && asSaid.includes(err.code);
+  const reply: Reply = { kind: "error", text: said ? (err as DuetError).message : describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+  if (span) {
+    // Another delivery of the same event asks the room: nothing failed, and this one posts nothing.
+    if (!answeredElsewhere(reply)) span.fail(errorName(err));
+    return withRef(reply, span.traceId);
+  }
+  if (!deps.tracing) return reply;
+  const own = new Span(deps.tracing.sink, `duet.${what.replace(/\s+/g, "_")}`, null, { attributes: { "gen_ai.conversation.id": room } }).fail(errorName(err));
+  own.end();
+  deps.tracing.flush();
+  return withRef(reply, own.traceId);
 }
 
-/** Calls the Worker; the reply is the answer or the failure in words (see failure for `asSaid`). */
-export async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>, asSaid: readonly ErrorCode[] = []): Promise<{ reply: Reply; ok: boolean }> {
+/** How a failure is told: in `span`'s trace when given; `asSaid`, codes whose Worker message is shown as it is. */
+export interface FailureOptions {
+  span?: Span;
+  asSaid?: readonly ErrorCode[];
+}
+
+/** Calls the Worker; the reply is the answer or the failure in words (see failure). */
+export async function attempt(deps: FlowDeps, what: string, room: string, call: () => Promise<Reply>, how: FailureOptions = {}): Promise<{ reply: Reply; ok: boolean }> {
   try {
     return { reply: await call(), ok: true };
   } catch (err) {
-    return { reply: failure(deps, what, room, err, asSaid), ok: false };
+    return { reply: failure(deps, what, room, err, how), ok: false };
   }
 }
 
 /** The same, with the surface's progress shown until the Worker answered. */
-export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>): Promise<{ reply: Reply; ok: boolean }> {
+export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: string, room: string, call: () => Promise<Reply>, span?: Span): Promise<{ reply: Reply; ok: boolean }> {
   const stop = surface.showProgress();
   try {
-    return await attempt(deps, what, room, call);
+    return await attempt(deps, what, room, call, { span });
   } finally {
     await stop();
   }

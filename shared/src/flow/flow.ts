@@ -26,7 +26,7 @@ import type { AskPlace } from "../ask-order.ts";
 import { getFile, sendAttachments } from "./files.ts";
 import { redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
-import { askSpan, tracedSurface, withRef } from "./traced.ts";
+import { askSpan, tracedSurface } from "./traced.ts";
 import type { Span } from "../trace/span.ts";
 
 /**
@@ -81,9 +81,8 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     return { kind: "answer", answer, question, user: asker.user };
-  });
-  const { ok } = asked;
-  const reply = withRef(asked.reply, span.traceId);
+  }, span);
+  const { ok, reply } = asked;
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await show(surface, "ask", ok, reply);
   if (ok) await answered(deps, surface, asker, posted, reply);
@@ -162,7 +161,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     // Lost the Worker mid-turn (a restart): a room that keeps the answer for delivery finishes the turn and posts it
     // where the live answer is, so the person is told it is coming, never to ask again.
     coming = admitted && Boolean(asker.deliver) && lostWorker(err);
-    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : withRef(failure(deps, "ask", asker.room, err), span.traceId);
+    reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : failure(deps, "ask", asker.room, err, { span });
     if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
     ok = false;
   } finally {

@@ -17,4 +17,4 @@ export { askBeforeReset, chooseReset, type ResetChoice, type ResetClick } from "
 export { decideFact, type FactClick } from "./fact-click.ts";
 export { homeListing } from "./home.ts";
 export { askAbout, askAboutProblem } from "./ask-about.ts";
-export { askSpan, tracedSurface, withRef, type FlowTracing } from "./traced.ts";
+export { askSpan, tracedSurface, underEventSpan, withRef, type FlowTracing } from "./traced.ts";

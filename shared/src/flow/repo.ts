@@ -49,4 +49,4 @@ export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
 /** The repository routes' own refusals are sentences meant for the person (the App's install link, GitHub's rate limit). */
 const REPO_SAYS = ["not_found", "github_error"] as const;
 
-const tried = (deps: FlowDeps, room: string, call: () => Promise<Reply>) => attempt(deps, "repo", room, call, REPO_SAYS);
+const tried = (deps: FlowDeps, room: string, call: () => Promise<Reply>) => attempt(deps, "repo", room, call, { asSaid: REPO_SAYS });

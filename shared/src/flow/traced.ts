@@ -1,4 +1,4 @@
-import { type FlowTracing, NO_SPANS, Span } from "../trace/span.ts";
+import { type AttributeValue, errorName, type FlowTracing, NO_SPANS, Span } from "../trace/span.ts";
 import { traceRef } from "../trace/traceparent.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView } from "./surface.ts";
@@ -11,6 +11,24 @@ export type { FlowTracing };
  * joins, and a span for each post, edit and upload. The error a person is
  * shown ends with the trace's ref, so the operator finds the whole turn.
  */
+
+/**
+ * Handles a platform event (a Slack message, a Discord mention) under its
+ * span, the root of the turn's trace: failed with the error's name (never its
+ * text) when the handling throws, ended and sent however it goes.
+ */
+export async function underEventSpan(tracing: FlowTracing | undefined, name: string, attributes: Record<string, AttributeValue>, work: (span: Span) => Promise<void>): Promise<void> {
+  const span = new Span(tracing?.sink ?? NO_SPANS, name, null, { kind: "server", attributes });
+  try {
+    await work(span);
+  } catch (err) {
+    span.fail(errorName(err));
+    throw err;
+  } finally {
+    span.end();
+    tracing?.flush();
+  }
+}
 
 /** The span of one ask: a child of the platform event's span when there is one, else a new trace. */
 export function askSpan(tracing: FlowTracing | undefined, parent: Span | undefined, room: string): Span {

@@ -1,5 +1,6 @@
 import type { ScheduleView } from "../schedule-schemas.ts";
 import { duetCommand, shortCommand, type Naming } from "./control.ts";
+import { traceRef } from "../trace/traceparent.ts";
 
 /** Schedules in words every front end shares; each passes how it names a person and shows an ask. */
 
@@ -37,7 +38,11 @@ export function scheduledRunHeading(scheduleId: string, userId: string | null, a
   return `⏰ Scheduled ask ${name.command(scheduleId)}${userId ? ` by ${name.person(userId)}` : ""}: ${name.command(shortCommand(ask))}`;
 }
 
-/** What a scheduled run's own message says when the run could not happen (the model down, a budget used up, the room full). */
-export function scheduledRunFailedText(scheduleId: string, reason: string): string {
-  return `⚠️ The scheduled ask \`${scheduleId}\` could not run: ${reason.replace(/\.?$/, ".")}`;
+/**
+ * What a scheduled run's own message says when the run could not happen (the
+ * model down, a budget used up, the room full), ending with the run's trace
+ * ref when it has one, as every error a person sees does.
+ */
+export function scheduledRunFailedText(scheduleId: string, reason: string, traceId?: string): string {
+  return `⚠️ The scheduled ask \`${scheduleId}\` could not run: ${reason.replace(/\.?$/, ".")}${traceId ? ` (${traceRef(traceId)})` : ""}`;
 }

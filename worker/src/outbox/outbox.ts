@@ -91,7 +91,7 @@ export class Outbox {
     const leaseUntil = now + DELIVERY_LEASE_MS;
     const items = this.rows
       .lease(platform, now - this.graceMs, now, leaseUntil)
-      .map(({ answer, ...waiting }): DeliveryItem => ({ roomId: this.roomId, ...waiting, answer: { ...answer, messages: [] }, leaseUntil }));
+      .map(({ answer, traceparent, ...waiting }): DeliveryItem => ({ roomId: this.roomId, ...waiting, answer: { ...answer, messages: [] }, leaseUntil, ...(traceparent ? { traceparent } : {}) }));
     if (!items.length && this.rows.waiting(platform, now) === 0) this.settle(platform);
     return items;
   }

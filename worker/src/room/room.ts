@@ -223,6 +223,8 @@ export class Room {
       github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
       gitRemote: () => this.config.gitRemote,
     });
+    // One exporter for the room's spans: its turns' and its schedules' runs'.
+    const tracing = roomTracing(this.config, waitUntil);
     this.turns = new RoomTurns({
       roomId,
       ledger: this.ledger,
@@ -235,7 +237,7 @@ export class Room {
       setAlarm: (at) => armAlarmBy(storage, at),
       overBudget: async (userId) => overBudget(this.budgets(), () => new UsageTotals().addAll(this.usageEntries()), await this.personToday(userId)),
       counted: (userId, usage, at) => this.people.counted(userId, usage, at),
-      tracing: roomTracing(this.config, waitUntil),
+      tracing,
       answered: () => this.rollingSummary.afterTurn(),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
@@ -256,8 +258,10 @@ export class Room {
       control: this.control,
       outbox: this.outbox,
       redact: this.redact,
-      ask: (req) => this.turns.message(req),
+      ask: (req, traceparent) => this.turns.message(req, undefined, traceparent),
       ledger: this.ledger,
+      roomId,
+      tracing,
     });
   }
 

@@ -1,4 +1,4 @@
-import { scheduledRunFailedText, type DeliveryTarget, type MessageRequest, type ScheduleRequest, type ScheduleView } from "@duet/shared";
+import { scheduledRunFailedText, Span, type DeliveryTarget, type MessageRequest, type ScheduleRequest, type ScheduleView } from "@duet/shared";
 import type { RoomControl } from "../control/room-control.ts";
 import { outcomeOf, type Outcome } from "../outcome.ts";
 import type { Outbox } from "../outbox/outbox.ts";
@@ -6,6 +6,8 @@ import type { DueRun, Schedules } from "../schedules/schedules.ts";
 import { armAlarmBy } from "../storage/alarm.ts";
 import { scheduleRunKey } from "../storage/schedule-run-key.ts";
 import type { TurnLedger } from "../storage/turn-ledger.ts";
+import { deliverColumn } from "../storage/delivery-rows.ts";
+import type { RoomTracing } from "../tracing.ts";
 
 /** What running a room's schedules needs from the room. */
 export interface ScheduleParts {
@@ -15,10 +17,13 @@ export interface ScheduleParts {
   outbox: Outbox;
   /** The room's redactor: an ask is kept (and audited, and listed) as a question is, secrets removed. */
   redact: (text: string) => string;
-  /** Puts an ask to the room as a turn, under its run policy, in its queue. */
-  ask: (req: MessageRequest) => Promise<Outcome>;
+  /** Puts an ask to the room as a turn, under its run policy, in its queue; the turn joins the trace `traceparent` names. */
+  ask: (req: MessageRequest, traceparent: string) => Promise<Outcome>;
   /** Where a run that could not run keeps its notice for delivery. */
   ledger: TurnLedger;
+  roomId: string;
+  /** Where the room's spans go: each run is one trace under its `duet.schedule` span. */
+  tracing: RoomTracing;
 }
 
 /**
@@ -83,20 +88,31 @@ export class ScheduledRuns {
     // The due time in the key: an alarm that fires again for the same run joins that turn instead of asking twice.
     const key = scheduleRunKey(schedule.id, dueAt);
     const request: MessageRequest = { text: schedule.ask, userId: schedule.userId, idempotencyKey: key, ...(deliver ? { deliver } : {}) };
+    // Nobody's message started the run: its span is the root of the run's trace, the turn and its delivery under it.
+    const span = new Span(this.room.tracing.sink, "duet.schedule", null, {
+      kind: "server",
+      attributes: { "gen_ai.conversation.id": this.room.roomId, "duet.schedule.id": schedule.id, "duet.schedule.when": schedule.when, "duet.schedule.due_at": dueAt },
+    });
     this.room
-      .ask(request)
+      .ask(request, span.traceparent)
       .catch(outcomeOf)
       .then(async (out) => {
+        span.set({ "http.response.status_code": out.status });
         if (out.status !== 200) {
+          span.fail(`not answered: HTTP ${out.status}`);
           console.error(`scheduled run ${schedule.id} was not answered (${out.status})`, out.body);
           // Nobody watches a scheduled run: its channel is told, once, in the run's own message. A deleted room is told nothing.
           if (!deliver || out.status === 404) return;
           const reason = (out.body as { error?: string } | null)?.error ?? "an internal error";
-          keepForDelivery(this.room.ledger, { ...request, idempotencyKey: key, deliver }, this.room.redact(scheduledRunFailedText(schedule.id, reason)));
+          keepForDelivery(this.room.ledger, { ...request, idempotencyKey: key, deliver }, this.room.redact(scheduledRunFailedText(schedule.id, reason, span.traceId)), span.traceparent);
         }
         if (deliver) await this.room.outbox.offerNow(deliver.platform);
       })
-      .catch((err) => console.error(`scheduled run ${schedule.id} could not be offered for delivery`, err));
+      .catch((err) => console.error(`scheduled run ${schedule.id} could not be offered for delivery`, err))
+      .finally(() => {
+        span.end();
+        this.room.tracing.flush();
+      });
   }
 }
 
@@ -105,11 +121,12 @@ export class ScheduledRuns {
  * scheduled run that could not run says so where its answer would have
  * gone; a note from GitHub about the room's pull request): kept under the request's key for delivery, out of the history and
  * the model's context. One row written. Its texts come redacted: this is
- * also how a room whose configuration is broken says so.
+ * also how a room whose configuration is broken says so. `traceparent`: the
+ * span it belongs to, so its delivery joins that trace.
  */
-export function keepForDelivery(ledger: TurnLedger, req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string): void {
+export function keepForDelivery(ledger: TurnLedger, req: MessageRequest & { idempotencyKey: string; deliver: DeliveryTarget }, reply: string, traceparent?: string): void {
   ledger.keep(
-    { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: JSON.stringify(req.deliver) },
+    { kind: "message", idemKey: req.idempotencyKey, userId: req.userId || null, question: req.text, receivedAt: Date.now(), deliver: deliverColumn(req.deliver, traceparent) },
     { reply, explanation: reply, runs: [] },
   );
 }

@@ -21,6 +21,21 @@ const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND delivered IS NU
 /** A scheduled run's answer, or what GitHub's webhook brought (a note, a comment's answer): no bot follows its turn live, so it is offered at once, without the grace time. */
 const SCHEDULED = `(json_extract(deliver, '$.place.schedule') IS NOT NULL OR json_extract(deliver, '$.place.github') IS NOT NULL)`;
 
+/**
+ * The deliver column's JSON: where the answer goes and, beside it, the
+ * `traceparent` of the turn that made it, so a delivery by any bot (after the
+ * asking one died, or for a schedule nobody follows) joins the turn's trace.
+ */
+export function deliverColumn(target: DeliveryTarget, traceparent?: string): string {
+  return JSON.stringify(traceparent ? { ...target, traceparent } : target);
+}
+
+/** The deliver column read back: the target as the bot described it, and the turn's `traceparent` (null when none was kept). */
+export function readDeliverColumn(json: SqlStorageValue): { deliver: DeliveryTarget; traceparent: string | null } {
+  const { traceparent, ...deliver } = JSON.parse(String(json)) as DeliveryTarget & { traceparent?: unknown };
+  return { deliver, traceparent: typeof traceparent === "string" ? traceparent : null };
+}
+
 /** The delivery state of the newest message turn asked under a key. */
 export interface DeliveryState {
   slot: number;
@@ -42,6 +57,8 @@ export interface WaitingAnswer {
   answer: StoredAnswer;
   /** When the room answered (ms). */
   answeredAt: number;
+  /** The turn's `traceparent`: the delivery's span joins the turn's trace under it. */
+  traceparent: string | null;
 }
 
 /**
@@ -110,7 +127,7 @@ export class DeliveryRows {
       const stored = JSON.parse(String(r.answer)) as StoredAnswer;
       return {
         key: String(r.idem_key),
-        deliver: JSON.parse(String(r.deliver)) as DeliveryTarget,
+        ...readDeliverColumn(r.deliver),
         messageId: r.posted === null ? null : String(r.posted),
         question: String(r.question),
         userId: r.user_id === null ? null : String(r.user_id),
@@ -142,7 +159,7 @@ export class DeliveryRows {
         `SELECT deliver FROM duet_ledger WHERE deliver IS NOT NULL AND json_extract(deliver, '$.place.schedule') IS NULL AND json_extract(deliver, '$.place.github') IS NULL ORDER BY seq DESC LIMIT 1`,
       )
       .toArray()[0];
-    return row ? (JSON.parse(String(row.deliver)) as DeliveryTarget) : null;
+    return row ? readDeliverColumn(row.deliver).deliver : null;
   }
 
   /** How many answers for `platform` are undelivered at `now`. */

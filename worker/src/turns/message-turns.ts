@@ -1,3 +1,4 @@
+import { deliverColumn } from "../storage/delivery-rows.ts";
 import { DuetError, errorName, parseTraceparent, type MessageRequest, type Span } from "@duet/shared";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { speakerOf } from "../model/speakers.ts";
@@ -72,7 +73,8 @@ export class MessageTurns {
       ledger.accept({
         kind: "message", idemKey: key, userId: req.userId || null, userName: req.userName || null, question: redact(req.text), receivedAt: Date.now(), claimant: (key && claim) || null,
         // Only a keyed turn can be confirmed, so only its answer is kept for delivery.
-        deliver: key && req.deliver ? JSON.stringify(req.deliver) : null,
+        // The turn's traceparent goes with it, so whichever bot delivers the answer records its span in this trace.
+        deliver: key && req.deliver ? deliverColumn(req.deliver, span.traceparent) : null,
       }),
     );
     const epoch = work.epoch;

@@ -1,3 +1,5 @@
+import { parseTraceparent } from "@duet/shared";
+import { readDeliverColumn } from "../storage/delivery-rows.ts";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { agentSpan } from "../tracing.ts";
 import { runNote } from "./history-notes.ts";
@@ -19,8 +21,9 @@ export function recoverTurns(work: TurnWork, messages: MessageTurns): void {
     try {
       const epoch = work.epoch;
       const channel = new TurnChannel();
-      // Its caller's trace is not kept at rest: a resumed turn starts a trace of its own.
-      const span = agentSpan(work.tracing, work.room.roomId, null).set({ "duet.turn.resumed": true });
+      // A turn kept for delivery kept its trace: the resumed turn joins it, under the interrupted turn's span; any other starts a trace of its own.
+      const parent = turn.deliver ? parseTraceparent(readDeliverColumn(turn.deliver).traceparent) : null;
+      const span = agentSpan(work.tracing, work.room.roomId, parent).set({ "duet.turn.resumed": true });
       const answer = work.start(turn, work.queue.admit(), (t) => messages.answer(t, epoch, channel, false, true, span));
       if (turn.idemKey) messages.track(turn.idemKey, channel, answer);
     } catch (err) {
