@@ -36,10 +36,11 @@ export const WORKER_RANKS: readonly (readonly string[])[] = [
 
 /** shared/src's folders, lowest first. */
 export const SHARED_RANKS: readonly (readonly string[])[] = [
-  // What any chat text is cleaned of, which the wire schemas apply; what only the bots' processes run (health and metrics, keep-alive, start and stop).
-  ["text", "bot"],
-  // Text the bots and the Worker show (answers, runs, redaction), files' names and limits, and spans and their export.
-  ["format", "files", "trace"],
+  // What any chat text is cleaned of, which the wire schemas apply; what only the bots' processes run (health and metrics,
+  // keep-alive, start and stop); spans and their export.
+  ["text", "bot", "trace"],
+  // Text the bots and the Worker show (answers, runs, redaction, with a trace's ref), files' names and limits.
+  ["format", "files"],
   // The sentences a person reads, and a live answer's pages.
   ["words", "live"],
   // The one chat flow every front end runs.
