@@ -31,8 +31,10 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     const key = unique("turn");
     const { status } = await send(room, "SAY: hello there", { idempotencyKey: key, deliver: slackThread("C1") });
     expect(status).toBe(200);
-    expect(await (await confirm(room, key, "1700000000.000200")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, key, "1700000000.000200")).json()).toEqual({ confirmed: true, first: true });
     expect((await rowsWritten(room)) - before).toBe(3);
+    // A repeated confirm (a retry, a second bot) is still confirmed, but not the first: it proposes nothing more.
+    expect(await (await confirm(room, key, "1700000000.000200")).json()).toEqual({ confirmed: true });
   });
 
   it("an answer nobody confirmed is offered once in its platform's feed, and gone once confirmed", async () => {
@@ -45,7 +47,7 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     expect(items[0].answer.reply).toContain("Output (echo out-1):\nout-1");
     // Leased to the first reader: a second read gets nothing of it.
     expect((await readFeed("slack", room)).items).toEqual([]);
-    expect(await (await confirm(room, key, "1700000000.000300")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, key, "1700000000.000300")).json()).toEqual({ confirmed: true, first: true });
     // A confirmed answer is never offered again, and the room has left the feed.
     expect((await readFeed("slack", room)).items).toEqual([]);
     expect((await readFeed("discord", room)).items).toEqual([]);
@@ -68,7 +70,7 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     }
     expect(seen.sort()).toEqual([...keys].sort());
     // Delivered: the room leaves the feed, so later reads wait for their own rooms again.
-    for (const key of [...keys, barrier]) expect(await (await confirm(room, key, "1700000000.000400")).json()).toEqual({ confirmed: true });
+    for (const key of [...keys, barrier]) expect(await (await confirm(room, key, "1700000000.000400")).json()).toEqual({ confirmed: true, first: true });
   });
 
   it("a message posted while the turn ran is handed back, to be edited instead of posted again", async () => {
@@ -85,7 +87,7 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     const items = await feedUntilItems("discord", room);
     expect(items).toMatchObject([{ key, messageId: "900000000000000001" }]);
     expect(await modelCallsWith("the early answer")).toHaveLength(1);
-    expect(await (await confirm(room, key, "900000000000000001")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, key, "900000000000000001")).json()).toEqual({ confirmed: true, first: true });
   });
 
   it("an answer claimed by a bot that died before confirming is offered again once the lease ends, to one reader", async () => {
@@ -105,7 +107,7 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     expect(again.map((i) => i.key)).toEqual([key]);
     // Leased anew to that reader: one reader only.
     expect((await readFeed("slack", room)).items).toEqual([]);
-    expect(await (await confirm(room, key, "1700000000.000500")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, key, "1700000000.000500")).json()).toEqual({ confirmed: true, first: true });
   }, 60_000);
 
   it("an answer its bot still holds is not handed to another bot, while one beside it past the grace is", async () => {
@@ -118,8 +120,8 @@ describe("the outbox: answers kept until a bot confirms them", () => {
     // Barrier: the later answer is past the grace and handed out, so the earlier one is too, unless held.
     const items = await feedUntilItems("slack", room);
     expect(items.map((i) => i.key)).toEqual([free]);
-    expect(await (await confirm(room, free, "1700000000.000600")).json()).toEqual({ confirmed: true });
-    expect(await (await confirm(room, held, "1700000000.000700")).json()).toEqual({ confirmed: true });
+    expect(await (await confirm(room, free, "1700000000.000600")).json()).toEqual({ confirmed: true, first: true });
+    expect(await (await confirm(room, held, "1700000000.000700")).json()).toEqual({ confirmed: true, first: true });
     // Delivered: nothing left to hold.
     expect(await (await hold(room, held)).json()).toEqual({ held: false });
     expect(await (await hold(room, "no-such-key")).json()).toEqual({ held: false });
