@@ -122,7 +122,7 @@ describe("the Discord bot's processes", () => {
     // A message command (type 3): a name people see in a message's Apps menu, no description, servers only.
     expect(askDuet).toMatchObject({ name: "Ask Duet", type: 3, description: "", contexts: [0] });
     expect(cmd.name).toBe("duet");
-    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "pr", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
+    expect(cmd.options.map((o) => o.name)).toEqual(["ask", "get", "run", "history", "stop", "reset", "policy", "model", "repo", "pr", "tools", "usage", "audit", "schedule", "schedules", "unschedule", "remember", "memory", "forget", "help"]);
     expect(cmd.options[0].options).toEqual([expect.objectContaining({ name: "prompt", required: true }), expect.objectContaining({ name: "file", required: false })]);
     expect(cmd.options[2].options).toEqual([expect.objectContaining({ name: "command", required: true })]);
   });
