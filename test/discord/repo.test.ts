@@ -69,7 +69,9 @@ describe("Discord: /duet repo", () => {
   it("a repository the App cannot see answers with the install link, in one line, and saves nothing", async () => {
     const ch = h.fake.addChannel(h.guildId, "repo-missing");
     const { text } = await repo(ch, "acme/secret-plans");
-    expect(text).toBe(
+    // The sentence as the Worker said it, then the ref of the trace that records the refusal.
+    expect(text).toMatch(/ \(ref [0-9a-f]{8}\)$/);
+    expect(text.replace(/ \(ref [0-9a-f]{8}\)$/, "")).toBe(
       `⚠️ Duet's GitHub App cannot see acme/secret-plans: install it on acme (${github.url}/github-apps/duet-test/installations/new) with access to that repository, or check the name.`,
     );
     expect(await stack.client.repo(room(ch))).toEqual({ repo: null });

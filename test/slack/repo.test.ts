@@ -70,10 +70,12 @@ describe("Slack: /duet repo", () => {
   it("a repository the App cannot see answers with the install link, in one line, and saves nothing", async () => {
     const channel = newChannel();
     const seen = await repo(channel, "acme/secret-plans");
-    expect(seen).toEqual({
-      text: `:warning: Duet's GitHub App cannot see acme/secret-plans: install it on acme (${github.url}/github-apps/duet-test/installations/new) with access to that repository, or check the name.`,
-      visibility: "ephemeral",
-    });
+    // The sentence as the Worker said it, then the ref of the trace that records the refusal.
+    expect(seen.visibility).toBe("ephemeral");
+    expect(seen.text).toMatch(/ \(ref [0-9a-f]{8}\)$/);
+    expect(seen.text.replace(/ \(ref [0-9a-f]{8}\)$/, "")).toBe(
+      `:warning: Duet's GitHub App cannot see acme/secret-plans: install it on acme (${github.url}/github-apps/duet-test/installations/new) with access to that repository, or check the name.`,
+    );
     expect(await stack.client.repo(roomOf(channel))).toEqual({ repo: null });
   });
 
