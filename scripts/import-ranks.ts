@@ -36,15 +36,23 @@ export const WORKER_RANKS: readonly (readonly string[])[] = [
 
 /** shared/src's folders, lowest first. */
 export const SHARED_RANKS: readonly (readonly string[])[] = [
-  // What any chat text is cleaned of, which the wire schemas apply; what only the bots' processes run (health and metrics,
-  // keep-alive, start and stop); spans and their export.
-  ["text", "bot", "trace"],
-  // Text the bots and the Worker show (answers, runs, redaction, with a trace's ref), files' names and limits.
-  ["format", "files"],
+  // What any chat text is cleaned of, and the readers of environment settings.
+  ["text", "config"],
+  // What both sandboxes share (the network policies, the shell state a command keeps); spans and their export.
+  ["sandbox", "trace"],
+  // What the wire between the bots and the Worker carries: its schemas, limits, errors and room ids.
+  ["wire"],
+  // Text the bots and the Worker show (answers, runs, redaction, with a trace's ref), files' names and limits, the
+  // Worker's settings, and what only the bots' processes run (health and metrics, start and stop, answers in flight).
+  ["format", "files", "settings", "bot"],
   // The sentences a person reads, and a live answer's pages.
   ["words", "live"],
+  // Chat commands read from text, and the Worker's client.
+  ["commands", "client"],
   // The one chat flow every front end runs.
   ["flow"],
+  // The bots' side of the outbox: the delivery loop, delivery claims between replicas and the replicas' shared pace.
+  ["outbox"],
 ];
 
 /** The Slack bot's folders, lowest first. */

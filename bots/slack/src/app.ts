@@ -41,7 +41,7 @@ import { slackFiles } from "./files/slack-files.ts";
  * with an app token, else HTTP with request signing), wired to the Worker. It
  * holds no state other replicas would need (ARCHITECTURE.md lists what it keeps
  * in memory); repeated deliveries stay single through the Worker's claims
- * (shared/src/delivery-claims.ts).
+ * (shared/src/outbox/delivery-claims.ts).
  */
 
 export interface SlackBotOptions {

@@ -1,4 +1,4 @@
-import { ConfigError } from "../env-config.ts";
+import { ConfigError } from "../config/env-config.ts";
 
 /**
  * How a bot process that cannot start says so, whichever bot and whatever the

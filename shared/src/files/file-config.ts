@@ -1,5 +1,5 @@
-import { idListVar, intVar } from "../env-config.ts";
-import { DEFAULT_FILE_MAX_BYTES } from "../limits.ts";
+import { idListVar, intVar } from "../config/env-config.ts";
+import { DEFAULT_FILE_MAX_BYTES } from "../wire/limits.ts";
 
 /**
  * The bots' file settings, read as both bots read them: the size limit the

@@ -4,7 +4,7 @@
  * so a path refused at one end is refused at every end.
  */
 
-import { DuetError } from "../errors.ts";
+import { DuetError } from "../wire/errors.ts";
 
 /** Longest path accepted (Linux's PATH_MAX). */
 export const WORKSPACE_PATH_MAX_BYTES = 4096;

@@ -1,4 +1,4 @@
-import { DuetError, describeForUser, type ErrorCode } from "../errors.ts";
+import { DuetError, describeForUser, type ErrorCode } from "../wire/errors.ts";
 import { errorName, Span } from "../trace/span.ts";
 import type { Reply } from "./reply.ts";
 import { withRef } from "./traced.ts";

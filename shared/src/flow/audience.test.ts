@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WorkerClient } from "../client.ts";
-import type { DuetCommand } from "../commands.ts";
+import { WorkerClient } from "../client/client.ts";
+import type { DuetCommand } from "../commands/commands.ts";
 import { commandAudience, type Audience } from "./audience.ts";
 import { runCommand } from "./flow.ts";
 import { helpEntries } from "./help.ts";

@@ -1,4 +1,4 @@
-import type { DuetCommand } from "../commands.ts";
+import type { DuetCommand } from "../commands/commands.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, PostedRef } from "./surface.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WorkerClient } from "../client.ts";
-import { parseDuetCommand } from "../commands.ts";
+import { WorkerClient } from "../client/client.ts";
+import { parseDuetCommand } from "../commands/commands.ts";
 import { describeUsage } from "../words/settings.ts";
 import { audit, decide, helpWithSettings, policy } from "./control.ts";
 import { runCommand } from "./flow.ts";

@@ -1,7 +1,7 @@
-import type { DuetCommand } from "../commands.ts";
+import type { DuetCommand } from "../commands/commands.ts";
 import { describeNetwork } from "../format/network.ts";
-import { DuetError } from "../errors.ts";
-import type { RunPolicy, RunResult, ExecResult } from "../schemas.ts";
+import { DuetError } from "../wire/errors.ts";
+import type { RunPolicy, RunResult, ExecResult } from "../wire/schemas.ts";
 import { OWN_PROPOSAL } from "../words/notes.ts";
 import { attempt, failure, outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";

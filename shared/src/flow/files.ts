@@ -1,10 +1,10 @@
-import { DuetError, describeForUser } from "../errors.ts";
+import { DuetError, describeForUser } from "../wire/errors.ts";
 import { limitBytes } from "../files/byte-limit.ts";
 import { SourceError, type SourceProblem } from "../files/source.ts";
 import { safeFileName, UPLOADS_DIR } from "../files/upload-name.ts";
 import { baseOf, checkWorkspacePath } from "../files/workspace-path.ts";
-import { DEFAULT_FILE_MAX_BYTES } from "../limits.ts";
-import type { MessageResponse } from "../schemas.ts";
+import { DEFAULT_FILE_MAX_BYTES } from "../wire/limits.ts";
+import type { MessageResponse } from "../wire/schemas.ts";
 import { FILE_WORDS } from "../words/files.ts";
 import { outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";

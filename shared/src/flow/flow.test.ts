@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { WorkerClient } from "../client.ts";
-import { CLAIM_HEADER } from "../claims.ts";
-import { parseDuetCommand } from "../commands.ts";
-import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../schemas.ts";
+import { WorkerClient } from "../client/client.ts";
+import { CLAIM_HEADER } from "../wire/claims.ts";
+import { parseDuetCommand } from "../commands/commands.ts";
+import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../wire/schemas.ts";
 import { queuedNote } from "../words/queue.ts";
 import { ask, help, history, reset, run, runCommand } from "./flow.ts";
 import type { FlowDeps } from "./types.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
-import { encodeSseEvent } from "../sse.ts";
+import { encodeSseEvent } from "../wire/sse.ts";
 
 /**
  * Each command's flow against a surface that records what it was asked to show,

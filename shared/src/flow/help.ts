@@ -1,4 +1,4 @@
-import type { DuetCommand } from "../commands.ts";
+import type { DuetCommand } from "../commands/commands.ts";
 import { COMMAND_PURPOSES as PURPOSE_WORDS, POLICY_LINES, PURPOSE_NOTES } from "../words/chat-help.ts";
 import { modelLine } from "../words/settings.ts";
 import { onlyAskerSees } from "./audience.ts";

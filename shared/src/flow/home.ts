@@ -1,6 +1,6 @@
-import { describeForUser } from "../errors.ts";
-import type { RoomListResponse } from "../home-schemas.ts";
-import { workspaceRoomId } from "../room-id.ts";
+import { describeForUser } from "../wire/errors.ts";
+import type { RoomListResponse } from "../wire/home-schemas.ts";
+import { workspaceRoomId } from "../wire/room-id.ts";
 import type { FlowDeps } from "./types.ts";
 
 /**

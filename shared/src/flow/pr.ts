@@ -1,8 +1,8 @@
-import type { DuetCommand } from "../commands.ts";
-import type { DeliveryItem } from "../delivery.ts";
-import { readPrArgs } from "../pr-command.ts";
-import { DuetError } from "../errors.ts";
-import type { PrCredit } from "../pr-schemas.ts";
+import type { DuetCommand } from "../commands/commands.ts";
+import type { DeliveryItem } from "../wire/delivery.ts";
+import { readPrArgs } from "../commands/pr-command.ts";
+import { DuetError } from "../wire/errors.ts";
+import type { PrCredit } from "../wire/pr-schemas.ts";
 import { PR_WORDS, sentence } from "../words/pr.ts";
 import { failure, outcome } from "./attempt.ts";
 import { guarded } from "./control.ts";

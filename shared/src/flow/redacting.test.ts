@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { WorkerClient } from "../client.ts";
+import { WorkerClient } from "../client/client.ts";
 import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer } from "../live/live-answer.ts";
-import type { MessageResponse, TurnStreamEvent } from "../schemas.ts";
-import { encodeSseEvent } from "../sse.ts";
+import type { MessageResponse, TurnStreamEvent } from "../wire/schemas.ts";
+import { encodeSseEvent } from "../wire/sse.ts";
 import { decide } from "./control.ts";
 import { ask, runCommand } from "./flow.ts";
 import { redacting, redactLive, redactReply } from "./redacting.ts";

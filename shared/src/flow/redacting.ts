@@ -3,7 +3,7 @@ import { redactSecrets } from "../format/redact.ts";
 import { openVariantAt } from "../format/secret-variants.ts";
 import { openShapeAt } from "../format/split-tokens.ts";
 import type { LiveAnswer, LiveRun } from "../live/live-answer.ts";
-import type { ScheduleView } from "../schedule-schemas.ts";
+import type { ScheduleView } from "../wire/schedule-schemas.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, LiveView } from "./surface.ts";
 

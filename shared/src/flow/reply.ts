@@ -1,11 +1,11 @@
-import type { MemoryResponse, PinnedFact } from "../memory-schemas.ts";
-import type { ScheduleView } from "../schedule-schemas.ts";
-import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy, UsageResponse } from "../schemas.ts";
-import type { ErrorCode } from "../errors.ts";
-import type { RepoResponse } from "../repo-schemas.ts";
+import type { MemoryResponse, PinnedFact } from "../wire/memory-schemas.ts";
+import type { ScheduleView } from "../wire/schedule-schemas.ts";
+import type { AuditEntry, DecidedApproval, DuetMessage, ExecResult, MessageResponse, PolicySource, RunPolicy, UsageResponse } from "../wire/schemas.ts";
+import type { ErrorCode } from "../wire/errors.ts";
+import type { RepoResponse } from "../wire/repo-schemas.ts";
 import type { RepoEvent } from "../words/repo.ts";
 import type { ToolsEvent, ToolsListing } from "../words/tools.ts";
-import type { PrOpened, PrProposal } from "../pr-schemas.ts";
+import type { PrOpened, PrProposal } from "../wire/pr-schemas.ts";
 
 /**
  * What the flow hands a front end to show, before any platform's markup: each

@@ -1,4 +1,4 @@
-import type { DuetCommand } from "../commands.ts";
+import type { DuetCommand } from "../commands/commands.ts";
 import { REPO_WORDS } from "../words/repo.ts";
 import { attempt, outcome } from "./attempt.ts";
 import { guarded } from "./control.ts";

@@ -1,4 +1,4 @@
-import { DuetError } from "../errors.ts";
+import { DuetError } from "../wire/errors.ts";
 import { failure, outcome } from "./attempt.ts";
 import { guarded } from "./control.ts";
 import { redacting } from "./redacting.ts";

@@ -1,4 +1,4 @@
-import { DuetError } from "../errors.ts";
+import { DuetError } from "../wire/errors.ts";
 import { attempt, outcome } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import { guarded } from "./control.ts";

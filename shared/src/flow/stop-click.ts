@@ -1,4 +1,4 @@
-import { describeForUser } from "../errors.ts";
+import { describeForUser } from "../wire/errors.ts";
 import { STOP_WORDS, type StopTurn } from "../words/stop.ts";
 
 /**

@@ -1,7 +1,7 @@
-import type { DuetCommand } from "../commands.ts";
-import { DuetError } from "../errors.ts";
-import { workspaceOfRoom } from "../room-id.ts";
-import type { ToolsChange } from "../tools-command.ts";
+import type { DuetCommand } from "../commands/commands.ts";
+import { DuetError } from "../wire/errors.ts";
+import { workspaceOfRoom } from "../wire/room-id.ts";
+import type { ToolsChange } from "../commands/tools-command.ts";
 import { TOOLS_WORDS, type ToolsEvent } from "../words/tools.ts";
 import { attempt, outcome } from "./attempt.ts";
 import { show } from "./audience.ts";

@@ -1,9 +1,9 @@
 import type { FlowTracing } from "./traced.ts";
 import type { Span } from "../trace/span.ts";
-import type { AnswersInFlight } from "../answers-in-flight.ts";
-import type { AskOrder, AskPlace } from "../ask-order.ts";
-import type { WorkerClient } from "../client.ts";
-import type { DeliveryTarget } from "../delivery-target.ts";
+import type { AnswersInFlight } from "../bot/answers-in-flight.ts";
+import type { AskOrder, AskPlace } from "../bot/ask-order.ts";
+import type { WorkerClient } from "../client/client.ts";
+import type { DeliveryTarget } from "../wire/delivery-target.ts";
 
 /**
  * What every flow takes and gives back: the front end's dependencies, who

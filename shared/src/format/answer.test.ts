@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MessageResponse, RunResult } from "../schemas.ts";
+import type { MessageResponse, RunResult } from "../wire/schemas.ts";
 import { explanationOf } from "./answer.ts";
 
 const run = (cmd: string, extra: Partial<RunResult> = {}): RunResult => ({ cmd, exitCode: 0, stdout: "", stderr: "", truncated: false, durationMs: 1, ...extra });

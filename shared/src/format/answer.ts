@@ -1,4 +1,4 @@
-import type { MessageResponse } from "../schemas.ts";
+import type { MessageResponse } from "../wire/schemas.ts";
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -1,4 +1,4 @@
-import type { AuditEntry, DecidedApproval, PolicySource, RunPolicy } from "../schemas.ts";
+import type { AuditEntry, DecidedApproval, PolicySource, RunPolicy } from "../wire/schemas.ts";
 
 /**
  * The run policy, the audit trail and decisions in words every front end

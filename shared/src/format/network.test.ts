@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InfoResponse } from "../schemas.ts";
+import type { InfoResponse } from "../wire/schemas.ts";
 import { describeNetwork } from "./network.ts";
 
 const info = (network: InfoResponse["sandbox"]["network"], allowedHosts: string[] = [], deniedHosts: string[] = []): InfoResponse => ({

@@ -1,4 +1,4 @@
-import type { InfoResponse } from "../schemas.ts";
+import type { InfoResponse } from "../wire/schemas.ts";
 
 /** Hosts named in a sentence before the rest are counted ("and 3 more"): a help text stays one line. */
 const HOSTS_SHOWN = 4;

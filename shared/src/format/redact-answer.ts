@@ -1,4 +1,4 @@
-import type { MessageResponse, RunResult } from "../schemas.ts";
+import type { MessageResponse, RunResult } from "../wire/schemas.ts";
 import { redactSecrets } from "./redact.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunResult } from "../schemas.ts";
+import type { RunResult } from "../wire/schemas.ts";
 import { describeRun, formatDuration } from "./run-view.ts";
 
 const run = (over: Partial<RunResult>): RunResult => ({

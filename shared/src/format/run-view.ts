@@ -1,4 +1,4 @@
-import type { RunResult } from "../schemas.ts";
+import type { RunResult } from "../wire/schemas.ts";
 import { combineOutput } from "./output.ts";
 
 /**

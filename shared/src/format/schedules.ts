@@ -1,4 +1,4 @@
-import type { ScheduleView } from "../schedule-schemas.ts";
+import type { ScheduleView } from "../wire/schedule-schemas.ts";
 import { duetCommand, shortCommand, type Naming } from "./control.ts";
 import { traceRef } from "../trace/traceparent.ts";
 

@@ -1,4 +1,4 @@
-import { PACE_ASK_TIMEOUT_MS, PACE_INTERVAL_MS } from "../pace.ts";
+import { PACE_ASK_TIMEOUT_MS, PACE_INTERVAL_MS } from "../wire/pace.ts";
 import { realTimers, type Timers } from "./throttle.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TurnStreamEvent } from "../schemas.ts";
+import type { TurnStreamEvent } from "../wire/schemas.ts";
 import { applyLiveEvent, emptyLiveAnswer, type LiveAnswer, liveRunViews } from "./live-answer.ts";
 
 const run = (index: number, cmd: string, exitCode: number, durationMs: number): TurnStreamEvent => ({

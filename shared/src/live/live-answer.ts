@@ -1,5 +1,5 @@
 import { describeRun } from "../format/run-view.ts";
-import type { RunResult, TurnStreamEvent } from "../schemas.ts";
+import type { RunResult, TurnStreamEvent } from "../wire/schemas.ts";
 
 /**
  * What a live answer shows while the turn runs: the model's text so far and each

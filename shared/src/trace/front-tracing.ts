@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalText } from "../env-config.ts";
+import { optionalText } from "../config/env-config.ts";
 import { type FlowTracing, NO_SPANS } from "./span.ts";
 import { otlpHeaders, SpanExporter } from "./exporter.ts";
 

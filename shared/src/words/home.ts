@@ -1,6 +1,6 @@
 import { shortCommand, type Naming } from "../format/control.ts";
 import { dollars } from "../format/money.ts";
-import type { RoomListResponse, RoomSummary } from "../home-schemas.ts";
+import type { RoomListResponse, RoomSummary } from "../wire/home-schemas.ts";
 
 /**
  * A person's home view (Slack's App Home) in words: what Duet is, how to

@@ -1,5 +1,5 @@
 import { duetCommand, type Naming } from "../format/control.ts";
-import type { MemoryResponse, PinnedFact } from "../memory-schemas.ts";
+import type { MemoryResponse, PinnedFact } from "../wire/memory-schemas.ts";
 import type { Spelling } from "./usage.ts";
 
 /** The room's pinned facts in words every front end shares; each passes how it names a person and a command. */

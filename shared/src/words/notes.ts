@@ -1,4 +1,4 @@
-import type { PendingApproval, RunResult } from "../schemas.ts";
+import type { PendingApproval, RunResult } from "../wire/schemas.ts";
 
 /**
  * The sentences around an answer that every front end shows the same way: what

@@ -1,7 +1,7 @@
 import { duetCommand, type Naming } from "../format/control.ts";
 import { codeBlock } from "../format/fence.ts";
 import { formatCount } from "../format/output.ts";
-import type { PrOpened, PrProposal } from "../pr-schemas.ts";
+import type { PrOpened, PrProposal } from "../wire/pr-schemas.ts";
 
 /** A pull request proposed, opened or skipped, in words every front end shares. */
 

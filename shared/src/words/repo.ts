@@ -1,6 +1,6 @@
 import { duetCommand, type Naming } from "../format/control.ts";
 import { formatCount } from "../format/output.ts";
-import type { RepoProvider, RepoResponse } from "../repo-schemas.ts";
+import type { RepoProvider, RepoResponse } from "../wire/repo-schemas.ts";
 
 /** A room's repository in words every front end shares. */
 

@@ -1,6 +1,6 @@
 import type { Naming } from "../format/control.ts";
 import { dollars } from "../format/money.ts";
-import type { PolicySource, UsageResponse, UsageRow } from "../schemas.ts";
+import type { PolicySource, UsageResponse, UsageRow } from "../wire/schemas.ts";
 
 /**
  * The room's model and its usage in words every front end shares; each passes

@@ -1,6 +1,6 @@
 import { duetCommand, type Naming } from "../format/control.ts";
 import { formatCount } from "../format/output.ts";
-import { HEADERS_MAX, type ToolServerListing, type ToolServerView } from "../tool-schemas.ts";
+import { HEADERS_MAX, type ToolServerListing, type ToolServerView } from "../wire/tool-schemas.ts";
 
 /** A workspace's tool servers (MCP) and the room's choice of them, in words every front end shares. */
 

@@ -13,7 +13,7 @@ import { workersAIModel } from "./workers-ai-stream.ts";
 export type ProviderModule = (model: string, name: string, config: WorkerConfig, env: Vars) => ChatModel;
 
 /**
- * Each provider in MODEL_PROVIDERS (shared/src/model-settings.ts) and its
+ * Each provider in MODEL_PROVIDERS (shared/src/settings/model-settings.ts) and its
  * module: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp's
  * server, AI Gateway), or Workers AI through the `AI` binding. A provider is
  * added here and in that list, with its module beside these.

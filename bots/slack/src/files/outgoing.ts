@@ -53,7 +53,7 @@ async function uploadOne(client: webApi.WebClient, logger: Logger, file: Outgoin
     headers: { "content-type": "application/octet-stream", "content-length": String(file.bytes) },
     body,
     duplex: "half",
-    // Following a redirect would make fetch tee the body and keep all of it (see shared/src/transport.ts).
+    // Following a redirect would make fetch tee the body and keep all of it (see shared/src/client/transport.ts).
     redirect: "error",
   } as RequestInit);
   await res.body?.cancel().catch(() => undefined);

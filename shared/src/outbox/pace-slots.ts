@@ -1,6 +1,6 @@
-import { AnswersInFlight } from "./answers-in-flight.ts";
-import type { WorkerClient } from "./client.ts";
-import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "./live/channel-pace.ts";
+import { AnswersInFlight } from "../bot/answers-in-flight.ts";
+import type { WorkerClient } from "../client/client.ts";
+import { CHANNEL_MESSAGE_INTERVAL_MS, ChannelPace, type SharedSlots } from "../live/channel-pace.ts";
 
 /** The scope of the channels of a bot run with one workspace's token (no OAuth), whose keys name no workspace. */
 const TOKEN_WORKSPACE = "bot-token";

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WorkerClient } from "./client.ts";
-import { DuetError, describeForUser } from "./errors.ts";
+import { DuetError, describeForUser } from "../wire/errors.ts";
 
 const servers: { close(): void }[] = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDuetCommand } from "./commands.ts";
-import { channelTargetOf } from "./room-id.ts";
+import { channelTargetOf } from "../wire/room-id.ts";
 
 describe("/duet schedule <when> <ask>: where the when ends", () => {
   it("splits each form of when from the ask, keeping the ask's own line breaks", () => {

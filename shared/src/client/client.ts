@@ -1,11 +1,11 @@
-import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "./schemas.ts";
+import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "../wire/schemas.ts";
 import { streamMessage } from "./client-stream.ts";
 import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
-import type { FileList, FileWritten } from "./schemas.ts";
-import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "./delivery.ts";
-import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "./home-schemas.ts";
-import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "./schemas.ts";
+import type { FileList, FileWritten } from "../wire/schemas.ts";
+import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "../wire/delivery.ts";
+import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "../wire/home-schemas.ts";
+import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "../wire/schemas.ts";
 import {
   dismissResponseSchema,
   forgetResponseSchema,
@@ -17,7 +17,7 @@ import {
   type PinFactRequest,
   type PinResponse,
   type ProposalClick,
-} from "./memory-schemas.ts";
+} from "../wire/memory-schemas.ts";
 import {
   scheduleResponseSchema,
   schedulesResponseSchema,
@@ -25,7 +25,7 @@ import {
   type ScheduleResponse,
   type SchedulesResponse,
   type UnscheduleRequest,
-} from "./schedule-schemas.ts";
+} from "../wire/schedule-schemas.ts";
 import {
   auditResponseSchema,
   decisionResponseSchema,
@@ -35,7 +35,7 @@ import {
   type DecisionResponse,
   type PolicyRequest,
   type PolicyResponse,
-} from "./schemas.ts";
+} from "../wire/schemas.ts";
 import {
   cleanupResponseSchema,
   execResponseSchema,
@@ -49,9 +49,9 @@ import {
   type MessageRequest,
   type MessageResponse,
   type MessagesResponse,
-} from "./schemas.ts";
-import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest, type PrSkipRequest } from "./pr-schemas.ts";
-import { repoResponseSchema, type RepoRequest, type RepoResponse } from "./repo-schemas.ts";
+} from "../wire/schemas.ts";
+import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest, type PrSkipRequest } from "../wire/pr-schemas.ts";
+import { repoResponseSchema, type RepoRequest, type RepoResponse } from "../wire/repo-schemas.ts";
 import {
   roomToolsResponseSchema,
   toolServerDeleteResponseSchema,
@@ -59,10 +59,10 @@ import {
   toolServersResponseSchema,
   type PutToolServer,
   type RoomToolsResponse,
-} from "./tool-schemas.ts";
-import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "./claims.ts";
-import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "./pace.ts";
-import { TRACEPARENT_HEADER } from "./trace/traceparent.ts";
+} from "../wire/tool-schemas.ts";
+import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "../wire/claims.ts";
+import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "../wire/pace.ts";
+import { TRACEPARENT_HEADER } from "../trace/traceparent.ts";
 import type { z } from "zod";
 
 /** How to reach the Worker: its URL, the token, the deadline and the retries (transport.ts says which are retried). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDuetCommand, sanitizeChatText } from "./commands.ts";
-import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
+import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "../wire/limits.ts";
 
 describe("parseDuetCommand", () => {
   it("parses ask with its question", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { intVar, numberVar, optionalText } from "./env-config.ts";
+import { intVar, numberVar, optionalText } from "../config/env-config.ts";
 import {
   DEFAULT_APPROVAL_TTL_MS,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -12,10 +12,10 @@ import {
   DEFAULT_ROOM_HISTORY_MAX_BYTES,
   DEFAULT_RECALL_TOKENS,
   DEFAULT_SUMMARY_TOKENS,
-} from "./limits.ts";
+} from "../wire/limits.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
-import { sandboxNetworkFields } from "./sandbox-network.ts";
-import { otlpFields } from "./trace/front-tracing.ts";
+import { sandboxNetworkFields } from "../sandbox/sandbox-network.ts";
+import { otlpFields } from "../trace/front-tracing.ts";
 
 /**
  * Every variable the Worker reads, as it reads them: the Worker parses its env

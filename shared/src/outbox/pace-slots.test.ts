@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WorkerPaceSlots } from "./pace-slots.ts";
-import type { PaceSlotRequest } from "./pace.ts";
+import type { PaceSlotRequest } from "../wire/pace.ts";
 
 /** A Worker whose pace answers `waitMs`, or fails while `down`; records each ask. */
 function fakeWorker() {

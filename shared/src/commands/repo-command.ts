@@ -1,5 +1,5 @@
-import { BRANCH_MAX_CHARS, REPO_NAME_MAX_CHARS, REPO_OWNER_MAX_CHARS, branchProblem, repoNameProblem } from "./repo-schemas.ts";
-import { REPO_WORDS } from "./words/repo.ts";
+import { BRANCH_MAX_CHARS, REPO_NAME_MAX_CHARS, REPO_OWNER_MAX_CHARS, branchProblem, repoNameProblem } from "../wire/repo-schemas.ts";
+import { REPO_WORDS } from "../words/repo.ts";
 
 /**
  * The words after `repo` in every front end (`/duet repo …` in Slack, the

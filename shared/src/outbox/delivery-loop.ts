@@ -1,11 +1,11 @@
-import type { AnswersInFlight } from "./answers-in-flight.ts";
-import type { WorkerClient } from "./client.ts";
-import type { DeliveryItem, DeliveryPlatform } from "./delivery.ts";
-import { redactAnswer } from "./format/redact-answer.ts";
-import { redactSecrets } from "./format/redact.ts";
-import type { FlowTracing } from "./flow/traced.ts";
-import { errorName, NO_SPANS, Span } from "./trace/span.ts";
-import { parseTraceparent } from "./trace/traceparent.ts";
+import type { AnswersInFlight } from "../bot/answers-in-flight.ts";
+import type { WorkerClient } from "../client/client.ts";
+import type { DeliveryItem, DeliveryPlatform } from "../wire/delivery.ts";
+import { redactAnswer } from "../format/redact-answer.ts";
+import { redactSecrets } from "../format/redact.ts";
+import type { FlowTracing } from "../flow/traced.ts";
+import { errorName, NO_SPANS, Span } from "../trace/span.ts";
+import { parseTraceparent } from "../trace/traceparent.ts";
 
 /** How long a read of the feed waits for an answer before the bot reads again. */
 export const FEED_WAIT_MS = 20_000;

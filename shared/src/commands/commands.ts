@@ -1,11 +1,11 @@
-import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "./limits.ts";
-import { sanitizeChatText } from "./text/sanitize.ts";
-import type { RunPolicy } from "./schemas.ts";
-import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsCommand, type Spelling, tooLong, unknownCommand, unknownPolicy, unscheduleNeedsId } from "./words/usage.ts";
-import { forgetNeedsNumber, rememberNeedsFact } from "./words/memory.ts";
-import { SCHEDULE_ID_PATTERN } from "./schedule-schemas.ts";
+import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "../wire/limits.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
+import type { RunPolicy } from "../wire/schemas.ts";
+import { askNeedsQuestion, CHAT_SPELLING, notModelName, notScheduleId, runNeedsCommand, type Spelling, tooLong, unknownCommand, unknownPolicy, unscheduleNeedsId } from "../words/usage.ts";
+import { forgetNeedsNumber, rememberNeedsFact } from "../words/memory.ts";
+import { SCHEDULE_ID_PATTERN } from "../wire/schedule-schemas.ts";
 import { splitScheduleText } from "./schedule-command.ts";
-import { parseWhen } from "./schedule-when.ts";
+import { parseWhen } from "../wire/schedule-when.ts";
 import { readRepoArgs, type RepoArgs } from "./repo-command.ts";
 import { readPrArgs, type PrArgs } from "./pr-command.ts";
 import { readToolsArgs, type ToolsArgs } from "./tools-command.ts";

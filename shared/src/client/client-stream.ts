@@ -1,6 +1,6 @@
-import { DuetError, ERROR_CODES, type ErrorCode } from "./errors.ts";
-import { messageResponseSchema, STREAM_EVENTS_HEADER, type MessageRequest, type MessageResponse, type TurnStreamEvent } from "./schemas.ts";
-import { SseDecoder } from "./sse.ts";
+import { DuetError, ERROR_CODES, type ErrorCode } from "../wire/errors.ts";
+import { messageResponseSchema, STREAM_EVENTS_HEADER, type MessageRequest, type MessageResponse, type TurnStreamEvent } from "../wire/schemas.ts";
+import { SseDecoder } from "../wire/sse.ts";
 import type { WorkerTransport } from "./transport.ts";
 
 /**

@@ -1,6 +1,6 @@
-import { sanitizeChatText } from "./text/sanitize.ts";
-import { PR_TITLE_MAX_CHARS } from "./pr-schemas.ts";
-import { PR_WORDS } from "./words/pr.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
+import { PR_TITLE_MAX_CHARS } from "../wire/pr-schemas.ts";
+import { PR_WORDS } from "../words/pr.ts";
 
 /**
  * The words after `pr` in every front end (`/duet pr …` in Slack, the

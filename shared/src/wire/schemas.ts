@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sanitizeChatText } from "./text/sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 import {
   APPROVAL_ID_PATTERN,
   CMD_MAX_CHARS,
@@ -7,7 +7,7 @@ import {
   TEXT_MAX_CHARS,
 } from "./limits.ts";
 import { actorField, userIdField, userNameField } from "./person-fields.ts";
-import { SANDBOX_NETWORKS } from "./sandbox-network.ts";
+import { SANDBOX_NETWORKS } from "../sandbox/sandbox-network.ts";
 import { deliveryTargetSchema } from "./delivery-target.ts";
 import { proposedFactSchema } from "./memory-schemas.ts";
 

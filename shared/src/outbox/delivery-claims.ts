@@ -1,5 +1,5 @@
-import type { WorkerClient } from "./client.ts";
-import { RecentIds } from "./recent-ids.ts";
+import type { WorkerClient } from "../client/client.ts";
+import { RecentIds } from "../bot/recent-ids.ts";
 
 /**
  * "Is this delivery mine to answer?" for a bot that may run as several

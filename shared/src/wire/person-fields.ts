@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sanitizeChatText } from "./text/sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 import { USER_ID_MAX_CHARS, USER_NAME_MAX_CHARS } from "./limits.ts";
 
 /** The wire fields that name a person, shared by every request that carries one. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalIntVar, optionalNumberVar } from "./env-config.ts";
+import { optionalIntVar, optionalNumberVar } from "../config/env-config.ts";
 
 /**
  * The settings an operator gives the Worker for models and their cost, read

@@ -1,5 +1,5 @@
-import { workspaceFileOrThrow, workspacePathOrThrow } from "./files/workspace-path.ts";
-import { fileListSchema, fileWrittenSchema, type FileList, type FileWritten } from "./schemas.ts";
+import { workspaceFileOrThrow, workspacePathOrThrow } from "../files/workspace-path.ts";
+import { fileListSchema, fileWrittenSchema, type FileList, type FileWritten } from "../wire/schemas.ts";
 import { isTransient, type WorkerTransport } from "./transport.ts";
 
 /**

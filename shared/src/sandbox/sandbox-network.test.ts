@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "./env-config.ts";
+import { parseEnv } from "../config/env-config.ts";
 import { networkPolicyOf, sandboxNetworkFields } from "./sandbox-network.ts";
 
 const schema = z.object(sandboxNetworkFields);

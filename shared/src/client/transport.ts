@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { DuetError, type ErrorCode, ERROR_CODES } from "./errors.ts";
-import { DEFAULT_CLIENT_TIMEOUT_MS } from "./limits.ts";
-import { errorBodySchema } from "./schemas.ts";
+import { DuetError, type ErrorCode, ERROR_CODES } from "../wire/errors.ts";
+import { DEFAULT_CLIENT_TIMEOUT_MS } from "../wire/limits.ts";
+import { errorBodySchema } from "../wire/schemas.ts";
 
 /**
  * The one way to the Worker under the JSON client and the stream client:

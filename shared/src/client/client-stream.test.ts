@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WorkerClient } from "./client.ts";
-import { DuetError } from "./errors.ts";
-import type { TurnStreamEvent } from "./schemas.ts";
-import { encodeSseEvent } from "./sse.ts";
+import { DuetError } from "../wire/errors.ts";
+import type { TurnStreamEvent } from "../wire/schemas.ts";
+import { encodeSseEvent } from "../wire/sse.ts";
 
 const servers: { close(): void }[] = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deliveryTargetSchema } from "./delivery-target.ts";
-import { sanitizeChatText } from "./text/sanitize.ts";
+import { sanitizeChatText } from "../text/sanitize.ts";
 import { TEXT_MAX_CHARS } from "./limits.ts";
 import { actorField, userNameField } from "./person-fields.ts";
 import { WHEN_MAX_CHARS } from "./schedule-when.ts";

@@ -1,5 +1,5 @@
-import { WHEN_MAX_CHARS } from "./schedule-when.ts";
-import { CHAT_SPELLING, scheduleUsage, type Spelling } from "./words/usage.ts";
+import { WHEN_MAX_CHARS } from "../wire/schedule-when.ts";
+import { CHAT_SPELLING, scheduleUsage, type Spelling } from "../words/usage.ts";
 
 /**
  * Where `<when>` ends and `<ask>` begins in `/duet schedule <when> <ask>`,

@@ -1,4 +1,4 @@
-import { DELIVERY_LEASE_MS } from "./delivery.ts";
+import { DELIVERY_LEASE_MS } from "../wire/delivery.ts";
 
 /** How often a held answer's lease is renewed: three times per lease, so one lost renewal still leaves it held. */
 export const HOLD_RENEW_MS = DELIVERY_LEASE_MS / 3;

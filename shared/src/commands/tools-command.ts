@@ -1,5 +1,5 @@
-import { HEADERS_MAX, HEADER_VALUE_MAX_CHARS, SERVER_NAME_MAX_CHARS, SERVER_URL_MAX_CHARS, headerProblem, serverNameProblem, serverUrlProblem } from "./tool-schemas.ts";
-import { TOOLS_WORDS } from "./words/tools.ts";
+import { HEADERS_MAX, HEADER_VALUE_MAX_CHARS, SERVER_NAME_MAX_CHARS, SERVER_URL_MAX_CHARS, headerProblem, serverNameProblem, serverUrlProblem } from "../wire/tool-schemas.ts";
+import { TOOLS_WORDS } from "../words/tools.ts";
 
 /**
  * The words after `tools` in every front end (`/duet tools …` in Slack, the
