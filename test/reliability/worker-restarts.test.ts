@@ -72,6 +72,48 @@ describe("the Worker restarts mid-turn", () => {
     expect(history.map((x) => x.role)).toEqual(["user", "agent"]);
   });
 
+  it("killed after the first words, back within the bot's tries: the claimed ask's retry follows the resumed turn, one answer, confirmed before its ✅", async () => {
+    const channel = newChannel();
+    const room = slackRoom(slack.id.teamId, channel);
+    const marker = `claim-kill-${channel}`;
+    const hold = `claim-hold-${channel}`;
+    const t = turn("Slack mention across a Worker kill (claim is the ask)");
+    const m = await mention(slack, bot, { channel, text: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} now.` });
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("eyes"), "the 👀");
+    // The stream shows the first words: the room took the turn under this delivery's claim.
+    await slack.waitFor(() => callsIn(slack, "chat.startStream", channel)[0], "the stream's start");
+    // The next reaction is the answer's ✅: held, so the room's state is read at the moment the answer is marked done.
+    const done = slack.hold("reactions.add");
+    await rig.stack.stopWorker();
+    await rig.stack.restartWorker();
+    await releaseHeld(rig.stack.model, hold);
+
+    try {
+      await done.arrived;
+      // The delivery that asked posted the answer and told the room so before its ✅: the outbox has nothing left to post.
+      // (An answer the outbox delivers gets its ✅ before its confirm.) A repeated confirm is not the first: no `first`.
+      const [answer, ...more] = botReplies(slack, channel, m.threadTs);
+      expect(more).toEqual([]);
+      expect(await rig.stack.client.confirmDelivery(room, { key: m.eventId, messageId: answer.ts })).toEqual({ confirmed: true });
+    } finally {
+      done.release();
+    }
+
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    // One message, the stream the bot began, holding the whole answer once.
+    expect(replies).toHaveLength(1);
+    expect(replies[0].stream).toBeDefined();
+    expect(replies[0].text.split(marker)).toHaveLength(2);
+    expect(callsIn(slack, "chat.startStream", channel)).toHaveLength(1);
+    // The bot's own retry carried the answer: the thread was never told it is coming, nor to try again.
+    const sent = ["chat.postMessage", "chat.update", "chat.startStream", "chat.appendStream", "chat.stopStream"].flatMap((method) => callsIn(slack, method, channel));
+    expect(sent.filter((c) => COMING.test(JSON.stringify(c.args)))).toEqual([]);
+    expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
+    const { messages } = await rig.stack.client.history(room);
+    expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
+  });
+
   it("killed while a command runs: the command is not run again, the next one runs, and the answer says the outcome is unknown", async () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
