@@ -186,6 +186,32 @@ describe("the Worker restarts mid-turn", () => {
     expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
   });
 
+  it("down mid-answer past the Discord bot's tries, after the first words: the deferred reply says the answer is coming, never to try again, and becomes the answer", async () => {
+    const ch = discord.fake.addChannel(discord.guildId, "coming");
+    const marker = `discord-coming-${ch}`;
+    const hold = `discord-coming-hold-${ch}`;
+    const t = turn("Discord /duet ask across a long Worker outage (streaming)");
+    const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} for you.` } });
+    const edits = () => discord.fake.calls.filter((c) => c.path.includes(rec.token) && c.method === "PATCH").map((c) => String(c.body?.content ?? ""));
+    // The deferred reply shows the first words: the room took the turn.
+    await expect.poll(() => edits().some((e) => e.includes("Let me")), { timeout: 20_000, interval: 20 }).toBe(true);
+    await rig.stack.stopWorker();
+    // The bot's tries run out while the Worker is down; the reply ends on what it says about that.
+    await expect.poll(() => edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e)), { timeout: 60_000, interval: 50 }).toBeDefined();
+    expect(edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e))).toMatch(COMING);
+    await releaseHeld(rig.stack.model, hold);
+    await rig.stack.restartWorker();
+
+    // The room resumes the turn once the Worker is back, and its delivery edits the same reply into the answer.
+    await expect.poll(() => rec.original?.content ?? "", { timeout: 90_000, interval: 100 }).toContain(`${marker} for you.`);
+    t.answered([rec.original]);
+    expect(rec.followups).toEqual([]);
+    expect(rec.original?.content).not.toMatch(COMING);
+    expect(edits().filter((e) => TRY_AGAIN.test(e))).toEqual([]);
+    const posted = discord.fake.calls.filter((c) => c.method === "POST" && c.path.startsWith(`/channels/${ch}/messages`));
+    expect(posted).toEqual([]);
+  });
+
   it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {
     const channel = newChannel();
     const marker = `down-${channel}`;
