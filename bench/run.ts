@@ -123,9 +123,10 @@ async function main(): Promise<void> {
         await suite("slack", "slack: Socket Mode", () => slackSuite(stack, "socket", SLACK));
       }
       if (on("discord")) await suite("discord", "discord", () => discordSuite(stack, DISCORD));
-      // First words and a growing answer: with their platform's rows, or on their own (`pnpm bench live`, a minute or two).
-      if (on("slack") || on("live")) await suite("live", "slack: live answers (HTTP mode)", () => slackLiveSuite(stack, LIVE_SAMPLES));
-      if (on("discord") || on("live")) await suite("live", "discord: live answers", () => discordLiveSuite(stack, LIVE_SAMPLES));
+      // First words and a growing answer: with their platform's rows (and under its group, as bench:against reads
+      // them), or on their own (`pnpm bench live`, a minute or two).
+      if (on("slack") || on("live")) await suite(on("slack") ? "slack" : "live", "slack: live answers (HTTP mode)", () => slackLiveSuite(stack, LIVE_SAMPLES));
+      if (on("discord") || on("live")) await suite(on("discord") ? "discord" : "live", "discord: live answers", () => discordLiveSuite(stack, LIVE_SAMPLES));
       if (on("built")) await builtSuites(stack);
     } finally {
       await stack.stop();
