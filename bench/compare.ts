@@ -27,6 +27,8 @@ export const KEY_FIGURES: readonly KeyFigure[] = [
   { name: "side by side: Duet ÷ seed design, disk bytes per message", better: "lower", group: "side-by-side" },
   { name: "slack HTTP: model's first token → first visible text", better: "lower", group: "slack" },
   { name: "discord /duet ask: model's first token → first visible text", better: "lower", group: "discord" },
+  { name: "slack HTTP: interaction → first visible text", better: "lower", group: "slack" },
+  { name: "discord /duet ask: interaction → first visible text", better: "lower", group: "discord" },
   { name: "slack HTTP: overhead, mention → reply posted", better: "lower", group: "slack" },
   { name: "slack HTTP (built): bot RSS idle", better: "lower", group: "built" },
   { name: "slack Socket Mode (built): bot RSS idle", better: "lower", group: "built" },

@@ -50,7 +50,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing"] as const;
+const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   }
   const groups = selectedGroups(process.argv.slice(2));
   const on = (g: Group) => groups.includes(g);
-  if (on("worker") || on("slack") || on("discord") || on("built")) {
+  if (on("worker") || on("slack") || on("discord") || on("live") || on("built")) {
     // The issue's "instant executor": commands are answered without starting a shell, so the
     // one-command rows measure Duet, not /bin/sh start-up (the prewarm suite uses a real spawn).
     const stack = await startBenchStack({ instantExecutor: true });
@@ -121,12 +121,12 @@ async function main(): Promise<void> {
       if (on("slack")) {
         await suite("slack", "slack: HTTP mode", () => slackSuite(stack, "http", SLACK));
         await suite("slack", "slack: Socket Mode", () => slackSuite(stack, "socket", SLACK));
-        await suite("slack", "slack: live answers (HTTP mode)", () => slackLiveSuite(stack, LIVE_SAMPLES));
       }
-      if (on("discord")) {
-        await suite("discord", "discord", () => discordSuite(stack, DISCORD));
-        await suite("discord", "discord: live answers", () => discordLiveSuite(stack, LIVE_SAMPLES));
-      }
+      if (on("discord")) await suite("discord", "discord", () => discordSuite(stack, DISCORD));
+      // First words and a growing answer: with their platform's rows (and under its group, as bench:against reads
+      // them), or on their own (`pnpm bench live`, a minute or two).
+      if (on("slack") || on("live")) await suite(on("slack") ? "slack" : "live", "slack: live answers (HTTP mode)", () => slackLiveSuite(stack, LIVE_SAMPLES));
+      if (on("discord") || on("live")) await suite(on("discord") ? "discord" : "live", "discord: live answers", () => discordLiveSuite(stack, LIVE_SAMPLES));
       if (on("built")) await builtSuites(stack);
     } finally {
       await stack.stop();

@@ -27,6 +27,10 @@ const feedback = (label: string, result: string): Target => ({
   what: `${label} p99 ≤ 250 ms`, result, stat: "p99", op: "≤", limit: 250, unit: "ms",
   why: "feedback is the first network call the bot makes; a miss means the machine was saturated",
 });
+const firstWords = (label: string, result: string): Target[] => (["median", "p99"] as const).map((stat) => ({
+  what: `${label} ${stat === "median" ? "p50" : "p99"} ≤ 300 ms`, result, stat, op: "≤", limit: 300, unit: "ms",
+  why: "the first words wait on the live throttle or the channel's pace (a new message's turn), or a piece's last word waits for the next piece in the Worker",
+}));
 const WHY_MEDIAN =
   "most of it is the Worker under wrangler dev ('worker: message round trip'; compare 'GET /health round trip', the local runtime's floor); the bot adds its platform calls";
 const WHY_TAIL = "the tail is scheduling on 2 shared cores (two workerd processes, the runner with the fakes, the bot); see the load average above";
@@ -57,6 +61,8 @@ export const TARGETS: Target[] = [
   feedback("Slack Socket Mode first feedback (👀)", "slack Socket Mode: first feedback (👀 reaction)"),
   feedback("Discord first feedback (defer)", "discord: defer (/duet ask ack)"),
   feedback("Discord first feedback (typing)", "discord: first feedback (typing, mention)"),
+  ...firstWords("Slack first words after the model's first token", "slack HTTP: model's first token → first visible text"),
+  ...firstWords("Discord first words (deferred reply's first edit) after the model's first token", "discord /duet ask: model's first token → first visible text"),
   ...overhead("Slack HTTP overhead", "slack HTTP: overhead, mention → reply posted"),
   ...overhead("Slack Socket Mode overhead", "slack Socket Mode: overhead, mention → reply posted"),
   ...overhead("Discord /duet ask overhead", "discord: overhead, /duet ask → reply posted"),

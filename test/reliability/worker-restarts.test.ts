@@ -72,6 +72,48 @@ describe("the Worker restarts mid-turn", () => {
     expect(history.map((x) => x.role)).toEqual(["user", "agent"]);
   });
 
+  it("killed after the first words, back within the bot's tries: the claimed ask's retry follows the resumed turn, one answer, confirmed before its ✅", async () => {
+    const channel = newChannel();
+    const room = slackRoom(slack.id.teamId, channel);
+    const marker = `claim-kill-${channel}`;
+    const hold = `claim-hold-${channel}`;
+    const t = turn("Slack mention across a Worker kill (claim is the ask)");
+    const m = await mention(slack, bot, { channel, text: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} now.` });
+    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("eyes"), "the 👀");
+    // The stream shows the first words: the room took the turn under this delivery's claim.
+    await slack.waitFor(() => callsIn(slack, "chat.startStream", channel)[0], "the stream's start");
+    // The next reaction is the answer's ✅: held, so the room's state is read at the moment the answer is marked done.
+    const done = slack.hold("reactions.add");
+    await rig.stack.stopWorker();
+    await rig.stack.restartWorker();
+    await releaseHeld(rig.stack.model, hold);
+
+    try {
+      await done.arrived;
+      // The delivery that asked posted the answer and told the room so before its ✅: the outbox has nothing left to post.
+      // (An answer the outbox delivers gets its ✅ before its confirm.) A repeated confirm is not the first: no `first`.
+      const [answer, ...more] = botReplies(slack, channel, m.threadTs);
+      expect(more).toEqual([]);
+      expect(await rig.stack.client.confirmDelivery(room, { key: m.eventId, messageId: answer.ts })).toEqual({ confirmed: true });
+    } finally {
+      done.release();
+    }
+
+    const replies = await answerTo(slack, m);
+    t.answered(replies);
+    // One message, the stream the bot began, holding the whole answer once.
+    expect(replies).toHaveLength(1);
+    expect(replies[0].stream).toBeDefined();
+    expect(replies[0].text.split(marker)).toHaveLength(2);
+    expect(callsIn(slack, "chat.startStream", channel)).toHaveLength(1);
+    // The bot's own retry carried the answer: the thread was never told it is coming, nor to try again.
+    const sent = ["chat.postMessage", "chat.update", "chat.startStream", "chat.appendStream", "chat.stopStream"].flatMap((method) => callsIn(slack, method, channel));
+    expect(sent.filter((c) => COMING.test(JSON.stringify(c.args)))).toEqual([]);
+    expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
+    const { messages } = await rig.stack.client.history(room);
+    expect(messages.map((x) => x.role)).toEqual(["user", "agent"]);
+  });
+
   it("killed while a command runs: the command is not run again, the next one runs, and the answer says the outcome is unknown", async () => {
     const channel = newChannel();
     const room = slackRoom(slack.id.teamId, channel);
@@ -142,6 +184,32 @@ describe("the Worker restarts mid-turn", () => {
     expect(replies[0].ts).toBe(said.ts);
     expect(readable(replies[0])).toContain(marker);
     expectNeverTryAgainNorStreamedPlain(channel, m.threadTs);
+  });
+
+  it("down mid-answer past the Discord bot's tries, after the first words: the deferred reply says the answer is coming, never to try again, and becomes the answer", async () => {
+    const ch = discord.fake.addChannel(discord.guildId, "coming");
+    const marker = `discord-coming-${ch}`;
+    const hold = `discord-coming-hold-${ch}`;
+    const t = turn("Discord /duet ask across a long Worker outage (streaming)");
+    const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} for you.` } });
+    const edits = () => discord.fake.calls.filter((c) => c.path.includes(rec.token) && c.method === "PATCH").map((c) => String(c.body?.content ?? ""));
+    // The deferred reply shows the first words: the room took the turn.
+    await expect.poll(() => edits().some((e) => e.includes("Let me")), { timeout: 20_000, interval: 20 }).toBe(true);
+    await rig.stack.stopWorker();
+    // The bot's tries run out while the Worker is down; the reply ends on what it says about that.
+    await expect.poll(() => edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e)), { timeout: 60_000, interval: 50 }).toBeDefined();
+    expect(edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e))).toMatch(COMING);
+    await releaseHeld(rig.stack.model, hold);
+    await rig.stack.restartWorker();
+
+    // The room resumes the turn once the Worker is back, and its delivery edits the same reply into the answer.
+    await expect.poll(() => rec.original?.content ?? "", { timeout: 90_000, interval: 100 }).toContain(`${marker} for you.`);
+    t.answered([rec.original]);
+    expect(rec.followups).toEqual([]);
+    expect(rec.original?.content).not.toMatch(COMING);
+    expect(edits().filter((e) => TRY_AGAIN.test(e))).toEqual([]);
+    const posted = discord.fake.calls.filter((c) => c.method === "POST" && c.path.startsWith(`/channels/${ch}/messages`));
+    expect(posted).toEqual([]);
   });
 
   it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {
