@@ -133,6 +133,21 @@ describe("recall", () => {
     }
   });
 
+  it("after a reset, a question recalls the turns said since, never a wiped one, even once the archive's first chunk is written again", { timeout: 240_000 }, async () => {
+    const room = freshRoom("cli-recall");
+    // "is it?" holds only stop words: no search is made for it; the fake model answers "Echo: is it?".
+    const fill = async (userName: string) => {
+      for (let i = 0; i < CHUNK_TURNS + 5; i++) expect((await send(room, "is it?", { userId: "U1", userName })).status).toBe(200);
+    };
+    await fill("Old Person");
+    expect(recalledBlock(await ask(room, "echo?"))).toContain("Old Person on ");
+    expect((await api(`/api/rooms/${room}?userId=U1`, { method: "DELETE" })).status).toBe(200);
+    await fill("New Person");
+    const block = recalledBlock(await ask(room, "echo?"));
+    expect(block).toContain("New Person on ");
+    expect(block).not.toContain("Old Person");
+  });
+
   it("recall costs no row of a turn's own: 2 rows a turn, and one row per 25 turns when a chunk of them is archived (2.04 a turn, amortised)", { timeout: 240_000 }, async () => {
     const room = freshRoom("cli-recall");
     const rows = async () => ((await (await api(`/api/rooms/${room}/stats`)).json()) as { rowsWrittenSinceStart: number }).rowsWrittenSinceStart;

@@ -45,10 +45,19 @@ type TurnMeta = [number, string | null, string | null, number, number, number, n
  * the first chunk, so a room with fewer turns pays nothing.
  */
 export class TurnArchive {
-  private made = false;
+  /** Whether the table is there, looked up once per instance: only `write` makes it. */
+  private made: boolean | undefined;
   private held: number | undefined;
   /** Shown turns not yet in a chunk, oldest first; null until read back from the ledger after a wake. */
   private waiting: ArchivedTurn[] | null = null;
+  /**
+   * The chunks the last search found, unpacked, by rowid. A chunk never
+   * changes once written (the oldest are deleted, the newest never reused
+   * but by a wipe, which empties this), and a room's searches keep finding
+   * the same few: each is read and unpacked once, not every turn, and its
+   * turns stay the same objects (recall-rank.ts keeps their words).
+   */
+  private found = new Map<number, ArchivedTurn[]>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -58,7 +67,7 @@ export class TurnArchive {
   ) {}
 
   private exists(): boolean {
-    this.made ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length > 0;
+    this.made ??= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length > 0;
     return this.made;
   }
 
@@ -135,12 +144,21 @@ export class TurnArchive {
     const found = this.pending().filter((t) => t.seq < beforeSeq);
     if (!this.exists()) return found;
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-    const chunks = this.sql
-      .exec<Row>(`SELECT text, turns FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ?`, match, beforeSeq, CHUNKS_SEARCHED)
-      .toArray();
+    // The best chunks' ids only: the text of those already unpacked is not read again.
+    const ids = this.sql
+      .exec<Row>(`SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ?`, match, beforeSeq, CHUNKS_SEARCHED)
+      .toArray()
+      .map((r) => Number(r.rowid));
+    const chunks = new Map(ids.map((id) => [id, this.found.get(id) ?? this.chunk(id)]));
+    this.found = chunks;
     const seen = new Set(found.map((t) => t.seq));
-    for (const c of chunks) for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+    for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
     return found;
+  }
+
+  /** One chunk's turns, read by its rowid. */
+  private chunk(id: number): ArchivedTurn[] {
+    return unpack(this.sql.exec<Row>(`SELECT text, turns FROM duet_recall WHERE rowid = ?`, id).one());
   }
 
   /** The newest `limit` turns older than `beforeSeq`, oldest first: a page of the room's conversation further back than its history. */
@@ -167,6 +185,7 @@ export class TurnArchive {
     if (this.exists()) this.sql.exec(`DELETE FROM duet_recall`).toArray();
     this.held = 0;
     this.waiting = [];
+    this.found.clear();
   }
 }
 
