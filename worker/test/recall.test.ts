@@ -120,7 +120,7 @@ describe("recall", () => {
     expect(block.split("\nDuet answered:").length - 1).toBeGreaterThanOrEqual(2);
   });
 
-  it("the room's deletion and a person's reset both wipe what it can recall", async () => {
+  it("the room's deletion and a person's reset both wipe what it can recall", { timeout: 120_000 }, async () => {
     for (const reset of ["", "?userId=U1", "?userId=U1&keepMemory=1"]) {
       const room = freshRoom("cli-recall");
       await send(room, "SAY: noted: the walrus job runs at noon");
