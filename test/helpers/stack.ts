@@ -14,6 +14,8 @@ export interface StackOptions {
   instantExecutor?: boolean;
   /** Another wrangler configuration for the Worker (default: the repository's wrangler.toml). */
   config?: string;
+  /** A DevTools inspector for the Worker on this port (bench/room-profile.ts); none by default. */
+  inspectorPort?: number;
 }
 
 export interface Stack {
@@ -48,7 +50,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.vars,
   };
   // A port outside the ephemeral range, so a restart can take the same port back.
-  let worker: RunningWorker | null = await startWorker(vars, undefined, await quietPort(), opts.config);
+  let worker: RunningWorker | null = await startWorker(vars, undefined, await quietPort(), opts.config, opts.inspectorPort);
   const persistDir = worker.persistDir;
   const stack: Stack = {
     workerUrl: worker.url,
@@ -65,7 +67,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await worker?.stop();
       // Same port, so bots configured with the old URL reach the new Worker.
       const port = new URL(stack.workerUrl).port;
-      worker = await startWorker(vars, persistDir, Number(port), opts.config);
+      worker = await startWorker(vars, persistDir, Number(port), opts.config, opts.inspectorPort);
     },
     async stop() {
       await worker?.stop();

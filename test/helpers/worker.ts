@@ -26,6 +26,8 @@ export async function startWorker(
   persistDir?: string,
   port = 0,
   config = join(REPO_ROOT, "wrangler.toml"),
+  /** A DevTools inspector for the Worker on this port (profiling); none by default. */
+  inspectorPort?: number,
 ): Promise<RunningWorker> {
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), "duet-worker-"));
   const bindings = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }]));
@@ -36,7 +38,7 @@ export async function startWorker(
     build: { nodejsCompatMode: "v2" },
     dev: {
       server: { hostname: "127.0.0.1", port },
-      inspector: false,
+      inspector: inspectorPort ? { hostname: "127.0.0.1", port: inspectorPort } : false,
       persist: dir,
       watch: false,
       logLevel: process.env.DUET_TEST_WORKER_LOG ? "log" : "error",

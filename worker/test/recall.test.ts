@@ -120,7 +120,7 @@ describe("recall", () => {
     expect(block.split("\nDuet answered:").length - 1).toBeGreaterThanOrEqual(2);
   });
 
-  it("the room's deletion and a person's reset both wipe what it can recall", async () => {
+  it("the room's deletion and a person's reset both wipe what it can recall", { timeout: 120_000 }, async () => {
     for (const reset of ["", "?userId=U1", "?userId=U1&keepMemory=1"]) {
       const room = freshRoom("cli-recall");
       await send(room, "SAY: noted: the walrus job runs at noon");
@@ -131,6 +131,21 @@ describe("recall", () => {
       await chatter(room, 6);
       expect(recalledBlock(await ask(room, "when does the walrus job run?"))).toBeUndefined();
     }
+  });
+
+  it("after a reset, a question recalls the turns said since, never a wiped one, even once the archive's first chunk is written again", { timeout: 240_000 }, async () => {
+    const room = freshRoom("cli-recall");
+    // "is it?" holds only stop words: no search is made for it; the fake model answers "Echo: is it?".
+    const fill = async (userName: string) => {
+      for (let i = 0; i < CHUNK_TURNS + 5; i++) expect((await send(room, "is it?", { userId: "U1", userName })).status).toBe(200);
+    };
+    await fill("Old Person");
+    expect(recalledBlock(await ask(room, "echo?"))).toContain("Old Person on ");
+    expect((await api(`/api/rooms/${room}?userId=U1`, { method: "DELETE" })).status).toBe(200);
+    await fill("New Person");
+    const block = recalledBlock(await ask(room, "echo?"));
+    expect(block).toContain("New Person on ");
+    expect(block).not.toContain("Old Person");
   });
 
   it("recall costs no row of a turn's own: 2 rows a turn, and one row per 25 turns when a chunk of them is archived (2.04 a turn, amortised)", { timeout: 240_000 }, async () => {

@@ -100,6 +100,16 @@ describe("tool servers of a workspace", () => {
 });
 
 describe("the model and a room's tools", () => {
+  it("a server turned on in a room that already talked without tools is offered from its next turn", async () => {
+    const { ws, roomA } = workspace();
+    await addServer(ws, "tracker", "/tracker");
+    expect((await send(roomA, `SAY: nothing to look up (${ws}-before)`)).status).toBe(200);
+    expect(await systemPromptFor(`${ws}-before`)).not.toContain("tracker.lookup");
+    await enable(roomA, "tracker");
+    expect((await send(roomA, `SAY: now there is (${ws}-after)`)).status).toBe(200);
+    expect(await systemPromptFor(`${ws}-after`)).toContain("- tracker.lookup (read-only): Looks an issue up by its number.");
+  });
+
   it("room A, with the server on, calls the read-only tool and answers with its result; rooms B and C neither see nor reach it", async () => {
     const { ws, roomA, roomB } = workspace();
     const roomC = `${ws}-c`;

@@ -37,10 +37,13 @@ export function formatTraceparent(ctx: TraceContext): string {
   return `00-${ctx.traceId}-${ctx.spanId}-01`;
 }
 
+/** Each byte's two hex digits, looked up rather than formatted: a turn makes a trace id and several span ids. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 function randomHex(bytes: number): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
   let hex = "";
-  for (const x of b) hex += x.toString(16).padStart(2, "0");
+  for (const x of b) hex += HEX_BYTES[x];
   // All zeros is not a valid id; with 8 random bytes it is as good as impossible, but never sent.
   return ZEROS.test(hex) ? randomHex(bytes) : hex;
 }

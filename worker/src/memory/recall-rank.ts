@@ -14,7 +14,21 @@ export function stem(word: string): string {
   return w;
 }
 
-const wordsOf = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(stem));
+/**
+ * Each turn's stemmed words, kept while the turn is: the archive hands out the
+ * same turn objects search after search (its waiting turns and the chunks it
+ * unpacked), so a turn's text is split once, not at every question.
+ */
+const turnWords = new WeakMap<ArchivedTurn, Set<string>>();
+
+function wordsOf(t: ArchivedTurn): Set<string> {
+  let words = turnWords.get(t);
+  if (!words) {
+    words = new Set((`${t.question} ${t.answer}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(stem));
+    turnWords.set(t, words);
+  }
+  return words;
+}
 
 /**
  * The turns that match `terms` best, best first, at most `limit`: each term a
@@ -24,15 +38,18 @@ const wordsOf = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}_]+/gu
  */
 export function rankTurns(candidates: ArchivedTurn[], terms: string[], limit: number): ArchivedTurn[] {
   const wanted = [...new Set(terms.map(stem))];
-  const held = candidates.map((t) => wordsOf(`${t.question} ${t.answer}`));
-  const weight = new Map(
-    wanted.map((w) => {
-      const df = held.filter((h) => h.has(w)).length;
-      return [w, df ? Math.log(1 + candidates.length / df) : 0];
-    }),
-  );
+  // Which of the wanted words each turn holds, looked up once for both the weights and the scores.
+  const hits = candidates.map((t) => {
+    const words = wordsOf(t);
+    return wanted.map((w) => words.has(w));
+  });
+  const weight = wanted.map((_, j) => {
+    let df = 0;
+    for (const h of hits) if (h[j]) df++;
+    return df ? Math.log(1 + candidates.length / df) : 0;
+  });
   return candidates
-    .map((turn, i) => ({ turn, score: wanted.reduce((sum, w) => sum + (held[i].has(w) ? weight.get(w)! : 0), 0) }))
+    .map((turn, i) => ({ turn, score: weight.reduce((sum, wt, j) => sum + (hits[i][j] ? wt : 0), 0) }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || b.turn.seq - a.turn.seq)
     .slice(0, limit)

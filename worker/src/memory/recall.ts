@@ -34,6 +34,23 @@ export function recallTerms(question: string): string[] {
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * A turn's question and answer on one line each, kept while the turn is: the
+ * archive hands out the same turn objects search after search, and the best
+ * of them are shown again and again.
+ */
+const oneLined = new WeakMap<ArchivedTurn, { question: string; answer: string }>();
+
+function linesOf(t: ArchivedTurn): { question: string; answer: string } {
+  let lines = oneLined.get(t);
+  if (!lines) {
+    lines = { question: oneLine(t.question), answer: oneLine(t.answer) };
+    oneLined.set(t, lines);
+  }
+  return lines;
+}
+
 const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`);
 
 /**
@@ -45,8 +62,7 @@ export function recalledLine(t: ArchivedTurn, max = Number.POSITIVE_INFINITY): s
   const who = t.userName ?? (t.userId ? `user ${t.userId}` : "someone");
   const head = `${who} on ${new Date(t.at).toISOString().slice(0, 10)} asked: `;
   const mid = "\nDuet answered: ";
-  const question = oneLine(t.question);
-  const answer = oneLine(t.answer);
+  const { question, answer } = linesOf(t);
   const room = max - head.length - mid.length;
   if (room < 20) return cut(`${head}${question}${mid}${answer}`, max);
   const asked = cut(question, Math.max(Math.floor(room / 2), room - answer.length));

@@ -47,6 +47,7 @@ import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
 import { usageView } from "../usage/usage-view.ts";
 import { createLanguageModel } from "../model/language-model.ts";
+import type { ChatModel } from "../model/types.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
 import { roomTracing } from "../tracing.ts";
@@ -115,6 +116,7 @@ export class Room {
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
+  private readonly chatModels = new Map<string, ChatModel>();
   /** Reads the change in `repo/` against its checkout and keeps it as the room's pull request proposal (see repo-pr.ts). */
   async proposePr(req: PrProposeRequest): Promise<PrProposal> {
     return this.repoPr.propose(req.userId, req.title, req.credit);
@@ -178,7 +180,7 @@ export class Room {
       tokens: this.config.DUET_SUMMARY_TOKENS,
       ledger: this.ledger,
       rows: new SummaryRows(storage.sql),
-      model: () => createLanguageModel(this.config, env, this.model.get()),
+      model: () => this.chatModel(),
       timeoutMs: this.config.MODEL_TIMEOUT_MS,
       temperature: this.config.MODEL_TEMPERATURE,
       price: (model) => this.config.offered.get(model)?.price,
@@ -619,6 +621,21 @@ export class Room {
     return this.executorSlot;
   }
 
+  /**
+   * The room's model as its turns and summaries call it, made once per offered
+   * model: a ChatModel holds only its endpoint and names, and making one per
+   * turn (its URL parsed again) was a measurable share of a turn.
+   */
+  private chatModel(): ChatModel {
+    const name = this.model.get();
+    let model = this.chatModels.get(name);
+    if (!model) {
+      model = createLanguageModel(this.config, this.env, name);
+      this.chatModels.set(name, model);
+    }
+    return model;
+  }
+
   private turnDeps(): RoomDeps {
     const { config, roomId } = this;
     const { executor, problem, saves } = this.executor();
@@ -626,7 +643,7 @@ export class Room {
     return {
       roomId,
       config,
-      model: () => createLanguageModel(config, this.env, this.model.get()),
+      model: () => this.chatModel(),
       executor,
       executorProblem: problem,
       redact: this.redact,

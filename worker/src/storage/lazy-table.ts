@@ -7,8 +7,13 @@ type Row = Record<string, SqlStorageValue>;
  * first and read nothing from a table that is not there, without making it.
  */
 export class LazyTable {
-  /** Seen in sqlite_master; a table, once made, stays (a room's reset empties it). */
-  private seen = false;
+  /**
+   * Whether the table is there, looked up in sqlite_master once per instance:
+   * only `make` creates it (this object is its table's one maker in the room),
+   * and a table, once made, stays (a room's reset empties it). Asked per turn
+   * (the uploads, the tools), so an absent table is not looked up every time.
+   */
+  private seen: boolean | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -17,15 +22,15 @@ export class LazyTable {
     private readonly columns: string,
   ) {}
 
-  /** Whether the table is there to read; looked up until it is (no row written). */
+  /** Whether the table is there to read (no row written). */
   exists(): boolean {
-    this.seen ||= this.sql.exec<Row>(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, this.name).toArray().length > 0;
+    this.seen ??= this.sql.exec<Row>(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, this.name).toArray().length > 0;
     return this.seen;
   }
 
   /** Before a write: makes the table if it is not there (no row written when it is), once per instance. */
   make(): void {
-    if (this.seen) return;
+    if (this.seen === true) return;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS ${this.name} (${this.columns})`);
     this.seen = true;
   }

@@ -45,10 +45,20 @@ type TurnMeta = [number, string | null, string | null, number, number, number, n
  * the first chunk, so a room with fewer turns pays nothing.
  */
 export class TurnArchive {
-  private made = false;
-  private held: number | undefined;
+  /** Whether the table is there, looked up once per instance: only `write` makes it. */
+  private made: boolean | undefined;
+  /** The text held (what the bound counts) and the chunks holding it, read once per instance and kept in step by every write. */
+  private held: { bytes: number; chunks: number } | undefined;
   /** Shown turns not yet in a chunk, oldest first; null until read back from the ledger after a wake. */
   private waiting: ArchivedTurn[] | null = null;
+  /**
+   * The chunks the last search found, unpacked, by rowid. A chunk never
+   * changes once written (the oldest are deleted, the newest never reused
+   * but by a wipe, which empties this), and a room's searches keep finding
+   * the same few: each is read and unpacked once, not every turn, and its
+   * turns stay the same objects (recall-rank.ts keeps their words).
+   */
+  private found = new Map<number, ArchivedTurn[]>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -58,13 +68,20 @@ export class TurnArchive {
   ) {}
 
   private exists(): boolean {
-    this.made ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length > 0;
+    this.made ??= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE name = 'duet_recall'`).toArray().length > 0;
     return this.made;
   }
 
-  private bytesHeld(): number {
-    this.held ??= this.exists() ? Number(this.sql.exec<Row>(`SELECT coalesce(sum(bytes), 0) AS b FROM duet_recall`).one().b) : 0;
+  private holding(): { bytes: number; chunks: number } {
+    if (this.held === undefined) {
+      const r = this.exists() ? this.sql.exec<Row>(`SELECT coalesce(sum(bytes), 0) AS b, count(*) AS n FROM duet_recall`).one() : { b: 0, n: 0 };
+      this.held = { bytes: Number(r.b), chunks: Number(r.n) };
+    }
     return this.held;
+  }
+
+  private bytesHeld(): number {
+    return this.holding().bytes;
   }
 
   /** The turns waiting for a chunk: after a wake, the ledger's shown turns newer than the newest archived one. */
@@ -100,12 +117,12 @@ export class TurnArchive {
     const json = JSON.stringify(meta);
     const bytes = utf8Length(text) + utf8Length(json);
     const seqs = turns.map((t) => t.seq);
-    const held = this.bytesHeld();
+    const held = this.holding();
     this.sql
       .exec(`INSERT INTO duet_recall (text, turns, first_seq, last_seq, bytes) VALUES (?, ?, ?, ?, ?)`, text, json, Math.min(...seqs), Math.max(...seqs), bytes)
       .toArray();
-    this.held = held + bytes;
-    if (this.held > this.maxBytes) this.trim(Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id));
+    this.held = { bytes: held.bytes + bytes, chunks: held.chunks + 1 };
+    if (this.held.bytes > this.maxBytes) this.trim(Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id));
   }
 
   /** Drops the oldest chunks until the text held is within the bound; the chunk just added (`newest`) stays even when it alone is larger. */
@@ -113,15 +130,18 @@ export class TurnArchive {
     let over = this.bytesHeld() - this.maxBytes;
     let upTo = 0;
     let dropped = 0;
+    let chunks = 0;
     for (const r of this.sql.exec<Row>(`SELECT rowid, bytes FROM duet_recall WHERE rowid < ? ORDER BY rowid`, newest)) {
       if (over <= 0) break;
       upTo = Number(r.rowid);
       over -= Number(r.bytes);
       dropped += Number(r.bytes);
+      chunks++;
     }
     if (!upTo) return;
     this.sql.exec(`DELETE FROM duet_recall WHERE rowid <= ?`, upTo).toArray();
-    this.held = this.bytesHeld() - dropped;
+    const held = this.holding();
+    this.held = { bytes: held.bytes - dropped, chunks: held.chunks - chunks };
   }
 
   /**
@@ -135,12 +155,30 @@ export class TurnArchive {
     const found = this.pending().filter((t) => t.seq < beforeSeq);
     if (!this.exists()) return found;
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-    const chunks = this.sql
-      .exec<Row>(`SELECT text, turns FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ?`, match, beforeSeq, CHUNKS_SEARCHED)
-      .toArray();
+    // The best chunks' ids only: the text of those already unpacked is not read again. While the
+    // archive holds no more chunks than are searched, every match is among the best, and ranking
+    // them (bm25, most of the search's cost) would not change which: the turns are ranked one by one after.
+    const ranked = this.holding().chunks > CHUNKS_SEARCHED;
+    const ids = this.sql
+      .exec<Row>(
+        ranked
+          ? `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ${CHUNKS_SEARCHED}`
+          : `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ?`,
+        match,
+        beforeSeq,
+      )
+      .toArray()
+      .map((r) => Number(r.rowid));
+    const chunks = new Map(ids.map((id) => [id, this.found.get(id) ?? this.chunk(id)]));
+    this.found = chunks;
     const seen = new Set(found.map((t) => t.seq));
-    for (const c of chunks) for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+    for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
     return found;
+  }
+
+  /** One chunk's turns, read by its rowid. */
+  private chunk(id: number): ArchivedTurn[] {
+    return unpack(this.sql.exec<Row>(`SELECT text, turns FROM duet_recall WHERE rowid = ?`, id).one());
   }
 
   /** The newest `limit` turns older than `beforeSeq`, oldest first: a page of the room's conversation further back than its history. */
@@ -165,8 +203,9 @@ export class TurnArchive {
 
   wipe(): void {
     if (this.exists()) this.sql.exec(`DELETE FROM duet_recall`).toArray();
-    this.held = 0;
+    this.held = { bytes: 0, chunks: 0 };
     this.waiting = [];
+    this.found.clear();
   }
 }
 
