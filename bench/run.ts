@@ -6,6 +6,7 @@ import { loadNow, previousRun, report } from "./report.ts";
 import { startBenchStack } from "./stack.ts";
 import type { Result } from "./stats.ts";
 import type { BotBenchOptions } from "./suites/bot-common.ts";
+import { atOnceSuite } from "./suites/at-once.ts";
 import { bundleSize } from "./suites/bundle.ts";
 import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
 import { filesSuite } from "./suites/files.ts";
@@ -50,7 +51,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing"] as const;
+const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -138,6 +139,15 @@ async function main(): Promise<void> {
     try {
       await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
       await suite("replicas", "slack replicas: bursts, one and two behind a balancer", () => replicasSuite(stack));
+    } finally {
+      await stack.stop();
+    }
+  }
+  if (on("at-once")) {
+    const stack = await startBenchStack({ instantExecutor: true });
+    try {
+      await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
+      await suite("at-once", "slack (built): 200 at once, CPU per turn and first words", () => atOnceSuite(stack));
     } finally {
       await stack.stop();
     }

@@ -85,10 +85,11 @@ const READY_LINE = /listens for Slack on port (\d+)|connected to Slack over Sock
 
 /**
  * `duet-bot.js <command>` from a `pnpm build` output folder, with the production
- * flags, plus `probe.js` (bench/bots/probe.ts, built beside it) answering "stats".
+ * flags (or `nodeFlags` instead, to weigh other ones), plus `probe.js`
+ * (bench/bots/probe.ts, built beside it) answering "stats".
  */
-export async function spawnBuiltBot(dir: string, command: "slack" | "discord", env: Record<string, string>): Promise<BotProcess> {
-  const child = spawn(process.execPath, ["--expose-gc", ...BUILT_NODE_FLAGS, "--import", join(dir, "probe.js"), join(dir, "duet-bot.js"), command], {
+export async function spawnBuiltBot(dir: string, command: "slack" | "discord", env: Record<string, string>, nodeFlags: readonly string[] = BUILT_NODE_FLAGS): Promise<BotProcess> {
+  const child = spawn(process.execPath, ["--expose-gc", ...nodeFlags, "--import", join(dir, "probe.js"), join(dir, "duet-bot.js"), command], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...BUILT_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe", "ipc"],

@@ -1,12 +1,13 @@
 import { CHANNEL_MESSAGE_INTERVAL_MS, WorkerClient } from "@duet/shared";
 import { createLogger, LogLevel, WorkerInstallationStore } from "@duet/slack";
-import { type FakeSlack, mentionEvent, signature, startFakeSlack } from "../../test/fakes/slack/index.ts";
+import { type FakeSlack, mentionEvent, startFakeSlack } from "../../test/fakes/slack/index.ts";
 import { startRoundRobin, type RoundRobin } from "../../test/helpers/round-robin.ts";
 import { Arrivals } from "../arrivals.ts";
 import { type BotProcess, spawnBot } from "../bots/process.ts";
 import { cpuMs } from "../proc.ts";
 import type { BenchStack } from "../stack.ts";
 import { single, summarize, type Result } from "../stats.ts";
+import { postSlackEvent } from "./slack-post.ts";
 import { watchSlack } from "../watch.ts";
 
 /**
@@ -57,18 +58,7 @@ async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   };
 }
 
-async function post(url: string, payload: unknown): Promise<{ sentAt: number; ack: number }> {
-  const body = JSON.stringify(payload);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const sentAt = performance.now();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-slack-request-timestamp": String(timestamp), "x-slack-signature": signature(SECRET, timestamp, body) },
-    body,
-  });
-  await res.text();
-  return { sentAt, ack: performance.now() - sentAt };
-}
+const post = (url: string, payload: unknown) => postSlackEvent(url, SECRET, payload);
 
 /** The arrival times of each channel's new messages (chat.postMessage / chat.startStream), in order. */
 function newMessageTimes(slack: FakeSlack): number[][] {

@@ -25,8 +25,8 @@ export async function putFile(t: WorkerTransport, roomId: string, path: string, 
 /** The file's bytes as a stream, with its length and type. */
 export function getFile(t: WorkerTransport, roomId: string, path: string): Promise<{ body: ReadableStream<Uint8Array>; bytes: number; type: string }> {
   return t.retrying(async () => {
-    // Unencoded, so the length is known before the first byte: a chat platform's upload asks for it.
-    const res = await t.accepted(await t.send("GET", filesPath(roomId, path), { headers: { "accept-encoding": "identity" } }));
+    // Unencoded (the transport asks every answer so), so the length is known before the first byte: a chat platform's upload asks for it.
+    const res = await t.accepted(await t.send("GET", filesPath(roomId, path)));
     return { body: res.body!, bytes: Number(res.headers.get("content-length")), type: res.headers.get("content-type") ?? "application/octet-stream" };
   }, isTransient);
 }

@@ -23,9 +23,10 @@ export interface WorkspaceFiles {
   /**
    * Streams `body` into `path`; `keepExisting`: a taken name gets a number
    * instead of being replaced. Past `maxBytes` it fails with a 413 and leaves
-   * nothing written.
+   * nothing written. `bytes`: the body's length as its request declared it
+   * (at most `maxBytes`), when it did.
    */
-  write(roomId: string, path: string, body: ReadableStream<Uint8Array>, opts: { keepExisting: boolean; maxBytes: number }): Promise<WrittenFile>;
+  write(roomId: string, path: string, body: ReadableStream<Uint8Array>, opts: { keepExisting: boolean; maxBytes: number; bytes?: number }): Promise<WrittenFile>;
   read(roomId: string, path: string): Promise<FileOut>;
   list(roomId: string, dir: string): Promise<FileEntry[]>;
 }

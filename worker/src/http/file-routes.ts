@@ -49,7 +49,7 @@ fileRoutes.put("/*", async (c) => {
   const upload = path.startsWith(`${UPLOADS_DIR}/`);
   const source = body ?? new ReadableStream<Uint8Array>({ start: (s) => s.close() });
   const written = await workspaceFiles(config, c.env)
-    .write(roomId, path, source, { keepExisting: upload, maxBytes: config.DUET_FILE_MAX_BYTES })
+    .write(roomId, path, source, { keepExisting: upload, maxBytes: config.DUET_FILE_MAX_BYTES, ...(bytes !== undefined && Number.isSafeInteger(bytes) ? { bytes } : {}) })
     .catch(async (err: unknown) => {
       await drainUpload(source);
       throw err;
