@@ -379,7 +379,7 @@ export class Room {
 
   /** The pinned facts, and when a person last reset the room (a reset's buttons carry it back). */
   memoryView(): MemoryResponse {
-    return { ...this.facts.view(), resetAt: this.control.lastResetAt() };
+    return { ...this.facts.view(), resetAt: this.control.lastResetAt(), ...(this.rollingSummary.text() ? { summary: true } : {}) };
   }
 
   /** Pins the fact the model proposed as `id`, for the person who clicked Pin: the proposal goes, the pin is audited with them. */
