@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SUMMARY_TOKENS } from "@duet/shared";
-import { startBenchStack, type BenchStack } from "../stack.ts";
+import { sendTurn as send, startBenchStack, type BenchStack } from "../stack.ts";
 import { median, single, summarize, type Result } from "../stats.ts";
 
 /**
@@ -84,18 +84,6 @@ async function stats(stack: BenchStack, room: string): Promise<RoomStats> {
   const res = await fetch(`${stack.workerUrl}/api/rooms/${room}/stats`, { headers: { authorization: `Bearer ${stack.token}` } });
   if (!res.ok) throw new Error(`stats answered HTTP ${res.status}`);
   return (await res.json()) as RoomStats;
-}
-
-async function send(stack: BenchStack, room: string, text: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(`${stack.workerUrl}/api/rooms/${room}/message`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ text, userId: "U1" }),
-  });
-  const body = await res.text();
-  if (!res.ok) throw new Error(`message answered HTTP ${res.status}: ${body.slice(0, 200)}`);
-  return performance.now() - t0;
 }
 
 /** A turn's writes, and whether the rolling summary was written after it (its row counted with the turn). */
