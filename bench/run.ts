@@ -18,6 +18,7 @@ import { sandboxFairSuite } from "./suites/sandbox-fair.ts";
 import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
 import { streamRedactCpu } from "./suites/stream-redact.ts";
+import { toolsSuite } from "./suites/tools.ts";
 import { tracingSuite } from "./suites/tracing.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
@@ -51,7 +52,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once"] as const;
+const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once", "tools"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
   // Its own two Workers, started after the shared stack has stopped, so nothing else runs beside them.
   if (on("side-by-side")) await suite("side-by-side", "side by side: seed design and Duet", () => sideBySide());
   if (on("recall")) await suite("recall", "recall: rows, bytes, time and tokens of a room that remembers", () => recallSuite(recallOptions(process.env.DUET_BENCH_RECALL)));
+  if (on("tools")) await suite("tools", "tools: an MCP tool call beside a direct command, prompt tokens per server", () => toolsSuite());
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());

@@ -30,3 +30,16 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
   }
   return Object.assign(stack, { workerd: { proxy, runtime } });
 }
+
+/** One turn in `room` as a client asks it (userId U1): the milliseconds until its answer, or an error naming the status. */
+export async function sendTurn(stack: Pick<Stack, "workerUrl" | "token">, room: string, text: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${stack.workerUrl}/api/rooms/${room}/message`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ text, userId: "U1" }),
+  });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`message answered HTTP ${res.status}: ${body.slice(0, 200)}`);
+  return performance.now() - t0;
+}

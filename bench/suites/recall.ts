@@ -1,12 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { startBenchStack, type BenchStack } from "../stack.ts";
-import { summarize, type Result } from "../stats.ts";
+import { DEFAULT_SUMMARY_TOKENS } from "@duet/shared";
+import { sendTurn as send, startBenchStack, type BenchStack } from "../stack.ts";
+import { median, single, summarize, type Result } from "../stats.ts";
 
 /**
  * A room that remembers, measured from outside as a client sees it:
  *
  * - Rows and bytes written per turn with the memory on (every shown turn kept
- *   for recall, one chunk row per 25 turns), over 50 turns at a full history:
+ *   for recall, one chunk row per 25 turns, the rolling summary's row when a
+ *   turn began one), over 50 turns at a full history:
  *   the turns that write no chunk (the ledger's own statements, which are
  *   main's unchanged), amortised over all 50, and the seed's design (one Agent
  *   rewriting its whole message list) beside them in the same run.
@@ -73,6 +75,9 @@ export function recallOptions(raw: string | undefined): RecallOptions {
 interface RoomStats {
   rowsWrittenSinceStart: number;
   bytesBoundSinceStart: number;
+  /** The rolling summary: being written now, and when the kept one was (0: none; absent in the seed's design). */
+  summaryWriting?: boolean;
+  summaryAt?: number;
 }
 
 async function stats(stack: BenchStack, room: string): Promise<RoomStats> {
@@ -81,35 +86,45 @@ async function stats(stack: BenchStack, room: string): Promise<RoomStats> {
   return (await res.json()) as RoomStats;
 }
 
-async function send(stack: BenchStack, room: string, text: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(`${stack.workerUrl}/api/rooms/${room}/message`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ text, userId: "U1" }),
-  });
-  const body = await res.text();
-  if (!res.ok) throw new Error(`message answered HTTP ${res.status}: ${body.slice(0, 200)}`);
-  return performance.now() - t0;
+/** A turn's writes, and whether the rolling summary was written after it (its row counted with the turn). */
+interface TurnCost {
+  rows: number;
+  bytes: number;
+  summary: boolean;
 }
 
-/** Rows and bytes per turn over `turns` turns of `room` after it was filled to a full history. */
-async function costPerTurn(stack: BenchStack, room: string, turns: number): Promise<{ rows: number[]; bytes: number[] }> {
+/**
+ * Rows and bytes per turn over `turns` turns of `room` after it was filled to a
+ * full history. A summary begun after a turn's answer is waited for (the
+ * room's stats say when one is being written), so its row counts with the turn
+ * that began it; each stats request's own writes are left out.
+ */
+async function costPerTurn(stack: BenchStack, room: string, turns: number): Promise<TurnCost[]> {
   for (let i = 0; i < 26; i++) await send(stack, room, QUESTION);
-  const rows: number[] = [];
-  const bytes: number[] = [];
+  const costs: TurnCost[] = [];
   // The stats request's own writes (the SDK's bookkeeping), left out of each turn's figure.
   const a = await stats(stack, room);
   const overhead = (await stats(stack, room)).rowsWrittenSinceStart - a.rowsWrittenSinceStart;
+  let s0 = await settledStats(stack, room);
   for (let i = 0; i < turns; i++) {
-    const s0 = await stats(stack, room);
     await send(stack, room, QUESTION);
-    const s1 = await stats(stack, room);
-    rows.push(s1.rowsWrittenSinceStart - s0.rowsWrittenSinceStart - overhead);
-    bytes.push((s1.bytesBoundSinceStart - s0.bytesBoundSinceStart) / 2);
+    const s1 = await settledStats(stack, room);
+    costs.push({ rows: s1.stats.rowsWrittenSinceStart - s0.stats.rowsWrittenSinceStart - s1.reads * overhead, bytes: (s1.stats.bytesBoundSinceStart - s0.stats.bytesBoundSinceStart) / 2, summary: (s1.stats.summaryAt ?? 0) !== (s0.stats.summaryAt ?? 0) });
+    s0 = s1;
   }
-  return { rows, bytes };
+  return costs;
 }
+
+/** The room's stats once no summary is being written, and how many stats requests that took. */
+async function settledStats(stack: BenchStack, room: string): Promise<{ stats: RoomStats; reads: number }> {
+  for (let reads = 1; ; reads++) {
+    const s = await stats(stack, room);
+    if (!s.summaryWriting) return { stats: s, reads };
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
 
 /** Fills `room` with `messages` messages (two a turn), the facts planted in its first tenth. */
 async function fill(stack: BenchStack, room: string, messages: number): Promise<void> {
@@ -133,13 +148,26 @@ export async function recallSuite(opts: RecallOptions = RECALL_DEFAULTS): Promis
   const duet = await startBenchStack({ instantExecutor: true });
   try {
     const cost = await costPerTurn(duet, `cli-bench-recall-cost-${tag}`, 50);
-    const plain = cost.rows.filter((r) => r === Math.min(...cost.rows));
+    const rows = cost.map((c) => c.rows);
+    const bytes = cost.map((c) => c.bytes);
+    const plain = rows.filter((r) => r === Math.min(...rows));
+    const summarised = cost.filter((c) => c.summary);
+    const others = cost.filter((c) => !c.summary);
     results.push(
       summarize("recall: Duet, memory on, SQLite rows written per turn, turns that archive nothing", "rows", plain, "history 50; the ledger's statements, main's unchanged"),
-      summarize("recall: Duet, memory on, SQLite rows written per turn, amortised", "rows", [cost.rows.reduce((s, r) => s + r, 0) / cost.rows.length], `mean over ${cost.rows.length} turns at history 50, one chunk row per 25 turns included`),
-      summarize("recall: Duet, memory on, bytes bound per message", "bytes", cost.bytes, `history 50; a chunk's text (25 turns) bound once per 25 turns, in the p99`),
-      summarize("recall: Duet, memory on, bytes bound per message, amortised", "bytes", [cost.bytes.reduce((s, b) => s + b, 0) / cost.bytes.length], `mean over ${cost.bytes.length} turns, chunks included`),
+      summarize("recall: Duet, memory on, SQLite rows written per turn, amortised", "rows", [mean(rows)], `mean over ${cost.length} turns at history 50, one chunk row per 25 turns and the summaries' rows included`),
+      summarize("recall: Duet, memory on, bytes bound per message", "bytes", bytes, `history 50; a chunk's text (25 turns) bound once per 25 turns, in the p99`),
+      summarize("recall: Duet, memory on, bytes bound per message, amortised", "bytes", [mean(bytes)], `mean over ${cost.length} turns, chunks and summaries included`),
+      single("recall: Duet, memory on, turns whose answer began a rolling summary", "turns", summarised.length, cost.length, `of ${cost.length} turns at DUET_SUMMARY_TOKENS ${DEFAULT_SUMMARY_TOKENS} (the default), ${QUESTION.length}-char questions echoed`),
     );
+    if (summarised.length) {
+      // Beside the median turn that began none (chunk rows and their text are in the tail, not the median).
+      const base = { rows: median(others.map((o) => o.rows)), bytes: median(others.map((o) => o.bytes)) };
+      results.push(
+        summarize("recall: Duet, memory on, SQLite rows written by a rolling summary", "rows", summarised.map((c) => c.rows - base.rows), "a turn that began one, less the median turn that did not: its row (and the table, made by the first)"),
+        summarize("recall: Duet, memory on, bytes bound by a rolling summary", "bytes", summarised.map((c) => 2 * (c.bytes - base.bytes)), "the same difference: the summary's text and its usage, as bound"),
+      );
+    }
     for (const size of opts.sizes) {
       const room = `cli-bench-recall-${size}-${tag}`;
       await fill(duet, room, size);
@@ -166,8 +194,8 @@ export async function recallSuite(opts: RecallOptions = RECALL_DEFAULTS): Promis
   try {
     const cost = await costPerTurn(seed, `cli-bench-recall-seed-${tag}`, 50);
     results.push(
-      summarize("recall: seed design, SQLite rows written per turn", "rows", cost.rows, "history 50; the whole message list rewritten per message"),
-      summarize("recall: seed design, bytes bound per message", "bytes", cost.bytes, "history 50"),
+      summarize("recall: seed design, SQLite rows written per turn", "rows", cost.map((c) => c.rows), "history 50; the whole message list rewritten per message"),
+      summarize("recall: seed design, bytes bound per message", "bytes", cost.map((c) => c.bytes), "history 50"),
     );
   } finally {
     await seed.stop();

@@ -43,8 +43,8 @@ describe("Discord: /duet reset in a room with pinned facts", () => {
     await duet(ch, "remember", { fact: "staging runs on port 8443" });
     await mentionAnswer(h, h.fake.message(ch, "SAY: some history", { mention: true }));
     const asked = (await duet(ch, "reset")).messages.find((m) => buttons(m).length)!;
-    expect(asked.content).toContain("This room keeps 1 pinned fact: keep it or wipe it too?");
-    expect(buttons(asked).map((b) => b.label)).toEqual(["Reset, keep pinned facts", "Reset everything", "Cancel"]);
+    expect(asked.content).toContain('This room also keeps 1 pinned fact: "Reset, keep memory" keeps it, "Reset everything" wipes it too.');
+    expect(buttons(asked).map((b) => b.label)).toEqual(["Reset, keep memory", "Reset everything", "Cancel"]);
 
     await press(asked, id(asked, "Cancel"));
     expect(current(asked).content).toContain(`<@${bob.id}> cancelled the reset; nothing was changed.`);
@@ -52,8 +52,8 @@ describe("Discord: /duet reset in a room with pinned facts", () => {
 
     const second = (await duet(ch, "reset")).messages.find((m) => buttons(m).length)!;
     const stale = structuredClone(second);
-    await press(second, id(second, "Reset, keep pinned facts"));
-    expect(current(second).content).toContain("The pinned facts are kept.");
+    await press(second, id(second, "Reset, keep memory"));
+    expect(current(second).content).toContain("The pinned facts and the summary of earlier conversation are kept.");
     expect(buttons(current(second))).toEqual([]);
     expect(await facts(ch)).toEqual(["staging runs on port 8443"]);
     expect((await stack.client.history(room(ch))).messages).toEqual([]);
@@ -65,7 +65,7 @@ describe("Discord: /duet reset in a room with pinned facts", () => {
 
     const third = (await duet(ch, "reset")).messages.find((m) => buttons(m).length)!;
     await press(third, id(third, "Reset everything"));
-    expect(current(third).content).toContain("The pinned facts are wiped too.");
+    expect(current(third).content).toContain("The pinned facts and the summary of earlier conversation are wiped too.");
     expect(await facts(ch)).toEqual([]);
   });
 

@@ -29,7 +29,8 @@ let slack: FakeSlack;
 let a: BotHandle;
 let b: BotHandle;
 const watch = repeatWatcher();
-startedForTests(() => startSlackSetup([]), (s) => ({ stack, slack } = s));
+// Answers left unconfirmed for a second are offered to the bots' outbox (15 s in production).
+startedForTests(() => startSlackSetup([], { vars: { DUET_DELIVERY_GRACE_MS: "1000" } }), (s) => ({ stack, slack } = s));
 beforeAll(async () => {
   const env = { SLACK_SUGGESTED_PROMPTS: PROMPTS_VAR, SLACK_REPLICAS: "many" };
   [a, b] = [await startBot(slack, stack, env, { logger: watch.logger }), await startBot(slack, stack, env, { logger: watch.logger })];
@@ -98,6 +99,24 @@ describe("Slack's agent pane", () => {
     // A room of its own: both asks in the conversation's room, none in the DM's.
     expect((await stack.client.history(paneRoom(place.channel, place.threadTs))).messages).toHaveLength(4);
     expect((await stack.client.history(`slack-${slack.id.teamId}-${place.channel}`)).messages).toEqual([]);
+  });
+
+  it("titles the conversation from its first ask when the answer comes through the outbox (its bot died before answering)", async () => {
+    const place = await openConversation(a);
+    const marker = `pane-outbox-${Date.now()}`;
+    // The person's first ask, which reached a bot that died before it answered: the room kept the answer for the outbox.
+    const ask = paneMessage(place, `SAY: ${marker}`);
+    const answered = await stack.client.message(paneRoom(place.channel, place.threadTs), {
+      text: `SAY: ${marker}`,
+      userId: String(ask.payload.event.user),
+      idempotencyKey: String(ask.payload.event_id),
+      deliver: { platform: "slack", place: { channel: place.channel, threadTs: place.threadTs, ts: ask.ts, pane: "1" } },
+    });
+    expect(answered.reply).toContain(marker);
+    const [answer] = await answerTo(slack, { channel: place.channel, ts: ask.ts, threadTs: place.threadTs });
+    expect(readable(answer)).toContain(marker);
+    await slack.waitFor(() => paneThread(place.channel, place.threadTs)?.titles[0], "the conversation's title");
+    expect(paneThread(place.channel, place.threadTs)?.titles).toEqual([PANE_WORDS.title(`SAY: ${marker}`)]);
   });
 
   it("answers a message both replicas receive once", async () => {

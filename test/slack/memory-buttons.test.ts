@@ -15,7 +15,8 @@ import type { FakeSlack } from "../fakes/slack/index.ts";
 let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
-startedForTests(() => startSlackSetup([{}]), (s) => ({ stack, slack, bots: [bot] } = s));
+// A summary is due as soon as one turn has left the model's window, so a room that chats a little keeps one.
+startedForTests(() => startSlackSetup([{}], { vars: { DUET_SUMMARY_TOKENS: "1" } }), (s) => ({ stack, slack, bots: [bot] } = s));
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
 const facts = async (channel: string) => (await stack.client.memory(roomOf(channel))).facts.map((f) => f.text);
@@ -59,20 +60,20 @@ describe("Slack: /duet reset in a room with pinned facts", () => {
     expect(await duet(channel, "reset")).toContain("<@U0ALICE> reset Duet here: the conversation history is cleared");
   });
 
-  it("asks which; 'Reset, keep pinned facts' wipes the history and keeps the facts, and the question's buttons go", async () => {
+  it("asks which; 'Reset, keep memory' wipes the history and keeps the facts, and the question's buttons go", async () => {
     const channel = newChannel();
     await duet(channel, "remember staging runs on port 8443");
     await chat(channel, "SAY: history before the reset");
     const asked = await askReset(channel);
     expect(readable(asked)).toContain("<@U0ALICE> asked to reset Duet here");
-    expect(readable(asked)).toContain("This room keeps 1 pinned fact: keep it or wipe it too?");
+    expect(readable(asked)).toContain('This room also keeps 1 pinned fact: "Reset, keep memory" keeps it, "Reset everything" wipes it too.');
     expect(buttonsOf(asked).map((b) => b.action_id)).toEqual(["duet_reset_keep", "duet_reset_wipe", "duet_reset_cancel"]);
     // Nothing happens until someone chooses.
     expect((await stack.client.history(roomOf(channel))).messages.length).toBeGreaterThan(0);
 
     // Another person who may reset chooses (anyone who may reset may answer the question).
     const { shown } = await press(channel, asked, "duet_reset_keep", "U0BOB");
-    expect(shown).toContain("<@U0BOB> reset Duet here: the conversation history is cleared and the sandbox is removed. The pinned facts are kept.");
+    expect(shown).toContain("<@U0BOB> reset Duet here: the conversation history is cleared and the sandbox is removed. The pinned facts and the summary of earlier conversation are kept.");
     expect(buttonsOf(slack.ws.find(channel, asked.ts)!)).toEqual([]);
     expect(await facts(channel)).toEqual(["staging runs on port 8443"]);
     expect((await stack.client.history(roomOf(channel))).messages).toEqual([]);
@@ -88,9 +89,30 @@ describe("Slack: /duet reset in a room with pinned facts", () => {
     expect((await stack.client.history(roomOf(channel))).messages.length).toBeGreaterThan(0);
 
     const { shown } = await press(channel, await askReset(channel), "duet_reset_wipe");
-    expect(shown).toContain("The pinned facts are wiped too.");
+    expect(shown).toContain("The pinned facts and the summary of earlier conversation are wiped too.");
     expect(await facts(channel)).toEqual([]);
     expect((await stack.client.history(roomOf(channel))).messages).toEqual([]);
+  });
+
+  it("asks too in a room that keeps only a summary, saying so: 'Reset, keep memory' keeps it, 'Reset everything' wipes it", async () => {
+    const channel = newChannel();
+    // Six turns: the first leaves the model's window of five, and the room's model summarises it.
+    for (let i = 0; i < 6; i++) await chat(channel, `SAY: noted: turn ${i} of the summary test`);
+    await expect.poll(async () => (await stack.client.memory(roomOf(channel))).summary, { timeout: 60_000, interval: 100 }).toBe(true);
+    const asked = await askReset(channel);
+    expect(readable(asked)).toContain("either way the conversation history is cleared and the sandbox is removed.");
+    expect(readable(asked)).toContain('This room also keeps a summary of its earlier conversation: "Reset, keep memory" keeps it, "Reset everything" wipes it too.');
+
+    const kept = await press(channel, asked, "duet_reset_keep");
+    expect(kept.shown).toContain("The pinned facts and the summary of earlier conversation are kept.");
+    expect((await stack.client.history(roomOf(channel))).messages).toEqual([]);
+    expect((await stack.client.memory(roomOf(channel))).summary).toBe(true);
+
+    const wiped = await press(channel, await askReset(channel), "duet_reset_wipe");
+    expect(wiped.shown).toContain("The pinned facts and the summary of earlier conversation are wiped too.");
+    expect((await stack.client.memory(roomOf(channel))).summary).toBeUndefined();
+    // With nothing left to keep, a reset no longer asks.
+    expect(await duet(channel, "reset")).toContain("<@U0ALICE> reset Duet here: the conversation history is cleared");
   });
 
   it("resets once: a second click on the question, or a click on an older one, is told so and changes nothing", async () => {

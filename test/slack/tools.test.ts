@@ -76,6 +76,25 @@ describe("Slack: /duet tools", () => {
     });
   });
 
+  it("adding and removing a server are in the audit of the room they were done from, with who did each; a removal of no server audits nothing", async () => {
+    const channel = newChannel();
+    const elsewhere = newChannel();
+    await tools(channel, `add audited <${mcp.url}/tracker> X-Api-Key=${SECRET}`);
+    await tools(channel, "remove audited");
+    // Nothing to remove: nothing changed, nothing audited.
+    expect((await tools(channel, "remove audited")).visibility).toBe("ephemeral");
+    const audit = shown(await slashResponse(slack, (await slash(slack, bot, channel, "audit", "U0BOB")).fields));
+    expect(audit).toContain(`<@U0ALICE> added the tool server \`audited\` (\`${mcp.url}/tracker\`) to the workspace`);
+    expect(audit).toContain("<@U0ALICE> removed the tool server `audited` from the workspace");
+    expect(audit).not.toContain(SECRET);
+    const entries = (await stack.client.audit(roomOf(channel))).entries;
+    expect(entries.map((e) => [e.kind, e.server, e.requestedBy])).toEqual([
+      ["tools-added", "audited", "U0ALICE"],
+      ["tools-removed", "audited", "U0ALICE"],
+    ]);
+    expect((await stack.client.audit(roomOf(elsewhere))).entries).toEqual([]);
+  });
+
   it("someone who may not change the run policy may not add, remove, or turn a server on or off: told who may, nothing changes", async () => {
     const channel = newChannel();
     const refusal = { text: ":no_entry: Only <@U0ALICE> may add, remove, or turn tool servers on or off here.", visibility: "ephemeral" };

@@ -33,6 +33,7 @@ import { registerWelcome } from "./welcome.ts";
 import { registerAppHome } from "./home/app-home.ts";
 import { registerAskDuet } from "./ask-about/ask-shortcut.ts";
 import { registerAgentPane } from "./pane/agent-pane.ts";
+import { titleDelivered } from "./pane/pane-title.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
 
@@ -233,7 +234,12 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     app = built;
     // Answers a bot that died left in their rooms: read now and while the bot runs. Under OAuth each
     // answer is posted with the token of its workspace's installation.
-    const deliverItem = (item: DeliveryItem) => deliverToSlack(out, status, item);
+    const deliverItem = async (item: DeliveryItem) => {
+      const posted = await deliverToSlack(out, status, item);
+      // An agent-pane conversation is titled by its first answer, delivered here as by its own bot.
+      if (posted) await titleDelivered(client, item, logger);
+      return posted;
+    };
     const proposeItem = async (item: DeliveryItem) => (await proposeInSlack(out, status, flow, item), null);
     deliveries = new DeliveryLoop({
       platform: "slack",

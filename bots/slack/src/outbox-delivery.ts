@@ -8,13 +8,15 @@ import { conversationSurface } from "./surfaces.ts";
 
 /**
  * Where a Slack answer goes, as the room keeps it: the conversation, its
- * thread, the asker's message (for ✅; a slash command has none), and under
- * OAuth the workspace whose token posts it (the org's, for an org-wide install).
+ * thread, the asker's message (for ✅; a slash command has none), whether it
+ * is an agent-pane conversation (which a delivered answer titles too), and
+ * under OAuth the workspace whose token posts it (the org's, for an org-wide install).
  */
-export function slackTarget(place: { channel: string; threadTs?: string; ts?: string }): DeliveryTarget {
+export function slackTarget(place: { channel: string; threadTs?: string; ts?: string; pane?: boolean }): DeliveryTarget {
   const ws = currentWorkspace();
   const workspace = ws?.teamId ? { team: ws.teamId, ...(ws.enterpriseId ? { enterprise: ws.enterpriseId } : {}) } : {};
-  return { platform: "slack", place: { channel: place.channel, ...(place.ts ? { ts: place.ts } : {}), ...(place.threadTs ? { threadTs: place.threadTs } : {}), ...workspace } };
+  const pane: Record<string, string> = place.pane ? { pane: "1" } : {};
+  return { platform: "slack", place: { channel: place.channel, ...(place.ts ? { ts: place.ts } : {}), ...(place.threadTs ? { threadTs: place.threadTs } : {}), ...pane, ...workspace } };
 }
 
 /**

@@ -108,6 +108,8 @@ export interface MessageKind {
   emptyHint: string;
   /** A turn here that differs from a thread's (the agent pane): its own status, and what follows its ask. */
   turn?(place: MessagePlace, threadTs: string | undefined): KindTurn;
+  /** An agent-pane conversation: its answer, when the room's outbox delivers it, titles the conversation too. */
+  pane?: boolean;
 }
 
 export interface KindTurn {
@@ -177,7 +179,7 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
   const surface = conversationSurface(out, own?.status ?? deps.status.at(msg.channel, threadTs), { channel: msg.channel, threadTs, user: e.user, room, live, files });
   span.set({ "gen_ai.conversation.id": room });
   const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
-  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
+  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts, ...(kind.pane ? { pane: true } : {}) }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
   if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
   const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
   const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);

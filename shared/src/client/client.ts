@@ -58,6 +58,7 @@ import {
   toolServerPutResponseSchema,
   toolServersResponseSchema,
   type PutToolServer,
+  type RemoveToolServerQuery,
   type RoomToolsResponse,
 } from "../wire/tool-schemas.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "../wire/claims.ts";
@@ -216,8 +217,9 @@ export class WorkerClient {
   }
 
   /** Removes the server; `deleted` is false when there was none (so a repeat is harmless). */
-  removeToolServer(workspace: string, name: string): Promise<{ deleted: boolean }> {
-    return this.call("DELETE", `${toolsPath(workspace)}/${encodeURIComponent(name)}`, toolServerDeleteResponseSchema, undefined, true);
+  removeToolServer(workspace: string, name: string, from: RemoveToolServerQuery = {}): Promise<{ deleted: boolean }> {
+    const query = new URLSearchParams(Object.entries(from).filter((e): e is [string, string] => typeof e[1] === "string")).toString();
+    return this.call("DELETE", `${toolsPath(workspace)}/${encodeURIComponent(name)}${query ? `?${query}` : ""}`, toolServerDeleteResponseSchema, undefined, true);
   }
 
   /** The servers of the room's workspace that the room turned on. */

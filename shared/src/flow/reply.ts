@@ -24,7 +24,7 @@ export type Reply =
    */
   | { kind: "reset"; user: string; errors: string[]; facts?: "kept" | "wiped" }
   /** `user` asked to reset a room that keeps `facts` pinned facts: Keep / Reset everything / Cancel buttons, naming `resetAt` (see MemoryResponse). */
-  | { kind: "reset-ask"; user: string; facts: number; resetAt: number }
+  | { kind: "reset-ask"; user: string; facts: number; summary: boolean; resetAt: number }
   /** `user` clicked Cancel on a reset's question: nothing changed. */
   | { kind: "reset-cancelled"; user: string }
   /** `user` pinned (`n`: its number; `already`: it was pinned before) or dismissed the fact the model proposed as `id`. */

@@ -7,8 +7,9 @@ import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { show } from "./audience.ts";
 
 /**
- * A reset in a room that keeps pinned facts asks which: "Reset, keep pinned
- * facts", "Reset everything" or "Cancel". The question is posted for everyone
+ * A reset in a room that remembers (pinned facts, a rolling summary of its
+ * earlier conversation) asks which: "Reset, keep memory", "Reset everything"
+ * or "Cancel". The question is posted for everyone
  * in the place, and anyone who may reset may answer it (not only who asked):
  * the choice is the reset itself, so it is guarded the same way. Each button
  * names when the room was last reset as it was asked (`resetAt`); the Worker
@@ -26,8 +27,8 @@ export interface ResetClick {
 }
 
 /**
- * Posts the question when the room keeps pinned facts, and answers how that
- * went; null when it has none (or the Worker could not say), and the reset
+ * Posts the question when the room keeps pinned facts or a summary, and answers
+ * how that went; null when it has neither (or the Worker could not say), and the reset
  * goes on as it always did.
  */
 export async function askBeforeReset(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome | null> {
@@ -38,8 +39,9 @@ export async function askBeforeReset(deps: FlowDeps, surface: ChatSurface, asker
     deps.log(`reading the pinned facts before a reset in ${asker.room} failed: ${err instanceof Error ? err.message : String(err)}`);
     return null;
   }
-  if (!memory.facts.length) return null;
-  const posted = await show(surface, "reset", true, { kind: "reset-ask", user: asker.user, facts: memory.facts.length, resetAt: memory.resetAt ?? 0 });
+  const summary = memory.summary === true;
+  if (!memory.facts.length && !summary) return null;
+  const posted = await show(surface, "reset", true, { kind: "reset-ask", user: asker.user, facts: memory.facts.length, summary, resetAt: memory.resetAt ?? 0 });
   return outcome(true, posted);
 }
 

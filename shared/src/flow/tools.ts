@@ -50,11 +50,11 @@ async function changed(deps: FlowDeps, asker: Asker, workspace: string, change: 
   const by = asker.user;
   if ("add" in change) {
     const { name, url, headers } = change.add;
-    const put = await deps.worker.putToolServer(workspace, name, { url, ...(Object.keys(headers).length ? { headers } : {}), userId: by });
+    const put = await deps.worker.putToolServer(workspace, name, { url, ...(Object.keys(headers).length ? { headers } : {}), userId: by, roomId: asker.room });
     return { did: "added", by, server: put.server, created: put.created };
   }
   if ("remove" in change) {
-    const { deleted } = await deps.worker.removeToolServer(workspace, change.remove);
+    const { deleted } = await deps.worker.removeToolServer(workspace, change.remove, { userId: by, roomId: asker.room });
     return deleted ? { did: "removed", by, name: change.remove } : { did: "no-such-server", name: change.remove };
   }
   const name = change.name;

@@ -115,6 +115,10 @@ export function describeAuditEntry(e: AuditEntry, name: Naming): string {
         return `${who(e.requestedBy)} pinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
       case "forget":
         return `${who(e.requestedBy)} unpinned a fact: ${name.command(shortCommand(e.fact ?? ""))}`;
+      case "tools-added":
+        return `${who(e.requestedBy)} added the tool server ${name.command(e.server ?? "?")} (${name.command(e.url ?? "?")}) to the workspace`;
+      case "tools-removed":
+        return `${who(e.requestedBy)} removed the tool server ${name.command(e.server ?? "?")} from the workspace`;
     }
   })() satisfies string;
   return `${when(e.at)} · ${what}${ending(e, who)}`;

@@ -31,8 +31,11 @@ export const pinnedFactSchema = z.object({
 });
 export type PinnedFact = z.infer<typeof pinnedFactSchema>;
 
-/** `resetAt`: when a person last reset the room (0: never), which a reset's buttons send back so a stale click resets nothing. */
-export const memoryResponseSchema = z.object({ facts: z.array(pinnedFactSchema), max: z.number(), resetAt: z.number().optional() });
+/**
+ * `resetAt`: when a person last reset the room (0: never), which a reset's buttons send back so a stale click resets nothing;
+ * `summary`: the room keeps a rolling summary of its earlier conversation (which a reset keeps or wipes with the facts).
+ */
+export const memoryResponseSchema = z.object({ facts: z.array(pinnedFactSchema), max: z.number(), resetAt: z.number().optional(), summary: z.boolean().optional() });
 export type MemoryResponse = z.infer<typeof memoryResponseSchema>;
 
 /** A fact pinned (or found already pinned) and the room's facts after it. */

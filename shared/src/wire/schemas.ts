@@ -242,7 +242,7 @@ export type DecidedApproval = z.infer<typeof decidedApprovalSchema>;
 export const decisionResponseSchema = z.object({ approval: decidedApprovalSchema, run: runResultSchema.optional() });
 export type DecisionResponse = z.infer<typeof decisionResponseSchema>;
 
-export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped", "pr-merged", "pr-closed"]);
+export const auditKindSchema = z.enum(["auto", "approved", "skipped", "expired", "direct", "policy", "model", "reset", "scheduled", "unscheduled", "scheduled-run", "repo", "repo-removed", "remember", "forget", "pr-proposed", "pr-opened", "pr-skipped", "pr-merged", "pr-closed", "tools-added", "tools-removed"]);
 export type AuditKind = z.infer<typeof auditKindSchema>;
 
 /** One audited event: a command (who asked, who decided, how it ended), an approval nobody decided in time, a policy change or a reset. */
@@ -278,6 +278,8 @@ export const auditEntrySchema = z.object({
   url: z.string().optional(),
   /** For `remember` and `forget` entries: the fact pinned or unpinned. */
   fact: z.string().optional(),
+  /** For `tools-added` and `tools-removed` entries: the MCP server added to the workspace (with its address, as `url`) or removed, from this room. */
+  server: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isValidRoomId } from "./room-id.ts";
 
 /**
  * The wire of `/api/tools/:workspace` and `/api/rooms/:roomId/tools`, and the
@@ -53,6 +54,13 @@ export function headerProblem(name: string, value: string): string | null {
   return null;
 }
 
+/** A room of the workspace whose audit records a server's adding or removal. */
+const auditRoomField = z.string().refine(isValidRoomId, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'").optional();
+
+/** `DELETE /api/tools/:workspace/:name`'s query: who removed it, from which room (whose audit records it). */
+export const removeToolServerQuerySchema = z.object({ userId: z.string().min(1).max(128).optional(), roomId: auditRoomField });
+export type RemoveToolServerQuery = z.infer<typeof removeToolServerQuerySchema>;
+
 export const putToolServerSchema = z.strictObject({
   url: z.string().min(1, "URL must not be empty").max(SERVER_URL_MAX_CHARS, TOOL_RULES.urlLength),
   headers: z
@@ -67,6 +75,8 @@ export const putToolServerSchema = z.strictObject({
     .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), TOOL_RULES.reserved)
     .optional(),
   userId: z.string().min(1).max(128).optional(),
+  /** The room it was added from, in the same workspace: that room's audit records who added it. */
+  roomId: auditRoomField,
 });
 export type PutToolServer = z.infer<typeof putToolServerSchema>;
 

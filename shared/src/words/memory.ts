@@ -55,18 +55,26 @@ export function memoryText(reply: { memory: MemoryResponse; pinned?: { fact: Pin
   return describeMemory(reply.memory, name);
 }
 
-/** The buttons a reset of a room with pinned facts shows, and what each does. */
-export const RESET_CHOICES = { keep: "Reset, keep pinned facts", wipe: "Reset everything", cancel: "Cancel" } as const;
+/** The buttons a reset of a room that remembers shows, and what each does: its memory is its pinned facts and its summary. */
+export const RESET_CHOICES = { keep: "Reset, keep memory", wipe: "Reset everything", cancel: "Cancel" } as const;
 
-/** A reset asked in a room that keeps pinned facts: the question the buttons answer. */
-export function resetQuestion(person: string, facts: number): string {
-  const kept = facts === 1 ? "1 pinned fact" : `${facts} pinned facts`;
-  return `${person} asked to reset Duet here: the conversation history is cleared and the sandbox is removed. This room keeps ${kept}: keep ${facts === 1 ? "it" : "them"} or wipe ${facts === 1 ? "it" : "them"} too? Anyone who may reset Duet here may choose.`;
+/**
+ * A reset asked in a room that remembers: the question the buttons answer,
+ * saying what goes either way and what each choice does with the pinned facts
+ * and the rolling summary of earlier conversation the room keeps.
+ */
+export function resetQuestion(person: string, memory: { facts: number; summary: boolean }): string {
+  const kept = [memory.facts === 1 ? "1 pinned fact" : memory.facts ? `${memory.facts} pinned facts` : "", memory.summary ? "a summary of its earlier conversation" : ""].filter(Boolean);
+  const it = memory.facts + (memory.summary ? 1 : 0) === 1 ? "it" : "them";
+  return (
+    `${person} asked to reset Duet here: either way the conversation history is cleared and the sandbox is removed. ` +
+    `This room also keeps ${kept.join(" and ")}: "${RESET_CHOICES.keep}" keeps ${it}, "${RESET_CHOICES.wipe}" wipes ${it} too. Anyone who may reset Duet here may choose.`
+  );
 }
 
-/** What became of the pinned facts, after the reset's own line. */
+/** What became of the room's memory (its pinned facts and its summary), after the reset's own line. */
 export function resetFactsNote(facts: "kept" | "wiped"): string {
-  return facts === "kept" ? "The pinned facts are kept." : "The pinned facts are wiped too.";
+  return facts === "kept" ? "The pinned facts and the summary of earlier conversation are kept." : "The pinned facts and the summary of earlier conversation are wiped too.";
 }
 
 /** Cancel clicked on a reset's question. */

@@ -59,6 +59,11 @@ export class RollingSummary {
     return this.deps.rows.read().usage;
   }
 
+  /** Whether a summary is being written now, and when the kept one was written (0: none): the room's stats, for operators and benchmarks. */
+  state(): { writing: boolean; at: number } {
+    return { writing: this.running !== null, at: this.deps.rows.read().at };
+  }
+
   /** Resolves once no summary is being written (a test's barrier: a summary begun by an answered turn has settled). */
   async settled(): Promise<void> {
     while (this.running) await this.running;

@@ -32,6 +32,7 @@ import { meterSql } from "../storage/sql-meter.ts";
 import type { Vars } from "../vars.ts";
 import { Room } from "./room.ts";
 import type { ToolServers } from "../tools/tool-servers.ts";
+import type { ToolServerAudit } from "../tools/routes.ts";
 import type { Inherited, RoomPeer } from "./room-tree.ts";
 import { dropNamelessAlarm, knowsName, rememberName } from "./room-name.ts";
 
@@ -187,6 +188,11 @@ export class DuetAgent extends Agent<Env> {
   /** Turns a server of the room's workspace on here (404 when the workspace has none of that name). */
   async enableTool(name: string, by: string | null): Promise<Outcome> {
     return guard(async () => ok({ workspace: this.room.tools.workspace, ...(await this.room.tools.enable(name, by)) }));
+  }
+
+  /** A tool server added to or removed from the workspace from this room: its audit records it. */
+  async auditToolServer(entry: ToolServerAudit): Promise<void> {
+    this.room.control.audit.record([{ at: Date.now(), ...entry }]);
   }
 
   async disableTool(name: string): Promise<Outcome> {

@@ -381,7 +381,7 @@ export class Room {
 
   /** The pinned facts, and when a person last reset the room (a reset's buttons carry it back). */
   memoryView(): MemoryResponse {
-    return { ...this.facts.view(), resetAt: this.control.lastResetAt() };
+    return { ...this.facts.view(), resetAt: this.control.lastResetAt(), ...(this.rollingSummary.text() ? { summary: true } : {}) };
   }
 
   /** Pins the fact the model proposed as `id`, for the person who clicked Pin: the proposal goes, the pin is audited with them. */
@@ -604,6 +604,9 @@ export class Room {
       databaseBytes: this.storage.sql.databaseSize,
       rowsWrittenSinceStart: meter.rowsWritten,
       bytesBoundSinceStart: meter.bytesBound,
+      // A summary being written after the last answer writes its row when it ends: a benchmark waits for it to count it.
+      summaryWriting: this.rollingSummary.state().writing,
+      summaryAt: this.rollingSummary.state().at,
     };
   }
 

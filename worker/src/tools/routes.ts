@@ -1,4 +1,4 @@
-import { putToolServerSchema } from "@duet/shared";
+import { DuetError, putToolServerSchema, removeToolServerQuerySchema, workspaceOfRoom } from "@duet/shared";
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import { loadConfig } from "../config.ts";
@@ -12,11 +12,26 @@ import type { ServerTools, ToolServers } from "./tool-servers.ts";
 /**
  * `/api/tools/:workspace` (mounted at `/api/tools`): a workspace's MCP
  * servers. GET lists them with their tools (header names only, never their
- * values), PUT `/:name` adds or replaces one, DELETE `/:name` removes it.
+ * values), PUT `/:name` adds or replaces one, DELETE `/:name` removes it;
+ * either, given the room it was done from (`roomId`, in the workspace), is
+ * recorded in that room's audit with who did it.
  * Rooms turn a server on or off for themselves under `/api/rooms/:roomId/tools`.
  */
 
-type ToolBindings = Vars & { TOOL_SERVERS: DurableObjectNamespace<ToolServers>; DUET_STORE_KEY?: string };
+/** A server added to or removed from the workspace, as the room it was done from audits it. */
+export interface ToolServerAudit {
+  kind: "tools-added" | "tools-removed";
+  server: string;
+  url?: string;
+  requestedBy?: string;
+}
+
+/** The rooms, as far as these routes need them: one records a server's adding or removal in its audit. */
+interface AuditingRooms {
+  getByName(roomId: string): { auditToolServer(entry: ToolServerAudit): Promise<unknown> };
+}
+
+type ToolBindings = Vars & { TOOL_SERVERS: DurableObjectNamespace<ToolServers>; DUET_AGENT: AuditingRooms; DUET_STORE_KEY?: string };
 type ToolApp = { Bindings: ToolBindings };
 
 export const toolRoutes = new Hono<ToolApp>();
@@ -48,11 +63,29 @@ toolRoutes.put("/:workspace/:name", params, jsonBody(putToolServerSchema), async
   if (Object.keys(headers).length && key.length < STORE_KEY_MIN_CHARS) {
     return c.json({ error: `A tool server's headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least ${STORE_KEY_MIN_CHARS} characters to seal them with: an admin sets one (see docs/configuration.md).`, code: "store_closed" }, 503);
   }
+  const from = auditRoom(workspace, body.roomId);
   const out = await toolServers(c.env, workspace).put(workspace, name!, url, headers, body.userId ?? null);
+  if (from) await c.env.DUET_AGENT.getByName(from).auditToolServer({ kind: "tools-added", server: name!, url, ...(body.userId ? { requestedBy: body.userId } : {}) });
   return c.json(out, out.created ? 201 : 200);
 });
 
-toolRoutes.delete("/:workspace/:name", params, async (c) => {
-  const { workspace, name } = c.req.valid("param");
-  return c.json({ deleted: await toolServers(c.env, workspace).remove(name!) });
+const removeQuery = validator("query", (q) => {
+  const parsed = removeToolServerQuerySchema.safeParse(q);
+  if (!parsed.success) throw new DuetError("invalid_request", "invalid request", { details: { query: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) } });
+  return parsed.data;
 });
+
+toolRoutes.delete("/:workspace/:name", params, removeQuery, async (c) => {
+  const { workspace, name } = c.req.valid("param");
+  const query = c.req.valid("query");
+  const from = auditRoom(workspace, query.roomId);
+  const deleted = await toolServers(c.env, workspace).remove(name!);
+  if (deleted && from) await c.env.DUET_AGENT.getByName(from).auditToolServer({ kind: "tools-removed", server: name!, ...(query.userId ? { requestedBy: query.userId } : {}) });
+  return c.json({ deleted });
+});
+
+/** The room whose audit records the change: one of this workspace's, or a 400 before anything changes. */
+function auditRoom(workspace: string, roomId: string | undefined): string | undefined {
+  if (roomId !== undefined && workspaceOfRoom(roomId) !== workspace) throw new DuetError("invalid_request", `room ${roomId} is not in the workspace ${workspace}`);
+  return roomId;
+}

@@ -29,7 +29,7 @@ export function readFactCustomId(customId: string): { decision: "pin" | "dismiss
 export function resetAskPart(reply: Extract<Reply, { kind: "reset-ask" }>): { content: string; components: RowJson[] } {
   const button = (choice: ResetChoice, style: number): ButtonJson => ({ type: 2, style, label: RESET_CHOICES[choice], custom_id: `${RESET_PREFIX}${choice}:${reply.resetAt}` });
   // Styles: 1 primary, 4 danger, 2 secondary.
-  return { content: `🧹 ${resetQuestion(person(reply.user), reply.facts)}`, components: [{ type: 1, components: [button("keep", 1), button("wipe", 4), button("cancel", 2)] }] };
+  return { content: `🧹 ${resetQuestion(person(reply.user), reply)}`, components: [{ type: 1, components: [button("keep", 1), button("wipe", 4), button("cancel", 2)] }] };
 }
 
 /** A reset done (with what became of the facts, when asked) or cancelled. */

@@ -44,7 +44,7 @@ function readJson(value: string | undefined): Record<string, unknown> | null {
 
 /** The reset's question and its three buttons. */
 export function renderResetAsk(reply: Extract<Reply, { kind: "reset-ask" }>, room: string | undefined): Rendered {
-  const text = `:broom: ${resetQuestion(person(reply.user), reply.facts)}`;
+  const text = `:broom: ${resetQuestion(person(reply.user), reply)}`;
   if (!room) return renderNotice(text);
   const value = JSON.stringify({ room, resetAt: reply.resetAt });
   const button = (choice: ResetChoice, style?: "primary" | "danger") => ({

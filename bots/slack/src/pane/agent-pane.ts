@@ -47,6 +47,7 @@ export function registerAgentPane(app: App, deps: MessageDeps, pane: PaneOptions
         roomFor: paneRoom,
         replyIn: (place) => place.threadTs,
         emptyHint: EMPTY_DM_HINT,
+        pane: true,
         turn: (place, threadTs) => {
           const text = slackToPlain((event as { text?: string }).text ?? "");
           let titled: Promise<void> | undefined;

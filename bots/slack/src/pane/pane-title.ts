@@ -1,4 +1,4 @@
-import { PANE_WORDS } from "@duet/shared";
+import { type DeliveryItem, PANE_WORDS } from "@duet/shared";
 import type { Logger, webApi } from "@slack/bolt";
 import { slackErrorCode } from "../slack-api.ts";
 
@@ -33,4 +33,16 @@ export async function titleFromFirstAsk(client: webApi.WebClient, setTitle: (tit
   } catch (err) {
     logger.warn(`The agent pane conversation ${ask.channel}/${ask.threadTs} could not be titled: ${slackErrorCode(err)}`);
   }
+}
+
+/**
+ * An agent-pane answer the room's outbox delivered (its bot died or lost the
+ * Worker before the answer): the conversation is titled from its ask as a
+ * live answer's would be, when that ask was the conversation's first.
+ */
+export async function titleDelivered(client: webApi.WebClient, item: DeliveryItem, logger: Logger): Promise<void> {
+  const { channel, threadTs, ts, pane } = item.deliver.place;
+  if (!pane || !channel || !threadTs || !ts) return;
+  const setTitle = (title: string) => client.assistant.threads.setTitle({ channel_id: channel, thread_ts: threadTs, title });
+  await titleFromFirstAsk(client, setTitle, { channel, threadTs, ts, text: item.question }, logger);
 }
