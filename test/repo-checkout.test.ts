@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
 import { BareRepos } from "./helpers/git-repos.ts";
+import { hostProcText, PROBE, WATCHER } from "./helpers/host-proc.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
 import { workerApi } from "./helpers/worker-api.ts";
 
@@ -55,24 +55,6 @@ function tokenForms(): string[] {
   return github.minted.flatMap((token) => [token, Buffer.from(`x-access-token:${token}`).toString("base64")]);
 }
 const leaks = (text: string) => tokenForms().filter((form) => text.includes(form));
-
-/** What the host's own /proc shows now (the test runs as root): where a token in a process's environment would be found. */
-function hostProcText(): string {
-  let text = "";
-  for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    for (const file of ["environ", "cmdline"]) {
-      try {
-        text += readFileSync(`/proc/${pid}/${file}`, "latin1") + "\n";
-      } catch {
-        // Gone, or a kernel thread.
-      }
-    }
-  }
-  return text;
-}
-
-/** A model's probe: the environment, the checkout's git config, and every process's environment and command line it can see. */
-const PROBE = `env; cat repo/.git/config 2>/dev/null; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < "$f" 2>/dev/null; echo; done; grep -rIl x-access-token . 2>/dev/null; ls /proc | grep -c '^[0-9]'`;
 
 describe("the first turn after linking", () => {
   it("clones the branch with its history at repo/, tells the model, says so in the thread, and GET repo shows the checkout", async () => {
@@ -196,7 +178,7 @@ describe("the token never lives in the sandbox", () => {
     const room = "cli-checkout-probe";
     expect((await link(room, "acme/secrets")).status).toBe(200);
     // An earlier command leaves a watcher behind, reading every process's environment into the workspace.
-    const watcher = await exec(room, `(while :; do for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\\0' '\\n' < "$f"; done >> .watch 2>/dev/null; sleep 0.05; done) >/dev/null 2>&1 & echo started`);
+    const watcher = await exec(room, WATCHER);
     expect(watcher.stdout).toBe("started\n");
 
     const held = github.holdNextFetch();

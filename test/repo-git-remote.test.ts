@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../scripts/duet-cli.ts";
 import { startFakeGitRemote, type FakeGitRemote } from "./fakes/git-remote.ts";
 import { BareRepos } from "./helpers/git-repos.ts";
+import { hostProcText, PROBE, WATCHER } from "./helpers/host-proc.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
 import { workerApi } from "./helpers/worker-api.ts";
 
@@ -77,6 +78,46 @@ describe("a plain git remote with a token", () => {
     expect(kinds).toEqual(["repo", "pr-proposed", "pr-opened"]);
     const view = await api("GET", `/api/rooms/${room}/repo`);
     expect(view.body).toMatchObject({ provider: "git", checkout: { sha: mainTip } });
+  });
+
+  it("a probe run during a Duet fetch and during a Duet push, and a watcher an earlier command left running, find no token; the host's /proc did hold it then", async () => {
+    const room = "cli-gitprobe";
+    expect((await api("PUT", `/api/rooms/${room}/repo`, { repo: "acme/widgets", userId: "U1" })).status).toBe(200);
+    // An earlier command leaves a watcher behind, reading every process's environment into the workspace.
+    expect((await exec(room, WATCHER)).stdout).toBe("started\n");
+
+    // The fetch held mid-pack: Duet's git has the token now, and the host can see it.
+    const fetchHeld = remote.holdNext("upload-pack");
+    let syncDone = false;
+    const sync = api("POST", `/api/rooms/${room}/repo/sync`).finally(() => (syncDone = true));
+    await fetchHeld.arrived;
+    expect(leaks(hostProcText()).length).toBeGreaterThan(0);
+    const duringFetch = await exec(room, PROBE);
+    expect(syncDone).toBe(false);
+    fetchHeld.release();
+    expect((await sync).status).toBe(200);
+    expect(duringFetch.stdout).toContain("HOME=/workspace");
+    expect(leaks(duringFetch.stdout + duringFetch.stderr)).toEqual([]);
+
+    // The push held mid-pack the same way, with the change Duet is pushing.
+    await exec(room, "cd ~/repo && echo probed > src/p.txt");
+    const proposal = await api("POST", `/api/rooms/${room}/repo/pr`, { userId: "U1", title: "Probe" });
+    expect(proposal.status).toBe(200);
+    const pushHeld = remote.holdNext("receive-pack");
+    let openDone = false;
+    const open = api("POST", `/api/rooms/${room}/repo/pr/${proposal.body.id}/open`, { userId: "U1" }).finally(() => (openDone = true));
+    await pushHeld.arrived;
+    expect(leaks(hostProcText()).length).toBeGreaterThan(0);
+    const duringPush = await exec(room, PROBE);
+    expect(openDone).toBe(false);
+    pushHeld.release();
+    expect((await open).status).toBe(200);
+    expect(duringPush.stdout).toContain("HOME=/workspace");
+    expect(leaks(duringPush.stdout + duringPush.stderr)).toEqual([]);
+
+    // Whatever the watcher wrote holds no token either.
+    const after = await exec(room, `cd ~ && ${PROBE}; cat ~/.watch 2>/dev/null`);
+    expect(leaks(after.stdout + after.stderr)).toEqual([]);
   });
 
   it("a command that pushes on its own gets no credentials; a repository the remote lacks is a 404 with one line, and nothing is linked", async () => {

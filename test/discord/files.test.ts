@@ -102,6 +102,8 @@ describe("files shared with Duet", () => {
     const refusal = replies.filter((t) => t.includes("wide.csv"));
     expect(refusal).toHaveLength(1);
     expect(refusal[0]).toContain("`wide.csv` is over the 64 KiB a file may be, so it was not added to the workspace.");
+    // A refusal ends with the ref of the trace that records it, as every failure does.
+    expect(refusal[0]).toMatch(/ \(ref [0-9a-f]{8}\)$/);
     const answer = replies.find((t) => t.includes("listed"));
     expect(answer).toContain("Listing.");
     expect(answer).not.toContain("wide");

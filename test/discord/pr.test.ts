@@ -66,6 +66,19 @@ const said = (rec: InteractionRecord, ephemeral: boolean) =>
   rec.followups.filter((m) => Boolean(Number(m.flags ?? 0) & EPHEMERAL) === ephemeral).map((m) => m.content).join("\n");
 
 describe("Discord: /duet pr", () => {
+  // First in the file: no push token is minted (and cached) yet, so Open asks GitHub for one, and is refused.
+  it("GitHub refusing Open (its rate limit) is told to the clicker as GitHub's sentence ending with the trace's ref; nothing is pushed", async () => {
+    const ch = h.fake.addChannel(h.guildId, "pr-limited");
+    await command(ch, "repo", { name: "acme/widgets" });
+    await modelChanges(ch, "cd ~/repo && echo delta > src/d.txt");
+    const msg = (await command(ch, "pr", { title: "Add delta" })).rec.original!;
+    host.github.limitNext(30);
+    const clicked = await press(msg, buttons(msg)[0].custom_id);
+    expect(said(clicked, true)).toMatch(/^⚠️ GitHub is limiting requests \(while [^)]+\); try again in 30 s \(ref [0-9a-f]{8}\)$/);
+    expect(host.github.pushes()).toBe(0);
+    expect(buttons(current(msg))).toHaveLength(2);
+  });
+
   it("proposes the model's change with its branch, diffstat and diff; under approve only an allowed click opens it, with the thread's link and the credit; the branch holds exactly the change", async () => {
     const ch = h.fake.addChannel(h.guildId, "pr-open");
     expect((await command(ch, "repo", { name: "acme/widgets" })).ephemeral).toBe(false);

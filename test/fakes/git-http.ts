@@ -76,3 +76,37 @@ export function serveGit(req: IncomingMessage, res: ServerResponse, projectRoot:
     });
   });
 }
+
+/** A pack request held open until the test lets it go (a barrier for what must happen during a fetch or a push). */
+export interface HeldPack {
+  /** Settles when the pack request has arrived and is being held. */
+  arrived: Promise<void>;
+  release(): void;
+}
+
+/**
+ * The next fetch's (`POST git-upload-pack`) or push's (`POST git-receive-pack`)
+ * pack request, held at a test's word: a git host's handler awaits `pass`
+ * before it serves each request.
+ */
+export class PackHolds {
+  private readonly held = new Map<"upload-pack" | "receive-pack", { arrived: () => void; released: Promise<void> }>();
+
+  holdNext(service: "upload-pack" | "receive-pack"): HeldPack {
+    let arrived!: () => void;
+    let release!: () => void;
+    const arrivedP = new Promise<void>((r) => (arrived = r));
+    const released = new Promise<void>((r) => (release = r));
+    this.held.set(service, { arrived, released });
+    return { arrived: arrivedP, release };
+  }
+
+  /** Resolves at once, or, for the pack request a hold waits for, once the test releases it. */
+  async pass(service: "upload-pack" | "receive-pack", method: string): Promise<void> {
+    const hold = method === "POST" ? this.held.get(service) : undefined;
+    if (!hold) return;
+    this.held.delete(service);
+    hold.arrived();
+    await hold.released;
+  }
+}

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { gitServiceOf, serveGit } from "./git-http.ts";
+import { gitServiceOf, PackHolds, serveGit, type HeldPack } from "./git-http.ts";
 import { listen, sendJson } from "./http.ts";
 
 /**
@@ -16,12 +16,15 @@ export interface FakeGitRemote {
   template: string;
   requests: { service: "upload-pack" | "receive-pack"; method: string; repo: string; authorization: string | null; allowed: boolean }[];
   pushes(): number;
+  /** Holds the next fetch's (`upload-pack`) or push's (`receive-pack`) pack request until `release`. */
+  holdNext(service: "upload-pack" | "receive-pack"): HeldPack;
   close(): Promise<void>;
 }
 
 export async function startFakeGitRemote(root: string, token: string): Promise<FakeGitRemote> {
   const requests: FakeGitRemote["requests"] = [];
   let pushes = 0;
+  const holds = new PackHolds();
   const allowed = (authorization: string | null): boolean => {
     const basic = /^Basic (.+)$/i.exec(authorization ?? "")?.[1];
     if (!basic) return false;
@@ -42,6 +45,7 @@ export async function startFakeGitRemote(root: string, token: string): Promise<F
       return void res.end("Unauthorized");
     }
     if (!existsSync(join(root, `${repo}.git`))) return sendJson(res, 404, { message: "Repository not found." });
+    await holds.pass(service, req.method ?? "GET");
     await serveGit(req, res, root, `/${repo}.git${git[3]}`, "duet");
     if (service === "receive-pack" && req.method === "POST" && res.statusCode === 200) pushes++;
   });
@@ -50,6 +54,7 @@ export async function startFakeGitRemote(root: string, token: string): Promise<F
     template: `${listening.url}/git/{repo}.git`,
     requests,
     pushes: () => pushes,
+    holdNext: (service) => holds.holdNext(service),
     close: () => listening.close(),
   };
 }

@@ -1,7 +1,7 @@
 import { verify, type KeyObject } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { gitServiceOf, serveGit } from "./git-http.ts";
+import { gitServiceOf, PackHolds, serveGit, type HeldPack } from "./git-http.ts";
 import { listen, readBody, sendJson, type Listening } from "./http.ts";
 
 /**
@@ -34,12 +34,6 @@ export interface GitRequest {
   allowed: boolean;
 }
 
-/** A fetch held open until the test lets it go (a barrier for what must happen during a fetch). */
-export interface HeldFetch {
-  /** Settles when a fetch's pack request has arrived and is being held. */
-  arrived: Promise<void>;
-  release(): void;
-}
 
 export interface TokenRequest {
   installationId: number;
@@ -93,7 +87,7 @@ export interface FakeGithub extends Listening {
   /** Pushes the git host accepted. */
   pushes(): number;
   /** Holds the next fetch's pack request (`POST git-upload-pack`) until `release`. */
-  holdNextFetch(): HeldFetch;
+  holdNextFetch(): HeldPack;
 }
 
 export interface FakeGithubOptions {
@@ -114,7 +108,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const tokens = new Map<string, { installationId: number; repositories: string[]; expiresAt: number; permissions: Record<string, string> }>();
   const gitRequests: GitRequest[] = [];
   let pushes = 0;
-  let held: { arrived: () => void; released: Promise<void> } | null = null;
+  const holds = new PackHolds();
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
   let limitNext: number | null = null;
@@ -166,12 +160,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       }
       const bare = join(opts.gitRoot, `${fullName}.git`);
       if (!existsSync(bare)) return sendJson(res, 404, { message: "Repository not found." });
-      if (service === "upload-pack" && req.method === "POST" && held) {
-        const hold = held;
-        held = null;
-        hold.arrived();
-        await hold.released;
-      }
+      await holds.pass(service, req.method ?? "GET");
       await serveGit(req, res, opts.gitRoot, `/${fullName}.git${git[3]}`, "x-access-token");
       if (service === "receive-pack" && req.method === "POST" && res.statusCode === 200) pushes++;
       return;
@@ -262,13 +251,6 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     limitNext: (seconds) => (limitNext = seconds),
     gitRequests,
     pushes: () => pushes,
-    holdNextFetch() {
-      let arrived!: () => void;
-      let release!: () => void;
-      const arrivedP = new Promise<void>((r) => (arrived = r));
-      const released = new Promise<void>((r) => (release = r));
-      held = { arrived, released };
-      return { arrived: arrivedP, release };
-    },
+    holdNextFetch: () => holds.holdNext("upload-pack"),
   };
 }

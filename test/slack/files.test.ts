@@ -138,6 +138,8 @@ describe("files shared with Duet", () => {
     // One message of its own, naming the Worker's 64 KiB (the bot's own limit is 256 KiB).
     expect(refusal).toHaveLength(1);
     expect(refusal[0]).toContain("`wide.csv` is over the 64 KiB a file may be, so it was not added to the workspace.");
+    // A refusal ends with the ref of the trace that records it, as every failure does.
+    expect(refusal[0]).toMatch(/ \(ref [0-9a-f]{8}\)$/);
     const answer = replies.map((r) => readable(r as never)).find((t) => t.includes("listed"));
     expect(answer).toContain("Listing.");
     expect(answer).not.toContain("wide");

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { mentionEvent, type SlackMessage } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
-import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
-import { botReplies, click, newChannel, readable, type SlackSetup, startSlackSetup } from "./harness.ts";
+import type { PrHost } from "../helpers/pr-host.ts";
+import { botReplies, click, newChannel, readable, type SlackSetup } from "./harness.ts";
+import { startSlackPrSetup } from "./pr-setup.ts";
 
 /**
  * The model's `<pr>` when its answer reaches the thread through the outbox
@@ -16,15 +17,8 @@ let s: SlackSetup;
 let host: PrHost;
 
 startedForTests(
-  async () => {
-    const prHost = await startPrHost();
-    // Answers unconfirmed for 300 ms are offered in the feed (15 s in production).
-    const setup = await startSlackSetup([{}], { executor: "real", vars: { ...prHost.vars, MODEL_TIMEOUT_MS: "30000", DUET_DELIVERY_GRACE_MS: "300" } }).catch(async (err) => {
-      await prHost.stop();
-      throw err;
-    });
-    return { ...setup, host: prHost, stop: async () => (await setup.stop(), await prHost.stop()) };
-  },
+  // Answers unconfirmed for 300 ms are offered in the feed (15 s in production).
+  () => startSlackPrSetup({ DUET_DELIVERY_GRACE_MS: "300" }),
   (setup) => {
     s = setup;
     host = setup.host;

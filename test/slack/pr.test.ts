@@ -93,6 +93,22 @@ const ephemeralFor = (channel: string, user: string, before: number) =>
   slack.waitFor(() => slack.ws.ephemeral.slice(before).find((e) => e.channel === channel && e.user === user), `an ephemeral message for ${user}`);
 
 describe("Slack: /duet pr", () => {
+  // First in the file: no push token is minted (and cached) yet, so Open asks GitHub for one, and is refused.
+  it("GitHub refusing Open (its rate limit) is told to the clicker as GitHub's sentence ending with the trace's ref; nothing is pushed", async () => {
+    const channel = newChannel();
+    await duet(channel, "repo acme/widgets");
+    await modelChanges(channel, "cd ~/repo && echo delta > src/d.txt");
+    await duet(channel, "pr Add delta");
+    const msg = proposalIn(channel);
+    host.github.limitNext(30);
+    const before = slack.ws.ephemeral.length;
+    await press(channel, msg, "open");
+    const said = seen(await ephemeralFor(channel, "U0ALICE", before));
+    expect(said).toMatch(/^:warning: GitHub is limiting requests \(while [^)]+\); try again in 30 s \(ref [0-9a-f]{8}\)$/);
+    expect(host.github.pushes()).toBe(0);
+    expect(JSON.stringify(slack.ws.find(channel, msg.ts)?.blocks ?? [])).toContain("duet_pr_open");
+  });
+
   it("proposes the model's change in the channel with branch, diffstat and diff; Open pushes exactly it and posts the link; a second /duet pr updates the same pull request", async () => {
     const channel = newChannel();
     expect((await duet(channel, "repo acme/widgets")).visibility).toBe("in_channel");

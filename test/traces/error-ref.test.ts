@@ -38,19 +38,30 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** `/duet <text>` while the Worker is down: the line says so and ends with a ref; `duet trace <ref>` then draws that trace. */
+async function failedAndTraced(text: string): Promise<{ ref: string; printed: string }> {
+  const { fields } = await slash(slack, bot, newChannel(), text);
+  const said = bodyText(await slashResponse(slack, fields));
+  expect(said).toMatch(/can't be reached right now/);
+  const ref = /\(ref ([0-9a-f]{8})\)\s*$/.exec(said)?.[1];
+  expect(ref, said).toBeDefined();
+  await expect.poll(() => readFileSync(join(home, TRACES_FILE), "utf8").includes(`"traceId":"${ref}`), { timeout: 15_000 }).toBe(true);
+  const t = fakeTerminal(worker as Stack);
+  t.io.env.DUET_HOME = home;
+  expect(await runCli(["trace", ref!], t.io)).toBe(0);
+  return { ref: ref!, printed: t.printed() };
+}
+
 describe("an error's ref", () => {
   it("a /duet command the Worker could not answer ends with a ref, and duet trace finds the failure by it", async () => {
-    const { fields } = await slash(slack, bot, newChannel(), "schedules");
-    const said = bodyText(await slashResponse(slack, fields));
-    expect(said).toMatch(/can't be reached right now/);
-    const ref = /\(ref ([0-9a-f]{8})\)\s*$/.exec(said)?.[1];
-    expect(ref, said).toBeDefined();
+    const { ref, printed } = await failedAndTraced("schedules");
+    expect(printed).toMatch(new RegExp(`^trace ${ref}`));
+    expect(printed).toMatch(/duet\.schedules.*failed: /);
+  });
 
-    await expect.poll(() => readFileSync(join(home, TRACES_FILE), "utf8").includes(`"traceId":"${ref}`), { timeout: 15_000 }).toBe(true);
-    const t = fakeTerminal(worker as Stack);
-    t.io.env.DUET_HOME = home;
-    expect(await runCli(["trace", ref!], t.io)).toBe(0);
-    expect(t.printed()).toMatch(new RegExp(`^trace ${ref}`));
-    expect(t.printed()).toMatch(/duet\.schedules.*failed: /);
+  it("a /duet get the Worker could not answer ends with a ref, and duet trace finds the failed get by it", async () => {
+    const { ref, printed } = await failedAndTraced("get notes.txt");
+    expect(printed).toMatch(new RegExp(`^trace ${ref}`));
+    expect(printed).toMatch(/duet\.get.*failed: /);
   });
 });

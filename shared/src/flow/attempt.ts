@@ -31,8 +31,18 @@ export function failure(deps: FlowDeps, what: string, room: string, err: unknown
     if (!answeredElsewhere(reply)) span.fail(errorName(err));
     return withRef(reply, span.traceId);
   }
+  return refused(deps, what, room, reply, errorName(err));
+}
+
+/**
+ * A refusal that is no thrown error (a file the Worker or the platform would
+ * not take), told as every failure is: its words end with the ref of a
+ * failed span of its own (`duet.<what>`, `reason` its error name), sent at
+ * once. Without tracing there is no trace to find: no ref.
+ */
+export function refused(deps: FlowDeps, what: string, room: string, reply: Reply, reason: string): Reply {
   if (!deps.tracing) return reply;
-  const own = new Span(deps.tracing.sink, `duet.${what.replace(/\s+/g, "_")}`, null, { attributes: { "gen_ai.conversation.id": room } }).fail(errorName(err));
+  const own = new Span(deps.tracing.sink, `duet.${what.replace(/\s+/g, "_")}`, null, { attributes: { "gen_ai.conversation.id": room } }).fail(reason);
   own.end();
   deps.tracing.flush();
   return withRef(reply, own.traceId);

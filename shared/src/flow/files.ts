@@ -6,7 +6,7 @@ import { baseOf, checkWorkspacePath } from "../files/workspace-path.ts";
 import { DEFAULT_FILE_MAX_BYTES } from "../wire/limits.ts";
 import type { MessageResponse } from "../wire/schemas.ts";
 import { FILE_WORDS } from "../words/files.ts";
-import { outcome } from "./attempt.ts";
+import { failure, outcome, refused } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface, OutgoingFile } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
@@ -42,7 +42,7 @@ const maxOf = (deps: FlowDeps) => deps.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
 export async function shareFiles(deps: FlowDeps, say: (reply: Reply) => Promise<unknown>, asker: Asker, files: readonly IncomingFile[], platform: string): Promise<void> {
   for (const file of files) {
     const problem = await shareOne(deps, asker, file, platform);
-    if (problem) await say(redactReply({ kind: "error", text: problem }, deps.secrets ?? []));
+    if (problem) await say(redactReply(refused(deps, "upload", asker.room, { kind: "error", text: problem }, "upload_refused"), deps.secrets ?? []));
   }
 }
 
@@ -143,8 +143,7 @@ export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker
   } catch (err) {
     if (err instanceof DuetError && err.code === "not_found") return privately(FILE_WORDS.notFound(path));
     if (err instanceof DuetError && err.code === "payload_too_large") return privately(FILE_WORDS.overFileLimit(path, maxOf(deps)));
-    deps.log(`get ${path} in ${asker.room} failed: ${(err as Error).message}`);
-    return outcome(false, await show(surface, "get", false, { kind: "error", text: describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) }));
+    return outcome(false, await show(surface, "get", false, failure(deps, "get", asker.room, err)));
   }
   const limit = Math.min(files.maxBytes, maxOf(deps));
   if (file.bytes > limit) {
@@ -155,5 +154,6 @@ export async function getFile(deps: FlowDeps, surface: ChatSurface, asker: Asker
   const sent = await files.send([{ path, name: baseOf(path), bytes: file.bytes, type: file.type, open: async () => body }], FILE_WORDS.fetched(path, file.bytes));
   if (sent) return "answered";
   await body.cancel().catch(() => undefined);
-  return outcome(false, await show(surface, "get", false, { kind: "error", text: FILE_WORDS.notPosted(path, files.platform) }));
+  deps.log(`get ${path} in ${asker.room}: ${files.platform} did not accept the file`);
+  return outcome(false, await show(surface, "get", false, refused(deps, "get", asker.room, { kind: "error", text: FILE_WORDS.notPosted(path, files.platform) }, "platform_refused")));
 }

@@ -94,14 +94,22 @@ async function answered(deps: FlowDeps, surface: ChatSurface, asker: Asker, post
   await confirmPosted(deps, asker, posted);
   if (posted && reply.kind === "answer") await sendAttachments(deps, surface, asker, reply.answer);
   // The model ended an answer whose commands ran with <pr>: its change is proposed after it, as `/duet pr` would.
-  if (posted && reply.kind === "answer" && reply.answer.pr) await pr(deps, surface, asker, { kind: "pr", ...readPrArgs(reply.answer.pr.title ?? "") });
+  if (posted && reply.kind === "answer" && reply.answer.pr) {
+    await pr(deps, surface, asker, { kind: "pr", ...readPrArgs(reply.answer.pr.title ?? "") });
+    await confirmPosted(deps, asker, posted, true);
+  }
 }
 
-/** The answer is in the chat: the room stops keeping it for delivery. A failed confirm only means a later edit of the same message. */
-async function confirmPosted(deps: FlowDeps, asker: Asker, posted: PostedRef | null): Promise<void> {
+/**
+ * The answer is in the chat: the room stops keeping it for delivery. A failed
+ * confirm only means a later edit of the same message. `proposed`: the
+ * proposal after it (the model's `<pr>`) is in the chat too; until then the
+ * room offers it to the outbox once this bot's lease on it ends.
+ */
+async function confirmPosted(deps: FlowDeps, asker: Asker, posted: PostedRef | null, proposed = false): Promise<void> {
   if (!asker.deliver || !posted) return;
   try {
-    await deps.worker.confirmDelivery(asker.room, { key: asker.key, messageId: posted.id });
+    await deps.worker.confirmDelivery(asker.room, { key: asker.key, messageId: posted.id, ...(proposed ? { proposed } : {}) });
   } catch (err) {
     deps.log(`The answer in ${asker.room} was posted but could not be confirmed: ${(err as Error).message}`);
   }

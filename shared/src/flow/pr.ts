@@ -59,8 +59,11 @@ async function whyNot(deps: FlowDeps, room: string, err: unknown): Promise<Reply
     if (view?.repo === null) return { kind: "pr-no-repo" };
     if (view && !view.checkout) return { kind: "hint", text: PR_WORDS.notCheckedOut(view.repo) };
   }
-  return failure(deps, "pr", room, err);
+  return failure(deps, "pr", room, err, { asSaid: GITHUB_SAYS });
 }
+
+/** GitHub's refusals (a push refused, a rate limit, the App's credentials) are sentences the Worker wrote for the person: shown as said, with their ref. */
+const GITHUB_SAYS = ["github_error"] as const;
 
 /** An Open or Skip click on a proposal: which one, and the message that shows it; `threadUrl` is where the pull request links back to. */
 export interface PrClick {
@@ -109,7 +112,7 @@ export async function prClick(deps: FlowDeps, surface: ChatSurface, asker: Asker
           await show(surface, "decide", false, { kind: "hint", text: err.code === "not_found" ? PR_WORDS.stale : sentence(err.message) });
           return "failed";
         }
-        await show(surface, "decide", false, failure(deps, "pr click", asker.room, err));
+        await show(surface, "decide", false, failure(deps, "pr click", asker.room, err, { asSaid: GITHUB_SAYS }));
         return "failed";
       }
     },

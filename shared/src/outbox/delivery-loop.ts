@@ -26,7 +26,8 @@ export interface DeliveryLoopOptions {
   /**
    * Proposes the change of a delivered answer that ended with the model's
    * `<pr>`, in the place the answer went (the flow's proposeDelivered): called
-   * once per answer, after the confirm that marked it delivered.
+   * once per answer, after the confirm that marked it delivered, or for an
+   * item offered for its proposal alone (the bot that delivered it died first).
    */
   proposePr?: (item: DeliveryItem) => Promise<void>;
   /** Told of each item delivered and confirmed: for the bot's metrics. */
@@ -84,6 +85,11 @@ export class DeliveryLoop {
     if (this.opts.answering?.has(item.roomId, item.key)) return;
     const span = deliverySpan(this.opts.tracing, this.opts.platform, item);
     try {
+      // The answer was delivered and confirmed by a bot that died before it posted the proposal after it: only that is left.
+      if (item.proposalOnly) {
+        if (item.messageId) await span.within("duet.propose", () => this.propose(item, item.messageId!), { kind: "client" });
+        return;
+      }
       const secrets = this.opts.secrets ?? [];
       const messageId = await span.within("chat.deliver", () => this.opts.deliver({ ...item, answer: redactAnswer(item.answer, secrets), question: redactSecrets(item.question, secrets) }), { kind: "client" });
       span.set({ "duet.delivery.posted": messageId !== null });
@@ -91,7 +97,7 @@ export class DeliveryLoop {
         const confirmed = await span.within("duet.confirm", () => this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId }), { kind: "client" });
         this.opts.onDelivered?.(item);
         // Only the confirm that delivered it proposes: a second bot's or a retried confirm of the same answer does not.
-        if (confirmed.first && item.answer.pr) await this.opts.proposePr?.(item);
+        if (confirmed.first && item.answer.pr) await this.propose(item, messageId);
       }
     } catch (err) {
       span.fail(errorName(err));
@@ -100,6 +106,17 @@ export class DeliveryLoop {
       span.end();
       this.opts.tracing?.flush();
     }
+  }
+
+  /**
+   * Proposes the change of a delivered answer that ended with `<pr>`, then
+   * tells the room it was posted: until then the room keeps offering it, so
+   * a bot that dies in between leaves it to the next.
+   */
+  private async propose(item: DeliveryItem, messageId: string): Promise<void> {
+    if (!this.opts.proposePr) return;
+    await this.opts.proposePr(item);
+    await this.opts.worker.confirmDelivery(item.roomId, { key: item.key, messageId, proposed: true });
   }
 
   private pause(): Promise<void> {

@@ -18,6 +18,12 @@ export const deliveryConfirmSchema = z.object({
   key: z.string().min(1, "Key cannot be empty").max(IDEMPOTENCY_KEY_MAX_CHARS),
   messageId: messageIdField,
   final: z.boolean().default(true),
+  /**
+   * The proposal that follows an answer ending with the model's `<pr>` was
+   * posted (or its failure said) after the answer `messageId`: the room stops
+   * offering it. Until then an answer confirmed delivered still waits for it.
+   */
+  proposed: z.boolean().optional(),
 });
 export type DeliveryConfirm = z.input<typeof deliveryConfirmSchema>;
 /**
@@ -53,6 +59,12 @@ export const deliveryItemSchema = z.object({
   answeredAt: z.number().optional(),
   /** The turn's W3C `traceparent`: the bot's delivery span joins the turn's trace (a malformed one starts a new trace). */
   traceparent: z.string().max(512).optional(),
+  /**
+   * The answer is posted (as `messageId`) and confirmed; the proposal after it
+   * (the model's `<pr>`) is not: the bot that delivered it died before posting
+   * it. Only the proposal is to be posted, then confirmed with `proposed`.
+   */
+  proposalOnly: z.boolean().optional(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });

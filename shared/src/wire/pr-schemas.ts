@@ -60,6 +60,8 @@ export const prProposalSchema = z.object({
   credit: prCreditSchema.optional(),
   /** The pull request this proposal updates (an earlier one from this room was opened on its branch). */
   updates: z.object({ url: z.string(), number: z.number() }).optional(),
+  /** A plain git remote: opening pushes the branch and opens no pull request. */
+  branchOnly: z.boolean().optional(),
   at: z.number(),
 });
 export type PrProposal = z.infer<typeof prProposalSchema>;

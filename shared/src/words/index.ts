@@ -19,7 +19,7 @@ export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, HELP_INTRO, WOR
 export { queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
-export { PR_WORDS, prDecidedLine, prDiffBlock, prOpenedText, prProposalHead } from "./pr.ts";
+export { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, prProposedNotice } from "./pr.ts";
 export { prClosedText, prCommentAsk, prCommentNote, prMergedText, prReplyText, type CommentPlace } from "./pr-notes.ts";
 export { describeTools, describeToolsEvent, describeToolsReply, TOOLS_WORDS, type ToolsEvent, type ToolsListing } from "./tools.ts";
 export { checkedOutText, checkoutFailedText, describeRepo, describeRepoReply, GITHUB_NOT_CONFIGURED, notInstalledText, REPO_WORDS, type RepoEvent } from "./repo.ts";

@@ -14,6 +14,8 @@ export const PR_WORDS = {
   refusedWhat: "open or skip pull requests here; nothing was pushed.",
   /** The buttons' hint under a proposal. */
   hint: "Open pushes this change to its branch and opens the pull request; Skip drops it.",
+  /** The buttons' hint under a proposal for a plain git remote, which has no pull requests. */
+  branchHint: "Open pushes this change to its branch on the git remote (a plain git remote: no pull request is opened); Skip drops it.",
   /** Linked, not checked out: the next turn checks it out. */
   notCheckedOut: (repo: string) => `${repo} is not checked out here yet: ask Duet something and its turn checks it out first, then there is a change to propose.`,
   /** A second click on Open: the link, for the clicker. */
@@ -30,11 +32,23 @@ export function sentence(line: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
+/** The hint under a proposal's buttons: what Open does where the repository is hosted. */
+export function prHint(p: PrProposal): string {
+  return p.branchOnly ? PR_WORDS.branchHint : PR_WORDS.hint;
+}
+
+/** A proposal's one-line notification (the text a client shows for its blocks); `title` already escaped for the platform. */
+export function prProposedNotice(p: PrProposal, title: string): string {
+  return `${p.branchOnly ? "Branch" : "Pull request"} proposed: ${title}`;
+}
+
 /** The lines above the diff: who proposed what, where to, and what it holds. */
 export function prProposalHead(p: PrProposal, name: Naming): string {
   const updates = p.updates ? ` (updates #${p.updates.number})` : "";
+  // A plain git remote takes a branch, and has no pull request to open.
+  const what = p.branchOnly ? `a branch on ${name.command(p.repo)} off ${name.command(p.base)} (a plain git remote: no pull request)` : `a pull request to ${name.command(p.repo)} (${name.command(p.base)})${updates}`;
   return [
-    `${name.person(p.requestedBy)} proposes a pull request to ${name.command(p.repo)} (${name.command(p.base)})${updates}: ${name.command(p.title.replace(/`/g, "'"))}`,
+    `${name.person(p.requestedBy)} proposes ${what}: ${name.command(p.title.replace(/`/g, "'"))}`,
     `Branch ${name.command(p.branch)} · ${p.diffstat}`,
   ].join("\n");
 }

@@ -46,9 +46,24 @@ export class Outbox {
     await this.armAt(now + this.graceMs);
   }
 
-  /** A bot posted (final: false) or finished posting (final: true) the answer under `key`. */
-  confirm(req: DeliveryConfirm, running: (key: string) => boolean, now = Date.now()): { confirmed: boolean; first?: true } {
+  /**
+   * A bot posted (final: false) or finished posting (final: true) the answer
+   * under `key`, or (proposed: true) posted the proposal that follows an
+   * answer ending with the model's `<pr>`. Until that proposal is confirmed,
+   * the answer stays in the outbox, leased for DELIVERY_LEASE_MS to the bot
+   * that confirmed the answer: a bot that dies before posting the proposal
+   * leaves it to the feed, which offers it alone (proposalOnly).
+   */
+  async confirm(req: DeliveryConfirm, running: (key: string) => boolean, now = Date.now()): Promise<{ confirmed: boolean; first?: true }> {
     const row = this.rows.find(req.key);
+    if (row && req.proposed) {
+      if (row.delivered === null) return { confirmed: false };
+      if (row.prPending) {
+        this.rows.proposed(row.slot);
+        if (this.announced.has(row.platform) && this.rows.waiting(row.platform, now) === 0) this.settle(row.platform);
+      }
+      return { confirmed: true };
+    }
     if (!row) {
       if (!req.final && running(req.key)) {
         this.postedEarly.set(req.key, req.messageId);
@@ -66,7 +81,10 @@ export class Outbox {
       this.rows.posted(row.slot, req.messageId);
       return { confirmed: false };
     }
-    this.rows.delivered(row.slot, req.messageId);
+    // A proposal follows: a bot that dies before posting it leaves it to the feed once the lease ends.
+    const proposalLease = row.hasPr ? now + DELIVERY_LEASE_MS : null;
+    this.rows.delivered(row.slot, req.messageId, proposalLease);
+    if (proposalLease !== null) await this.armAt(proposalLease);
     const platform = row.platform;
     // Claimed through the feed, or announced there by this instance: take the room off once nothing else waits.
     if ((row.leased || this.announced.has(platform)) && this.rows.waiting(platform, now) === 0) this.settle(platform);
@@ -91,7 +109,14 @@ export class Outbox {
     const leaseUntil = now + DELIVERY_LEASE_MS;
     const items = this.rows
       .lease(platform, now - this.graceMs, now, leaseUntil)
-      .map(({ answer, traceparent, ...waiting }): DeliveryItem => ({ roomId: this.roomId, ...waiting, answer: { ...answer, messages: [] }, leaseUntil, ...(traceparent ? { traceparent } : {}) }));
+      .map(({ answer, traceparent, proposalOnly, ...waiting }): DeliveryItem => ({
+        roomId: this.roomId,
+        ...waiting,
+        answer: { ...answer, messages: [] },
+        leaseUntil,
+        ...(traceparent ? { traceparent } : {}),
+        ...(proposalOnly ? { proposalOnly } : {}),
+      }));
     if (!items.length && this.rows.waiting(platform, now) === 0) this.settle(platform);
     return items;
   }

@@ -140,7 +140,7 @@ export class DuetAgent extends Agent<Env> {
 
   /** A bot posted (or finished posting) a turn's answer. */
   async confirmDelivery(req: DeliveryConfirm): Promise<Outcome> {
-    return guard(async () => ok(this.room.outbox.confirm(req, (key) => this.room.turns.running(key))));
+    return guard(async () => ok(await this.room.outbox.confirm(req, (key) => this.room.turns.running(key))));
   }
 
   /** A bot still posting a turn's answer keeps it leased to itself. */

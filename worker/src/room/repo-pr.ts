@@ -179,6 +179,8 @@ export class RepoPr {
       ...(credit ? { credit } : {}),
       // A branch on a plain git remote (no number) is pushed onto again, but updates no pull request.
       ...(same && before.opened && before.opened.number > 0 ? { updates: { url: before.opened.url, number: before.opened.number } } : {}),
+      // With no App, opening pushes to the plain git remote: the proposal says a branch, not a pull request.
+      ...(!this.deps.github() && this.deps.gitRemote() ? { branchOnly: true } : {}),
       at: this.now(),
     };
     this.deps.record(proposal, Boolean(same));
@@ -219,7 +221,7 @@ export class RepoPr {
   private async openOnce(id: string, userId: string, threadUrl: string | undefined): Promise<PrOpened> {
     const held = this.held(id);
     const { proposal, opened } = held;
-    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch, already: true };
+    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch, already: true, ...(opened.number === 0 ? { branchOnly: true } : {}) };
     if (held.skipped) throw new DuetError("already_decided", "this change was skipped, so it was not opened: propose it again");
     const github = this.deps.github();
     const remote = github ? null : this.deps.gitRemote();

@@ -6,7 +6,8 @@ type Row = Record<string, SqlStorageValue>;
 /**
  * The outbox's columns in the turn's own row (duet_ledger): where the answer
  * goes, what a bot posted for it, the platform id it was confirmed with, and
- * the lease of the bot delivering it. The ledger makes a new table with them
+ * the lease of the bot delivering it, and whether the proposal that follows an
+ * answer ending with the model's `<pr>` is still to be posted. The ledger makes a new table with them
  * and adds them to an older one (a new column costs no row of the turns written).
  */
 export const DELIVERY_COLUMNS: Readonly<Record<string, string>> = {
@@ -14,10 +15,14 @@ export const DELIVERY_COLUMNS: Readonly<Record<string, string>> = {
   posted: "TEXT",
   delivered: "TEXT",
   lease_until: "INTEGER",
+  pr_pending: "INTEGER",
 };
 
-/** Answered, sent somewhere, not yet confirmed, and young enough to still matter (a day, as replays). */
-const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND delivered IS NULL AND received_at > ?`;
+/**
+ * Answered, sent somewhere, not yet confirmed (or confirmed with its `<pr>`
+ * proposal not yet posted), and young enough to still matter (a day, as replays).
+ */
+const UNDELIVERED = `status = 'done' AND deliver IS NOT NULL AND (delivered IS NULL OR pr_pending = 1) AND received_at > ?`;
 /** A scheduled run's answer, or what GitHub's webhook brought (a note, a comment's answer): no bot follows its turn live, so it is offered at once, without the grace time. */
 const SCHEDULED = `(json_extract(deliver, '$.place.schedule') IS NOT NULL OR json_extract(deliver, '$.place.github') IS NOT NULL)`;
 
@@ -45,6 +50,10 @@ export interface DeliveryState {
   /** Whether a bot holds or held a lease on it (claimed through the feed, or held while posting). */
   leased: boolean;
   platform: DeliveryPlatform;
+  /** The answer ended with the model's `<pr>`: a proposal follows it. */
+  hasPr: boolean;
+  /** Delivered, and the proposal after it not yet posted. */
+  prPending: boolean;
 }
 
 /** An answer waiting for delivery, as the outbox hands it to a bot. */
@@ -59,6 +68,8 @@ export interface WaitingAnswer {
   answeredAt: number;
   /** The turn's `traceparent`: the delivery's span joins the turn's trace under it. */
   traceparent: string | null;
+  /** The answer is posted (as `messageId`); only the proposal after it waits. */
+  proposalOnly: boolean;
 }
 
 /**
@@ -73,7 +84,7 @@ export class DeliveryRows {
   find(key: string): DeliveryState | null {
     const row = this.sql
       .exec<Row>(
-        `SELECT slot, status, delivered, lease_until, json_extract(deliver, '$.platform') AS platform FROM duet_ledger
+        `SELECT slot, status, delivered, lease_until, pr_pending, json_extract(answer, '$.pr') IS NOT NULL AS has_pr, json_extract(deliver, '$.platform') AS platform FROM duet_ledger
          WHERE kind = 'message' AND idem_key = ? AND deliver IS NOT NULL ORDER BY seq DESC LIMIT 1`,
         key,
       )
@@ -85,6 +96,8 @@ export class DeliveryRows {
       delivered: row.delivered === null ? null : String(row.delivered),
       leased: row.lease_until !== null,
       platform: String(row.platform) as DeliveryPlatform,
+      hasPr: Number(row.has_pr) === 1,
+      prPending: Number(row.pr_pending) === 1,
     };
   }
 
@@ -93,9 +106,21 @@ export class DeliveryRows {
     this.sql.exec(`UPDATE duet_ledger SET posted = ? WHERE slot = ?`, messageId, slot);
   }
 
-  /** The answer in `slot` was delivered as `messageId`: no lease, nothing posted left to edit. */
-  delivered(slot: number, messageId: string): void {
-    this.sql.exec(`UPDATE duet_ledger SET delivered = ?, posted = NULL, lease_until = NULL WHERE slot = ?`, messageId, slot);
+  /**
+   * The answer in `slot` was delivered as `messageId`: nothing posted left to
+   * edit. `proposalLease`: a proposal follows it, leased to the bot that
+   * confirmed until then; null: nothing follows, no lease.
+   */
+  delivered(slot: number, messageId: string, proposalLease: number | null): void {
+    this.sql.exec(
+      `UPDATE duet_ledger SET delivered = ?, posted = NULL, lease_until = ?, pr_pending = ? WHERE slot = ?`,
+      messageId, proposalLease, proposalLease === null ? null : 1, slot,
+    );
+  }
+
+  /** The proposal after the answer in `slot` was posted: nothing of it waits. */
+  proposed(slot: number): void {
+    this.sql.exec(`UPDATE duet_ledger SET pr_pending = NULL, lease_until = NULL WHERE slot = ?`, slot);
   }
 
   /** Leases the undelivered answer under `key` until `until` (never shortening a lease); false when none waits. */
@@ -115,7 +140,7 @@ export class DeliveryRows {
   lease(platform: DeliveryPlatform, answeredBy: number, now: number, leaseUntil: number): WaitingAnswer[] {
     const rows = this.sql
       .exec<Row>(
-        `SELECT slot, idem_key, user_id, question, reply, answer, deliver, posted, answered_at FROM duet_ledger
+        `SELECT slot, idem_key, user_id, question, reply, answer, deliver, posted, delivered, pr_pending, answered_at FROM duet_ledger
          WHERE ${UNDELIVERED} AND json_extract(deliver, '$.platform') = ? AND (answered_at <= ? OR ${SCHEDULED}) AND (lease_until IS NULL OR lease_until <= ?)
          ORDER BY seq`,
         now - IDEMPOTENCY_TTL_MS, platform, answeredBy, now,
@@ -125,10 +150,13 @@ export class DeliveryRows {
       this.sql.exec(`UPDATE duet_ledger SET lease_until = ? WHERE slot = ?`, leaseUntil, r.slot);
       // A row kept only for delivery (not in the history) holds its reply in the answer.
       const stored = JSON.parse(String(r.answer)) as StoredAnswer;
+      const proposalOnly = r.delivered !== null && Number(r.pr_pending) === 1;
+      const messageId = proposalOnly ? r.delivered : r.posted;
       return {
         key: String(r.idem_key),
         ...readDeliverColumn(r.deliver),
-        messageId: r.posted === null ? null : String(r.posted),
+        messageId: messageId === null ? null : String(messageId),
+        proposalOnly,
         question: String(r.question),
         userId: r.user_id === null ? null : String(r.user_id),
         answer: { ...stored, reply: r.reply === null ? stored.reply : String(r.reply) },

@@ -1,4 +1,4 @@
-import { PR_PROPOSAL_ID_PATTERN, PR_WORDS, prDecidedLine, prDiffBlock, prOpenedText, prProposalHead, type PrOpened, type PrProposal } from "@duet/shared";
+import { PR_PROPOSAL_ID_PATTERN, PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, type PrOpened, type PrProposal } from "@duet/shared";
 import type { RowJson } from "./approval-buttons.ts";
 import { NAMING } from "./render-control.ts";
 
@@ -32,7 +32,7 @@ export function readPrCustomId(customId: string): PrButton | null {
 
 export function prProposalPart(p: PrProposal): { content: string; components: RowJson[] } {
   const head = `🔀 ${prProposalHead(p, NAMING)}`;
-  const hint = `*${PR_WORDS.hint}*`;
+  const hint = `*${prHint(p)}*`;
   // The diff is the model's data: fenced, cut at a line end so the whole message fits Discord's 2,000 characters.
   const diff = prDiffBlock(p.diffHead, MESSAGE_MAX_CHARS - head.length - hint.length - 4);
   const content = `${head}\n${diff}\n${hint}`.slice(0, MESSAGE_MAX_CHARS);
@@ -51,7 +51,8 @@ export function prProposalPart(p: PrProposal): { content: string; components: Ro
 /** The proposal's content once decided: its hint gives way to what became of it; its buttons go. */
 export function withPrDecision(content: string, decision: { opened: PrOpened; by: string } | { skippedBy: string }): { content: string; components: RowJson[] } {
   const mark = "opened" in decision ? "✅" : "⏭️";
-  const kept = content.split("\n").filter((l) => l !== `*${PR_WORDS.hint}*`);
+  const hints = [PR_WORDS.hint, PR_WORDS.branchHint].map((h) => `*${h}*`);
+  const kept = content.split("\n").filter((l) => !hints.includes(l));
   return { content: [...kept, `${mark} ${prDecidedLine(decision, NAMING)}`].join("\n").slice(0, MESSAGE_MAX_CHARS), components: [] };
 }
 

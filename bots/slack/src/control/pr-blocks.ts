@@ -1,4 +1,4 @@
-import { PR_WORDS, prDecidedLine, prDiffBlock, prOpenedText, prProposalHead, type PrOpened, type PrProposal } from "@duet/shared";
+import { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, prProposedNotice, type PrOpened, type PrProposal } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Rendered } from "../rendered.ts";
@@ -29,7 +29,7 @@ export function prProposalBlocks(p: PrProposal, room: string): Rendered {
   const blocks: Block[] = [
     section(head),
     section(diff),
-    context(PR_WORDS.hint),
+    context(prHint(p)),
     {
       type: "actions",
       block_id: `${BLOCK_PREFIX}${p.id}`,
@@ -39,14 +39,14 @@ export function prProposalBlocks(p: PrProposal, room: string): Rendered {
       ],
     },
   ];
-  return { text: `Pull request proposed: ${escapeSlack(p.title).slice(0, 120)}`, blocks, uploads: [] };
+  return { text: prProposedNotice(p, escapeSlack(p.title).slice(0, 120)), blocks, uploads: [] };
 }
 
 /** `blocks` with the proposal's buttons (and their hint) replaced by what became of it. */
 export function withPrDecision(blocks: Block[], proposalId: string, decision: { opened: PrOpened; by: string } | { skippedBy: string }): Block[] {
   const mark = "opened" in decision ? ":white_check_mark:" : ":next_track_button:";
   const line = context(`${mark} ${prDecidedLine(decision, NAMING)}`);
-  return blocks.filter((b) => !(b.type === "context" && JSON.stringify(b).includes(PR_WORDS.hint))).map((b) => (b.block_id === `${BLOCK_PREFIX}${proposalId}` ? line : b));
+  return blocks.filter((b) => !(b.type === "context" && [PR_WORDS.hint, PR_WORDS.branchHint].some((h) => JSON.stringify(b).includes(h)))).map((b) => (b.block_id === `${BLOCK_PREFIX}${proposalId}` ? line : b));
 }
 
 export function renderPrOpened(opened: PrOpened, by: string): Rendered {
