@@ -27,7 +27,7 @@ export { RecentIds, DEDUPE_TTL_MS } from "./recent-ids.ts";
 export { DeliveryClaims, newClaimant } from "./delivery-claims.ts";
 export { keepRenewing } from "./renew.ts";
 export { InFlight, DRAIN_MS } from "./in-flight.ts";
-export { AskOrder, ASK_ORDER_WAIT_MAX_MS, type AskPlace } from "./ask-order.ts";
+export { AskOrder, ASK_ORDER_HEADER, ASK_ORDER_WAIT_MAX_MS, type AskPlace, type AskTicket, parseAskTicket } from "./ask-order.ts";
 export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./answers-in-flight.ts";
 export { replicaPosting, WorkerPaceSlots } from "./pace-slots.ts";
 export {
