@@ -28,7 +28,7 @@ const BURST = 50;
 const SPACING_MS = 20;
 const LOOKUPS = 200;
 
-interface Setup {
+export interface Setup {
   slack: FakeSlack;
   arrivals: Arrivals;
   bots: BotProcess[];
@@ -36,7 +36,7 @@ interface Setup {
   close(): Promise<void>;
 }
 
-async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
+export async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
@@ -57,7 +57,7 @@ async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   };
 }
 
-async function post(url: string, payload: unknown): Promise<{ sentAt: number; ack: number }> {
+export async function post(url: string, payload: unknown): Promise<{ sentAt: number; ack: number }> {
   const body = JSON.stringify(payload);
   const timestamp = Math.floor(Date.now() / 1000);
   const sentAt = performance.now();
