@@ -8,6 +8,7 @@ import type { Result } from "./stats.ts";
 import type { BotBenchOptions } from "./suites/bot-common.ts";
 import { atOnceSuite } from "./suites/at-once.ts";
 import { bundleSize } from "./suites/bundle.ts";
+import { burstSuite } from "./suites/burst.ts";
 import { discordLiveSuite, discordSuite } from "./suites/discord.ts";
 import { filesSuite } from "./suites/files.ts";
 import { OUTBOX_GRACE_MS, outboxSuite } from "./suites/outbox.ts";
@@ -52,7 +53,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once", "tools"] as const;
+const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once", "tools", "burst"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -149,6 +150,15 @@ async function main(): Promise<void> {
     try {
       await stack.client.message("cli-bench-warm", { text: "SAY: warm <run>true</run>" });
       await suite("at-once", "slack (built): 200 at once, CPU per turn and first words", () => atOnceSuite(stack));
+    } finally {
+      await stack.stop();
+    }
+  }
+  if (on("burst")) {
+    const stack = await startBenchStack({ instantExecutor: true });
+    try {
+      await stack.client.message("cli-bench-warm", { text: "SAY: warm" });
+      await suite("burst", "one busy channel: 50 mentions in 1 s, one and two replicas", () => burstSuite(stack));
     } finally {
       await stack.stop();
     }

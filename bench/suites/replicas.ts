@@ -29,7 +29,7 @@ const BURST = 50;
 const SPACING_MS = 20;
 const LOOKUPS = 200;
 
-interface Setup {
+export interface Setup {
   slack: FakeSlack;
   arrivals: Arrivals;
   bots: BotProcess[];
@@ -37,7 +37,7 @@ interface Setup {
   close(): Promise<void>;
 }
 
-async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
+export async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
@@ -58,7 +58,7 @@ async function startSetup(stack: BenchStack, replicas: number): Promise<Setup> {
   };
 }
 
-const post = (url: string, payload: unknown) => postSlackEvent(url, SECRET, payload);
+export const post = (url: string, payload: unknown) => postSlackEvent(url, SECRET, payload);
 
 /** The arrival times of each channel's new messages (chat.postMessage / chat.startStream), in order. */
 function newMessageTimes(slack: FakeSlack): number[][] {

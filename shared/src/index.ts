@@ -27,7 +27,7 @@ export { RecentIds, DEDUPE_TTL_MS } from "./bot/recent-ids.ts";
 export { DeliveryClaims, newClaimant } from "./outbox/delivery-claims.ts";
 export { keepRenewing } from "./bot/renew.ts";
 export { InFlight, DRAIN_MS } from "./bot/in-flight.ts";
-export { AskOrder, ASK_ORDER_WAIT_MAX_MS, type AskPlace } from "./bot/ask-order.ts";
+export { AskOrder, ASK_ORDER_HEADER, ASK_ORDER_WAIT_MAX_MS, type AskPlace, type AskTicket, parseAskTicket } from "./bot/ask-order.ts";
 export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./bot/answers-in-flight.ts";
 export { replicaPosting, WorkerPaceSlots } from "./outbox/pace-slots.ts";
 export {

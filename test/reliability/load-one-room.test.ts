@@ -22,7 +22,8 @@ let bot: BotHandle;
 
 startedForTests(
   async () => {
-    const r = await startRig();
+    // The first answer is held while fifty asks join the line: longer than the stack's short model deadline.
+    const r = await startRig({ MODEL_TIMEOUT_MS: "60000" });
     const s = await startFakeSlack();
     const b = await startBot(s, r.stack);
     return { r, s, b, stop: async () => (await b.stop(), await s.close(), await r.stop()) };

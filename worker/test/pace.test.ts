@@ -37,6 +37,21 @@ describe("PaceSlots: a scope's channel slots", () => {
     expect(waits).toEqual([0, 1_000 + PACE_SHARED_MARGIN_MS, 2_000 + PACE_SHARED_MARGIN_MS, 7_000 + 2 * PACE_SHARED_MARGIN_MS]);
   });
 
+  it("a slot after another process's counts from that process's end once heard, never later than the margin allows", async () => {
+    const seen = await runInDurableObject(stub(freshScope()), (o: PaceSlots) => {
+      const waits = [o.reserve(0, "C1", 1_000, "A")];
+      const endedA = o.ended(40, "C1", "A"); // A's message posted 40 ms into its slot
+      waits.push(o.reserve(50, "C1", 1_000, "B")); // the interval after A's end: 1,040
+      o.ended(1_400, "C1", "B"); // B's posted late, 360 ms into its slot
+      waits.push(o.reserve(1_410, "C1", 1_000, "A")); // its end + interval (2,400) is past the margin's 2,290: the margin's
+      waits.push(o.reserve(1_420, "C1", 1_000, "B")); // after A's slot, its end not heard: interval + margin after it
+      return { waits, endedA, again: o.ended(60, "C1", "A"), unknown: o.ended(60, "C9", "A") };
+    });
+    expect(seen.waits).toEqual([0, 990, 2_290 - 1_410, 2_290 + 1_000 + PACE_SHARED_MARGIN_MS - 1_420]);
+    // An end is heard once per slot; a channel or holder without a slot begun has none to end.
+    expect([seen.endedA, seen.again, seen.unknown]).toEqual([true, false, false]);
+  });
+
   it("forgets channels whose last slot is long past once many are kept, and keeps the busy ones", async () => {
     const left = await runInDurableObject(stub(freshScope()), (o: PaceSlots) => {
       for (let i = 0; i < 300; i++) o.reserve(0, `old-${i}`, 1_000, "A");
@@ -70,6 +85,20 @@ describe("/api/pace", () => {
     expect(await waitOf("slack-T1", { channel })).toBeGreaterThan(0);
     expect(await waitOf("slack-T1", { channel: freshChannel() })).toBe(0);
     expect(await waitOf("slack-T2", { channel })).toBe(0);
+  });
+
+  it("an end is answered whether a slot heard it, and a malformed one is refused with 400", async () => {
+    const channel = freshChannel();
+    const scope = freshScope();
+    const end = (json: unknown) => api(`/api/pace/${scope}/end`, { method: "POST", json });
+    expect(await waitOf(scope, { channel, holder: "A" })).toBe(0);
+    expect(await (await end({ channel, holder: "A" })).json()).toEqual({ ended: true });
+    expect(await (await end({ channel, holder: "A" })).json()).toEqual({ ended: false });
+    expect(await (await end({ channel: freshChannel(), holder: "A" })).json()).toEqual({ ended: false });
+    for (const json of [{ channel }, { channel, holder: "" }, { channel: "", holder: "A" }, { channel, holder: "h".repeat(101) }]) {
+      const res = await end(json);
+      expect(res.status, JSON.stringify(json)).toBe(400);
+    }
   });
 
   it("refuses a bad scope, an empty, oversized or hostile channel, a bad interval and malformed JSON with 400", async () => {

@@ -165,24 +165,29 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
   }
   // The question's place among this channel's questions is taken as it arrives, before the look-ups below.
   const inLine = askClaims ? deps.flow.order?.take(kind.roomFor(parsed.place, deps.scope)) : undefined;
-  const working = span.within("chat.react", () => claimAndShowWorking(out, msg), { kind: "client" });
-  if (!askClaims && (await working) === "taken") {
-    logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
-    return;
-  }
-  const room = kind.roomFor(parsed.place, deps.scope);
-  const threadTs = kind.replyIn(parsed.place);
-  const teamId = parsed.place.teamId;
-  const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
-  const files = deps.files.surface({ channel: msg.channel, threadTs });
-  const own = kind.turn?.(parsed.place, threadTs);
-  const surface = conversationSurface(out, own?.status ?? deps.status.at(msg.channel, threadTs), { channel: msg.channel, threadTs, user: e.user, room, live, files });
-  span.set({ "gen_ai.conversation.id": room });
-  const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
-  const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts, ...(kind.pane ? { pane: true } : {}) }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
-  if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
-  const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
-  const outcome = await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint);
+  // A question that fails before it is asked still lets the next one in its channel go.
+  const asked = await (async () => {
+    const working = span.within("chat.react", () => claimAndShowWorking(out, msg), { kind: "client" });
+    if (!askClaims && (await working) === "taken") {
+      logger.info(`Event ${parsed.eventId}: the message already carries Duet's claim; another delivery answers it`);
+      return null;
+    }
+    const room = kind.roomFor(parsed.place, deps.scope);
+    const threadTs = kind.replyIn(parsed.place);
+    const teamId = parsed.place.teamId;
+    const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
+    const files = deps.files.surface({ channel: msg.channel, threadTs });
+    const own = kind.turn?.(parsed.place, threadTs);
+    const surface = conversationSurface(out, own?.status ?? deps.status.at(msg.channel, threadTs), { channel: msg.channel, threadTs, user: e.user, room, live, files });
+    span.set({ "gen_ai.conversation.id": room });
+    const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
+    const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts, ...(kind.pane ? { pane: true } : {}) }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
+    if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
+    const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
+    return { outcome: await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint), working, own };
+  })().finally(() => inLine?.admitted());
+  if (!asked) return;
+  const { outcome, working, own } = asked;
   await working;
   if (outcome === "elsewhere") {
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId} (another delivery of it asked the room first)`);

@@ -1,43 +1,61 @@
 import { describe, expect, it } from "vitest";
-import { AskOrder } from "./ask-order.ts";
+import { AskOrder, parseAskTicket } from "./ask-order.ts";
 
-const settle = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
+/** Every promise already settled has run its callbacks (a macrotask runs after all pending microtasks). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("AskOrder", () => {
-  it("lets an ask go only once the asks placed before it for the same room were admitted, whatever order they got ready in", async () => {
+  it("numbers each place and names the room's place before it while that one is not admitted", () => {
+    const order = new AskOrder();
+    const [a, b] = [order.take("room-1"), order.take("room-1")];
+    const other = order.take("room-2");
+    const ta = parseAskTicket(a.ticket)!;
+    expect(ta.after).toBeUndefined();
+    expect(parseAskTicket(b.ticket)).toEqual({ proc: ta.proc, seq: ta.seq + 1, after: ta.seq });
+    expect(parseAskTicket(other.ticket)!.after).toBeUndefined();
+    a.admitted();
+    b.admitted();
+  });
+
+  it("sends a room's asks in the order they were placed, whatever order they got ready in, without waiting for admission", async () => {
     const order = new AskOrder(60_000);
     const sent: string[] = [];
     const places = ["a", "b", "c"].map((name) => ({ name, place: order.take("room-1") }));
     const other = order.take("room-2");
-    // The last placed is ready first: it still waits for the two before it.
-    for (const { name, place } of [...places].reverse()) void place.ready().then(() => sent.push(name));
+    for (const { name, place } of [...places].reverse().slice(0, 2)) void place.ready().then(() => sent.push(name));
     void other.ready().then(() => sent.push("other room"));
     await settle();
-    expect(sent).toEqual(["a", "other room"]);
-    places[0].place.admitted();
+    // The first is not sent yet (it is still looking up names): the two after it wait; another room does not.
+    expect(sent).toEqual(["other room"]);
+    await places[0].place.ready();
+    sent.push("a");
     await settle();
-    expect(sent).toEqual(["a", "other room", "b"]);
-    places[1].place.admitted();
-    places[1].place.admitted();
-    await settle();
-    expect(sent).toEqual(["a", "other room", "b", "c"]);
-    places[2].place.admitted();
+    // None of them was admitted: the line is the room's to keep.
+    expect(sent).toEqual(["other room", "a", "b", "c"]);
+    for (const { place } of places) place.admitted();
     other.admitted();
     await settle();
     expect(order.rooms).toBe(0);
   });
 
-  it("waits at most its bound for an ask that never says it was admitted", async () => {
+  it("lets the next ask go when the one before will never be sent (admitted without asking), or after its bound", async () => {
     const order = new AskOrder(20);
-    order.take("room-1");
-    const second = order.take("room-1");
+    const empty = order.take("room-1");
+    const next = order.take("room-1");
     let sent = false;
-    const going = second.ready().then(() => (sent = true));
+    void next.ready().then(() => (sent = true));
     await settle();
     expect(sent).toBe(false);
-    await going;
+    empty.admitted();
+    await settle();
     expect(sent).toBe(true);
+    order.take("room-2");
+    await order.take("room-2").ready();
+  });
+
+  it("reads only well-formed tickets", () => {
+    expect(parseAskTicket("p-1:3")).toEqual({ proc: "p-1", seq: 3 });
+    expect(parseAskTicket("p-1:3:2")).toEqual({ proc: "p-1", seq: 3, after: 2 });
+    for (const bad of ["", "p:", ":1", "p:x", "p:1:2:3", "p q:1", `${"p".repeat(65)}:1`]) expect(parseAskTicket(bad)).toBeNull();
   });
 });

@@ -1,49 +1,97 @@
 /**
- * Questions to one room leave this process in the order people asked them.
- * A front end takes a place when the question arrives (before it looks up
- * names or files, calls whose answers come back in any order); the ask waits
- * until the asks placed before it were admitted by the room (its first answer
- * came back), then goes. So a busy channel's questions join the room's line in
- * the order they were asked, and are told their places and answered in it.
+ * Questions to one room go in the order people asked them. A front end takes
+ * a place when the question arrives (before it looks up names or files, calls
+ * whose answers come back in any order); the ask is sent once the ask placed
+ * before it was sent, and carries its place (ASK_ORDER_HEADER: this process,
+ * its number, and the number of the ask before it to the same room). The room
+ * admits an ask only once the one before it reached the room (or
+ * ASK_ORDER_WAIT_MAX_MS passed), so two asks sent a moment apart, whose
+ * requests may overtake each other on the way, still join the line in the
+ * order asked. Asks are not held for the one before to be admitted: a burst's
+ * fifty asks are all in the room's line within about one round trip, so each
+ * person is told their place at once, however slow a round trip is.
  *
- * A place never waits longer than ASK_ORDER_WAIT_MAX_MS for the one before it:
- * an ask that never reaches the Worker, or a front end that never asks (an
- * empty mention), holds the others back that long at most.
+ * An ask never sent (its front end failed before asking, or never asks, as for
+ * an empty mention) holds the next one ASK_ORDER_LINE_MAX_MS at most, though
+ * the front ends say `admitted` for those at once.
  */
 
+/** The header an ask's place travels in: `<process>:<number>[:<number of the ask before>]`. */
+export const ASK_ORDER_HEADER = "duet-ask-order";
 /**
- * Longest wait for the ask before. Admission takes a round trip to the room
- * (tens of milliseconds; a room's very first request, seconds on a busy
- * machine), and an ask that failed lets the next go at once; a longer wait
- * would only hold a channel's questions behind one that hangs.
+ * Longest the room waits for the ask before to reach it. That ask was sent
+ * first, so it is normally there within milliseconds; one lost on the way (a
+ * front end that failed, a connection refused) holds the next this long.
  */
 export const ASK_ORDER_WAIT_MAX_MS = 5_000;
+/** Longest a front end waits for the ask placed before to be sent at all (it may be looking up names or files). */
+export const ASK_ORDER_LINE_MAX_MS = 60_000;
+
+/** An ask's place, as the room reads it from ASK_ORDER_HEADER. */
+export interface AskTicket {
+  /** The asking process (any id of its own). */
+  proc: string;
+  /** This ask's number in the process. */
+  seq: number;
+  /** The number of the ask placed before it to the same room, when that one was not yet admitted. */
+  after?: number;
+}
+
+const TICKET = /^([A-Za-z0-9-]{1,64}):(\d{1,15})(?::(\d{1,15}))?$/;
+
+/** The ticket in a header's value; null when it is not one. */
+export function parseAskTicket(raw: string): AskTicket | null {
+  const m = TICKET.exec(raw);
+  if (!m) return null;
+  return { proc: m[1], seq: Number(m[2]), ...(m[3] !== undefined ? { after: Number(m[3]) } : {}) };
+}
+
+export const askTicketHeader = (t: AskTicket): string => `${t.proc}:${t.seq}${t.after !== undefined ? `:${t.after}` : ""}`;
 
 export interface AskPlace {
-  /** Resolves when the asks placed before this one were admitted (or the wait ran out). */
+  /** The place as the room reads it (ASK_ORDER_HEADER's value). */
+  readonly ticket: string;
+  /** Resolves when the ask placed before this one was sent (or the wait ran out); this one is then sent. */
   ready(): Promise<void>;
-  /** This ask was admitted (or failed, or was never sent): the next one may go. Idempotent. */
+  /** This ask was admitted (or failed, or was never sent): a quiet room's place is forgotten. Idempotent. */
   admitted(): void;
 }
 
-export class AskOrder {
-  /** Per room, the newest place's admission: the next place waits for it. */
-  private readonly tails = new Map<string, Promise<void>>();
+interface Taken {
+  seq: number;
+  /** Resolves when the ask is sent (its ready() resolved) or done. */
+  sent: Promise<void>;
+  /** Resolves when it was admitted, failed or will never be sent. */
+  done: Promise<void>;
+}
 
-  constructor(private readonly waitMaxMs = ASK_ORDER_WAIT_MAX_MS) {}
+export class AskOrder {
+  /** Per room, the newest place not yet admitted: the next place follows it. */
+  private readonly tails = new Map<string, Taken>();
+  private readonly proc = crypto.randomUUID();
+  private seq = 0;
+
+  constructor(private readonly lineMaxMs = ASK_ORDER_LINE_MAX_MS) {}
 
   /** Takes the next place for `room`, synchronously, behind every place taken before it. */
   take(room: string): AskPlace {
     const before = this.tails.get(room);
     let admit!: () => void;
-    const mine = new Promise<void>((resolve) => (admit = resolve));
+    let send!: () => void;
+    const done = new Promise<void>((resolve) => (admit = resolve));
+    const sent = new Promise<void>((resolve) => (send = resolve));
+    const mine: Taken = { seq: ++this.seq, sent: Promise.race([sent, done]), done };
     this.tails.set(room, mine);
     // The last place admitted leaves nothing behind: a quiet room costs no memory.
-    void mine.then(() => {
+    void done.then(() => {
       if (this.tails.get(room) === mine) this.tails.delete(room);
     });
     return {
-      ready: () => (before ? within(before, this.waitMaxMs) : Promise.resolve()),
+      ticket: askTicketHeader({ proc: this.proc, seq: mine.seq, ...(before ? { after: before.seq } : {}) }),
+      ready: async () => {
+        if (before) await within(before.sent, this.lineMaxMs);
+        send();
+      },
       admitted: () => admit(),
     };
   }

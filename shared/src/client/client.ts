@@ -61,8 +61,9 @@ import {
   type RemoveToolServerQuery,
   type RoomToolsResponse,
 } from "../wire/tool-schemas.ts";
+import { ASK_ORDER_HEADER } from "../bot/ask-order.ts";
 import { CLAIM_HEADER, eventClaimResultSchema, type EventClaimResult } from "../wire/claims.ts";
-import { PACE_ASK_TIMEOUT_MS, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "../wire/pace.ts";
+import { PACE_ASK_TIMEOUT_MS, type PaceEnd, paceEndResultSchema, paceSlotResultSchema, type PaceSlot, type PaceSlotRequest } from "../wire/pace.ts";
 import { TRACEPARENT_HEADER } from "../trace/traceparent.ts";
 import type { z } from "zod";
 
@@ -83,8 +84,9 @@ export class WorkerClient {
   /**
    * `claim`: this delivery's claimant (CLAIM_HEADER); another delivery of the same key is refused with `answered_elsewhere`.
    * `traceparent`: the caller's span, so the room's turn joins its trace.
+   * `order`: the ask's place among this process's asks to the room (ASK_ORDER_HEADER), which the room admits in that order.
    */
-  message(roomId: string, body: MessageRequest, opts: { claim?: string; traceparent?: string } = {}): Promise<MessageResponse> {
+  message(roomId: string, body: MessageRequest, opts: TurnOptions = {}): Promise<MessageResponse> {
     return this.call("POST", `${roomPath(roomId)}/message`, messageResponseSchema, body, Boolean(body.idempotencyKey), undefined, turnHeaders(opts));
   }
 
@@ -99,7 +101,7 @@ export class WorkerClient {
     roomId: string,
     body: MessageRequest,
     onEvent: (e: TurnStreamEvent) => void,
-    opts: { signal?: AbortSignal; claim?: string; traceparent?: string; onAnswered?: (admitted: boolean) => void } = {},
+    opts: TurnOptions & { signal?: AbortSignal; onAnswered?: (admitted: boolean) => void } = {},
   ): Promise<MessageResponse> {
     return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, turnHeaders(opts), opts.onAnswered);
   }
@@ -318,6 +320,16 @@ export class WorkerClient {
   }
 
   /**
+   * Tells the shared pace that this process's new message in `channel` was
+   * posted, so the next process's slot counts from here rather than from a
+   * margin after this one's slot. Not repeated: a late word only lets the
+   * margin decide.
+   */
+  paceEnded(scope: string, body: PaceEnd): Promise<{ ended: boolean }> {
+    return this.call("POST", `/api/pace/${encodeURIComponent(scope)}/end`, paceEndResultSchema, body, false, PACE_ASK_TIMEOUT_MS);
+  }
+
+  /**
    * Claims a platform delivery (`id`) in `scope` (a workspace or guild) for this
    * replica: `first` is false when any replica claimed it already. Repeatable:
    * a lost answer is asked again, and the claim it made answers `first: false`,
@@ -361,9 +373,16 @@ const HEALTH_TIMEOUT_MS = 5_000;
 const DELIVERY_READ_MARGIN_MS = 15_000;
 
 const claimHeaders = (claim: string | undefined): Record<string, string> => (claim ? { [CLAIM_HEADER]: claim } : {});
-const turnHeaders = (opts: { claim?: string; traceparent?: string }): Record<string, string> => ({
+/** What a message request carries beside its body, as headers. */
+interface TurnOptions {
+  claim?: string;
+  traceparent?: string;
+  order?: string;
+}
+const turnHeaders = (opts: TurnOptions): Record<string, string> => ({
   ...claimHeaders(opts.claim),
   ...(opts.traceparent ? { [TRACEPARENT_HEADER]: opts.traceparent } : {}),
+  ...(opts.order ? { [ASK_ORDER_HEADER]: opts.order } : {}),
 });
 
 const toolsPath = (workspace: string) => `/api/tools/${encodeURIComponent(workspace)}`;

@@ -4,6 +4,7 @@ import type { Reply } from "./reply.ts";
 import { withRef } from "./traced.ts";
 import type { ChatSurface } from "./surface.ts";
 import type { FlowDeps, Outcome } from "./types.ts";
+import { fullLineNote } from "../words/queue.ts";
 
 /** How every flow calls the Worker: a failure becomes its words for the person and a line for the operator. */
 
@@ -25,7 +26,7 @@ export function failure(deps: FlowDeps, what: string, room: string, err: unknown
   const { span, asSaid = [] } = how;
   deps.log(`${what} in ${room} failed: ${err instanceof Error ? err.message : String(err)}`);
   const said = err instanceof DuetError && asSaid.includes(err.code);
-  const reply: Reply = { kind: "error", text: said ? (err as DuetError).message : describeForUser(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
+  const reply: Reply = { kind: "error", text: said ? (err as DuetError).message : wordsFor(err), ...(err instanceof DuetError ? { code: err.code } : {}) };
   if (span) {
     // Another delivery of the same event asks the room: nothing failed, and this one posts nothing.
     if (!answeredElsewhere(reply)) span.fail(errorName(err));
@@ -72,3 +73,6 @@ export async function withProgress(deps: FlowDeps, surface: ChatSurface, what: s
     await stop();
   }
 }
+
+/** The sentence for a failure: a full line says its bound; the rest as describeForUser says them. */
+const wordsFor = (err: unknown): string => (err instanceof DuetError && err.code === "room_busy" ? fullLineNote() : describeForUser(err));

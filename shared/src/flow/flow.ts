@@ -75,7 +75,7 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
     await inLine?.ready();
     // Answered whole, the admission is not heard apart from the answer: the next ask goes once this one is sent.
     const call = span.child("POST /message", { kind: "client" });
-    const asked = deps.worker.message(asker.room, request, { ...claimOf(asker), traceparent: call.traceparent }).finally(() => call.end());
+    const asked = deps.worker.message(asker.room, request, { ...claimOf(asker), ...orderOf(inLine), traceparent: call.traceparent }).finally(() => call.end());
     inLine?.admitted();
     const answer = await asked;
     deps.answering?.answered(asker.room, asker.key);
@@ -155,6 +155,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       view.update(live);
     }, {
       ...claimOf(asker),
+      ...orderOf(inLine),
       traceparent: call.traceparent,
       onAnswered: (taken) => {
         admitted ||= taken;
@@ -315,3 +316,6 @@ const lostWorker = (err: unknown): boolean => err instanceof DuetError && (err.c
 
 /** The claim an ask makes on its key, when its front end gives one (see Asker.claim). */
 const claimOf = (asker: Asker): { claim?: string } => (asker.claim ? { claim: asker.claim } : {});
+
+/** The ask's place in its process's line to the room, which the room admits in order. */
+const orderOf = (inLine: AskPlace | undefined): { order?: string } => (inLine ? { order: inLine.ticket } : {});

@@ -88,10 +88,13 @@ describe("ChannelPace", () => {
     /** A shared pace whose answers the test gives by hand; records each channel asked. */
     function sharedSlots() {
       const asked: { channel: string; answer: (ms: number) => void; fail: () => void }[] = [];
+      const ended: { channel: string; at: number }[] = [];
       const slots = {
         wait: (channel: string) => new Promise<number>((resolve, reject) => asked.push({ channel, answer: resolve, fail: () => reject(new Error("unreachable")) })),
+        ended: (channel: string) => void ended.push({ channel, at: now() }),
       };
-      return { asked, slots };
+      let now = () => 0;
+      return { asked, ended, slots, clock: (timers: ManualTimers) => (now = () => timers.now()) };
     }
 
     it("asks it once per new message when the message's turn comes here, and waits the slot it gives", async () => {
@@ -138,6 +141,28 @@ describe("ChannelPace", () => {
       asked[1].answer(5000);
       await timers.advance(0);
       expect(timers.pending).toBe(0);
+    });
+
+    it("tells it when each new message's call ended, whether it went or was refused, so the next process counts from there", async () => {
+      const timers = new ManualTimers();
+      const { asked, ended, slots, clock } = sharedSlots();
+      clock(timers);
+      const pace = new ChannelPace({ intervalMs: 1000, timers, slots });
+      const { post } = channelPosts(timers, 150);
+      const a = pace.run("C1", post("C1", "a"));
+      const b = pace.run("C1", post("C1", "b", true));
+      await timers.advance(0);
+      asked[0].answer(0);
+      await timers.advance(149);
+      expect(ended).toEqual([]);
+      await timers.advance(1);
+      expect(await a).toBe("ts-a");
+      expect(ended).toEqual([{ channel: "C1", at: 150 }]);
+      await timers.advance(1000);
+      asked[1].answer(0);
+      await timers.advance(150);
+      await expect(b).rejects.toThrow("refused b");
+      expect(ended).toEqual([{ channel: "C1", at: 150 }, { channel: "C1", at: 1300 }]);
     });
   });
 });

@@ -27,6 +27,12 @@ import { realTimers, type Timers } from "./throttle.ts";
 /** The pace several processes share: the wait before a new message in `channel` may start. */
 export interface SharedSlots {
   wait(channel: string, intervalMs: number): Promise<number>;
+  /**
+   * The new message this process was given a slot for was posted (its call
+   * ended): the next process's slot in `channel` may count from now. Told
+   * without waiting for an answer; a failure only leaves the margin in force.
+   */
+  ended?(channel: string): void;
 }
 
 export interface ChannelPaceOptions {
@@ -121,6 +127,7 @@ export class ChannelPace {
 
   private async start<R>(channel: string, lane: Lane, create: () => Promise<R>, asked: number): Promise<R> {
     await this.sharedTurn(channel);
+    const shared = this.opts.slots;
     this.opts.onWait?.(this.timers.now() - asked);
     let held = true;
     const release = () => {
@@ -136,6 +143,8 @@ export class ChannelPace {
       return await create();
     } finally {
       release();
+      // Said after every call the shared pace gave a slot to (or would have): the next replica need not wait a margin for it.
+      shared?.ended?.(channel);
     }
   }
 

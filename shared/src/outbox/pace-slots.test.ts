@@ -12,6 +12,7 @@ function fakeWorker() {
       if (state.down) throw new Error("cannot reach the Worker");
       return { waitMs: 250 };
     },
+    paceEnded: async () => ({ ended: true }),
   };
   return { asked, state, worker };
 }

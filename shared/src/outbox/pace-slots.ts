@@ -17,15 +17,12 @@ export class WorkerPaceSlots implements SharedSlots {
   private readonly holder = crypto.randomUUID();
 
   constructor(
-    private readonly worker: Pick<WorkerClient, "paceSlot">,
+    private readonly worker: Pick<WorkerClient, "paceSlot" | "paceEnded">,
     private readonly log: (line: string) => void,
   ) {}
 
   async wait(key: string, intervalMs: number): Promise<number> {
-    const cut = key.lastIndexOf("/");
-    const workspace = cut >= 0 ? key.slice(0, cut) : "";
-    const channel = key.slice(cut + 1);
-    const scope = `slack-${workspace || TOKEN_WORKSPACE}`;
+    const { scope, channel } = placeOf(key);
     try {
       const { waitMs } = await this.worker.paceSlot(scope, { channel, intervalMs, holder: this.holder });
       if (this.failing) this.log("The Worker's channel pace answers again; new messages follow it");
@@ -38,6 +35,19 @@ export class WorkerPaceSlots implements SharedSlots {
       throw err;
     }
   }
+
+  ended(key: string): void {
+    const { scope, channel } = placeOf(key);
+    // Not awaited, not retried: a lost word only leaves the next replica's slot the margin later.
+    this.worker.paceEnded(scope, { channel, holder: this.holder }).catch(() => undefined);
+  }
+}
+
+/** A ChannelPace key (`workspace/channel`) as the Worker's scope and channel. */
+function placeOf(key: string): { scope: string; channel: string } {
+  const cut = key.lastIndexOf("/");
+  const workspace = cut >= 0 ? key.slice(0, cut) : "";
+  return { scope: `slack-${workspace || TOKEN_WORKSPACE}`, channel: key.slice(cut + 1) };
 }
 
 /**
@@ -50,7 +60,7 @@ export class WorkerPaceSlots implements SharedSlots {
  * Worker before each new message, and a hold is a row written per answer.
  */
 export function replicaPosting(
-  worker: Pick<WorkerClient, "paceSlot" | "holdDelivery">,
+  worker: Pick<WorkerClient, "paceSlot" | "paceEnded" | "holdDelivery">,
   log: (line: string) => void,
   shared: boolean,
   /** Told how long each new message waited for its channel's turn (ms). */

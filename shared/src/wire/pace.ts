@@ -16,12 +16,24 @@ export const PACE_INTERVAL_MS = 1_000;
 /** The longest interval a bot may ask for: Discord's five per five seconds at its slowest. */
 export const PACE_INTERVAL_MAX_MS = 10_000;
 /**
- * Added to a channel's interval when its slot follows another process's: a
- * slot is counted from when it was handed out, and one replica's call may
- * reach the platform later than another's (a slower answer, a busier event
- * loop); this covers that.
+ * Added to a channel's interval when its slot follows another process's and
+ * that process has not said its message was posted: a slot is counted from
+ * when it was handed out, and one replica's call may reach the platform later
+ * than another's (a slower answer, a busier event loop); this covers that.
+ * Once the other process says its call ended (`POST /api/pace/:scope/end`),
+ * the next slot is the interval after that end instead, as within one
+ * process: replicas taking a busy channel's slots in turn then post as fast
+ * as one process does, and a short answer still streams rather than waiting
+ * whole for a slot that lags the room.
  */
 export const PACE_SHARED_MARGIN_MS = 250;
+/**
+ * Longest the Worker holds a slot's answer waiting to hear that the message
+ * before it (another process's) was posted: below PACE_ASK_TIMEOUT_MS, so the
+ * asker never gives up on a slot the Worker is still deciding. Past it, the
+ * slot is answered with the margin's arithmetic at once.
+ */
+export const PACE_END_WAIT_MAX_MS = 2_000;
 /**
  * How long a bot waits for its slot's answer before it posts on its own pace
  * alone (a Worker that refuses or fails is not waited for). A Worker busy with a
@@ -39,6 +51,15 @@ export const paceSlotSchema = z.object({
   holder: z.string().trim().max(100, "Holder must be at most 100 characters").default(""),
 });
 export type PaceSlotRequest = z.input<typeof paceSlotSchema>;
+
+/** `POST /api/pace/:scope/end`: `holder`'s new message in `channel` was posted (its call ended). */
+export const paceEndSchema = z.object({
+  channel: paceSlotSchema.shape.channel,
+  holder: z.string().trim().min(1, "Holder cannot be empty").max(100, "Holder must be at most 100 characters"),
+});
+export type PaceEnd = z.input<typeof paceEndSchema>;
+/** `ended`: false when no slot of that holder was waiting to hear it (forgotten, or said twice). */
+export const paceEndResultSchema = z.object({ ended: z.boolean() });
 
 /** How long the asker waits before its call: 0 when the channel is free now. */
 export const paceSlotResultSchema = z.object({ waitMs: z.number().int().min(0) });

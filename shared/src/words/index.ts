@@ -16,7 +16,7 @@ export {
 } from "./notes.ts";
 export { STOP_WORDS, type StopTurn } from "./stop.ts";
 export { EMPTY_DM_HINT, EMPTY_MENTION_HINT, EMPTY_QUESTION_HINT, HELP_INTRO, WORKING_TEXT } from "./hints.ts";
-export { queuedNote } from "./queue.ts";
+export { fullLineNote, queuedNote } from "./queue.ts";
 export { WORKSPACE_NOT_SAVED } from "./workspace-notes.ts";
 export { describeModel, describeUsage, modelLine } from "./settings.ts";
 export { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, prProposedNotice } from "./pr.ts";

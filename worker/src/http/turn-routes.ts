@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { CLAIM_HEADER, CLAIMANT, DuetError, execRequestSchema, messageRequestSchema, STREAM_EVENTS_HEADER, stopRequestSchema, TRACEPARENT_HEADER, type MessageRequest } from "@duet/shared";
+import { ASK_ORDER_HEADER, type AskTicket, CLAIM_HEADER, CLAIMANT, DuetError, execRequestSchema, messageRequestSchema, parseAskTicket, STREAM_EVENTS_HEADER, stopRequestSchema, TRACEPARENT_HEADER, type MessageRequest } from "@duet/shared";
 import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { send, type RoomApp } from "./rooms.ts";
@@ -36,14 +36,23 @@ function claimOf(raw: string | undefined, body: MessageRequest): string | undefi
   return raw;
 }
 
+/** The ask's place among its front end's asks (ASK_ORDER_HEADER), checked. */
+function orderOf(raw: string | undefined): AskTicket | undefined {
+  if (raw === undefined) return undefined;
+  const ticket = parseAskTicket(raw);
+  if (!ticket) throw new DuetError("invalid_request", "invalid request", { details: { [ASK_ORDER_HEADER]: [`${ASK_ORDER_HEADER} must be <process>:<number>[:<number>]`] } });
+  return ticket;
+}
+
 turnRoutes.post("/message", jsonBody(messageRequestSchema), async (c) => {
   const body = c.req.valid("json");
   const claim = claimOf(c.req.header(CLAIM_HEADER), body);
+  const order = orderOf(c.req.header(ASK_ORDER_HEADER));
   // Handed to the room as sent: the room reads it, and a malformed one starts a new trace there.
   const traceparent = c.req.header(TRACEPARENT_HEADER);
-  if (!wantsStream(c.req.header("accept"))) return send(await c.var.room.message(body, claim, traceparent));
+  if (!wantsStream(c.req.header("accept"))) return send(await c.var.room.message(body, claim, traceparent, order));
   // The RPC types cannot express a stream inside a union; at run time it crosses as a byte stream.
-  const live = (await c.var.room.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)), claim, traceparent)) as unknown as LiveOutcome;
+  const live = (await c.var.room.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)), claim, traceparent, order)) as unknown as LiveOutcome;
   return live.stream ? new Response(live.stream, { status: 200, headers: SSE_HEADERS }) : send(live);
 });
 

@@ -1,5 +1,6 @@
 import { Agent } from "agents";
 import type {
+  AskTicket,
   DecisionRequest,
   DeliveryConfirm,
   DeliveryHold,
@@ -150,14 +151,14 @@ export class DuetAgent extends Agent<Env> {
 
   /** `claim`: the asking delivery's claimant (CLAIM_HEADER), refused with `answered_elsewhere` when another asked first. */
   /** `traceparent`: the caller's, as it sent it (a malformed one starts a new trace). */
-  async message(req: MessageRequest, claim?: string, traceparent?: string): Promise<WireOutcome> {
-    return toWire(await guard(() => this.room.turns.message(req, claim, traceparent)));
+  async message(req: MessageRequest, claim?: string, traceparent?: string, order?: AskTicket): Promise<WireOutcome> {
+    return toWire(await guard(() => this.room.turns.message(req, claim, traceparent, order)));
   }
 
   /** A message answered live: the SSE stream of the turn, or a JSON Outcome when refused. */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string): Promise<LiveOutcome> {
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string, order?: AskTicket): Promise<LiveOutcome> {
     try {
-      return await this.room.turns.messageStream(req, accepts, claim, traceparent);
+      return await this.room.turns.messageStream(req, accepts, claim, traceparent, order);
     } catch (err) {
       return outcomeOf(err);
     }

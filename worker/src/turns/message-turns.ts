@@ -1,5 +1,5 @@
 import { deliverColumn } from "../storage/delivery-rows.ts";
-import { DuetError, errorName, parseTraceparent, type MessageRequest, type Span } from "@duet/shared";
+import { type AskTicket, DuetError, errorName, parseTraceparent, type MessageRequest, type Span } from "@duet/shared";
 import { TurnChannel } from "../live/turn-channel.ts";
 import { speakerOf } from "../model/speakers.ts";
 import type { Outcome } from "../outcome.ts";
@@ -30,10 +30,23 @@ export class MessageTurns {
 
   /**
    * Starts the turn, or finds the running or answered one its key names.
+   * `order`: the ask's place among its front end's asks to this room; it is
+   * admitted once the ask before it reached the room (AskLine).
    * `live`: the caller follows the turn as it happens, so the model streams;
    * a retry that joins a turn asked for whole gets its text in one piece.
    */
-  async open(req: MessageRequest, live: boolean, claim?: string, traceparent?: string): Promise<OpenedTurn> {
+  async open(req: MessageRequest, live: boolean, claim?: string, traceparent?: string, order?: AskTicket): Promise<OpenedTurn> {
+    // An ask that follows another from the same front end joins the line after it.
+    if (!order) return this.openInLine(req, live, claim, traceparent);
+    await this.work.line.behind(order);
+    try {
+      return await this.openInLine(req, live, claim, traceparent);
+    } finally {
+      this.work.line.reached(order);
+    }
+  }
+
+  private async openInLine(req: MessageRequest, live: boolean, claim?: string, traceparent?: string): Promise<OpenedTurn> {
     const { work } = this;
     const { ledger } = work.room;
     // The budget is checked once a turn, just before its model is asked (one round trip to the

@@ -1,4 +1,4 @@
-import type { DecisionRequest, ExecRequest, MessageRequest } from "@duet/shared";
+import type { AskTicket, DecisionRequest, ExecRequest, MessageRequest } from "@duet/shared";
 import { storedStream, streamOf, type LiveOutcome, type StreamOptions } from "../live/live-turns.ts";
 import type { Outcome } from "../outcome.ts";
 import { decideApproval } from "./approval-decisions.ts";
@@ -40,8 +40,8 @@ export class RoomTurns {
   }
 
   /** `claim`: the asking delivery's claimant (followClaim); another one's request for a known key is refused. */
-  async message(req: MessageRequest, claim?: string, traceparent?: string): Promise<Outcome> {
-    return (await this.messages.open(req, false, claim, traceparent)).answer;
+  async message(req: MessageRequest, claim?: string, traceparent?: string, order?: AskTicket): Promise<Outcome> {
+    return (await this.messages.open(req, false, claim, traceparent, order)).answer;
   }
 
   /**
@@ -50,8 +50,8 @@ export class RoomTurns {
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
    * `accepts` names the optional events the client reads (`queued`).
    */
-  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.messages.open(req, true, claim, traceparent);
+  async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string, order?: AskTicket): Promise<LiveOutcome> {
+    const { answer, channel, joined } = await this.messages.open(req, true, claim, traceparent, order);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;

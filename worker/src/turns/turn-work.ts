@@ -2,6 +2,7 @@ import { guard, type Outcome } from "../outcome.ts";
 import { LiveTurns } from "../live/live-turns.ts";
 import type { LedgerTurn, TurnKind } from "../storage/turn-ledger.ts";
 import { NO_TRACING, type RoomTracing } from "../tracing.ts";
+import { AskLine } from "./ask-line.ts";
 import { AwakeQueue } from "./awake-queue.ts";
 import { Replays } from "./replay.ts";
 import type { RoomParts } from "./room-parts.ts";
@@ -17,6 +18,8 @@ import type { QueuePlace } from "./turn-queue.ts";
 export class TurnWork {
   readonly queue: AwakeQueue;
   readonly replays = new Replays();
+  /** The order each front end's asks join the queue in. */
+  readonly line = new AskLine();
   readonly live = new LiveTurns();
   /** Bumped by a clean-up: a turn that started before a DELETE must not write into the clean room. */
   epoch = 0;
