@@ -41,7 +41,7 @@ describe("WorkerClient", () => {
     const base = await serve((_req, res) =>
       json(res, 429, { error: "this room already has 20 requests waiting", code: "room_busy", retryable: true }, { "retry-after": "7" }),
     );
-    const err = await new WorkerClient({ baseUrl: base, token: "t" }).message("r", { text: "x" }).catch((e) => e);
+    const err = await new WorkerClient({ baseUrl: base, token: "t", sleep: noWait }).message("r", { text: "x" }).catch((e) => e);
     expect(err).toBeInstanceOf(DuetError);
     expect(err).toMatchObject({ code: "room_busy", status: 429, retryable: true, retryAfterMs: 7000 });
     expect(describeForUser(err)).toMatch(/too many requests waiting/);
