@@ -4,12 +4,6 @@ import { defineConfig } from "vitest/config";
 // everything that runs in Node (shared, sandbox, bots, cross-package e2e), and the
 // reliability suite (faults and hostile input through every real part), which
 // counts what it observed across its files and prints the totals at the end.
-//
-// The three projects run as one queue (the same sequence.groupOrder and maxWorkers),
-// so a core freed by one project's last slow file takes the next file of another
-// instead of idling until that file ends. Two files at a time in all: most files
-// start workerd and a bot, and a 2-core machine keeps them honest at two.
-// docs/testing.md has the measured breakdown of where the suite's time goes.
 export default defineConfig({
   test: {
     projects: [
@@ -22,8 +16,10 @@ export default defineConfig({
           exclude: ["**/node_modules/**", "test/reliability/**"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // 2-core machines: e2e files each start workerd; two at a time keeps them honest.
           maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          // Runs after the worker project (groupOrder 0), so the two never compete for the 2 cores.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -37,8 +33,10 @@ export default defineConfig({
           globalSetup: ["test/reliability/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // Each file starts workerd, the bubblewrap executor and a bot: two at a time on 2 cores.
           maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          // Last, after the node project, so it never competes with it for the cores.
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -56,11 +56,7 @@ export default defineConfig({
     // Pure modules with no workerd imports are tested in the node project (../vitest.config.ts).
     exclude: ["src/reply/**", "src/model/prompt.test.ts", "src/sandbox/process-group.test.ts", "**/node_modules/**"],
     globalSetup: [`${root}/worker/test/global-setup.ts`],
-    // As long as the node project's: with two files at once a busy test (recall's three resets
-    // of a room, measured at 26 s alone on a loaded machine) must not hit the deadline for sharing a core.
-    testTimeout: 60_000,
-    // One queue with the node and reliability projects (../vitest.config.ts says why).
-    maxWorkers: 2,
+    testTimeout: 30_000,
     sequence: { groupOrder: 0 },
   },
 });
