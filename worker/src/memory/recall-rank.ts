@@ -34,24 +34,45 @@ function wordsOf(t: ArchivedTurn): Set<string> {
  * The turns that match `terms` best, best first, at most `limit`: each term a
  * turn holds counts by how rare it is among the candidates (a word in every
  * turn tells nothing), ties going to the newer turn. Turns that hold none of
- * the terms are left out.
+ * the terms are left out. Runs for every question over a couple of hundred
+ * turns, so it keeps no per-turn objects: one byte per turn and term, the
+ * scores summed in the terms' order, and only the best `limit` kept in order.
  */
 export function rankTurns(candidates: ArchivedTurn[], terms: string[], limit: number): ArchivedTurn[] {
   const wanted = [...new Set(terms.map(stem))];
+  const n = candidates.length;
+  const m = wanted.length;
+  if (n === 0 || m === 0 || limit <= 0) return [];
   // Which of the wanted words each turn holds, looked up once for both the weights and the scores.
-  const hits = candidates.map((t) => {
-    const words = wordsOf(t);
-    return wanted.map((w) => words.has(w));
-  });
-  const weight = wanted.map((_, j) => {
-    let df = 0;
-    for (const h of hits) if (h[j]) df++;
-    return df ? Math.log(1 + candidates.length / df) : 0;
-  });
-  return candidates
-    .map((turn, i) => ({ turn, score: weight.reduce((sum, wt, j) => sum + (hits[i][j] ? wt : 0), 0) }))
-    .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score || b.turn.seq - a.turn.seq)
-    .slice(0, limit)
-    .map((s) => s.turn);
+  const held = new Uint8Array(n * m);
+  const df = new Uint32Array(m);
+  for (let i = 0; i < n; i++) {
+    const words = wordsOf(candidates[i]);
+    for (let j = 0; j < m; j++) {
+      if (words.has(wanted[j])) {
+        held[i * m + j] = 1;
+        df[j]++;
+      }
+    }
+  }
+  const weight = new Float64Array(m);
+  for (let j = 0; j < m; j++) weight[j] = df[j] ? Math.log(1 + n / df[j]) : 0;
+  // The best so far, best first: a turn goes in where its score (then its seq) puts it, the worst falling off.
+  const best: { turn: ArchivedTurn; score: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    let score = 0;
+    for (let j = 0; j < m; j++) if (held[i * m + j]) score += weight[j];
+    if (!(score > 0)) continue;
+    const turn = candidates[i];
+    const worst = best[best.length - 1];
+    if (best.length === limit && !ahead(score, turn.seq, worst.score, worst.turn.seq)) continue;
+    let at = best.length === limit ? limit - 1 : best.length;
+    while (at > 0 && ahead(score, turn.seq, best[at - 1].score, best[at - 1].turn.seq)) at--;
+    if (best.length === limit) best.pop();
+    best.splice(at, 0, { turn, score });
+  }
+  return best.map((b) => b.turn);
 }
+
+/** Whether a turn scoring `score` at `seq` ranks before one scoring `other` at `otherSeq`: the higher score, then the newer turn. */
+const ahead = (score: number, seq: number, other: number, otherSeq: number) => score > other || (score === other && seq > otherSeq);
