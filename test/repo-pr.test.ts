@@ -180,6 +180,28 @@ describe("opening the proposal as a pull request", () => {
     expect(await repos.tip("acme/widgets", "main")).toBe(mainBefore);
   });
 
+  it("GitHub made the PR but its answer was lost (Duet died before keeping it): opening again finds that PR, records it once, and opens no second", async () => {
+    const room = "cli-pr-lost";
+    await checkedOut(room);
+    await exec(room, "cd ~/repo && echo eta > src/h.txt");
+    const proposal = (await propose(room, { userId: "U7", title: "Add eta" })).body;
+    const branch = proposal.branch as string;
+    github.loseNextPullAnswer();
+    const lost = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
+    expect(lost.status).toBeGreaterThanOrEqual(500);
+    expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+    const tip = hostGit("rev-parse", branch);
+
+    const retried = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
+    const pull = github.pulls.find((p) => p.head === branch)!;
+    expect(retried).toEqual({ status: 200, body: { url: pull.html_url, number: pull.number, branch } });
+    // The same commit was pushed again (its date is the proposal's), so the branch did not move and no second PR was opened.
+    expect(hostGit("rev-parse", branch)).toBe(tip);
+    expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+    const audit = (await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>;
+    expect(audit.filter((e) => e.kind === "pr-opened")).toEqual([expect.objectContaining({ url: pull.html_url, branch })]);
+  });
+
   it("a branch that moved on the host is not overwritten: one clear line, no PR recorded", async () => {
     const room = "cli-pr-moved";
     await checkedOut(room);

@@ -9,7 +9,7 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  * `POST /app/installations/:id/access_tokens` and
  * `GET /repos/:owner/:name/installation` (both take the App's JWT, checked
  * against the App's public key: signature, issuer, a life of at most 10
- * minutes), and `GET /repos/:owner/:name`, `POST /repos/:owner/:name/pulls`
+ * minutes), and `GET /repos/:owner/:name`, `GET` and `POST /repos/:owner/:name/pulls`
  * and `POST /repos/:owner/:name/issues/:n/comments` (each takes an
  * installation token this fake minted for that repository). Anything else is 404.
  *
@@ -88,6 +88,8 @@ export interface FakeGithub extends Listening {
   pushes(): number;
   /** Holds the next fetch's pack request (`POST git-upload-pack`) until `release`. */
   holdNextFetch(): HeldPack;
+  /** The next pull request opened is made, but its answer is lost: the connection is cut, as when the caller dies before it reads it. */
+  loseNextPullAnswer(): void;
 }
 
 export interface FakeGithubOptions {
@@ -101,6 +103,12 @@ export interface FakeGithubOptions {
   gitRoot?: string;
 }
 
+/** A pull request as GitHub's REST API answers it (the fields Duet reads and a few beside). */
+function pullJson(p: FakePull) {
+  const owner = p.repo.split("/")[0];
+  return { number: p.number, state: "open", title: p.title, html_url: p.html_url, head: { ref: p.head, label: `${owner}:${p.head}` }, base: { ref: p.base, label: `${owner}:${p.base}` } };
+}
+
 export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGithub> {
   const now = opts.now ?? Date.now;
   const tokenLifeMs = opts.tokenLifeMs ?? 60 * 60 * 1000;
@@ -112,6 +120,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
   let limitNext: number | null = null;
+  let loseNextPull = false;
   const pulls: FakePull[] = [];
   const comments: FakeComment[] = [];
 
@@ -190,21 +199,37 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     const pullsPath = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(url.pathname);
     if (pullsPath) {
       const fullName = `${pullsPath[1]}/${pullsPath[2]}`;
-      if (req.method === "GET") return sendJson(res, 200, pulls.filter((p) => p.repo === fullName));
       const token = tokens.get(/^(?:token|Bearer) (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
       const repo = repos.get(fullName.toLowerCase());
       if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(pullsPath[2])) return sendJson(res, 404, { message: "Not Found" });
+      if (req.method === "GET") {
+        // GitHub's filters: `head` as `owner:branch`, `base`, and `state` (open unless asked); every pull request here is open.
+        const head = url.searchParams.get("head");
+        const base = url.searchParams.get("base");
+        const state = url.searchParams.get("state") ?? "open";
+        const owner = pullsPath[1];
+        const listed = pulls.filter((p) => p.repo === fullName && (!head || head === `${owner}:${p.head}`) && (!base || base === p.base) && (state === "open" || state === "all"));
+        return sendJson(res, 200, listed.map(pullJson));
+      }
       if (token.permissions.pull_requests !== "write") return sendJson(res, 403, { message: "Resource not accessible by integration" });
       const body = JSON.parse((await readBody(req)) || "{}") as { title?: string; head?: string; base?: string; body?: string };
       if (!body.title || !body.head || !body.base) return sendJson(res, 422, { message: "Validation Failed" });
       if (opts.gitRoot && !existsSync(join(opts.gitRoot, `${fullName}.git`, "refs", "heads", ...body.head.split("/")))) {
         return sendJson(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
       }
-      if (pulls.some((p) => p.repo === fullName && p.head === body.head)) return sendJson(res, 422, { message: `A pull request already exists for ${body.head}.` });
+      if (pulls.some((p) => p.repo === fullName && p.head === body.head)) {
+        // As GitHub answers it: the reason is in `errors`, the message is only "Validation Failed".
+        return sendJson(res, 422, { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${pullsPath[1]}:${body.head}.` }], status: "422" });
+      }
       const number = pulls.length + 1;
       const pull: FakePull = { repo: fullName, number, title: body.title, head: body.head, base: body.base, body: body.body ?? "", html_url: `https://github.example/${fullName}/pull/${number}`, permissions: token.permissions };
       pulls.push(pull);
-      return sendJson(res, 201, { number, html_url: pull.html_url, head: { ref: pull.head }, base: { ref: pull.base } });
+      if (loseNextPull) {
+        loseNextPull = false;
+        req.socket.destroy();
+        return;
+      }
+      return sendJson(res, 201, pullJson(pull));
     }
     const commentsPath = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     if (req.method === "POST" && commentsPath) {
@@ -252,5 +277,6 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     gitRequests,
     pushes: () => pushes,
     holdNextFetch: () => holds.holdNext("upload-pack"),
+    loseNextPullAnswer: () => (loseNextPull = true),
   };
 }

@@ -37,16 +37,19 @@ export interface PushRequest {
   parent: string;
   message: string;
   author: { name: string; email: string };
+  /** The commit's date (Unix seconds): the same proposal pushed again makes the same commit, so a retry after a crash is a no-op push, not a refused one. */
+  date: number;
 }
 
 /** The step inside the sandbox: prints the commit's sha, then the bundle in base64, or exits 9 when nothing changed. */
-export function bundleScript(req: Pick<PushRequest, "baseSha" | "parent" | "message" | "author">): string {
+export function bundleScript(req: Pick<PushRequest, "baseSha" | "parent" | "message" | "author" | "date">): string {
   const lines = [
     "set -eu",
     "cd ~",
     `[ -d repo/.git ] || { echo "there is no checkout at repo/" >&2; exit 4; }`,
     "export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0 GIT_INDEX_FILE=/tmp/duet-pr-index",
     `export GIT_AUTHOR_NAME=${shellWord(req.author.name)} GIT_AUTHOR_EMAIL=${shellWord(req.author.email)} GIT_COMMITTER_NAME=${shellWord(req.author.name)} GIT_COMMITTER_EMAIL=${shellWord(req.author.email)}`,
+    `export GIT_AUTHOR_DATE="@${Math.floor(req.date)} +0000" GIT_COMMITTER_DATE="@${Math.floor(req.date)} +0000"`,
     `git -C repo read-tree ${shellWord(req.baseSha)}`,
     "git -C repo add -A",
     "T=$(git -C repo write-tree)",

@@ -61,6 +61,7 @@ export const pushRequestSchema = z.object({
   parent: sha,
   message: z.string().min(1).max(8000),
   author: z.object({ name: z.string().min(1).max(200).regex(/^[^\n<>]+$/), email: z.string().min(3).max(200).regex(/^[^\s<>]+@[^\s<>]+$/) }),
+  date: z.number().int().nonnegative(),
 });
 
 type Bindings = { incoming: IncomingMessage; outgoing: ServerResponse };
@@ -86,7 +87,7 @@ export function gitRoutes(executor: Executor): Hono<{ Bindings: Bindings }> {
       throw err;
     }
   });
-  //   POST /api/git/push  {sessionId, url, token, repo, branch: "duet/…", baseSha, parent, message, author} → {sha}
+  //   POST /api/git/push  {sessionId, url, token, repo, branch: "duet/…", baseSha, parent, message, author, date} → {sha}
   // 409 when nothing changed or the branch moved elsewhere (never forced), 502 when the host refused.
   git.post("/api/git/push", async (c) => {
     const body = await readJson(c.env.incoming, CHECKOUT_BODY_MAX_BYTES);

@@ -18,7 +18,21 @@ export interface PullAsk {
   body: string;
 }
 
-/** Opens a pull request through GitHub's REST API (`POST /repos/:owner/:name/pulls`). Throws a DuetError with one line. */
+/** A pull request in GitHub's answer, as a PullRef, or null when it lacks its number or address. */
+function pullRefOf(json: unknown): PullRef | null {
+  const pull = json as { html_url?: unknown; number?: unknown } | null;
+  return typeof pull?.html_url === "string" && typeof pull.number === "number" ? { url: pull.html_url, number: pull.number } : null;
+}
+
+/** GitHub's 422 for a head branch that already has an open pull request: "Validation Failed" with this in its errors. */
+const ALREADY_EXISTS = /a pull request already exists/i;
+
+/**
+ * Opens a pull request through GitHub's REST API (`POST /repos/:owner/:name/pulls`).
+ * A `duet/` branch has one pull request: when GitHub answers that one already
+ * exists for the head (Duet opened it, then crashed before keeping it), that
+ * one is found and answered, so a retry opens nothing twice. Throws a DuetError with one line.
+ */
 export async function openPull(app: InstallationTokens, ask: PullAsk, now: number): Promise<PullRef> {
   const res = await app.call(`/repos/${ask.repo}/pulls`, {
     method: "POST",
@@ -26,9 +40,26 @@ export async function openPull(app: InstallationTokens, ask: PullAsk, now: numbe
     body: JSON.stringify({ title: ask.title, head: ask.head, base: ask.base, body: ask.body }),
   });
   if (res.status === 201) {
-    const made = (await res.json().catch(() => null)) as { html_url?: unknown; number?: unknown } | null;
-    if (typeof made?.html_url === "string" && typeof made.number === "number") return { url: made.html_url, number: made.number };
+    const made = pullRefOf(await res.json().catch(() => null));
+    if (made) return made;
     throw new DuetError("github_error", "GitHub answered the new pull request without its address");
   }
+  if (res.status === 422) {
+    const said = await res.clone().text();
+    if (ALREADY_EXISTS.test(said)) {
+      const found = await findPull(app, ask, now);
+      if (found) return found;
+    }
+  }
   throw await githubFailure(res, `opening a pull request on ${ask.repo}`, now);
+}
+
+/** The open pull request from `ask.head` into `ask.base` (`GET /repos/:owner/:name/pulls?head=owner:branch`), or null when there is none. */
+export async function findPull(app: InstallationTokens, ask: PullAsk, now: number): Promise<PullRef | null> {
+  const owner = ask.repo.split("/")[0];
+  const query = new URLSearchParams({ head: `${owner}:${ask.head}`, base: ask.base, state: "open" });
+  const res = await app.call(`/repos/${ask.repo}/pulls?${query}`, { headers: githubHeaders(`token ${ask.token}`) });
+  if (!res.ok) throw await githubFailure(res, `finding the pull request for ${ask.head} on ${ask.repo}`, now);
+  const list = (await res.json().catch(() => null)) as unknown;
+  return Array.isArray(list) ? (list.map(pullRefOf).find((p) => p !== null) ?? null) : null;
 }

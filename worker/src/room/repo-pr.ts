@@ -230,7 +230,7 @@ export class RepoPr {
     if (!executor?.push) throw new DuetError("sandbox_error", "this room's sandbox cannot push changes", { retryable: false });
     const trailer = coAuthored(proposal);
     const message = `${proposal.title}\n\nAsked for by ${askerOf(proposal)}${threadUrl ? ` in ${threadUrl}` : ""}.${trailer ? `\n\n${trailer}` : ""}`;
-    const push = { repo: proposal.repo, branch: proposal.branch, baseSha: proposal.baseSha, parent: opened?.headSha ?? proposal.baseSha, message, author: DUET_AUTHOR };
+    const push = { repo: proposal.repo, branch: proposal.branch, baseSha: proposal.baseSha, parent: opened?.headSha ?? proposal.baseSha, message, author: DUET_AUTHOR, date: Math.floor(proposal.at / 1000) };
     if (!github) {
       // A plain git remote: the branch is pushed by Duet's own git step with the remote's token, and is what the thread gets.
       const url = remoteUrl(remote!, proposal.repo);

@@ -33,6 +33,8 @@ export interface PushAsk {
   parent: string;
   message: string;
   author: { name: string; email: string };
+  /** The commit's date (Unix seconds), fixed per proposal so pushing it again makes the same commit. */
+  date: number;
 }
 
 /** A room's sandbox: run a command, destroy it. (Waking it ahead of time is WarmTracker's.) */
