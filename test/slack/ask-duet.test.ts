@@ -3,7 +3,7 @@ import { QUOTED_LABEL } from "@duet/shared";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { type FakeSlack, messageShortcut, postInteraction, viewSubmission } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { type BotHandle, botReplies, newChannel, readable, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
+import { type BotHandle, botReplies, newChannel, readable, settled, SIGNING_SECRET, startSlackSetup } from "./harness.ts";
 
 /**
  * "Ask Duet" from a message's menu through the real bolt app, the fake Slack
@@ -43,7 +43,7 @@ describe("Ask Duet on a Slack message", () => {
     expect(submitted.status).toBe(200);
     const [reply] = await slack.waitFor(() => {
       const r = botReplies(slack, channel, target.ts);
-      return r.length && readable(r.at(-1)!).includes("Echo:") ? r : undefined;
+      return r.length && settled(r.at(-1)!) && readable(r.at(-1)!).includes("Echo:") ? r : undefined;
     }, "the answer in the message's thread");
     expect(readable(reply)).toContain("Explain this");
 

@@ -178,6 +178,9 @@ export function slashAnswerIn(slack: FakeSlack, channel: string): Promise<SlackM
   return slack.waitFor(() => slack.ws.channel(channel).find((m) => m.bot_id === slack.id.botId && m.via === "chat.postMessage" && !live(m)), `the /duet ask answer in ${channel}`);
 }
 
+/** A message in its end state: no Stop button left and no stream still open on it. */
+export const settled = (m: SlackMessage) => !JSON.stringify(m.blocks ?? []).includes(STOP_ACTION_ID) && !m.stream?.open;
+
 export const readable = (msg: { text: string; blocks?: Record<string, unknown>[] }) => Workspace.readable(msg as Parameters<typeof Workspace.readable>[0]);
 
 /** The calls of `method` the bot made for `channel`. */
