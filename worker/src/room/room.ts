@@ -187,7 +187,7 @@ export class Room {
       redact: this.redact,
       waitUntil,
     });
-    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
+    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.DUET_TOOL_TIMEOUT_MS);
     this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null, this.config.github || !this.config.gitRemote ? "github" : "git");
     this.checkouts = new CheckoutStore(storage);
     this.repoSync = new RepoSync({
