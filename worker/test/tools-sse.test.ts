@@ -56,6 +56,9 @@ describe("hostile HTTP+SSE tool servers", () => {
     const calls = ["offsite", "mute", "garbled", "nowhere"].map((s) => `<tool name="${s}.search">{"query": "${ws}"}</tool>`).join(" ");
     const turn = await send(roomA, `SAY: ${calls} (${ws}-hostile)`);
     expect(turn.status).toBe(200);
+    // The off-origin endpoint is the same fake under another name: had Duet posted there, the fake would have seen it.
+    expect((await mcpSeen()).posts.filter((p) => p.key === key || p.path === "/legacy-offsite")).toEqual([]);
+    expect(await mcpCalls("search")).not.toContainEqual({ query: ws });
     const lines = {
       offsite: "it named an endpoint on another origin, which Duet does not post to",
       mute: "its event stream ended before it named an endpoint to post to",
@@ -66,8 +69,5 @@ describe("hostile HTTP+SSE tool servers", () => {
     for (const [server, line] of Object.entries(lines)) expect(prompt).toContain(`- ${server}: its tools could not be listed (${line}), so none of them can be called now`);
     expect(turn.body.runs.map((r: { error?: string }) => r.error)).toEqual(Object.entries(lines).map(([server, line]) => `tool server ${server}: ${line}`));
     for (const line of Object.values(lines)) expect(turn.body.reply).toContain(line);
-    // The off-origin endpoint is the same fake under another name: had Duet posted there, the fake would have seen it.
-    expect((await mcpSeen()).posts.filter((p) => p.key === key || p.path === "/legacy-offsite")).toEqual([]);
-    expect(await mcpCalls("search")).not.toContainEqual({ query: ws });
   });
 });

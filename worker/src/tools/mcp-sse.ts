@@ -103,9 +103,8 @@ class EventStream {
     body: ReadableStream<Uint8Array>,
     private readonly signal: AbortSignal,
   ) {
+    // The fetch's signal also ends a read that waits on a silent server: the body errors, and the timeout is named below.
     this.reader = body.getReader();
-    // A timeout or stop ends a read that waits on a silent server.
-    signal.addEventListener("abort", () => this.close(), { once: true });
   }
 
   /** Counts from here on, for the next answer. */
