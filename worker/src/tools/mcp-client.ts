@@ -1,16 +1,4 @@
-import {
-  boundedText,
-  McpError,
-  McpHttpError,
-  reach,
-  rpcMessages,
-  rpcNotification,
-  rpcRequest,
-  rpcResult,
-  SseParser,
-  type McpEndpoint,
-  type McpSession,
-} from "./mcp-rpc.ts";
+import { boundedText, McpError, McpHttpError, reach, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, type McpEndpoint, type McpSession } from "./mcp-rpc.ts";
 import { openSseSession } from "./mcp-sse.ts";
 
 /**

@@ -1,18 +1,4 @@
-import {
-  MCP_ANSWER_MAX_BYTES,
-  McpError,
-  McpHttpError,
-  reach,
-  rpcMessages,
-  rpcNotification,
-  rpcRequest,
-  rpcResult,
-  SseParser,
-  tooBig,
-  type McpEndpoint,
-  type McpSession,
-  type SseEvent,
-} from "./mcp-rpc.ts";
+import { MCP_ANSWER_MAX_BYTES, McpError, McpHttpError, reach, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, tooBig, type McpEndpoint, type McpSession, type SseEvent } from "./mcp-rpc.ts";
 
 /**
  * The older HTTP+SSE transport (protocol revision 2024-11-05), for servers
