@@ -66,7 +66,7 @@ function sseSession(ep: McpEndpoint, endpoint: string, events: EventStream, sign
   return {
     async request(method, params) {
       const id = next++;
-      // Read while posting: a server may write the answer before it answers the POST.
+      // Read while posting: a server may answer the POST only once its answer is written to the stream, which fills if nobody reads it.
       const answered = answer(id);
       answered.catch(() => undefined);
       await post(rpcRequest(id, method, params));
