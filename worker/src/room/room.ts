@@ -135,7 +135,7 @@ export class Room {
       redact: this.redact,
       waitUntil,
     });
-    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
+    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.DUET_TOOL_TIMEOUT_MS);
     this.code = new RoomCode({
       storage,
       roomId,
