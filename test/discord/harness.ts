@@ -22,6 +22,8 @@ export interface DiscordHarness {
   workerRequests: WorkerRequest[];
   /** Resolves once a log line containing `text` was written (past or future). */
   waitForLog(text: string, timeoutMs?: number): Promise<string>;
+  /** Stops the bot and starts a new one on the same fake Discord and Worker, as a deploy or a crash would: `bot` is the new one, which remembers nothing of the old. */
+  restartBot(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,17 +70,21 @@ export async function startDiscordHarness(
     return fetch(input, init);
   };
   const config = botConfig(fake, worker, opts.env?.(fake, guildId));
-  const bot = createDiscordBot(config, {
-    log,
-    typingRenewMs: opts.typingRenewMs,
-    liveIntervalMs: opts.liveIntervalMs,
-    rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
-    worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
-  });
+  const newBot = () =>
+    createDiscordBot(config, {
+      log,
+      typingRenewMs: opts.typingRenewMs,
+      liveIntervalMs: opts.liveIntervalMs,
+      rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
+      worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
+    });
+  let bot = newBot();
   await bot.start();
   return {
     fake,
-    bot,
+    get bot() {
+      return bot;
+    },
     guildId,
     logs,
     workerRequests,
@@ -89,6 +95,11 @@ export async function startDiscordHarness(
         const timer = setTimeout(() => reject(new Error(`no log line with "${text}" within ${timeoutMs} ms; logs:\n${logs.join("\n")}`)), timeoutMs);
         waiters.push({ text, resolve: (l) => (clearTimeout(timer), resolve(l)) });
       });
+    },
+    async restartBot() {
+      await bot.stop();
+      bot = newBot();
+      await bot.start();
     },
     async stop() {
       await bot.stop();
