@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { snowflake, user, type FakeMessage, type InteractionRecord } from "../fakes/discord/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { type DiscordHarness, startDiscordSetup, type WorkerRequest } from "./harness.ts";
 
 /**
  * "Ask Duet" from a message's Apps menu through the real discord.js bot, the
@@ -101,6 +101,30 @@ describe("Ask Duet on a Discord message", () => {
     expect(again).toEqual([]);
     const prompt = call.messages.at(-1)!.content;
     expect(prompt.slice(prompt.indexOf(QUOTED_LABEL))).toContain(`<<<quoted message from "Bob"\nfiles shared with it: ["core.txt"]\n${marker}: segfault at 0x0\nquoted message>>>`);
+  });
+
+  it("a Worker slow to keep the message neither delays the modal nor loses the message: a quick submission waits for the keep", async () => {
+    const ch = h.fake.addChannel(h.guildId, "ask-slow-keep");
+    const marker = `slow-keep-marker-${ch}`;
+    const target = h.fake.message(ch, `${marker}: exit code 137`);
+    const keeps = (r: WorkerRequest) => r.method === "PUT" && r.path.includes("/asked/") && r.path.endsWith(`-${target.id}`);
+    const release = h.holdWorker(keeps);
+    let sub: InteractionRecord;
+    try {
+      // The modal opens within Discord's 3 s while the keep is still on its way.
+      const rec = await openAsk(target);
+      expect(rec.modal).toMatchObject({ title: "Ask Duet" });
+      expect(h.workerRequests.filter(keeps)).toHaveLength(1);
+      sub = h.fake.submitModal(rec, { question: "SAY: after-the-slow-keep" });
+      // Barrier: the submission reached the bot (it deferred its reply) before the keep is let through.
+      await h.fake.waitForCall((c) => c.path === `/interactions/${sub.id}/${sub.token}/callback`, 20_000, "the submission's deferral");
+    } finally {
+      release();
+    }
+    expect(await privateLine(sub)).toBe(`Duet answers in <#${target.id}>.`);
+    await h.waitForLog(`ask ${sub.id} answered`);
+    expect(h.fake.messagesIn(target.id).filter(fromBot).map((m) => m.content)).toEqual([expect.stringContaining("after-the-slow-keep")]);
+    expect(promptsWith(marker)).toHaveLength(1);
   });
 
   it("a message the Worker could not keep (down as the modal opened) gets one private line giving the question back; nothing is asked", async () => {
