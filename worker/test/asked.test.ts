@@ -137,6 +137,9 @@ describe("a message an Ask Duet form is open on", () => {
       expect(taken.status, key).toBe(400);
       expect(taken.body.details, key).toEqual({ key: [rule] });
     }
+    // Without the Worker's token nothing is kept or taken.
+    expect((await api(`/api/rooms/${room}/asked/k-anon`, { method: "PUT", json: MSG, token: null })).status).toBe(401);
+    expect((await api(`/api/rooms/${room}/asked/k-anon/take`, { method: "POST", token: "wrong-token-0123456789" })).status).toBe(401);
     // A key that names nothing is a 404 of the route, not a kept message.
     expect((await api(`/api/rooms/${room}/asked/`, { method: "PUT", json: MSG })).status).toBe(404);
     expect(await rows(room)).toEqual([]);
