@@ -27,6 +27,13 @@ export interface McpEndpoint {
 /** A fault talking to a server, with the line a person reads. */
 export class McpError extends Error {}
 
+/** The server refused Duet's credentials (HTTP 401): `challenge` is its WWW-Authenticate, which names where OAuth starts. */
+export class McpAuthRequired extends McpError {
+  constructor(readonly challenge: string) {
+    super("it asks to be authorized (HTTP 401)");
+  }
+}
+
 export interface McpTool {
   name: string;
   description?: string;
@@ -62,8 +69,8 @@ async function post(ep: McpEndpoint, session: Session, body: unknown, signal: Ab
   }
 }
 
-/** The body's text, refused once it passes MCP_ANSWER_MAX_BYTES (the rest is never read). */
-async function boundedText(res: Response): Promise<string> {
+/** The body's text, refused with `tooLong()` once it passes `maxBytes` (the rest is never read). */
+export async function boundedText(res: Response, maxBytes = MCP_ANSWER_MAX_BYTES, tooLong = () => new McpError(`it answered more than ${maxBytes / 1024 / 1024} MB, which Duet does not read`)): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -72,9 +79,9 @@ async function boundedText(res: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MCP_ANSWER_MAX_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new McpError(`it answered more than ${MCP_ANSWER_MAX_BYTES / 1024 / 1024} MB, which Duet does not read`);
+      throw tooLong();
     }
     chunks.push(value);
   }
@@ -118,9 +125,13 @@ function answerOf(text: string, contentType: string, id: number): { result?: unk
 async function request(ep: McpEndpoint, session: Session, method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
   const id = session.next++;
   const res = await post(ep, session, { jsonrpc: "2.0", id, method, params }, signal);
-  if (res.status === 401 || res.status === 403) {
+  if (res.status === 401) {
     await res.body?.cancel();
-    throw new McpError(`it refused Duet's credentials (HTTP ${res.status}); servers that need OAuth are not supported yet`);
+    throw new McpAuthRequired(res.headers.get("www-authenticate") ?? "");
+  }
+  if (res.status === 403) {
+    await res.body?.cancel();
+    throw new McpError("it refused Duet's credentials (HTTP 403)");
   }
   if (!res.ok) {
     await res.body?.cancel();
