@@ -21,7 +21,8 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  *   POST /_revoke         every access and refresh token stops working (a person revoked Duet)
  *   POST /_expires?s=N    tokens issued from now on say they last N seconds (0: no expires_in)
  *   GET  /_log            the grants asked for, each `count` call with the token generation it carried,
- *                         and every token issued (so a test can look for them where they must never be)
+ *                         how many requests /gated refused, and every token issued (so a test can look
+ *                         for them where they must never be)
  */
 export interface FakeMcpOAuth extends Listening {
   /** The MCP server's address: what `/duet tools add` is given. */
@@ -43,6 +44,7 @@ export async function startFakeMcpOAuth(): Promise<FakeMcpOAuth> {
   const issued: Issued[] = [];
   const grants: { type: string; ok: boolean; why?: string }[] = [];
   const calls: { generation: number }[] = [];
+  let refused = 0;
   let expiresIn = 3600;
   let generation = 0;
 
@@ -82,7 +84,7 @@ export async function startFakeMcpOAuth(): Promise<FakeMcpOAuth> {
       res.end(Buffer.from(await answer.arrayBuffer()));
     };
 
-    if (url.pathname === "/_log") return sendJson(res, 200, { grants, calls, tokens: issued.flatMap((t) => [t.access, t.refresh]) });
+    if (url.pathname === "/_log") return sendJson(res, 200, { grants, calls, refused, tokens: issued.flatMap((t) => [t.access, t.refresh]) });
     if (url.pathname === "/_revoke") {
       for (const t of issued) t.generation = -Math.abs(t.generation);
       return sendJson(res, 200, { revoked: issued.length });
@@ -164,7 +166,10 @@ export async function startFakeMcpOAuth(): Promise<FakeMcpOAuth> {
     if (url.pathname === "/gated") {
       const gate = requireBearerAuth({ verifier, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(`${base}/gated`)), expectedResource: new URL(`${base}/gated`) });
       const auth = await gate(request);
-      if (auth instanceof Response) return reply(auth);
+      if (auth instanceof Response) {
+        refused++;
+        return reply(auth);
+      }
       const carried = issued.find((i) => i.access === auth.token)!.generation;
       const handler = createMcpHandler(() => {
         const server = new McpServer({ name: "fake-gated", version: "1.0.0" });

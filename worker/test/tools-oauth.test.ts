@@ -14,6 +14,7 @@ function workspace() {
 interface FakeLog {
   grants: { type: string; ok: boolean; why?: string }[];
   calls: { generation: number }[];
+  refused: number;
   tokens: string[];
 }
 const fakeLog = async (): Promise<FakeLog> => (await fetch(`${AS}/_log`)).json();
@@ -184,7 +185,8 @@ describe("a tool server that asks for OAuth", () => {
     expect(turn.body.reply).toContain("Counting again.");
     expect(turn.body.reply).toContain("gated: it needs to be authorized again");
     const after = await fakeLog();
-    // One refresh was tried (refused), and nothing reached the tool.
+    // One request refused, one refresh tried (and refused), nothing tried again, and nothing reached the tool.
+    expect(after.refused - before.refused).toBe(1);
     expect(after.grants.slice(before.grants.length)).toEqual([{ type: "refresh_token", ok: false, why: "unknown, used or revoked refresh token" }]);
     expect(after.calls).toHaveLength(before.calls.length);
     // The answer is kept like any other.
