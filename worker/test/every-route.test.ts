@@ -62,7 +62,7 @@ describe("every route", () => {
   });
 
   it("the tool servers' OAuth callback, reached by browsers without a token, answers hostile input with a plain 400 page, never a 500", async () => {
-    const hostile = ["", "?state=", "?code=&state=", `?state=${"x".repeat(100_000)}&code=c`, "?state=%E2%80%8B.%00&code=c", "?state=a&state=b&code=c", `?state=cli-x.${"A".repeat(43)}&code=${"c".repeat(3000)}`, "?state=%ZZ&code=%ZZ", "?error=access_denied"];
+    const hostile = ["", "?state=", "?code=&state=", `?state=${"x".repeat(100_000)}&code=c`, "?state=%E2%80%8B.%00&code=c", "?state=a&state=b&code=c", `?state=cli-x.${"A".repeat(43)}&code=${"c".repeat(3000)}`, "?state=%ZZ&code=%ZZ", "?error=access_denied", `?state=bad%20ws.${"A".repeat(43)}&code=c`, `?state=slack-T1-C2.${"A".repeat(43)}&code=c`];
     for (const query of hostile) {
       const res = await SELF.fetch(`https://duet.test/oauth/mcp/callback${query}`);
       expect({ query: query.slice(0, 40), status: res.status }).toEqual({ query: query.slice(0, 40), status: 400 });
