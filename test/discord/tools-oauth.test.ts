@@ -50,7 +50,7 @@ describe("Discord: a tool server that asks for OAuth", () => {
     expect(rec.ephemeral).toBe(false);
     expect(text).toContain(`It asks for OAuth: <@${h.fake.alice.id}> was sent the link that authorizes Duet there, which only they see.`);
     const secret = await until(() => rec.followups.find((m) => m.content.includes("/authorize?")), "the link's follow-up");
-    expect(secret.flags & EPHEMERAL).toBe(EPHEMERAL);
+    expect(Number(secret.flags) & EPHEMERAL).toBe(EPHEMERAL);
     const link = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)/.exec(secret.content)![1];
 
     const listed = h.fake.interaction(ch, { subcommand: "tools", options: {} }, bob);
@@ -65,6 +65,6 @@ describe("Discord: a tool server that asks for OAuth", () => {
     const [answer] = await mentionAnswer(h, h.fake.message(ch, 'SAY: Counting. <tool name="gated.count">{}</tool>', { mention: true }));
     expect(answer.content).toContain("there are 42 open issues");
     // The one message that held the link is the ephemeral one: nothing the channel reads did.
-    expect(h.fake.messagesIn(ch).filter((m) => m.content.includes("/authorize")).map((m) => m.flags & EPHEMERAL)).toEqual([EPHEMERAL]);
+    expect(h.fake.messagesIn(ch).filter((m) => m.content.includes("/authorize")).map((m) => Number(m.flags) & EPHEMERAL)).toEqual([EPHEMERAL]);
   });
 });

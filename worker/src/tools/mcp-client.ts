@@ -9,8 +9,9 @@
  * Why not the `agents` SDK's MCPClientManager: it keeps one set of servers per
  * Agent (here: per room) with their headers in that Agent's SQLite in the
  * clear, where Duet keeps servers per workspace with their headers sealed, and
- * calls them from the workspace's store; and its reconnection and OAuth
- * machinery is more than a call per tool needs.
+ * calls them from the workspace's store (OAuth too: mcp-oauth.ts, with the
+ * tokens sealed there); and its reconnection machinery is more than a call
+ * per tool needs.
  */
 
 export const MCP_PROTOCOL_VERSION = "2025-06-18";
