@@ -7,6 +7,7 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  * 127.0.0.1 port (the issuer is the port's origin):
  *
  *   /gated                                     the MCP server (official SDK, `requireBearerAuth`): one read-only tool `count`
+ *   /closed                                    a server that answers 401 and publishes no metadata to authorize with
  *   /.well-known/oauth-protected-resource/gated its protected-resource metadata (the SDK's `oauthMetadataResponse`)
  *   /.well-known/oauth-authorization-server    the authorization server's metadata (S256, registration offered)
  *   POST /register                             dynamic client registration (public clients)
@@ -163,6 +164,10 @@ export async function startFakeMcpOAuth(): Promise<FakeMcpOAuth> {
       return sendJson(res, 400, { error: "unsupported_grant_type" });
     }
 
+    if (url.pathname === "/closed") {
+      res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' });
+      return res.end();
+    }
     if (url.pathname === "/gated") {
       const gate = requireBearerAuth({ verifier, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(`${base}/gated`)), expectedResource: new URL(`${base}/gated`) });
       const auth = await gate(request);

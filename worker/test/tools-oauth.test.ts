@@ -93,6 +93,22 @@ describe("a tool server that asks for OAuth", () => {
       expect(seen).not.toContain(token);
       expect(stored).not.toContain(token);
     }
+
+    // Removing the server forgets its tokens: added again, it asks to be authorized again.
+    expect(await (await api(`/api/tools/${ws}/gated`, { method: "DELETE" })).json()).toEqual({ deleted: true });
+    expect(await storedOAuth(ws)).toBe("");
+    expect((await addGated(ws)).body.authorize?.url).toMatch(/\/authorize\?/);
+  });
+
+  it("a server that asks for OAuth but names nowhere to authorize is added with the reason, and its listing and calls say it", async () => {
+    const { ws, room } = workspace();
+    const res = await api(`/api/tools/${ws}/closed`, { method: "PUT", json: { url: `${AS}/closed`, userId: "U-admin" } });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { authorize?: unknown }).authorize).toEqual({ problem: "it asks for OAuth, and Duet cannot authorize with it: it asks for OAuth but publishes no protected-resource metadata" });
+    expect((await listing(ws)).servers).toMatchObject([{ name: "closed", needsAuthorization: true, error: "it needs to be authorized; the person who added it gets the link with `/duet tools`" }]);
+    expect((await api(`/api/rooms/${room}/tools/closed`, { method: "PUT", json: {} })).status).toBe(200);
+    const turn = await send(room, `SAY: <tool name="closed.count">{}</tool> (${ws})`);
+    expect(turn.body.runs).toMatchObject([{ exitCode: null, error: "tool server closed: it needs to be authorized, so the call was not made; the person who added it gets the link with `/duet tools`" }]);
   });
 
   it("a wrong, replayed, refused or expired state gets a plain page and stores no token", async () => {
