@@ -69,13 +69,13 @@ export class ToolOAuth {
     return this.sql.exec(`SELECT 1 FROM tool_oauth WHERE name = ?`, name).toArray().length > 0;
   }
 
-  /** The header a call to the server carries, the access token refreshed first when it is about to run out; none without a grant. */
-  async header(workspace: string, name: string): Promise<Record<string, string>> {
+  /** The access token a call to the server carries, refreshed first when it is about to run out; null without a grant. */
+  async access(workspace: string, name: string): Promise<string | null> {
     const grant = await this.grant(workspace, name);
-    if (!grant?.tokens) return {};
+    if (!grant?.tokens) return null;
     let tokens: OAuthTokens | null = grant.tokens;
     if (tokens.expiresAt !== undefined && tokens.expiresAt - REFRESH_MARGIN_MS < Date.now()) tokens = await this.refresh(workspace, name);
-    return tokens ? { authorization: `Bearer ${tokens.access}` } : {};
+    return tokens?.access ?? null;
   }
 
   /**

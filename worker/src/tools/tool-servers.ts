@@ -188,15 +188,17 @@ export class ToolServers extends DurableObject<ToolServersEnv> {
    */
   private async authorized<T>(workspace: string, row: Row, use: (ep: McpEndpoint) => Promise<T>): Promise<T> {
     const headers = await this.endpoint(workspace, row);
-    const token = await this.oauth.header(workspace, row.name);
+    // An access token takes the place of an Authorization header the server was added with.
+    const bearer = (access: string) => ({ ...Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== "authorization")), authorization: `Bearer ${access}` });
+    const token = await this.oauth.access(workspace, row.name);
     try {
-      return await use({ url: row.url, headers: { ...headers, ...token } });
+      return await use({ url: row.url, headers: token ? bearer(token) : headers });
     } catch (err) {
-      if (!(err instanceof McpAuthRequired) || !token.authorization) throw err;
+      if (!(err instanceof McpAuthRequired) || !token) throw err;
       const fresh = await this.oauth.refresh(workspace, row.name);
       if (!fresh) throw err;
       try {
-        return await use({ url: row.url, headers: { ...headers, authorization: `Bearer ${fresh.access}` } });
+        return await use({ url: row.url, headers: bearer(fresh.access) });
       } catch (again) {
         if (again instanceof McpAuthRequired) this.oauth.forget(row.name);
         throw again;
