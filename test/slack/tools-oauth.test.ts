@@ -71,5 +71,16 @@ describe("Slack: a tool server that asks for OAuth", () => {
     expect(everyone).not.toContain("/authorize");
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) expect(everyone).not.toContain(token);
+
+    // The person revokes Duet at the server: the next call's line says so in the thread, and Alice's own listing has a new link.
+    await fetch(`${oauth.url}/_revoke`, { method: "POST" });
+    const again = await mention(slack, bot, { channel, user: "U0BOB", text: 'SAY: Counting again. <tool name="gated.count">{}</tool>' });
+    const line = (await answerTo(slack, again)).map(readable).join("\n");
+    expect(line).toContain("tool server gated: it needs to be authorized again, so the call was not made; the person who added it gets a new link with `/duet tools`");
+    const mine = await slash(slack, bot, channel, "tools", "U0ALICE");
+    const aliceSees = await slashResponse(slack, mine.fields);
+    expect(aliceSees.response_type).toBe("ephemeral");
+    expect(shown(aliceSees).replace(/&amp;/g, "&")).toMatch(/you added it, so only you see the link that authorizes Duet there: http:\/\/127\.0\.0\.1:\d+\/authorize\?/);
+    expect(shown(aliceSees)).not.toContain(link!.split("state=")[1].split("&")[0]);
   });
 });
