@@ -52,7 +52,7 @@ describe("token rotation and uninstall across replicas", () => {
     expect(record!.installation.bot.expiresAt * 1000 - Date.now()).toBeGreaterThan(3 * 60 * 60 * 1000);
   });
 
-  it("app_uninstalled removes the workspace's installation and rooms, and no replica answers there after", async () => {
+  it("app_uninstalled removes the workspace's installation and rooms, and no replica answers there after, nor draws its Home tab", async () => {
     const [gone, stays] = [freshTeam(), freshTeam()];
     for (const team of [gone, stays]) expect((await install(slack, bots[0], { teamId: team })).status).toBe(200);
     const [goneGrant, staysGrant] = [slack.oauth.grantFor(gone)!, slack.oauth.grantFor(stays)!];
@@ -72,9 +72,17 @@ describe("token rotation and uninstall across replicas", () => {
     const callsBefore = slack.calls.length;
     const ignored = await mentionIn(slack, bots[0], goneGrant, { channel: newChannel(), text: "SAY: after uninstall" });
     expect(ignored.delivery.status).toBe(200);
-    // Barrier: a later mention in a workspace that kept Duet is answered by the same replica.
+    // Someone there opening Duet's Home tab is answered 200 and shown nothing: Duet has no token there to draw it with.
+    const home = slack.oauth.deliveredTo(envelope(slack, { type: "app_home_opened", user: "U0GONE", channel: "D0HOME", tab: "home" }), goneGrant);
+    expect((await deliver(bots[0], home)).status).toBe(200);
+    // Barrier: a later Home opening and a later mention in a workspace that kept Duet are answered by the same replica.
+    const publishes = slack.ws.publishes.length;
+    const stayedHome = slack.oauth.deliveredTo(envelope(slack, { type: "app_home_opened", user: "U0STAYS", channel: "D0HOME", tab: "home" }), staysGrant);
+    expect((await deliver(bots[0], stayedHome)).status).toBe(200);
+    await slack.waitFor(() => slack.ws.publishes.slice(publishes).find((p) => p.user === "U0STAYS"), "the Home view where Duet stayed");
     const later = await mentionIn(slack, bots[0], staysGrant, { channel: newChannel(), text: "SAY: still here" });
     expect((await answerTo(slack, later)).map(readable).join("\n")).toContain("still here");
+    expect(slack.ws.publishes.filter((p) => p.user === "U0GONE")).toEqual([]);
     expect(slack.calls.slice(callsBefore).filter((c) => c.token === goneGrant.token)).toEqual([]);
     expect(slack.ws.thread(ignored.channel, ignored.ts).filter((m) => m.via !== "user")).toEqual([]);
   });
