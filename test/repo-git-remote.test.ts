@@ -63,7 +63,7 @@ describe("a plain git remote with a token", () => {
     const branch = proposal.body.branch as string;
     expect(branch).toMatch(/^duet\/shout-alpha-[0-9a-f]{6}$/);
     const opened = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.body.id}/open`, { userId: "U1" });
-    expect(opened).toEqual({ status: 200, body: { url: `${remote.url}/git/acme/widgets.git`, number: 0, branch, branchOnly: true } });
+    expect(opened).toEqual({ status: 200, body: { url: `${remote.url}/git/acme/widgets.git`, number: 0, branch, branchOnly: true, by: "U1" } });
     expect(remote.pushes()).toBe(1);
     expect(await repos.branches("acme/widgets")).toEqual([branch, "main"].sort());
     const bare = `${repos.root}/acme/widgets.git`;
@@ -157,7 +157,7 @@ describe("a plain git remote with a token", () => {
     expect(await duet("pr", room, "--open", id)).toBe(0);
     const branch = /duet\/add-omega-[0-9a-f]{6}/.exec(said.join(""))![0];
     expect(said.join("").trimEnd()).toMatch(
-      new RegExp(`^Pushed by cli:\\S+ to branch \`${branch}\`\\.\ncli:\\S+ pushed the change to branch \`${branch}\` of ${remote.url}/git/acme/widgets\\.git \\(a plain git remote: open a merge request there from that branch\\)\\.$`),
+      new RegExp(`^cli:\\S+ pushed the change to branch \`${branch}\` of ${remote.url}/git/acme/widgets\\.git \\(a plain git remote: open a merge request there from that branch\\)\\.$`),
     );
     expect(await repos.branches("acme/widgets")).toContain(branch);
   });
