@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ALL_SUBCOMMANDS } from "../scripts/cli/args.ts";
 import { WEBHOOK_EVENTS } from "../worker/src/github/webhook-events.ts";
+import { shellCommands } from "./helpers/doc-commands.ts";
 import { REPO_ROOT } from "./helpers/worker.ts";
 
 /**
@@ -29,11 +30,6 @@ function localLinks(markdown: string): string[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/i.test(t));
 }
 
-/** Each command line of the ```sh blocks, continuation lines joined, comments dropped. */
-export function shellCommands(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  return blocks.flatMap((b) => b.replace(/\\\n\s*/g, " ").split("\n")).map((l) => l.replace(/\s+#.*$/, "").trim()).filter(Boolean);
-}
 
 const rootScripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
 const packageScripts = (name: string): Record<string, string> => {

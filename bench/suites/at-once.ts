@@ -11,6 +11,7 @@ import type { BenchStack } from "../stack.ts";
 import { single, summarize, type Result } from "../stats.ts";
 import { watchSlack } from "../watch.ts";
 import { postSlackEvent } from "./slack-post.ts";
+import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
 
 /**
  * 200 mentions at once in 200 channels, answered live by one built Slack bot
@@ -63,7 +64,7 @@ async function oneRun(stack: BenchStack, builtDir: string, nodeFlags: readonly s
   const bot = await spawnBuiltBot(
     builtDir,
     "slack",
-    { SLACK_BOT_TOKEN: slack.id.botToken, SLACK_API_URL: slack.apiUrl, SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0", DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token },
+    slackBotEnv(slack, stack.workerUrl, stack.token, slackHttp(SECRET)),
     flags,
   ).catch(async (err) => {
     unwatch();

@@ -4,6 +4,7 @@ import { mentionEvent, postEvent, startFakeSlack } from "../../test/fakes/slack/
 import type { Stack } from "../../test/helpers/stack.ts";
 import { spawnBuiltBot } from "../bots/process.ts";
 import { rssMiB } from "../proc.ts";
+import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
 
 /**
  * A file in and out of a room's workspace the way people move one: through the
@@ -55,16 +56,7 @@ async function arrival(probe: () => boolean, what: string, timeoutMs = 120_000):
 /** `bytes` (whose sha256 is `sha`) in and out through the built Slack bot in `builtDir` and the stack's Worker. */
 export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buffer, sha: string): Promise<BotFileFigures> {
   const slack = await startFakeSlack();
-  const bot = await spawnBuiltBot(builtDir, "slack", {
-    SLACK_BOT_TOKEN: slack.id.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_PORT: "0",
-    SLACK_FILE_ORIGINS: slack.url,
-    DUET_WORKER_URL: stack.workerUrl,
-    DUET_API_TOKEN: stack.token,
-    DUET_STREAMING: "off",
-  }).catch(async (err) => {
+  const bot = await spawnBuiltBot(builtDir, "slack", slackBotEnv(slack, stack.workerUrl, stack.token, { ...slackHttp(SECRET), SLACK_FILE_ORIGINS: slack.url, DUET_STREAMING: "off" })).catch(async (err) => {
     await slack.close();
     throw err;
   });

@@ -9,6 +9,7 @@ import type { BenchStack } from "../stack.ts";
 import { single, summarize, type Result } from "../stats.ts";
 import { postSlackEvent } from "./slack-post.ts";
 import { watchSlack } from "../watch.ts";
+import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
 
 /**
  * Slack replicas under a burst: one bot process, then two behind a round-robin
@@ -41,7 +42,7 @@ export async function startSetup(stack: BenchStack, replicas: number): Promise<S
   const slack = await startFakeSlack();
   const arrivals = new Arrivals();
   const unwatch = watchSlack(slack, arrivals);
-  const env = { SLACK_BOT_TOKEN: slack.id.botToken, SLACK_API_URL: slack.apiUrl, DUET_WORKER_URL: stack.workerUrl, DUET_API_TOKEN: stack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0", SLACK_REPLICAS: "many" };
+  const env = slackBotEnv(slack, stack.workerUrl, stack.token, { ...slackHttp(SECRET), SLACK_REPLICAS: "many" });
   const bots = await Promise.all(Array.from({ length: replicas }, () => spawnBot("slack-bot.ts", env)));
   const balancer = await startRoundRobin(() => bots.map((b) => `http://127.0.0.1:${b.port}`));
   return {

@@ -7,6 +7,7 @@ import { watchSlack } from "../watch.ts";
 import { pool } from "../pool.ts";
 import { firstTokenResults } from "./first-token.ts";
 import { PACED_CHANNELS, PacedChannels, REPLY_ONLY, ONE_COMMAND, type BotBenchOptions, memoryNow, memoryResults, WHOLE_ANSWERS, wholeAnswerRows } from "./bot-common.ts";
+import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
 
 /**
  * The Slack bot in its own process against the fake Slack and the real Worker,
@@ -72,14 +73,7 @@ export async function startSlackBench(stack: BenchStack, mode: "http" | "socket"
     await slack.close();
   };
   try {
-    const env = {
-      SLACK_BOT_TOKEN: slack.id.botToken,
-      SLACK_API_URL: slack.apiUrl,
-      DUET_WORKER_URL: stack.workerUrl,
-      DUET_API_TOKEN: stack.token,
-      ...answers,
-      ...(mode === "socket" ? { SLACK_APP_TOKEN: slack.id.appToken } : { SLACK_SIGNING_SECRET: SECRET, SLACK_PORT: "0" }),
-    };
+    const env = slackBotEnv(slack, stack.workerUrl, stack.token, { ...answers, ...(mode === "socket" ? { SLACK_APP_TOKEN: slack.id.appToken } : slackHttp(SECRET)) });
     bot = builtDir ? await spawnBuiltBot(builtDir, "slack", env) : await spawnBot("slack-bot.ts", env);
     if (mode === "socket") await slack.socket.whenConnected();
     const deliver = mode === "http" ? httpDelivery(`http://127.0.0.1:${bot.port}/slack/events`) : socketDelivery(slack);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
-import { buildBots, type Built, runBuilt } from "./harness.ts";
+import type { Stack } from "../helpers/stack.ts";
+import type { WorkerTap } from "../helpers/worker-tap.ts";
+import { type Built, runBuilt } from "./harness.ts";
+import { confirms, type OutboxRig, startOutboxRig } from "./outbox-rig.ts";
 
 /**
  * The outbox with the built Discord bot: a bot killed (SIGKILL) while the
@@ -11,6 +12,7 @@ import { buildBots, type Built, runBuilt } from "./harness.ts";
  * same settings shows it once, in the message already posted for it.
  */
 
+let rig: OutboxRig;
 let built: Built;
 let stack: Stack;
 let fake: FakeDiscord;
@@ -18,18 +20,13 @@ let tap: WorkerTap;
 let guildId: string;
 
 beforeAll(async () => {
-  built = await buildBots();
-  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
-  stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
-  tap = await startWorkerTap(stack.workerUrl);
+  ({ built, stack, tap } = rig = await startOutboxRig());
   fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000 });
   guildId = fake.addGuild("outbox");
 });
 afterAll(async () => {
   await fake?.close();
-  await tap?.close();
-  await stack?.stop();
-  built?.remove();
+  await rig?.close();
 });
 
 function startBot(extra: Record<string, string> = {}) {
@@ -37,9 +34,6 @@ function startBot(extra: Record<string, string> = {}) {
   return bot;
 }
 
-/** A bot's confirm to the room of `channel`; `final` defaults to true, as the Worker reads it. */
-const confirms = (final: boolean, channel: string) => (c: TappedCall) =>
-  c.method === "POST" && c.path.endsWith("/deliveries") && c.path.includes(channel) && ((c.body as { final?: boolean })?.final ?? true) === final;
 const botMessages = (channel: string) => fake.messagesIn(channel).filter((m) => m.author.id === fake.botUser.id);
 
 describe("the outbox with the built Discord bot", () => {

@@ -4,6 +4,7 @@ import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fake
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { answerTo, readable } from "../slack/harness.ts";
 import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
+import { slackBotEnv } from "../helpers/bot-env.ts";
 
 /**
  * `GET /metrics` of the built bots (prom-client bundled in) against the fake
@@ -32,13 +33,7 @@ afterAll(async () => {
   built?.remove();
 });
 
-const slackEnv = (extra: Record<string, string>) => ({
-  SLACK_BOT_TOKEN: slack.id.botToken,
-  SLACK_API_URL: slack.apiUrl,
-  DUET_WORKER_URL: stack.workerUrl,
-  DUET_API_TOKEN: stack.token,
-  ...extra,
-});
+const slackEnv = (extra: Record<string, string>) => slackBotEnv(slack, stack.workerUrl, stack.token, extra);
 
 async function scrape(port: number): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);

@@ -11,6 +11,7 @@ import { quietPort } from "../helpers/ports.ts";
 import { REPO_ROOT } from "../helpers/worker.ts";
 import { answerTo, readable } from "../slack/harness.ts";
 import { buildBots, type Built, type BotProc, runBuilt } from "./harness.ts";
+import { slackBotEnv, slackHttp } from "../helpers/bot-env.ts";
 
 /**
  * The outbox and schedules under `pnpm dev:worker` itself (the developer's
@@ -67,14 +68,7 @@ beforeAll(async () => {
 
 /** The built Slack bot in HTTP mode, against the fake Slack and the dev Worker. */
 function startSlackBot(): BotProc {
-  return runBuilt(built, "slack", {
-    SLACK_BOT_TOKEN: slack.id.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    DUET_WORKER_URL: workerUrl,
-    DUET_API_TOKEN: TOKEN,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_PORT: "0",
-  });
+  return runBuilt(built, "slack", slackBotEnv(slack, workerUrl, TOKEN, slackHttp(SECRET)));
 }
 
 async function botUrlOf(proc: BotProc): Promise<string> {

@@ -1,9 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fakes/slack/index.ts";
-import { startStack, type Stack } from "../helpers/stack.ts";
-import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
+import type { Stack } from "../helpers/stack.ts";
+import type { WorkerTap } from "../helpers/worker-tap.ts";
 import { answerTo, botReplies, readable } from "../slack/harness.ts";
-import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
+import { type Built, portFrom, runBuilt } from "./harness.ts";
+import { confirms, type OutboxRig, startOutboxRig } from "./outbox-rig.ts";
+import { slackBotEnv, slackHttp } from "../helpers/bot-env.ts";
 
 /**
  * The outbox with the built Slack bot: a bot killed (SIGKILL) while the model
@@ -16,40 +18,26 @@ import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
 
 const SECRET = "outbox-signing-secret";
 
+let rig: OutboxRig;
 let built: Built;
 let stack: Stack;
 let slack: FakeSlack;
 let tap: WorkerTap;
 
 beforeAll(async () => {
-  built = await buildBots();
-  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
-  stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
-  tap = await startWorkerTap(stack.workerUrl);
+  ({ built, stack, tap } = rig = await startOutboxRig());
   slack = await startFakeSlack();
 });
 afterEach(() => tap.hold(() => false));
 afterAll(async () => {
   await slack?.close();
-  await tap?.close();
-  await stack?.stop();
-  built?.remove();
+  await rig?.close();
 });
 
 function startBot() {
-  return runBuilt(built, "slack", {
-    SLACK_BOT_TOKEN: slack.id.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    DUET_WORKER_URL: tap.url,
-    DUET_API_TOKEN: stack.token,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_PORT: "0",
-  });
+  return runBuilt(built, "slack", slackBotEnv(slack, tap.url, stack.token, slackHttp(SECRET)));
 }
 
-/** A bot's confirm to the room of `channel`; `final` defaults to true, as the Worker reads it. */
-const confirms = (final: boolean, channel: string) => (c: TappedCall) =>
-  c.method === "POST" && c.path.endsWith("/deliveries") && c.path.includes(channel) && ((c.body as { final?: boolean })?.final ?? true) === final;
 
 describe("the outbox with the built Slack bot", () => {
   it("edits the live answer of a bot SIGKILLed mid-answer into the whole answer after the restart; the model asked and the command run once", async () => {

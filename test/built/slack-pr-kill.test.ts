@@ -5,6 +5,7 @@ import { startStack, type Stack } from "../helpers/stack.ts";
 import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
 import { botReplies, readable } from "../slack/harness.ts";
 import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
+import { slackBotEnv, slackHttp } from "../helpers/bot-env.ts";
 
 /**
  * A pull request in a thread survives the bot, with the real Worker and
@@ -50,14 +51,7 @@ afterAll(async () => {
 });
 
 function startBot() {
-  return runBuilt(built, "slack", {
-    SLACK_BOT_TOKEN: slack.id.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    DUET_WORKER_URL: tap.url,
-    DUET_API_TOKEN: stack.token,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_PORT: "0",
-  });
+  return runBuilt(built, "slack", slackBotEnv(slack, tap.url, stack.token, slackHttp(SECRET)));
 }
 
 const proposing = (c: TappedCall) => c.method === "POST" && c.path.endsWith("/repo/pr");

@@ -5,6 +5,7 @@ import { startStack, type Stack } from "../helpers/stack.ts";
 import { startPassThrough, type PassThrough } from "../reliability/pass-through.ts";
 import { answerTo, botReplies, modelCallsFor, newChannel, newMessagesIn, readable } from "../slack/harness.ts";
 import { buildBots, type BotProc, type Built, runBuilt } from "./harness.ts";
+import { slackBotEnv, slackHttp } from "../helpers/bot-env.ts";
 
 /**
  * Two built Slack bots (HTTP mode, two processes) behind a round-robin load
@@ -23,15 +24,7 @@ let balancer: RoundRobin;
 const replicas: { proc: BotProc; url: string | null }[] = [];
 
 function startReplica(): Promise<{ proc: BotProc; url: string }> {
-  const proc = runBuilt(built, "slack", {
-    SLACK_BOT_TOKEN: slack.id.botToken,
-    SLACK_API_URL: slack.apiUrl,
-    DUET_WORKER_URL: worker.url,
-    DUET_API_TOKEN: stack.token,
-    SLACK_SIGNING_SECRET: SECRET,
-    SLACK_PORT: "0",
-    SLACK_REPLICAS: "many",
-  });
+  const proc = runBuilt(built, "slack", slackBotEnv(slack, worker.url, stack.token, { ...slackHttp(SECRET), SLACK_REPLICAS: "many" }));
   return portOf(proc).then((port) => ({ proc, url: `http://127.0.0.1:${port}` }));
 }
 

@@ -4,6 +4,7 @@ import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fake
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { answerTo, readable } from "../slack/harness.ts";
 import { type BotProc, buildBots, type Built, healthBecomes, healthz, portFrom, runBuilt } from "./harness.ts";
+import { slackBotEnv } from "../helpers/bot-env.ts";
 
 /**
  * The built Slack bot (`pnpm build`, plain node, no node_modules) against the
@@ -30,13 +31,7 @@ afterAll(async () => {
   built?.remove();
 });
 
-const env = (extra: Record<string, string>) => ({
-  SLACK_BOT_TOKEN: slack.id.botToken,
-  SLACK_API_URL: slack.apiUrl,
-  DUET_WORKER_URL: stack.workerUrl,
-  DUET_API_TOKEN: stack.token,
-  ...extra,
-});
+const env = (extra: Record<string, string>) => slackBotEnv(slack, stack.workerUrl, stack.token, extra);
 
 describe("the built Slack bot in HTTP mode", () => {
   it("answers a signed url_verification and a mention, serves /healthz on SLACK_PORT, and stops on SIGTERM", async () => {

@@ -209,40 +209,40 @@ export class DuetAgent extends Agent<Env> {
   }
 
   async repo(): Promise<Outcome> {
-    return guard(async () => ok(await this.room.repoView()));
+    return guard(async () => ok(await this.room.code.view()));
   }
 
   async setRepo(req: RepoRequest): Promise<Outcome> {
-    return guard(async () => ok(await this.room.setRepo(req)));
+    return guard(async () => ok(await this.room.code.set(req)));
   }
 
   /** Checks the room's repository out at `repo/` now (or fetches into it). */
   async syncRepo(): Promise<Outcome> {
-    return guard(async () => ok(await this.room.syncRepo()));
+    return guard(async () => ok(await this.room.code.syncNow()));
   }
 
   /** Proposes the change in the room's checkout as a pull request. */
   async proposePr(req: PrProposeRequest): Promise<Outcome> {
-    return guard(async () => ok(await this.room.proposePr(req)));
+    return guard(async () => ok(await this.room.code.propose(req)));
   }
 
   /** Opens the proposal `id` as a pull request (pushes its change first). */
   async openPr(id: string, req: PrOpenRequest): Promise<Outcome> {
-    return guard(async () => ok(await this.room.openPr(id, req)));
+    return guard(async () => ok(await this.room.code.open(id, req)));
   }
 
   /** Drops the proposal `id` unopened. */
   async skipPr(id: string, req: PrSkipRequest): Promise<Outcome> {
-    return guard(async () => ok(this.room.skipPr(id, req)));
+    return guard(async () => ok(this.room.code.skip(id, req)));
   }
 
   /** GitHub's webhook: something happened to the pull request this room opened (`{handled}`). */
   async prEvent(event: PrEvent, deliveryId: string): Promise<Outcome> {
-    return guard(async () => ok(await this.room.prEvent(event, deliveryId)));
+    return guard(async () => ok(await this.room.code.event(event, deliveryId)));
   }
 
   async removeRepo(userId?: string): Promise<Outcome> {
-    return guard(async () => ok(await this.room.removeRepo(userId)));
+    return guard(async () => ok(await this.room.code.remove(userId)));
   }
 
   /** The facts people pinned here. */

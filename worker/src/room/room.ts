@@ -1,24 +1,16 @@
 import {
   channelOfThread,
   DuetError,
-  GITHUB_NOT_CONFIGURED,
   type ModelRequest,
   type ModelResponse,
   type PolicyRequest,
   type PolicyResponse,
-  type PrOpened,
-  type PrProposal,
-  type PrSkipRequest,
-  type PrOpenRequest,
-  type PrProposeRequest,
-  type RepoRequest,
   type PinFactRequest,
   type PinResponse,
   type MemoryResponse,
   type ProposalClick,
   type DismissResponse,
   type ForgetResponse,
-  type RepoResponse,
   type UsageResponse,
 } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
@@ -27,21 +19,12 @@ import { findAttachment } from "../files/attach.ts";
 import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
-import { PrProposals } from "../control/pr-proposals.ts";
-import { CheckoutStore } from "../control/repo-checkout.ts";
-import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
-import { RepoPr } from "./repo-pr.ts";
-import { PrTalk, type PrTalkResult } from "./pr-talk.ts";
-import type { PrEvent } from "../github/webhook-events.ts";
-import { RepoSync } from "./repo-sync.ts";
+import { RoomCode } from "./room-code.ts";
 import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
 import { recallFor } from "../memory/recall.ts";
 import { RollingSummary } from "../memory/rolling-summary.ts";
 import { SummaryRows } from "../memory/summary-rows.ts";
 import { ProposedFacts } from "../memory/proposed-facts.ts";
-import { InstallationTokens } from "../github/installation-tokens.ts";
-import { installationOf } from "../github/repo-access.ts";
-import { checkRemoteAccess } from "../git-remote/remote-access.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
 import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
@@ -91,7 +74,8 @@ export class Room {
   readonly tree: RoomTree;
   readonly control: RoomControl;
   readonly model: RoomModelStore;
-  readonly repo: RoomRepoStore;
+  /** The repository linked here, its checkout and its pull request (see room-code.ts). */
+  readonly code: RoomCode;
   /** The tool servers of the workspace this room turned on. */
   readonly tools: RoomTools;
   readonly facts: PinnedFacts;
@@ -99,14 +83,6 @@ export class Room {
   readonly rollingSummary: RollingSummary;
   /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
   readonly proposedFacts: ProposedFacts;
-  /** What `repo/` in the workspace holds, and the one checkout at a time that makes it. */
-  readonly checkouts: CheckoutStore;
-  private readonly repoSync: RepoSync;
-  /** The room's pull request proposal, and the pull request it became. */
-  readonly proposals: PrProposals;
-  private readonly repoPr: RepoPr;
-  /** GitHub's webhook telling the room of its pull request. */
-  private readonly prTalk: PrTalk;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -117,34 +93,6 @@ export class Room {
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
   private readonly chatModels = new Map<string, ChatModel>();
-  /** Reads the change in `repo/` against its checkout and keeps it as the room's pull request proposal (see repo-pr.ts). */
-  async proposePr(req: PrProposeRequest): Promise<PrProposal> {
-    return this.repoPr.propose(req.userId, req.title, req.credit);
-  }
-
-  /** Commits and pushes the proposal's change and opens its pull request (see repo-pr.ts). */
-  async openPr(id: string, req: PrOpenRequest): Promise<PrOpened> {
-    const opened = await this.repoPr.open(id, req.userId, req.threadUrl);
-    // Recorded after every open (opening again answers the same pull request), so a failed write is made good by a retry.
-    const repo = this.proposals.current()?.proposal.repo;
-    // A branch on a plain git remote has no pull request for GitHub to tell of.
-    if (repo && this.pullIndex && !opened.branchOnly) await this.pullIndex(repo, opened.number, this.roomId);
-    return opened;
-  }
-
-  /** GitHub says something of the room's pull request (see pr-talk.ts). */
-  async prEvent(event: PrEvent, deliveryId: string): Promise<PrTalkResult> {
-    return this.prTalk.event(event, deliveryId);
-  }
-
-  /** Drops the proposal `id` unopened (see repo-pr.ts). */
-  skipPr(id: string, req: PrSkipRequest): PrProposal {
-    return this.repoPr.skip(id, req.userId);
-  }
-
-  /** The GitHub App's tokens, made on first use (null: no App configured). */
-  private githubApp?: InstallationTokens;
-
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly env: Vars,
@@ -158,7 +106,7 @@ export class Room {
     /** A workspace's tool servers (tools/tool-servers.ts), by workspace. */
     toolServers: (workspace: string) => ToolServersPeer,
     /** Records which room opened a pull request, for GitHub's webhook (github/webhook-index-object.ts); absent without it. */
-    private readonly pullIndex?: (repo: string, number: number, roomId: string) => Promise<void>,
+    pullIndex?: (repo: string, number: number, roomId: string) => Promise<void>,
     /** Keeps the object alive for work that outlasts its request (sending a turn's spans). */
     waitUntil: (p: Promise<unknown>) => void = (p) => void p,
   ) {
@@ -188,42 +136,20 @@ export class Room {
       waitUntil,
     });
     this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
-    this.repo = new RoomRepoStore(storage, channelOfThread(roomId) ? () => this.tree.inheritedRepo() : () => null, this.config.github || !this.config.gitRemote ? "github" : "git");
-    this.checkouts = new CheckoutStore(storage);
-    this.repoSync = new RepoSync({
+    this.code = new RoomCode({
+      storage,
       roomId,
-      link: () => this.repoLink(),
-      store: this.checkouts,
-      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
-      gitRemote: () => this.config.gitRemote,
-      executor: () => this.executor().executor,
-    });
-    this.proposals = new PrProposals(storage);
-    this.repoPr = new RepoPr({
-      roomId,
-      link: () => this.repoLink(),
-      checkouts: this.checkouts,
-      proposals: this.proposals,
-      executor: () => this.executor().executor,
+      config: this.config,
+      tree: this.tree,
+      control: this.control,
+      outbox: this.outbox,
+      ledger: this.ledger,
       redact: this.redact,
-      record: (proposal, keepOpened) =>
-        storage.transactionSync(() => {
-          this.proposals.set({ proposal, opened: keepOpened ? (this.proposals.current()?.opened ?? null) : null });
-          this.control.audit.record([{ at: proposal.at, kind: "pr-proposed", repo: proposal.repo, branch: proposal.branch, title: proposal.title, requestedBy: proposal.requestedBy }]);
-        }),
-      opened: (proposal, pr, userId) =>
-        storage.transactionSync(() => {
-          // The conversation it came from, so GitHub's news of it lands in that thread.
-          this.proposals.set({ proposal, opened: { ...pr, target: this.outbox.latestTarget() } });
-          this.control.audit.record([{ at: Date.now(), kind: "pr-opened", repo: proposal.repo, branch: proposal.branch, url: pr.url, requestedBy: userId }]);
-        }),
-      skipped: (held, userId) =>
-        storage.transactionSync(() => {
-          this.proposals.set({ ...held, skipped: true });
-          this.control.audit.record([{ at: Date.now(), kind: "pr-skipped", repo: held.proposal.repo, branch: held.proposal.branch, title: held.proposal.title, requestedBy: userId }]);
-        }),
-      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
-      gitRemote: () => this.config.gitRemote,
+      executor: () => this.executor().executor,
+      ensureListed: () => this.ensureListed(),
+      handDown: (what) => this.handDown(what),
+      ask: (req) => this.turns.message(req),
+      ...(pullIndex ? { pullIndex } : {}),
     });
     // One exporter for the room's spans: its turns' and its schedules' runs'.
     const tracing = roomTracing(this.config, waitUntil);
@@ -243,16 +169,6 @@ export class Room {
       answered: () => this.rollingSummary.afterTurn(),
     });
     const limits = () => ({ minIntervalS: this.config.DUET_SCHEDULE_MIN_INTERVAL_S, perRoom: this.config.DUET_SCHEDULES_PER_ROOM });
-    this.prTalk = new PrTalk({
-      roomId,
-      proposals: this.proposals,
-      ledger: this.ledger,
-      outbox: this.outbox,
-      redact: this.redact,
-      audit: (entry) => this.control.audit.record([entry]),
-      ask: (req) => this.turns.message(req),
-      github: () => (this.config.github ? { app: this.github(), config: this.config.github } : null),
-    });
     this.scheduleRows = new Schedules(storage.sql, limits);
     this.schedules = new ScheduledRuns({
       storage,
@@ -290,14 +206,12 @@ export class Room {
     this.uploads.wipe();
     this.scheduleRows.wipe();
     // The workspace goes with the sandbox below: nothing is checked out any more.
-    this.checkouts.wipe();
-    this.proposals.wipe();
+    this.code.wipe(!resetBy);
     this.proposedFacts.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {
       this.model.wipe();
-      this.repo.wipe();
       this.tools.wipe();
     }
     // The pinned facts go unless the person resetting said to keep them, and the summary with them; a person's reset keeps its usage.
@@ -412,81 +326,6 @@ export class Room {
     return { forgotten, ...this.facts.view() };
   }
 
-  /** The repository worked on here and where it comes from. A thread room asks its channel once, if no turn has yet. */
-  async repoView(): Promise<RepoResponse> {
-    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
-    return this.withCheckout(this.repo.view());
-  }
-
-  /** The view with the checkout made for its link, if one was. */
-  private withCheckout(view: RepoResponse): RepoResponse {
-    if (view.repo === null) return view;
-    const made = this.checkouts.of({ repo: view.repo, branch: view.branch });
-    return { ...view, checkout: made ? { sha: made.sha, at: made.at } : null };
-  }
-
-  /** The repository turns work on here (the room's own, else its channel's), or null. */
-  private repoLink(): RepoLink | null {
-    const view = this.repo.view();
-    return view.repo === null ? null : { repo: view.repo, branch: view.branch };
-  }
-
-  /**
-   * Checks the repository out at `repo/` now, or fetches into the checkout
-   * there (`/repo/sync`); the view with the new checkout. 404 when the room
-   * has none; a checkout that could not be made is its one-line error.
-   */
-  async syncRepo(): Promise<RepoResponse> {
-    if (channelOfThread(this.roomId)) await this.tree.ensureRegistered();
-    const synced = await this.repoSync.sync(true);
-    if (!synced) throw new DuetError("not_found", "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)");
-    return this.repoView();
-  }
-
-  /** The GitHub App's tokens, made on first use (only called with an App configured). */
-  private github(): InstallationTokens {
-    const github = this.config.github!;
-    this.githubApp ??= new InstallationTokens({ appId: github.appId, privateKey: github.privateKey, apiUrl: github.apiUrl });
-    return this.githubApp;
-  }
-
-  /**
-   * Links a repository to this room (two rows: the link and its audit entry),
-   * then hands it down as the run policy is.
-   */
-  async setRepo(req: RepoRequest): Promise<RepoResponse> {
-    await this.ensureListed();
-    const link = { repo: req.repo, branch: req.branch ?? null };
-    // Without a GitHub App or a git remote nothing could clone it: refused with what to set. A repository the App
-    // cannot see is refused with where to install it; one the remote does not serve to its token, with that.
-    const github = this.config.github;
-    if (github) await installationOf(this.github(), github, link.repo, Date.now());
-    else if (this.config.gitRemote) await checkRemoteAccess(this.config.gitRemote, link.repo);
-    else throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
-    this.storage.transactionSync(() => {
-      this.repo.set(link);
-      this.control.audit.record([{ at: Date.now(), kind: "repo", repo: link.repo, ...(link.branch ? { branch: link.branch } : {}), requestedBy: req.userId }]);
-    });
-    await this.handDown("repository");
-    return this.withCheckout(this.repo.view());
-  }
-
-  /**
-   * Unlinks this room's own repository (audited when there was one), then
-   * hands that down; a thread room then follows its channel's again.
-   */
-  async removeRepo(userId?: string): Promise<RepoResponse> {
-    const own = this.repo.own();
-    if (own) {
-      this.storage.transactionSync(() => {
-        this.repo.wipe();
-        this.control.audit.record([{ at: Date.now(), kind: "repo-removed", repo: own.repo, ...(userId ? { requestedBy: userId } : {}) }]);
-      });
-      await this.handDown("repository");
-    }
-    return this.repoView();
-  }
-
   /** Tells this channel's thread rooms what they now inherit (one RPC and one row each, only on a change). */
   private async handDown(what: string): Promise<void> {
     const inherited = this.inheritance();
@@ -503,7 +342,7 @@ export class Room {
   }
 
   private inheritance(): Inherited {
-    return { runPolicy: this.control.policy.own(), model: this.model.own(), repo: this.repo.own() };
+    return { runPolicy: this.control.policy.own(), model: this.model.own(), repo: this.code.repo.own() };
   }
 
   /**
@@ -538,7 +377,7 @@ export class Room {
 
   /** This room's settings and what `userId` used here today, for its workspace's home view. */
   async summary(userId: string): Promise<RoomSummary> {
-    const repo = this.repo.view();
+    const repo = this.code.repo.view();
     const settings = {
       runPolicy: this.control.runPolicy().runPolicy,
       model: this.model.view().model,
@@ -658,7 +497,7 @@ export class Room {
       recall: (question, beforeSeq) => recallFor(this.ledger, question, beforeSeq, config.DUET_RECALL_TOKENS),
       proposeFacts: (facts) => this.proposedFacts.offer(facts, Date.now()),
       ...(saves ? { saves } : {}),
-      repo: (signal) => this.repoSync.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
+      repo: (signal) => this.code.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
       ...(tools ? { tools } : {}),
     };
   }
