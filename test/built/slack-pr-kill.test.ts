@@ -4,7 +4,7 @@ import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
 import { botReplies, readable } from "../slack/harness.ts";
-import { buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
+import { type BotProc, buildBots, type Built, portFrom, runBuilt } from "./harness.ts";
 import { slackBotEnv, slackHttp } from "../helpers/bot-env.ts";
 
 /**
@@ -77,13 +77,28 @@ async function askForKappa(channel: string, before: () => void = () => {}) {
   return { bot, port, ts: String(payload.event.ts) };
 }
 
+/**
+ * Runs `test` with the bot `first` and `restart`, which starts a second; when
+ * it fails, prints both bots' output. The second is stopped at the end and must exit cleanly.
+ */
+async function withRestart(first: BotProc, test: (restart: () => BotProc) => Promise<void>): Promise<void> {
+  let second = null as BotProc | null;
+  try {
+    await test(() => (second = startBot()));
+  } catch (err) {
+    console.log("BOT1", first.output(), "BOT2", second?.output());
+    throw err;
+  } finally {
+    if (second) expect(await second.stop()).toBe(0);
+  }
+}
+
 describe("the proposal after an answer, with the built Slack bot", () => {
   it("a bot SIGKILLed between the answer's confirm and the proposal: after the restart the proposal is posted exactly once, the answer not again", async () => {
     const channel = "CPRKILL";
     const room = `slack-${slack.id.teamId}-${channel}`;
     const { bot: first, ts } = await askForKappa(channel, () => tap.hold(proposing));
-    let second: ReturnType<typeof startBot> | null = null;
-    try {
+    await withRestart(first, async (restart) => {
       // The answer is posted and the room confirmed it delivered; the bot now asks for the proposal, held: it dies here.
       await expect.poll(() => tap.calls.filter(proposing).length, { timeout: 60_000 }).toBe(1);
       const confirmed = tap.calls.filter((c) => confirm(c) && (c.body as { final?: boolean }).final !== false);
@@ -96,7 +111,7 @@ describe("the proposal after an answer, with the built Slack bot", () => {
       expect(readable(answer[0])).toContain("Added kappa.");
       expect(answer.some(hasOpen)).toBe(false);
 
-      second = startBot();
+      restart();
       // The dead bot's lease on the proposal runs out (15 s), and the room offers it to the restarted bot.
       const proposal = await slack.waitFor(() => botReplies(slack, channel, ts).find(hasOpen), "the proposal after the restart", 90_000);
       expect(readable(proposal)).toMatch(/<@U0ALICE> proposes a pull request to `acme\/widgets` \(`main`\): `Add kappa`/);
@@ -110,12 +125,7 @@ describe("the proposal after an answer, with the built Slack bot", () => {
       expect(thread.filter(hasOpen)).toHaveLength(1);
       expect(thread.filter((m) => readable(m).includes("Added kappa."))).toHaveLength(1);
       expect(thread.indexOf(proposal)).toBeGreaterThan(thread.indexOf(answer[0]));
-    } catch (err) {
-      console.log("BOT1", first.output(), "BOT2", second?.output());
-      throw err;
-    } finally {
-      if (second) expect(await second.stop()).toBe(0);
-    }
+    });
   }, 240_000);
 });
 
@@ -123,8 +133,7 @@ describe("the pull request's link after Open, with the built Slack bot", () => {
   it("a bot SIGKILLed after the Worker opened the pull request and before the thread showed it: the next click shows the link in the thread exactly once, and GitHub has one pull request", async () => {
     const channel = "CPROPENKILL";
     const { bot: first, port, ts } = await askForKappa(channel);
-    let second: ReturnType<typeof startBot> | null = null;
-    try {
+    await withRestart(first, async (restart) => {
       const proposal = await slack.waitFor(() => botReplies(slack, channel, ts).find(hasOpen), "the proposal in the thread", 60_000);
       const branch = /duet\/add-kappa-[0-9a-f]{6}/.exec(readable(proposal))![0];
 
@@ -144,8 +153,7 @@ describe("the pull request's link after Open, with the built Slack bot", () => {
       const pull = host.github.pulls.find((p) => p.head === branch)!;
       expect(botReplies(slack, channel, ts).filter((m) => readable(m).includes(pull.html_url))).toHaveLength(0);
 
-      second = startBot();
-      const again = await portFrom(second, "listens for Slack on port");
+      const again = await portFrom(restart(), "listens for Slack on port");
       const ephemerals = slack.ws.ephemeral.length;
       const retry = buttonClick(slack, { channel, messageTs: proposal.ts, actionId: "duet_pr_open", value: valueOf(proposal), user: "U0ALICE" });
       expect((await postInteraction(`http://127.0.0.1:${again}/slack/events`, retry, { secret: SECRET })).status).toBe(200);
@@ -160,11 +168,6 @@ describe("the pull request's link after Open, with the built Slack bot", () => {
       expect(thread.filter(hasOpen)).toHaveLength(0);
       expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
       expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
-    } catch (err) {
-      console.log("BOT1", first.output(), "BOT2", second?.output());
-      throw err;
-    } finally {
-      if (second) expect(await second.stop()).toBe(0);
-    }
+    });
   }, 240_000);
 });
