@@ -72,6 +72,11 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       };
       return finish(429, { message: "You are being rate limited.", retry_after: plan.retryAfterSeconds, global: plan.global }, headers);
     }
+    const held = world.holds.find((h) => call.route.includes(h.route));
+    if (held) {
+      held.arrive();
+      await held.gate;
+    }
     const failing = world.failure;
     if (failing && failing.remaining > 0 && failing.match({ method, route: call.route })) {
       failing.remaining--;

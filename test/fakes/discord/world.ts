@@ -99,6 +99,8 @@ export class World {
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   rateLimit: RateLimitPlan | null = null;
   failure: FailurePlan | null = null;
+  /** REST calls held until released, by a substring of their route ("METHOD /path/:param"). */
+  holds: Array<{ route: string; gate: Promise<void>; arrive: () => void }> = [];
   /** While set, starting a thread on a message fails with this Discord error (a missing permission). */
   threadRefusal: { status: number; code: number; message: string } | null = null;
 
