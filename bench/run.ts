@@ -20,6 +20,8 @@ import { sideBySide } from "./suites/side-by-side.ts";
 import { slackLiveSuite, slackSuite } from "./suites/slack.ts";
 import { streamRedactCpu } from "./suites/stream-redact.ts";
 import { toolsSuite } from "./suites/tools.ts";
+import { appHomeSuite } from "./suites/app-home.ts";
+import { repoSuite } from "./suites/repo.ts";
 import { tracingSuite } from "./suites/tracing.ts";
 import { workerLatency } from "./suites/worker-latency.ts";
 import { storageCost } from "./suites/worker-storage.ts";
@@ -53,7 +55,7 @@ const OUTBOX_SAMPLES = 30;
 const LIVE_SAMPLES = 100;
 
 /** The groups `pnpm bench <group>` can select; all of them, in this order, without arguments. */
-const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once", "tools", "burst"] as const;
+const GROUPS = ["worker", "slack", "discord", "live", "built", "replicas", "side-by-side", "prewarm", "bundle", "redaction", "files", "workspace", "outbox", "sandbox", "recall", "tracing", "at-once", "tools", "burst", "home", "repo"] as const;
 type Group = (typeof GROUPS)[number];
 
 const started = performance.now();
@@ -163,14 +165,23 @@ async function main(): Promise<void> {
       await stack.stop();
     }
   }
+  if (on("home")) {
+    const stack = await startBenchStack({ instantExecutor: true });
+    try {
+      await suite("home", "slack App Home: 200 rooms, 1,000 openings", () => appHomeSuite(stack));
+    } finally {
+      await stack.stop();
+    }
+  }
   // Its own two Workers, started after the shared stack has stopped, so nothing else runs beside them.
   if (on("side-by-side")) await suite("side-by-side", "side by side: seed design and Duet", () => sideBySide());
   if (on("recall")) await suite("recall", "recall: rows, bytes, time and tokens of a room that remembers", () => recallSuite(recallOptions(process.env.DUET_BENCH_RECALL)));
+  if (on("repo")) await suite("repo", "repo: link → checkout beside git clone, click → pull request", () => repoSuite());
   if (on("tools")) await suite("tools", "tools: an MCP tool call beside a direct command, prompt tokens per server", () => toolsSuite());
   if (on("prewarm")) await suite("prewarm", "prewarm on/off", () => prewarmSuite(20));
   if (on("bundle")) await suite("bundle", "worker: production bundle", () => bundleSize());
   if (on("redaction")) await suite("redaction", "live redaction: CPU", () => streamRedactCpu());
-  // Its own two Workers (tracing off, then on), started after the shared stack has stopped.
+  // Its own four Workers (tracing off, on, on with a slow collector, on with none), started after the shared stack has stopped.
   if (on("tracing")) await suite("tracing", "tracing on/off: Worker CPU and round trip per turn, Slack bot RSS", () => tracingSuite());
   if (on("files")) await suite("files", "files: 20 MiB in and out", () => filesSuite());
   if (on("sandbox")) await suite("sandbox", "sandbox: a room beside four long commands", () => sandboxFairSuite());

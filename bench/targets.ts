@@ -2,6 +2,7 @@ import type { Result } from "./stats.ts";
 import { AT_ONCE_PRODUCTION } from "./suites/at-once.ts";
 import { BOT_GROWTH_TARGET_MIB } from "./suites/files.ts";
 import { DESIGN_LABELS, RATIOS, sideName } from "./suites/side-by-side.ts";
+import { TRACING_CPU, TRACING_RSS } from "./suites/tracing.ts";
 
 /**
  * The issue's targets, checked against this run's figures. `why` is printed
@@ -118,6 +119,14 @@ export const TARGETS: Target[] = [
       const ratio = (name: string) => results.find((r) => r.name === name)?.median ?? "—";
       return `${both(results, "rate", "msg/s")}; workerd CPU per message: ${both(results, "cpu", "ms")}; the least a room can do with Duet's two commits a turn reaches ${ratio(RATIOS.floor)} × the seed's (one commit: ${ratio(RATIOS.floorOneCommit)} ×)`;
     },
+  },
+  {
+    what: "tracing on: Worker CPU per turn ≤ 3 % over off", result: TRACING_CPU, stat: "median", op: "≤", limit: 3, unit: "%",
+    why: "each export is one fetch; the rooms of an isolate share one exporter whose spans wait a second for the next turns', so a miss means few turns shared a send; the machine's noise moves this figure by several points",
+  },
+  {
+    what: "tracing on: Slack bot RSS ≤ 2 MiB over off", result: TRACING_RSS, stat: "median", op: "≤", limit: 2, unit: "MiB",
+    why: "the bot keeps at most its export buffer's spans; one reading each side, so a miss may be the allocator's noise",
   },
 ];
 

@@ -14,10 +14,12 @@ const DONE_REACTIONS = new Set(["white_check_mark", "warning"]);
 
 /**
  * Slack: `react:<channel>:<ts>:<name>`, `done:<channel>:<ts>` (✅ or ⚠️), `post:<channel>:<thread_ts>`, `resp:<response_url id>`,
+ * `home:<user>:<n>` (the nth App Home view published for them),
  * and `text:<marker>` for the first accepted call whose arguments hold an awaited marker.
  */
 export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
   let calls = 0;
+  const homes = new Map<string, number>();
   let responses = 0;
   let closed = false;
   // waitFor re-runs the probe synchronously after every change the fake makes; it never "finds" anything until closed.
@@ -32,6 +34,11 @@ export function watchSlack(slack: FakeSlack, arrivals: Arrivals): () => void {
           if (method === "reactions.add") {
             arrivals.arrive(`react:${args.channel}:${args.timestamp}:${args.name}`, now);
             if (DONE_REACTIONS.has(String(args.name))) arrivals.arrive(`done:${args.channel}:${args.timestamp}`, now);
+          } else if (method === "views.publish" && ok) {
+            // The nth Home view published for a person.
+            const n = (homes.get(String(args.user_id)) ?? 0) + 1;
+            homes.set(String(args.user_id), n);
+            arrivals.arrive(`home:${args.user_id}:${n}`, now);
           } else if (method === "chat.postMessage" || method === "chat.startStream") {
             // A live answer first shows as a stream; a whole one (DUET_STREAMING=off) as a post.
             arrivals.arrive(`post:${args.channel}:${args.thread_ts}`, now);

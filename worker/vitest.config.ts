@@ -28,6 +28,8 @@ export default defineConfig({
           SANDBOX_URL: inject("fakeExecutorUrl"),
           MODEL_TIMEOUT_MS: "1500",
           COMMAND_TIMEOUT_MS: "5000",
+          // A tool server that never answers is given up on this soon (tools-slow.test.ts waits it out).
+          DUET_TOOL_TIMEOUT_MS: "3000",
           // Answers unconfirmed this long are offered in the feed; short so tests see it at once.
           DUET_DELIVERY_GRACE_MS: "300",
           // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.

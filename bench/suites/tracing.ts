@@ -1,36 +1,52 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BOT_ENTRIES, bundle } from "../../scripts/build/bundle.ts";
 import { startFakeCollector } from "../../test/fakes/otlp.ts";
 import { mentionEvent } from "../../test/fakes/slack/index.ts";
 import { pool } from "../pool.ts";
 import { type BenchStack, startBenchStack } from "../stack.ts";
 import { single, summarize, type Result } from "../stats.ts";
+import { rssMiB } from "../proc.ts";
 import { memoryNow, ONE_COMMAND, PACED_CHANNELS, WHOLE_ANSWERS } from "./bot-common.ts";
 import { startSlackBench } from "./slack.ts";
 import { workerdCpuDuring } from "./worker-cpu.ts";
 
 /**
- * What tracing costs a turn in the Worker: the same turns (one model call,
- * one command) against a Worker with OTEL_EXPORTER_OTLP_ENDPOINT unset, then
- * set to a fake collector on 127.0.0.1. Each runs in a Worker of its own,
- * started one after the other, so nothing else shares the cores. The CPU is
- * the runtime's (the workerd that runs the Worker, from /proc), per turn; the
- * time is the turn's round trip, what a person waits for its text. Then a
- * Slack bot (its own process, exporting when the Worker does) answers as many
- * mentions, and its RSS is read once it settled.
+ * What tracing costs a turn in the Worker, side by side: four Workers run at
+ * once, each with the same turns (one model call, one command): tracing off
+ * (OTEL_EXPORTER_OTLP_ENDPOINT unset), on (a fake collector on 127.0.0.1), on
+ * with a collector 10 s slow per request, and on with a collector gone (its
+ * port closed). Their turns go in blocks, in a rotating order, so the
+ * machine's noise falls on all four alike. The CPU is each runtime's (the
+ * workerd that runs the Worker, from /proc) during its own blocks, per turn;
+ * the time is the turn's round trip, what a person waits for its text; the
+ * runtime's RSS after all turns shows the span buffer bounded. Then the
+ * built Slack bot (its own process, exporting when the Worker does) answers
+ * as many mentions with tracing off and on, and its RSS is read once it
+ * settled.
  */
 
 const WARMUP = 20;
 /** Rooms the turns rotate through: a turn never waits behind the one before in its room. */
 const ROOMS = 20;
+/** Turns a side runs before the next side's block. */
+const BLOCK = 20;
+const SLOW_MS = 10_000;
 
 interface Side {
+  label: string;
+  /** The side's rooms are named with it. */
+  slug: string;
+  vars: Record<string, string>;
+  stack?: BenchStack;
   cpuMs: number;
   latencies: number[];
-  botRssMiB: number;
 }
 
 /** A Slack bot's RSS (MiB, /proc) after `turns` mentions with one command each, 8 at a time. */
-async function botRss(stack: BenchStack, vars: Record<string, string>, turns: number): Promise<number> {
-  const bench = await startSlackBench(stack, "http", { ...WHOLE_ANSWERS, ...vars });
+async function botRss(stack: BenchStack, vars: Record<string, string>, turns: number, builtDir: string): Promise<number> {
+  const bench = await startSlackBench(stack, "http", { ...WHOLE_ANSWERS, ...vars }, builtDir);
   try {
     const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => `CTRACE${i}`);
     await pool(turns, 8, async (i) => {
@@ -46,41 +62,74 @@ async function botRss(stack: BenchStack, vars: Record<string, string>, turns: nu
   }
 }
 
-async function measure(label: string, vars: Record<string, string>, turns: number): Promise<Side> {
-  const stack = await startBenchStack({ instantExecutor: true, vars });
-  try {
-    const room = (i: number) => `cli-bench-tracing-${label}-${i % ROOMS}`;
-    for (let i = 0; i < WARMUP; i++) await stack.client.message(room(i), { text: ONE_COMMAND });
-    const latencies: number[] = [];
-    const cpu = await workerdCpuDuring(stack, async () => {
-      for (let i = 0; i < turns; i++) {
-        const t0 = performance.now();
-        await stack.client.message(room(i), { text: ONE_COMMAND });
-        latencies.push(performance.now() - t0);
-      }
-    });
-    return { cpuMs: cpu.runtime / turns, latencies, botRssMiB: await botRss(stack, vars, turns) };
-  } finally {
-    await stack.stop();
-  }
+/** `n` turns of `side` in its own rooms, its runtime's CPU counted while they run. */
+async function block(side: Side, from: number, n: number): Promise<void> {
+  const stack = side.stack!;
+  const room = (i: number) => `cli-bench-tracing-${side.slug}-${i % ROOMS}`;
+  const cpu = await workerdCpuDuring(stack, async () => {
+    for (let i = from; i < from + n; i++) {
+      const t0 = performance.now();
+      await stack.client.message(room(i), { text: ONE_COMMAND });
+      side.latencies.push(performance.now() - t0);
+    }
+  });
+  side.cpuMs += cpu.runtime;
 }
 
+export const TRACING_CPU = "tracing: Worker CPU per turn, on over off";
+export const TRACING_RSS = "tracing: Slack bot RSS, on over off";
+
 export async function tracingSuite(turns = 200): Promise<Result[]> {
+  const builtDir = mkdtempSync(join(tmpdir(), "duet-bench-tracing-"));
   const collector = await startFakeCollector();
+  const slow = await startFakeCollector();
+  slow.delayMs = SLOW_MS;
+  const gone = await startFakeCollector();
+  const goneUrl = gone.url;
+  await gone.close();
+  const sides: Side[] = [
+    { label: "off", slug: "off", vars: {}, cpuMs: 0, latencies: [] },
+    { label: "on", slug: "on", vars: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }, cpuMs: 0, latencies: [] },
+    { label: `on, collector ${SLOW_MS / 1000} s slow`, slug: "slow", vars: { OTEL_EXPORTER_OTLP_ENDPOINT: slow.url }, cpuMs: 0, latencies: [] },
+    { label: "on, collector gone", slug: "gone", vars: { OTEL_EXPORTER_OTLP_ENDPOINT: goneUrl }, cpuMs: 0, latencies: [] },
+  ];
   try {
-    const off = await measure("off", {}, turns);
-    const on = await measure("on", { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }, turns);
+    for (const side of sides) {
+      side.stack = await startBenchStack({ instantExecutor: true, vars: side.vars });
+      for (let i = 0; i < WARMUP; i++) await side.stack.client.message(`cli-bench-tracing-${side.slug}-${i % ROOMS}`, { text: ONE_COMMAND });
+    }
+    for (let from = 0, round = 0; from < turns; from += BLOCK, round++) {
+      const n = Math.min(BLOCK, turns - from);
+      for (let k = 0; k < sides.length; k++) await block(sides[(k + round) % sides.length]!, from, n);
+    }
+    const runtimeRss = sides.map((side) => rssMiB(side.stack!.workerd.runtime));
+    const [off, on] = sides as [Side, Side, Side, Side];
+    // The bot as the image runs it (`pnpm build`'s bundle, production flags): the tsx loader's own memory would swamp the difference.
+    await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
+    const offRss = await botRss(off.stack!, off.vars, turns, builtDir);
+    const onRss = await botRss(on.stack!, on.vars, turns, builtDir);
     const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)} % over off`;
     const median = (s: number[]) => summarize("", "", s).median;
+    const offCpu = off.cpuMs / turns;
     return [
-      single("tracing off: Worker CPU per turn", "ms", off.cpuMs, turns, "the runtime's user + system CPU, /proc; one model call and one command a turn"),
-      single("tracing on: Worker CPU per turn", "ms", on.cpuMs, turns, `${pct(off.cpuMs, on.cpuMs)}; ${collector.spans.length} spans exported`),
-      summarize("tracing off: turn round trip", "ms", off.latencies),
-      summarize("tracing on: turn round trip", "ms", on.latencies, pct(median(off.latencies), median(on.latencies))),
-      single(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", off.botRssMiB, 1, "VmRSS, tsx loader included"),
-      single(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", on.botRssMiB, 1, `${(on.botRssMiB - off.botRssMiB).toFixed(1)} MiB over off`),
+      ...sides.flatMap((side, i) => {
+        const cpu = side.cpuMs / turns;
+        const sent = side === on ? `; ${collector.spans.length} spans taken` : "";
+        return [
+          single(`tracing ${side.label}: Worker CPU per turn`, "ms", cpu, turns, side === off ? "the runtime's user + system CPU, /proc; one model call and one command a turn; four Workers side by side, blocks of 20 in turn" : `${pct(offCpu, cpu)}${sent}`),
+          summarize(`tracing ${side.label}: turn round trip`, "ms", side.latencies, side === off ? "" : pct(median(off.latencies), median(side.latencies))),
+          single(`tracing ${side.label}: Worker runtime RSS after ${turns} turns`, "MiB", runtimeRss[i]!, 1, side === off ? "VmRSS of the workerd that runs the Worker" : `${(runtimeRss[i]! - runtimeRss[0]!).toFixed(1)} MiB over off`),
+        ];
+      }),
+      single(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", offRss, 1, "VmRSS, the built bot"),
+      single(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onRss, 1, `${(onRss - offRss).toFixed(1)} MiB over off`),
+      single(TRACING_CPU, "%", ((on.cpuMs - off.cpuMs) / off.cpuMs) * 100, turns, "the Worker runtime's CPU per turn, tracing on beside off in the same run"),
+      single(TRACING_RSS, "MiB", onRss - offRss, 1, "the built Slack bot's RSS after the same turns, exporting beside not"),
     ];
   } finally {
+    rmSync(builtDir, { recursive: true, force: true });
+    for (const side of sides) await side.stack?.stop();
     await collector.close();
+    await slow.close();
   }
 }

@@ -22,6 +22,10 @@ export interface DiscordHarness {
   workerRequests: WorkerRequest[];
   /** Resolves once a log line containing `text` was written (past or future). */
   waitForLog(text: string, timeoutMs?: number): Promise<string>;
+  /** Holds the bot's requests to the Worker that `match` (a Worker slow to answer them) until the returned release is called. */
+  holdWorker(match: (req: WorkerRequest) => boolean): () => void;
+  /** Stops the bot and starts a new one on the same fake Discord and Worker, as a deploy or a crash would: `bot` is the new one, which remembers nothing of the old. */
+  restartBot(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,27 +62,33 @@ export async function startDiscordHarness(
   };
   const log: Logger = { info: write("info"), warn: write("warn"), error: write("error") };
   const workerRequests: WorkerRequest[] = [];
-  const recordingFetch: typeof fetch = (input, init) => {
+  const holds: { match: (req: WorkerRequest) => boolean; released: Promise<void> }[] = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-    const method = init?.method ?? "GET";
+    const req = { method: init?.method ?? "GET", path: decodeURIComponent(url.pathname) };
     // Delivery bookkeeping (the feed's reads, an answer's confirm after it is posted) runs on its own
     // clock, and can land after the next test began: left out, so a test counts what its event caused.
     const bookkeeping = url.pathname.startsWith("/api/deliveries/") || url.pathname.endsWith("/deliveries");
-    if (!bookkeeping) workerRequests.push({ method, path: decodeURIComponent(url.pathname) });
+    if (!bookkeeping) workerRequests.push(req);
+    await Promise.all(holds.filter((h) => h.match(req)).map((h) => h.released));
     return fetch(input, init);
   };
   const config = botConfig(fake, worker, opts.env?.(fake, guildId));
-  const bot = createDiscordBot(config, {
-    log,
-    typingRenewMs: opts.typingRenewMs,
-    liveIntervalMs: opts.liveIntervalMs,
-    rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
-    worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
-  });
+  const newBot = () =>
+    createDiscordBot(config, {
+      log,
+      typingRenewMs: opts.typingRenewMs,
+      liveIntervalMs: opts.liveIntervalMs,
+      rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
+      worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
+    });
+  let bot = newBot();
   await bot.start();
   return {
     fake,
-    bot,
+    get bot() {
+      return bot;
+    },
     guildId,
     logs,
     workerRequests,
@@ -89,6 +99,20 @@ export async function startDiscordHarness(
         const timer = setTimeout(() => reject(new Error(`no log line with "${text}" within ${timeoutMs} ms; logs:\n${logs.join("\n")}`)), timeoutMs);
         waiters.push({ text, resolve: (l) => (clearTimeout(timer), resolve(l)) });
       });
+    },
+    holdWorker(match) {
+      let release!: () => void;
+      const hold = { match, released: new Promise<void>((resolve) => (release = resolve)) };
+      holds.push(hold);
+      return () => {
+        holds.splice(holds.indexOf(hold), 1);
+        release();
+      };
+    },
+    async restartBot() {
+      await bot.stop();
+      bot = newBot();
+      await bot.start();
     },
     async stop() {
       await bot.stop();

@@ -1,6 +1,7 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { listen, readBody, sendJson, type Listening } from "./http.ts";
+import { legacySse, type LegacyPost } from "./mcp-legacy.ts";
 
 /**
  * Fake MCP servers on 127.0.0.1, built with the official TypeScript SDK
@@ -11,18 +12,30 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  *   /huge      a read-only tool `dump` answering {bytes} bytes of text
  *   /echo      a read-only tool `whoami` answering the `x-api-key` header it was sent, unlabelled
  *   /slow      a read-only tool `wait` that answers after {ms} (a call a restart cuts off)
+ *   /hang      a read-only tool `hold` that never answers (until the fake closes)
+ *
+ * one on the older HTTP+SSE transport (mcp-legacy.ts: an SDK server over a
+ * hand-written transport), which refuses streamable HTTP's POST with 405:
+ *
+ *   /legacy    read-only tools: `search`, `dump` (as /huge's) and `hold` (as /hang's)
  *
  * and hand-made hostile ones the SDK would never be:
  *
- *   /garbage   answers 200 with a body that is not JSON-RPC
- *   /broken    answers 500 to everything
+ *   /garbage         answers 200 with a body that is not JSON-RPC
+ *   /broken          answers 500 to everything
+ *   /legacy-offsite  an HTTP+SSE server whose endpoint event names its message path on
+ *                    another origin (`localhost` for `127.0.0.1`: the same fake, so a
+ *                    client that followed it would get through, and be seen in `posts`)
+ *   /legacy-mute     an HTTP+SSE server whose event stream ends without an endpoint event
+ *   /legacy-garbage  an HTTP+SSE server whose every answer on its stream is not JSON-RPC
  *
  * `calls` (also GET /_calls) records each tools/call the SDK servers answered
  * (tool and arguments), so a test can tell a call that reached the server from
- * one refused before it.
+ * one refused before it; `posts` each message POSTed to an HTTP+SSE session.
  */
 export interface FakeMcp extends Listening {
   calls: { path: string; tool: string; args: unknown }[];
+  posts: LegacyPost[];
 }
 
 function trackerServer(calls: FakeMcp["calls"]): McpServer {
@@ -64,14 +77,27 @@ function manyServer(): McpServer {
   return server;
 }
 
-function hugeServer(calls: FakeMcp["calls"]): McpServer {
-  const server = new McpServer({ name: "fake-huge", version: "1.0.0" });
+function addDump(server: McpServer, calls: FakeMcp["calls"], path: string): McpServer {
   server.registerTool(
     "dump",
     { description: "Answers as many bytes as asked", inputSchema: z.object({ bytes: z.number() }), annotations: { readOnlyHint: true } },
     async ({ bytes }) => {
-      calls.push({ path: "/huge", tool: "dump", args: { bytes } });
+      calls.push({ path, tool: "dump", args: { bytes } });
       return { content: [{ type: "text", text: "x".repeat(bytes) }] };
+    },
+  );
+  return server;
+}
+
+/** A tool whose call is recorded and then never answered (until the fake closes and lets every `held` call go). */
+function addHold(server: McpServer, calls: FakeMcp["calls"], path: string, held: Set<() => void>): McpServer {
+  server.registerTool(
+    "hold",
+    { description: "Never answers", inputSchema: z.object({ tag: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ tag }) => {
+      calls.push({ path, tool: "hold", args: { tag } });
+      await new Promise<void>((resolve) => held.add(resolve));
+      return { content: [{ type: "text", text: "held" }] };
     },
   );
   return server;
@@ -91,6 +117,21 @@ function slowServer(calls: FakeMcp["calls"]): McpServer {
   return server;
 }
 
+function legacyServer(calls: FakeMcp["calls"], path: string, held: Set<() => void>): McpServer {
+  const server = new McpServer({ name: "fake-legacy", version: "1.0.0" });
+  addDump(server, calls, path);
+  addHold(server, calls, path, held);
+  server.registerTool(
+    "search",
+    { description: "Searches the wiki", inputSchema: z.object({ query: z.string() }), annotations: { readOnlyHint: true } },
+    async ({ query }) => {
+      calls.push({ path, tool: "search", args: { query } });
+      return { content: [{ type: "text", text: `2 wiki pages mention ${query}: Onboarding, Release checklist` }] };
+    },
+  );
+  return server;
+}
+
 function echoServer(calls: FakeMcp["calls"]): McpServer {
   const server = new McpServer({ name: "fake-echo", version: "1.0.0" });
   server.registerTool("whoami", { description: "Says which key it was sent", annotations: { readOnlyHint: true } }, async (ctx) => {
@@ -103,16 +144,34 @@ function echoServer(calls: FakeMcp["calls"]): McpServer {
 
 export async function startFakeMcp(): Promise<FakeMcp> {
   const calls: FakeMcp["calls"] = [];
+  const held = new Set<() => void>();
+  const legacy = legacySse();
   const handlers = {
+    "/hang": createMcpHandler(() => addHold(new McpServer({ name: "fake-hang", version: "1.0.0" }), calls, "/hang", held)),
     "/tracker": createMcpHandler(() => trackerServer(calls)),
     "/many": createMcpHandler(() => manyServer()),
-    "/huge": createMcpHandler(() => hugeServer(calls)),
+    "/huge": createMcpHandler(() => addDump(new McpServer({ name: "fake-huge", version: "1.0.0" }), calls, "/huge")),
     "/slow": createMcpHandler(() => slowServer(calls)),
     "/echo": createMcpHandler(() => echoServer(calls)),
   } as const;
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls });
+    if (req.method === "GET" && url.pathname === "/_calls") return sendJson(res, 200, { calls, posts: legacy.posts });
+    for (const path of ["/legacy", "/legacy-offsite", "/legacy-garbage"]) {
+      if (url.pathname === `${path}/messages` && req.method === "POST") return legacy.post(req, res, path);
+      if (url.pathname !== path) continue;
+      if (req.method !== "GET") return sendJson(res, 405, { error: "this server speaks HTTP+SSE: GET for its event stream" }, { allow: "GET" });
+      const offsite = (own: string) => `http://localhost:${req.socket.localPort}${own}`;
+      return legacy.open(res, path, legacyServer(calls, path, held), {
+        endpoint: path === "/legacy-offsite" ? offsite : undefined,
+        garble: path === "/legacy-garbage",
+      });
+    }
+    if (url.pathname === "/legacy-mute") {
+      if (req.method !== "GET") return sendJson(res, 405, { error: "this server speaks HTTP+SSE" }, { allow: "GET" });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return res.end(": nothing to say\n\n");
+    }
     if (url.pathname === "/garbage") {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end("this is not json-rpc {");
@@ -129,5 +188,10 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     res.writeHead(answer.status, out);
     res.end(Buffer.from(await answer.arrayBuffer()));
   });
-  return { ...listening, calls };
+  const close = async () => {
+    for (const release of held) release();
+    held.clear();
+    await listening.close();
+  };
+  return { ...listening, close, calls, posts: legacy.posts };
 }

@@ -1,4 +1,4 @@
-import { NO_SPANS, otlpHeaders, Span, SpanExporter, type SpanSink, type TraceContext } from "@duet/shared";
+import { EXPORT_LINGER_MS, NO_SPANS, otlpHeaders, Span, SpanExporter, type SpanSink, type TraceContext } from "@duet/shared";
 import type { WorkerConfig } from "./config.ts";
 
 /**
@@ -7,9 +7,10 @@ import type { WorkerConfig } from "./config.ts";
  * bundling OpenTelemetry's SDK: the SDK's context managers, resource
  * detectors and exporters are written for Node and browsers, would add to
  * every isolate's start-up, and a turn needs only "this span's parent is
- * that one", which is passed by hand. Sending happens after the turn's answer
- * is stored, kept alive by the Durable Object's waitUntil, so a slow or dead
- * collector costs a turn nothing.
+ * that one", which is passed by hand. Sending happens a second after the
+ * turn's answer is stored (with the spans of any turns since, in any room of
+ * the isolate), kept alive by the Durable Object's waitUntil, so a slow or
+ * dead collector costs a turn nothing and busy rooms share one request.
  */
 export interface RoomTracing {
   /** Where the room's finished spans go (nowhere when OTEL_EXPORTER_OTLP_ENDPOINT is unset). */
@@ -23,10 +24,25 @@ export const WORKER_SERVICE = "duet-worker";
 /** Tracing off: spans are made and dropped, nothing is sent. */
 export const NO_TRACING: RoomTracing = { sink: NO_SPANS, flush: () => undefined };
 
+/**
+ * One exporter per collector for every room this isolate runs: workerd (and
+ * Cloudflare) place many rooms' objects in one isolate, and a send is the
+ * costly part of tracing (a fetch), so the rooms' spans of the last second
+ * share one request instead of one each.
+ */
+const exporters = new Map<string, SpanExporter>();
+
 export function roomTracing(config: WorkerConfig, waitUntil: (p: Promise<unknown>) => void): RoomTracing {
-  if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return NO_TRACING;
-  const exporter = new SpanExporter({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, headers: otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), service: WORKER_SERVICE });
-  return { sink: exporter.add, flush: () => waitUntil(exporter.flush()) };
+  const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint) return NO_TRACING;
+  const key = `${endpoint}\n${config.OTEL_EXPORTER_OTLP_HEADERS ?? ""}`;
+  let exporter = exporters.get(key);
+  if (!exporter) {
+    exporter = new SpanExporter({ endpoint, headers: otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), service: WORKER_SERVICE, lingerMs: EXPORT_LINGER_MS });
+    exporters.set(key, exporter);
+  }
+  const shared = exporter;
+  return { sink: shared.add, flush: () => waitUntil(shared.flushSoon()) };
 }
 
 /** A turn's root span in the Worker: the GenAI convention's `invoke_agent`, under the caller's span when it sent one. */

@@ -18,7 +18,7 @@ const BAD_ROOM_IDS = ["a%20b", "x".repeat(201), "%E2%80%8Broom", "..%2F..%2Fetc"
 
 describe("every route", () => {
   it("is read from the app: the room's routes are all there", () => {
-    for (const path of ["/api/rooms/:roomId", "/api/rooms/:roomId/message", "/api/rooms/:roomId/policy", "/api/rooms/:roomId/files/*", "/api/rooms/:roomId/schedules/:id", "/api/rooms/:roomId/deliveries/hold"]) {
+    for (const path of ["/api/rooms/:roomId", "/api/rooms/:roomId/message", "/api/rooms/:roomId/policy", "/api/rooms/:roomId/files/*", "/api/rooms/:roomId/schedules/:id", "/api/rooms/:roomId/deliveries/hold", "/api/rooms/:roomId/asked/:key", "/api/rooms/:roomId/asked/:key/take"]) {
       expect(roomPaths).toContain(path);
     }
     expect(roomPaths.length).toBeGreaterThanOrEqual(16);

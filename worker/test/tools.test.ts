@@ -1,37 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { audit, decide } from "./control-helpers.ts";
-import { api, killRoom, modelCallsWith, send, until } from "./helpers.ts";
-
-const MCP = (env as unknown as Record<string, string>).FAKE_MCP_URL;
-
-let n = 0;
-/** A workspace no other test uses, and two rooms in it. */
-function workspace() {
-  const ws = `cli-tools${Date.now().toString(36)}${(n++).toString(36)}`;
-  return { ws, roomA: `${ws}-a`, roomB: `${ws}-b` };
-}
-
-async function addServer(ws: string, name: string, path: string, headers?: Record<string, string>) {
-  const res = await api(`/api/tools/${ws}/${name}`, { method: "PUT", json: { url: `${MCP}${path}`, ...(headers ? { headers } : {}), userId: "U-admin" } });
-  expect(res.status).toBe(201);
-}
-
-async function enable(room: string, name: string) {
-  const res = await api(`/api/rooms/${room}/tools/${name}`, { method: "PUT", json: { userId: "U-admin" } });
-  expect(res.status).toBe(200);
-}
-
-async function mcpCalls(tool: string): Promise<unknown[]> {
-  const { calls } = (await (await fetch(`${MCP}/_calls`)).json()) as { calls: { tool: string; args: unknown }[] };
-  return calls.filter((c) => c.tool === tool).map((c) => c.args);
-}
-
-/** The system prompt the fake model was given for the question holding `marker`. */
-async function systemPromptFor(marker: string): Promise<string> {
-  const [call] = await modelCallsWith(marker);
-  return call.messages[0].content;
-}
+import { api, killRoom, send, until } from "./helpers.ts";
+import { addServer, enable, MCP, mcpCalls, systemPromptFor, workspace } from "./tools-helpers.ts";
 
 describe("tool servers of a workspace", () => {
   it("are added, listed with their tools (never their header values), turned on per room, and removed", async () => {

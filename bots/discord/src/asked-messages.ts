@@ -1,36 +1,52 @@
-import type { QuotedMessage } from "@duet/shared";
+import { keptQuote, type QuotedMessage, type WorkerClient } from "@duet/shared";
 
 /**
  * The messages people opened "Ask Duet" on, as Discord showed them in the
- * command (its text, author and attachment names), until the modal is
- * submitted. Discord sends a message's text with the command but not to a
- * later read by a bot without the Message Content intent (Duet asks for
- * none), so the submit reads the text kept here. A server's interactions all
- * reach one shard process, so the one that kept it gets the submission.
+ * command (its text, author and attachment names), kept in the message's
+ * room in the Worker until the modal is submitted (for at most an
+ * interaction's 15 minutes). Discord sends a message's text with the command
+ * but not to a later read by a bot without the Message Content intent (Duet
+ * asks for none), so the submission takes the text kept there: a bot
+ * restarted meanwhile (a deploy, a crash) still has it.
  */
-
-/** A modal left open longer than an interaction token lives (15 minutes) is not answered from memory. */
-const KEEP_MS = 15 * 60_000;
-/** At most this many open modals are remembered; the oldest goes first. */
-const MAX_KEPT = 1_000;
-
 export class AskedMessages {
-  private readonly kept = new Map<string, { msg: QuotedMessage; at: number }>();
+  /** Keeps sent and not yet answered, by key: a submission quicker than its keep waits for it before taking. */
+  private readonly keeping = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly worker: Pick<WorkerClient, "keepAsked" | "takeAsked">,
+    private readonly warn: (line: string) => void,
+  ) {}
 
-  remember(userId: string, messageId: string, msg: QuotedMessage): void {
-    const key = `${userId}:${messageId}`;
-    this.kept.delete(key);
-    this.kept.set(key, { msg, at: this.now() });
-    while (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
+  /** Keeps `msg` for `userId`'s modal on `messageId` in `room`; false (and logged) when the Worker did not keep it. */
+  remember(room: string, userId: string, messageId: string, msg: QuotedMessage): Promise<boolean> {
+    const key = askedKey(userId, messageId);
+    const kept = this.worker.keepAsked(room, key, keptQuote(msg)).then(
+      () => true,
+      (err) => {
+        this.warn(`could not keep message ${messageId} for ${userId}'s Ask Duet in ${room}: ${String(err)}`);
+        return false;
+      },
+    );
+    this.keeping.set(key, kept);
+    void kept.then(() => {
+      if (this.keeping.get(key) === kept) this.keeping.delete(key);
+    });
+    return kept;
   }
 
-  /** The message as `userId` saw it when they opened the modal, once; null when not kept (or kept too long). */
-  take(userId: string, messageId: string): QuotedMessage | null {
-    const key = `${userId}:${messageId}`;
-    const found = this.kept.get(key);
-    this.kept.delete(key);
-    return found && this.now() - found.at <= KEEP_MS ? found.msg : null;
+  /** The message as `userId` saw it when they opened the modal, once; null when none is kept (or the Worker could not say). */
+  async take(room: string, userId: string, messageId: string): Promise<QuotedMessage | null> {
+    const key = askedKey(userId, messageId);
+    await this.keeping.get(key);
+    try {
+      return (await this.worker.takeAsked(room, key)).message;
+    } catch (err) {
+      this.warn(`could not take message ${messageId} for ${userId}'s Ask Duet from ${room}: ${String(err)}`);
+      return null;
+    }
   }
 }
+
+/** One person's modal on one message: two snowflakes, as the Worker's key takes them. */
+const askedKey = (userId: string, messageId: string) => `${userId}-${messageId}`;

@@ -4,6 +4,7 @@ import { isTransient, type TransportError, type TransportOptions, WorkerTranspor
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "../wire/schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "../wire/delivery.ts";
+import { keepAskedResponseSchema, takeAskedResponseSchema, type AskedMessage, type KeepAskedResponse, type TakeAskedResponse } from "../wire/asked-schemas.ts";
 import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "../wire/home-schemas.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "../wire/schemas.ts";
 import {
@@ -176,6 +177,19 @@ export class WorkerClient {
   /** Not repeated: a second attempt after a first that landed would unpin the next fact. */
   forget(roomId: string, n: number, userId: string): Promise<ForgetResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/memory/${n}?userId=${encodeURIComponent(userId)}`, forgetResponseSchema, undefined, false);
+  }
+
+  /**
+   * Keeps the message an "Ask Duet" form is open on in its room under `key`, until `takeAsked`
+   * or ASKED_KEEP_MS; keeping the same again is harmless, so a failed attempt may be repeated.
+   */
+  keepAsked(roomId: string, key: string, body: AskedMessage): Promise<KeepAskedResponse> {
+    return this.call("PUT", askedPath(roomId, key), keepAskedResponseSchema, body, true, ASKED_TIMEOUT_MS);
+  }
+
+  /** The message kept under `key`, once (`message: null` when none is); not repeated: a first attempt that landed took it. */
+  takeAsked(roomId: string, key: string): Promise<TakeAskedResponse> {
+    return this.call("POST", `${askedPath(roomId, key)}/take`, takeAskedResponseSchema, undefined, false, ASKED_TIMEOUT_MS);
   }
 
   /** The repository the room works on (its own, or its channel's for a thread room), or `{repo: null}`. */
@@ -367,6 +381,8 @@ export class WorkerClient {
   }
 }
 
+/** A kept "Ask Duet" message is one row in its room: a person waits on the form (or its answer) meanwhile. */
+const ASKED_TIMEOUT_MS = 15_000;
 /** `/health` answers at once or not at all: a start-up check must not wait the turn deadline. */
 const HEALTH_TIMEOUT_MS = 5_000;
 /** A feed read answers by its wait plus the rooms' claims. */
@@ -387,3 +403,4 @@ const turnHeaders = (opts: TurnOptions): Record<string, string> => ({
 
 const toolsPath = (workspace: string) => `/api/tools/${encodeURIComponent(workspace)}`;
 const roomPath = (roomId: string) => `/api/rooms/${encodeURIComponent(roomId)}`;
+const askedPath = (roomId: string, key: string) => `${roomPath(roomId)}/asked/${encodeURIComponent(key)}`;

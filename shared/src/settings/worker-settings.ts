@@ -44,6 +44,8 @@ export const workerSettingsSchema = z.object({
   ...sandboxNetworkFields,
   /** A room's run policy until someone sets one: run the model's commands at once, or wait for approval. */
   DUET_RUN_POLICY: z.enum(["auto", "approve"], { error: "DUET_RUN_POLICY must be auto or approve" }).default("auto"),
+  /** How long one MCP tool call (its session opened, the call answered) may take before the turn goes on with a line saying so. */
+  DUET_TOOL_TIMEOUT_MS: intVar("DUET_TOOL_TIMEOUT_MS", 30_000, 100, 600_000),
   /** Tool (MCP) servers may be on loopback and private addresses, over plain http: local fakes in tests and `pnpm dev` only, never production. */
   DUET_TOOLS_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "DUET_TOOLS_ALLOW_PRIVATE must be 0 or 1" }).default("0"),
   /** How long a proposed command waits for Run or Skip: at least a second, at most a week. */

@@ -14,6 +14,8 @@ import type { SpanData } from "./span.ts";
 export const EXPORT_BUFFER_SPANS = 2_000;
 /** One export request's deadline: a slow collector is given up on, its batch dropped. */
 export const EXPORT_TIMEOUT_MS = 5_000;
+/** How long a room's spans wait for the next turns' before a send, so one request carries several turns. */
+export const EXPORT_LINGER_MS = 1_000;
 /** A collector that keeps failing is reported once a minute, not once a turn. */
 export const EXPORT_LOG_EVERY_MS = 60_000;
 
@@ -26,6 +28,8 @@ export interface ExporterOptions {
   service: string;
   maxSpans?: number;
   timeoutMs?: number;
+  /** `flushSoon` waits this long for more spans before it sends (0: it sends at once). */
+  lingerMs?: number;
   fetch?: typeof fetch;
   now?: () => number;
   log?: (line: string) => void;
@@ -34,6 +38,7 @@ export interface ExporterOptions {
 export class SpanExporter {
   private buffer: SpanData[] = [];
   private sending: Promise<void> | null = null;
+  private lingering: Promise<void> | null = null;
   private lastLogAt = Number.NEGATIVE_INFINITY;
   /** Spans lost since the last log line: to a full buffer or a failed request. */
   private dropped = 0;
@@ -73,6 +78,21 @@ export class SpanExporter {
       }
     })();
     return this.sending;
+  }
+
+  /**
+   * Sends what is waiting once `lingerMs` has passed, with whatever was added
+   * meanwhile; resolves when that send is done (never rejects). Asked again
+   * while it waits, it answers the same wait: one send for all of them.
+   */
+  flushSoon(): Promise<void> {
+    const linger = this.opts.lingerMs ?? 0;
+    if (linger <= 0) return this.flush();
+    this.lingering ??= new Promise<void>((resolve) => setTimeout(resolve, linger)).then(() => {
+      this.lingering = null;
+      return this.flush();
+    });
+    return this.lingering;
   }
 
   private async send(batch: SpanData[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EXPORT_LOG_EVERY_MS, otlpHeaders, SpanExporter, tracesUrl } from "./exporter.ts";
 import { fromOtlp, toOtlp } from "./otlp.ts";
 import { Span, type SpanData } from "./span.ts";
@@ -103,5 +103,34 @@ describe("SpanExporter", () => {
     await exporter.flush();
     expect(logs).toHaveLength(2);
     expect(logs[1]).toContain("it could not be reached");
+  });
+
+  it("with a linger, spans added while it waits go in the same one send, and a flush asked meanwhile joins it", async () => {
+    vi.useFakeTimers();
+    try {
+      const batches: string[][] = [];
+      const fetch = (async (_url: string, init: RequestInit) => {
+        batches.push(fromOtlp(JSON.parse(String(init.body))).map((s) => s.name));
+        return new Response("{}");
+      }) as unknown as typeof globalThis.fetch;
+      const exporter = new SpanExporter({ endpoint: "http://collector", service: "t", fetch, lingerMs: 1_000 });
+      exporter.add(span("turn-1"));
+      const first = exporter.flushSoon();
+      exporter.add(span("turn-2"));
+      expect(exporter.flushSoon()).toBe(first);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(batches).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      await first;
+      expect(batches).toEqual([["turn-1", "turn-2"]]);
+      // The next turn starts a wait of its own.
+      exporter.add(span("turn-3"));
+      const second = exporter.flushSoon();
+      await vi.advanceTimersByTimeAsync(1_000);
+      await second;
+      expect(batches).toEqual([["turn-1", "turn-2"], ["turn-3"]]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

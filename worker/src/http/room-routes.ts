@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { DuetError } from "@duet/shared";
+import { askedRoutes } from "./asked-routes.ts";
 import { controlRoutes, resetBy } from "./control-routes.ts";
 import { deliveryRoutes } from "./delivery-routes.ts";
 import { fileRoutes } from "./file-routes.ts";
@@ -27,6 +28,7 @@ roomRoutes.route("/deliveries", deliveryRoutes);
 roomRoutes.route("/schedules", scheduleRoutes);
 roomRoutes.route("/files", fileRoutes);
 roomRoutes.route("/memory", memoryRoutes);
+roomRoutes.route("/asked", askedRoutes);
 roomRoutes.route("/repo", repoRoutes);
 roomRoutes.route("/tools", roomToolRoutes);
 roomRoutes.route("/rooms", roomListRoutes);

@@ -15,6 +15,7 @@ import type {
   RepoRequest,
   PinFactRequest,
   ProposalClick,
+  QuotedMessage,
   RoomListRequest,
   RoomSummary,
   ScheduleRequest,
@@ -266,6 +267,16 @@ export class DuetAgent extends Agent<Env> {
 
   async forget(n: number, userId?: string): Promise<Outcome> {
     return guard(async () => ok(this.room.forget(n, userId)));
+  }
+
+  /** Keeps the message an "Ask Duet" form is open on, under the bot's `key`, until `takeAsked` (or ASKED_KEEP_MS). */
+  async keepAsked(key: string, msg: QuotedMessage): Promise<Outcome> {
+    return guard(async () => ok(this.room.keepAsked(key, msg)));
+  }
+
+  /** The message kept under `key`, once: `{message: null}` when none is. */
+  async takeAsked(key: string): Promise<Outcome> {
+    return guard(async () => ok(this.room.takeAsked(key)));
   }
 
   /** Runs or skips a command proposed under `approve`. */

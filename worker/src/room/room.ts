@@ -53,7 +53,8 @@ import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.t
 import { isWorkspaceRoom, listRooms, roomSummary } from "../home/room-listing.ts";
 import { budgetsView } from "../usage/budgets.ts";
 import { UsageTotals } from "../usage/usage-entries.ts";
-import type { RoomListRequest, RoomListResponse, RoomSummary } from "@duet/shared";
+import type { KeepAskedResponse, QuotedMessage, RoomListRequest, RoomListResponse, RoomSummary, TakeAskedResponse } from "@duet/shared";
+import { AskedRows } from "../storage/asked-rows.ts";
 
 /** A room's sandbox, or why it has none (the configuration names the problem). */
 interface ExecutorSlot {
@@ -83,6 +84,8 @@ export class Room {
   readonly rollingSummary: RollingSummary;
   /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
   readonly proposedFacts: ProposedFacts;
+  /** The messages "Ask Duet" forms are open on here, until they are submitted. */
+  private readonly asked: AskedRows;
   readonly turns: RoomTurns;
   readonly uploads: UploadLog;
   readonly outbox: Outbox;
@@ -124,6 +127,7 @@ export class Room {
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.facts = new PinnedFacts(storage.sql);
     this.proposedFacts = new ProposedFacts(storage.sql);
+    this.asked = new AskedRows(storage.sql);
     this.rollingSummary = new RollingSummary({
       tokens: this.config.DUET_SUMMARY_TOKENS,
       ledger: this.ledger,
@@ -135,7 +139,7 @@ export class Room {
       redact: this.redact,
       waitUntil,
     });
-    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.COMMAND_TIMEOUT_MS);
+    this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.DUET_TOOL_TIMEOUT_MS);
     this.code = new RoomCode({
       storage,
       roomId,
@@ -208,6 +212,7 @@ export class Room {
     // The workspace goes with the sandbox below: nothing is checked out any more.
     this.code.wipe(!resetBy);
     this.proposedFacts.wipe();
+    this.asked.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
     if (!resetBy) {
@@ -314,6 +319,16 @@ export class Room {
   /** Drops the proposal `id` without pinning anything. */
   dismissProposed(id: string): DismissResponse {
     return { dismissed: this.proposedFacts.take(id) };
+  }
+
+  /** Keeps the message an "Ask Duet" form is open on (its text redacted, as the history's is) until the form is submitted. */
+  keepAsked(key: string, msg: QuotedMessage): KeepAskedResponse {
+    return { kept: true, expiresAt: this.asked.keep(key, { ...msg, text: this.redact(msg.text) }, Date.now()) };
+  }
+
+  /** The message kept under `key`, once. */
+  takeAsked(key: string): TakeAskedResponse {
+    return { message: this.asked.take(key, Date.now()) };
   }
 
   /** Unpins fact number `n`, audited with who did it. */

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { open, seal } from "../installations/seal.ts";
-import { callTool, listTools, McpError, resultText, type McpTool } from "./mcp-client.ts";
+import { callTool, listTools, resultText, type McpTool } from "./mcp-client.ts";
+import { McpError } from "./mcp-rpc.ts";
 
 /** What the store's Durable Object needs from the Worker's environment. */
 export interface ToolServersEnv {

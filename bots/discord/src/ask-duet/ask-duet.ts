@@ -5,7 +5,7 @@ import type { BotDeps } from "../deps.ts";
 import { ALREADY_HANDLED } from "../interaction-errors.ts";
 import { discordTarget } from "../outbox-delivery.ts";
 import { authorName, commandUserName, mentionsAsNames } from "../people.ts";
-import { roomFor } from "../rooms.ts";
+import { roomFor, roomHere } from "../rooms.ts";
 import { threadSurface } from "../surfaces.ts";
 import { answerThread } from "./answer-thread.ts";
 import { askedMessageId, isQuestionModal, QUESTION_INPUT, questionModal } from "./ask-modal.ts";
@@ -41,13 +41,18 @@ async function openModal(i: MessageContextMenuCommandInteraction, deps: BotDeps,
   if (!i.inGuild()) return refuse(i, ASK_ABOUT_WORDS.notHere, deps);
   const msg = quoted(i.targetMessage);
   if (!sanitizeChatText(msg.text)) return refuse(i, ASK_ABOUT_WORDS.noText, deps);
-  deps.asked.remember(i.user.id, i.targetId, msg);
+  const room = roomHere(i);
+  if (!room) return refuse(i, ASK_ABOUT_WORDS.notHere, deps);
+  // Discord drops an interaction not answered within 3 s, and a waking Worker may take longer: the message is
+  // kept beside the modal, never before it. A keep that fails is logged; the submission then says so.
+  const keeping = deps.asked.remember(room, i.user.id, i.targetId, msg);
   try {
     await i.showModal(questionModal(i.targetId));
     acked?.();
   } catch (err) {
     deps.log.warn(`could not open the Ask Duet modal for interaction ${i.id}: ${String(err)}`);
   }
+  await keeping;
 }
 
 /** The message, read again now: null when it was deleted or Duet cannot see where it is. */
@@ -82,11 +87,13 @@ async function answer(i: ModalSubmitInteraction, deps: BotDeps, acked?: () => vo
     return;
   }
   const say = (text: string) => i.editReply({ content: text, allowedMentions: { parse: [] } }).catch((err) => deps.log.warn(`could not answer interaction ${i.id}: ${String(err)}`));
+  // Its text as the command showed it, kept in its room: a read now comes without it (no Message Content intent).
+  const askedIn = roomHere(i);
+  const kept = askedIn ? await deps.asked.take(askedIn, i.user.id, messageId) : null;
   const message = await readMessage(i, messageId);
   if (!message) return void (await say(ASK_ABOUT_WORDS.unreadable));
-  // Its text as the command showed it: a read now comes without it (no Message Content intent).
-  const msg = deps.asked.take(i.user.id, messageId) ?? quoted(message);
-  if (!sanitizeChatText(msg.text)) return void (await say(ASK_ABOUT_WORDS.noText));
+  const msg = kept ?? quoted(message);
+  if (!sanitizeChatText(msg.text)) return void (await say(kept ? ASK_ABOUT_WORDS.noText : ASK_ABOUT_WORDS.notKept(question)));
   const thread = await answerThread(message, question, deps.log);
   if (!thread) return void (await say(ASK_ABOUT_WORDS.threadRefused));
   await say(ASK_ABOUT_WORDS.answersIn(`<#${thread.id}>`));
