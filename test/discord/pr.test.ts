@@ -159,6 +159,20 @@ describe("Discord: /duet pr", () => {
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/h.txt");
   });
 
+  it("Discord refusing only the edit that shows the link: the clicker is told the link privately, with what shows it to the channel", async () => {
+    const ch = h.fake.addChannel(h.guildId, "pr-edit-refused");
+    await command(ch, "repo", { name: "acme/widgets" });
+    await modelChanges(ch, "cd ~/repo && echo theta > src/t.txt");
+    const msg = (await command(ch, "pr", { title: "Add theta" })).rec.original!;
+    const branch = /duet\/add-theta-[0-9a-f]{6}/.exec(msg.content)![0];
+    h.fake.failNext(1, { route: "PATCH /webhooks/" });
+    const clicked = await press(msg, buttons(msg)[0].custom_id);
+    const pull = host.github.pulls.find((p) => p.head === branch)!;
+    expect(said(clicked, true)).toBe(`The pull request is open: ${pull.html_url}. Its link could not be shown in place of the buttons; Open again shows it there.`);
+    expect(said(clicked, false)).toBe("");
+    expect(buttons(current(msg))).toHaveLength(2);
+  });
+
   it("no repository, an oversized title, Skip, a forged button and an unknown proposal: one line each, nothing pushed", async () => {
     const ch = h.fake.addChannel(h.guildId, "pr-bad");
     expect(await command(ch, "pr")).toMatchObject({ text: "📦 No repository is linked here, so there is no change to propose; `/duet repo name:owner/name` links one.", ephemeral: false });
