@@ -47,6 +47,7 @@ describe("workerOptions", () => {
       MODEL: "qwen2.5:7b",
       DUET_TOOLS_ALLOW_PRIVATE: "1",
       DUET_TOOL_TIMEOUT_MS: "20000",
+      DUET_PUBLIC_URL: "https://duet.example.workers.dev",
       OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
       OPENAI_API_KEY: "sk-local",
       MODEL_TIMEOUT_MS: "45000",

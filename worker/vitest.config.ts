@@ -43,6 +43,7 @@ export default defineConfig({
           FAKE_MODEL_URL: inject("fakeModelUrl"),
           FAKE_EXECUTOR_URL: inject("fakeExecutorUrl"),
           FAKE_MCP_URL: inject("fakeMcpUrl"),
+          FAKE_MCP_OAUTH_URL: inject("fakeMcpOAuthUrl"),
           // The fake MCP servers are on 127.0.0.1 over http, which production refuses.
           DUET_TOOLS_ALLOW_PRIVATE: "1",
         },

@@ -51,6 +51,8 @@ export function terminalSurface(room: string, ctx: CliContext): ChatSurface & { 
   return {
     post: print,
     postPrivate: print,
+    // The terminal is the asker's own.
+    postSecret: print,
     // A terminal cannot change what it printed; the new version follows.
     edit: async (_ref, reply) => Boolean(await print(reply)),
     showProgress: () => async () => {},

@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/http/app.ts";
 import { allowedMethods } from "../src/http/methods.ts";
@@ -58,5 +59,22 @@ describe("every route", () => {
     expect(routes.get("/api/rooms/:roomId/files")).toEqual(["GET", "HEAD", "PUT"]);
     // The room was never woken: nothing it answers was written.
     expect(await (await api(`/api/rooms/${room}/messages`)).json()).toEqual({ messages: [] });
+  });
+
+  it("the tool servers' OAuth callback, reached by browsers without a token, answers hostile input with a plain 400 page, never a 500", async () => {
+    const hostile = ["", "?state=", "?code=&state=", `?state=${"x".repeat(100_000)}&code=c`, "?state=%E2%80%8B.%00&code=c", "?state=a&state=b&code=c", `?state=cli-x.${"A".repeat(43)}&code=${"c".repeat(3000)}`, "?state=%ZZ&code=%ZZ", "?error=access_denied", `?state=bad%20ws.${"A".repeat(43)}&code=c`, `?state=slack-T1-C2.${"A".repeat(43)}&code=c`];
+    for (const query of hostile) {
+      const res = await SELF.fetch(`https://duet.test/oauth/mcp/callback${query}`);
+      expect({ query: query.slice(0, 40), status: res.status }).toEqual({ query: query.slice(0, 40), status: 400 });
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(await res.text()).toContain("Nothing was stored.");
+    }
+    // A listing's viewer is checked like any query.
+    for (const query of [`?userId=${"u".repeat(129)}`, "?userId=", "?other=1"]) {
+      const res = await api(`/api/tools/cli-everyroute${query}`);
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect(await res.json()).toMatchObject({ code: "invalid_request", details: { query: [expect.any(String)] } });
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { TestProject } from "vitest/node";
 import { startFakeExecutor } from "../../test/fakes/executor.ts";
 import { startFakeGithub } from "../../test/fakes/github.ts";
 import { startFakeMcp } from "../../test/fakes/mcp.ts";
+import { startFakeMcpOAuth } from "../../test/fakes/mcp-oauth.ts";
 import { startFakeModel } from "../../test/fakes/model.ts";
 
 declare module "vitest" {
@@ -12,6 +13,7 @@ declare module "vitest" {
     fakeGithubUrl: string;
     githubAppKey: string;
     fakeMcpUrl: string;
+    fakeMcpOAuthUrl: string;
   }
 }
 
@@ -20,6 +22,8 @@ export default async function setup(project: TestProject) {
   const executor = await startFakeExecutor();
   const mcp = await startFakeMcp();
   project.provide("fakeMcpUrl", mcp.url);
+  const mcpOAuth = await startFakeMcpOAuth();
+  project.provide("fakeMcpOAuthUrl", mcpOAuth.url);
   // A GitHub App whose key is made here (in GitHub's PKCS#1 form), installed on the repositories the tests link.
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const github = await startFakeGithub({ appId: "4242", publicKey });
@@ -33,5 +37,6 @@ export default async function setup(project: TestProject) {
     await executor.close();
     await github.close();
     await mcp.close();
+    await mcpOAuth.close();
   };
 }

@@ -112,6 +112,8 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   return {
     post,
     postPrivate: post,
+    // After the deferred reply is shown: a private one is the same message; a public one gets an ephemeral follow-up.
+    postSecret: (reply) => (ephemeral ? post(reply) : followUp(interaction, { content: renderReply(reply)[0].content, allowedMentions: { parse: [] }, ephemeral: true }, deps).then((m) => ({ id: m.id }), (err) => (deps.log.warn(`could not answer interaction ${interaction.id} privately: ${String(err)}`), null))),
     files: discordFileSurface(sendFiles, limit, deps.log),
     edit: (ref, reply) => editWith((body) => interaction.webhook.editMessage(ref.id, body), ref, reply, deps),
     showProgress: () => async () => {},
@@ -155,6 +157,9 @@ export function threadSurface(thread: ThreadChannel, interaction: ModalSubmitInt
       const [first] = renderReply(reply);
       const sent = await interaction.followUp({ content: first.content, files: first.files, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } }).catch((err) => deps.log.warn(`could not answer ${what}: ${String(err)}`));
       return sent ? { id: sent.id } : null;
+    },
+    postSecret(reply) {
+      return this.postPrivate(reply);
     },
     files: discordFileSurface((msg) => paced(() => thread.send(msg)), Math.min(DISCORD_FILE_MAX_BYTES, deps.fileMaxBytes), deps.log),
     edit: (ref, reply) => editWith((body) => thread.messages.edit(ref.id, body), ref, reply, deps),

@@ -68,6 +68,8 @@ export function conversationSurface(out: SlackOut, status: TurnStatus, place: Co
       return out.update(channel, ref.id, r.text, r.blocks);
     },
     postPrivate,
+    // An ephemeral message is seen by the asker alone.
+    postSecret: postPrivate,
     // Only the asker sees it, in their thread: a busy channel gets no message per waiting person.
     queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
     showProgress: () => status.show(),
@@ -174,6 +176,8 @@ export function slashSurface(out: SlackOut, respond: Respond, place: SlashPlace,
     // A response_url can replace the message it posted, which is the only one it knows.
     edit: async (_ref, reply) => (await send(reply, "in_channel", true)) !== null,
     postPrivate,
+    // An ephemeral message is seen by the asker alone.
+    postSecret: postPrivate,
     queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
     showProgress: () => async () => {},
     ...(place.files ? { files: place.files } : {}),

@@ -222,9 +222,12 @@ export class WorkerClient {
     return this.call("POST", `${roomPath(roomId)}/repo/pr/${encodeURIComponent(id)}/skip`, prProposalSchema, body, true);
   }
 
-  /** The tool servers of `workspace` (`slack-T123`, as room ids begin), with their tools; header names only, never values. */
-  toolServers(workspace: string): Promise<z.infer<typeof toolServersResponseSchema>> {
-    return this.call("GET", toolsPath(workspace), toolServersResponseSchema, undefined, true);
+  /**
+   * The tool servers of `workspace` (`slack-T123`, as room ids begin), with their tools; header names only, never values.
+   * `userId`: who will see the listing; a server they added that needs OAuth carries its link.
+   */
+  toolServers(workspace: string, userId?: string): Promise<z.infer<typeof toolServersResponseSchema>> {
+    return this.call("GET", `${toolsPath(workspace)}${userId ? `?${new URLSearchParams({ userId })}` : ""}`, toolServersResponseSchema, undefined, true);
   }
 
   /** Adds the server or replaces one of the same name; the same body twice is harmless, so a failed attempt may be repeated. */

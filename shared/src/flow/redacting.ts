@@ -104,11 +104,12 @@ const wrapped = new WeakSet<ChatSurface>();
 export function redacting(surface: ChatSurface, secrets: readonly string[] = []): ChatSurface {
   if (wrapped.has(surface)) return surface;
   const shown = (reply: Reply) => redactReply(reply, secrets);
-  const { live, files, queued } = surface;
+  const { live, files, queued, postSecret } = surface;
   const out: ChatSurface = {
     post: (reply) => surface.post(shown(reply)),
     edit: (ref, reply) => surface.edit(ref, shown(reply)),
     postPrivate: (reply) => surface.postPrivate(shown(reply)),
+    ...(postSecret ? { postSecret: (reply: Reply) => postSecret.call(surface, shown(reply)) } : {}),
     showProgress: () => surface.showProgress(),
     ...(files ? { files: { ...files, send: (list, comment) => files.send(list, comment === undefined ? undefined : redactSecrets(comment, secrets)) } } : {}),
     ...(queued ? { queued: (note) => queued.call(surface, redactSecrets(note, secrets)) } : {}),

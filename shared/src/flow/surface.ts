@@ -26,6 +26,13 @@ export interface ChatSurface {
    * Where the platform cannot (a reply to a Discord message, a terminal), it posts as `post` does.
    */
   postPrivate(reply: Reply): Promise<PostedRef | null>;
+  /**
+   * Shows `reply` to the person who asked and to no one else, as a message of
+   * its own after anything already posted (a link that authorizes Duet at a
+   * tool server). Absent where the platform cannot (a reply to a Discord
+   * message, which everyone sees): the flow then never shows what it holds.
+   */
+  postSecret?(reply: Reply): Promise<PostedRef | null>;
   /** Shows that Duet is working (Slack's thread status, Discord's typing) until the returned stop. */
   showProgress(): StopProgress;
   /**

@@ -25,33 +25,51 @@ export async function tools(deps: FlowDeps, surface: ChatSurface, asker: Asker, 
   const change = command.change;
   if (!change) {
     const { reply, ok } = await attempt(deps, "tools", asker.room, async () => {
-      const [{ servers }, { tools: onHere }] = await Promise.all([deps.worker.toolServers(workspace), deps.worker.roomTools(asker.room)]);
+      // A server the asker added that needs OAuth lists its link for them, where nobody else can see it.
+      const [{ servers }, { tools: onHere }] = await Promise.all([deps.worker.toolServers(workspace, surface.postSecret ? asker.user : undefined), deps.worker.roomTools(asker.room)]);
       return { kind: "tools", listing: { servers, onHere } };
     });
-    return outcome(ok, await show(surface, "tools", false, reply));
+    const secret = ok && reply.kind === "tools" && reply.listing?.servers.some((s) => s.authorizeUrl) && surface.postSecret;
+    return outcome(ok, secret ? await surface.postSecret!(reply) : await show(surface, "tools", false, reply));
   }
   return guarded(
     surface,
     asker,
     "policy",
     async () => {
-      const { reply, ok } = await attempt(deps, "tools", asker.room, async (): Promise<Reply> => ({ kind: "tools", event: await changed(deps, asker, workspace, change) }));
+      let link: { name: string; url: string } | undefined;
+      const { reply, ok } = await attempt(deps, "tools", asker.room, async (): Promise<Reply> => {
+        const event = await changed(deps, asker, workspace, change);
+        if (event.did !== "added") return { kind: "tools", event };
+        const { authorization, ...added } = event;
+        if (!authorization) return { kind: "tools", event: added };
+        if ("problem" in authorization) return { kind: "tools", event: { ...added, authorization } };
+        link = { name: added.server.name, url: authorization.url };
+        return { kind: "tools", event: { ...added, authorization: { sent: surface.postSecret !== undefined } } };
+      });
       // Nothing changed: only the asker hears.
       const shared = ok && reply.kind === "tools" && reply.event !== undefined && !UNCHANGED.has(reply.event.did);
-      return outcome(ok, await show(surface, "tools", shared, reply));
+      const posted = await show(surface, "tools", shared, reply);
+      // The link after the news, and only where the asker alone sees it.
+      if (link && surface.postSecret) await surface.postSecret({ kind: "tools", event: { did: "authorize", ...link } });
+      return outcome(ok, posted);
     },
     TOOLS_WORDS.refusedWhat,
   );
 }
 
-const UNCHANGED = new Set<ToolsEvent["did"]>(["no-such-server", "was-off"]);
+const UNCHANGED = new Set<ToolsEvent["did"]>(["no-such-server", "was-off", "authorize"]);
 
-async function changed(deps: FlowDeps, asker: Asker, workspace: string, change: ToolsChange): Promise<ToolsEvent> {
+/** What `changed` answers: an added server's link is still in it, for the flow to show the asker alone. */
+type Changed = Exclude<ToolsEvent, { did: "added" }> | (Omit<Extract<ToolsEvent, { did: "added" }>, "authorization"> & { authorization?: { url: string } | { problem: string } });
+
+async function changed(deps: FlowDeps, asker: Asker, workspace: string, change: ToolsChange): Promise<Changed> {
   const by = asker.user;
   if ("add" in change) {
     const { name, url, headers } = change.add;
     const put = await deps.worker.putToolServer(workspace, name, { url, ...(Object.keys(headers).length ? { headers } : {}), userId: by, roomId: asker.room });
-    return { did: "added", by, server: put.server, created: put.created };
+    const authorization = put.authorize?.url ? { url: put.authorize.url } : put.authorize ? { problem: put.authorize.problem ?? "it asks for OAuth, which Duet cannot start with it" } : undefined;
+    return { did: "added", by, server: put.server, created: put.created, ...(authorization ? { authorization } : {}) };
   }
   if ("remove" in change) {
     const { deleted } = await deps.worker.removeToolServer(workspace, change.remove, { userId: by, roomId: asker.room });

@@ -48,6 +48,8 @@ export const workerSettingsSchema = z.object({
   DUET_TOOL_TIMEOUT_MS: intVar("DUET_TOOL_TIMEOUT_MS", 30_000, 100, 600_000),
   /** Tool (MCP) servers may be on loopback and private addresses, over plain http: local fakes in tests and `pnpm dev` only, never production. */
   DUET_TOOLS_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "DUET_TOOLS_ALLOW_PRIVATE must be 0 or 1" }).default("0"),
+  /** The Worker's address as a person's browser reaches it, for a tool server's OAuth callback; unset: the address the bots reached it at. */
+  DUET_PUBLIC_URL: optionalText.pipe(z.url({ error: "DUET_PUBLIC_URL must be a URL" }).optional()),
   /** How long a proposed command waits for Run or Skip: at least a second, at most a week. */
   DUET_APPROVAL_TTL_MS: intVar("DUET_APPROVAL_TTL_MS", DEFAULT_APPROVAL_TTL_MS, 1_000, 7 * 24 * 60 * 60 * 1000),
   /** One file into or out of a workspace. */

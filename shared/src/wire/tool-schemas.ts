@@ -57,6 +57,9 @@ export function headerProblem(name: string, value: string): string | null {
 /** A room of the workspace whose audit records a server's adding or removal. */
 const auditRoomField = z.string().refine(isValidRoomId, "Room id must be 1-200 characters of A-Z, a-z, 0-9, '.', '_' or '-'").optional();
 
+/** `GET /api/tools/:workspace`'s query: who is looking (the person who added a server that needs OAuth is given its link). */
+export const listToolServersQuerySchema = z.strictObject({ userId: z.string().min(1).max(128).optional() });
+
 /** `DELETE /api/tools/:workspace/:name`'s query: who removed it, from which room (whose audit records it). */
 export const removeToolServerQuerySchema = z.object({ userId: z.string().min(1).max(128).optional(), roomId: auditRoomField });
 export type RemoveToolServerQuery = z.infer<typeof removeToolServerQuerySchema>;
@@ -93,11 +96,26 @@ export const toolServerViewSchema = z.object({
 });
 export type ToolServerView = z.infer<typeof toolServerViewSchema>;
 
-export const toolServerListingSchema = toolServerViewSchema.extend({ tools: z.array(toolViewSchema), error: z.string().optional() });
+/**
+ * A server as listed with its tools; one that asks for OAuth and has no
+ * working token says so (`needsAuthorization`), and to the person who added
+ * it, and only them, carries the link that authorizes it.
+ */
+export const toolServerListingSchema = toolServerViewSchema.extend({
+  tools: z.array(toolViewSchema),
+  error: z.string().optional(),
+  needsAuthorization: z.boolean().optional(),
+  authorizeUrl: z.string().optional(),
+});
 export type ToolServerListing = z.infer<typeof toolServerListingSchema>;
 
 export const toolServersResponseSchema = z.object({ servers: z.array(toolServerListingSchema) });
-export const toolServerPutResponseSchema = z.object({ server: toolServerViewSchema, created: z.boolean() });
+/** A server just added; `authorize` when it asks for OAuth: the link for the person who added it, or why Duet cannot authorize with it. */
+export const toolServerPutResponseSchema = z.object({
+  server: toolServerViewSchema,
+  created: z.boolean(),
+  authorize: z.object({ url: z.string().optional(), problem: z.string().optional() }).optional(),
+});
 export const toolServerDeleteResponseSchema = z.object({ deleted: z.boolean() });
 /** The servers of `workspace` that a room turned on. */
 export const roomToolsResponseSchema = z.object({ workspace: z.string(), tools: z.array(z.string()) });

@@ -24,9 +24,19 @@ export const TOOLS_WORDS = {
   hidden: "(value hidden)",
 } as const;
 
+/**
+ * A server just added that asks for OAuth: its link was shown to the person
+ * who added it (`sent`), or could not be here (a reply to a Discord message is
+ * seen by all: `/duet tools` as a slash command shows it), or Duet cannot
+ * authorize with it (`problem`, the Worker's line).
+ */
+export type ToolsAuthorization = { sent: boolean } | { problem: string };
+
 /** What just happened to the workspace's servers or the room's choice of them, for the reply that says so. */
 export type ToolsEvent =
-  | { did: "added"; by: string; server: ToolServerView; created: boolean }
+  | { did: "added"; by: string; server: ToolServerView; created: boolean; authorization?: ToolsAuthorization }
+  /** The link that authorizes Duet at a server, for the person who added it only. */
+  | { did: "authorize"; name: string; url: string }
   | { did: "removed"; by: string; name: string }
   | { did: "no-such-server"; name: string }
   | { did: "on"; by: string; name: string }
@@ -44,6 +54,10 @@ function headersText(headers: string[]): string {
 }
 
 function serverLine(s: ToolServerListing, on: boolean, name: Naming): string {
+  if (s.needsAuthorization) {
+    const link = s.authorizeUrl ? `; you added it, so only you see the link that authorizes Duet there: ${s.authorizeUrl}` : "";
+    return `• ${name.command(s.name)} ${name.command(s.url)}${headersText(s.headers)}: ${on ? "on here" : "off here"}; ${s.error?.replace(/\.$/, "") ?? "it needs to be authorized"}${link}`;
+  }
   const tools = s.error
     ? `its tools could not be listed (${s.error.replace(/\.$/, "")})`
     : s.tools.length
@@ -65,8 +79,10 @@ export function describeToolsEvent(event: ToolsEvent, name: Naming): string {
     case "added": {
       const s = event.server;
       const verb = event.created ? "added" : "replaced";
-      return `${name.person(event.by)} ${verb} the tool server ${name.command(s.name)} (${name.command(s.url)}${headersText(s.headers)}) in this workspace; ${duetCommand(name, `tools room on ${s.name}`)} turns it on in a room.`;
+      return `${name.person(event.by)} ${verb} the tool server ${name.command(s.name)} (${name.command(s.url)}${headersText(s.headers)}) in this workspace; ${duetCommand(name, `tools room on ${s.name}`)} turns it on in a room.${authorizationText(event, name)}`;
     }
+    case "authorize":
+      return `${name.command(event.name)} asks you to authorize Duet there before its tools can be used. Only you see this link; it works once, within 10 minutes: ${event.url}`;
     case "removed":
       return `${name.person(event.by)} removed the tool server ${name.command(event.name)} from this workspace; no room can call it now.`;
     case "no-such-server":
@@ -78,6 +94,14 @@ export function describeToolsEvent(event: ToolsEvent, name: Naming): string {
     case "was-off":
       return `The tool server ${name.command(event.name)} is not on in this room; nothing changed.`;
   }
+}
+
+function authorizationText(event: Extract<ToolsEvent, { did: "added" }>, name: Naming): string {
+  const a = event.authorization;
+  if (!a) return "";
+  if ("problem" in a) return ` Its tools cannot be used: ${a.problem.replace(/\.$/, "")}.`;
+  if (a.sent) return ` It asks for OAuth: ${name.person(event.by)} was sent the link that authorizes Duet there, which only they see.`;
+  return ` It asks for OAuth: ${name.person(event.by)} gets the link that authorizes Duet there from ${duetCommand(name, "tools")} as a slash command, which only they see.`;
 }
 
 /** A tools reply as a front end shows it: what changed, or the listing. */

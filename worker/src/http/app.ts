@@ -6,6 +6,7 @@ import type { Env } from "../room/duet-agent.ts";
 import { claimRoutes } from "../claims/routes.ts";
 import { paceRoutes } from "../pace/routes.ts";
 import { installationRoutes } from "../installations/routes.ts";
+import { OAUTH_CALLBACK_PATH, oauthCallbackRoutes } from "../tools/oauth-callback-routes.ts";
 import { toolRoutes } from "../tools/routes.ts";
 import { requireToken } from "./auth.ts";
 import { deliveryFeedRoutes } from "./delivery-routes.ts";
@@ -31,6 +32,8 @@ app.get("/health", (c) => c.text("ok"));
 
 // GitHub's webhook carries its own signature instead of the API token (github-webhook-routes.ts).
 app.route("/github/webhook", githubWebhookRoutes);
+// A tool server's OAuth sends a person's browser here: it proves itself by its state alone (oauth-callback-routes.ts).
+app.route(OAUTH_CALLBACK_PATH, oauthCallbackRoutes);
 
 app.use("/api/*", requireToken);
 // A file upload streams through to the sandbox; every other body is small JSON.

@@ -1,4 +1,4 @@
-import { boundedText, McpError, McpHttpError, reach, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, type McpEndpoint, type McpSession } from "./mcp-rpc.ts";
+import { boundedText, McpError, McpHttpError, reach, refusal, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, type McpEndpoint, type McpSession } from "./mcp-rpc.ts";
 import { openSseSession } from "./mcp-sse.ts";
 
 /**
@@ -14,8 +14,9 @@ import { openSseSession } from "./mcp-sse.ts";
  * Why not the `agents` SDK's MCPClientManager: it keeps one set of servers per
  * Agent (here: per room) with their headers in that Agent's SQLite in the
  * clear, where Duet keeps servers per workspace with their headers sealed, and
- * calls them from the workspace's store; and its reconnection and OAuth
- * machinery is more than a call per tool needs.
+ * calls them from the workspace's store (OAuth too: mcp-oauth.ts, with the
+ * tokens sealed there); and its reconnection machinery is more than a call
+ * per tool needs.
  */
 
 export const MCP_PROTOCOL_VERSION = "2025-06-18";
@@ -59,7 +60,7 @@ function streamableSession(ep: McpEndpoint, signal: AbortSignal): McpSession {
       const res = await post(rpcRequest(id, method, params));
       if (!res.ok) {
         await res.body?.cancel();
-        throw new McpHttpError(res.status);
+        throw refusal(res);
       }
       sessionId ??= res.headers.get("mcp-session-id");
       const text = await boundedText(res);

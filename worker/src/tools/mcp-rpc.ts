@@ -14,13 +14,24 @@ export class McpError extends Error {}
 
 /** A server's refusal by HTTP status: the status decides whether the older transport is tried. */
 export class McpHttpError extends McpError {
-  constructor(readonly status: number) {
-    super(
-      status === 401 || status === 403
-        ? `it refused Duet's credentials (HTTP ${status}); servers that need OAuth are not supported yet`
-        : `it answered HTTP ${status}`,
-    );
+  constructor(
+    readonly status: number,
+    line = status === 403 ? "it refused Duet's credentials (HTTP 403)" : `it answered HTTP ${status}`,
+  ) {
+    super(line);
   }
+}
+
+/** The server asks to be authorized (HTTP 401): `challenge` is its WWW-Authenticate, which names where OAuth starts (mcp-oauth.ts). */
+export class McpAuthRequired extends McpHttpError {
+  constructor(readonly challenge: string) {
+    super(401, "it asks to be authorized (HTTP 401)");
+  }
+}
+
+/** The fault a refused response is: a 401 with its challenge, else its status. */
+export function refusal(res: Response): McpHttpError {
+  return res.status === 401 ? new McpAuthRequired(res.headers.get("www-authenticate") ?? "") : new McpHttpError(res.status);
 }
 
 /** A server's address and the headers each request to it carries. */
@@ -129,8 +140,8 @@ export class SseParser {
   }
 }
 
-/** The body's text, refused once it passes MCP_ANSWER_MAX_BYTES (the rest is never read). */
-export async function boundedText(res: Response): Promise<string> {
+/** The body's text, refused with `tooLong()` once it passes `maxBytes` (the rest is never read). */
+export async function boundedText(res: Response, maxBytes = MCP_ANSWER_MAX_BYTES, tooLong = tooBig): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -139,9 +150,9 @@ export async function boundedText(res: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MCP_ANSWER_MAX_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw tooBig();
+      throw tooLong();
     }
     chunks.push(value);
   }

@@ -1,4 +1,4 @@
-import { MCP_ANSWER_MAX_BYTES, McpError, McpHttpError, reach, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, tooBig, type McpEndpoint, type McpSession, type SseEvent } from "./mcp-rpc.ts";
+import { MCP_ANSWER_MAX_BYTES, McpError, McpHttpError, reach, refusal, rpcMessages, rpcNotification, rpcRequest, rpcResult, SseParser, tooBig, type McpEndpoint, type McpSession, type SseEvent } from "./mcp-rpc.ts";
 
 /**
  * The older HTTP+SSE transport (protocol revision 2024-11-05), for servers
@@ -14,7 +14,7 @@ export async function openSseSession(ep: McpEndpoint, signal: AbortSignal, refus
   const res = await reach(ep.url, { method: "GET", headers: { ...ep.headers, accept: "text/event-stream" }, signal });
   if (res.status === 401 || res.status === 403) {
     await res.body?.cancel();
-    throw new McpHttpError(res.status);
+    throw refusal(res);
   }
   if (!res.ok || !res.body || !(res.headers.get("content-type") ?? "").includes("text/event-stream")) {
     // Neither transport: the streamable refusal is the clearer line.
@@ -50,7 +50,7 @@ function sseSession(ep: McpEndpoint, endpoint: string, events: EventStream, sign
   const post = async (body: unknown) => {
     const res = await reach(endpoint, { method: "POST", headers: { ...ep.headers, "content-type": "application/json" }, body: JSON.stringify(body), signal });
     await res.body?.cancel();
-    if (!res.ok) throw new McpHttpError(res.status);
+    if (!res.ok) throw refusal(res);
   };
   /** Reads the stream until the answer with `id`; other messages (notifications, the server's own requests) are passed over. */
   const answer = async (id: number) => {

@@ -1,18 +1,23 @@
-import { DuetError, putToolServerSchema, removeToolServerQuerySchema, workspaceOfRoom } from "@duet/shared";
+import { DuetError, listToolServersQuerySchema, putToolServerSchema, removeToolServerQuerySchema, workspaceOfRoom } from "@duet/shared";
 import { Hono } from "hono";
 import { validator } from "hono/validator";
+import type { z } from "zod";
 import { loadConfig } from "../config.ts";
 import { STORE_KEY_MIN_CHARS } from "../installations/seal.ts";
 import { jsonBody } from "../request.ts";
 import type { Vars } from "../vars.ts";
 import { serverNameOf, serverUrlOf, workspaceOf } from "./tool-input.ts";
 import { toolView } from "./tool-prompt.ts";
+import { callbackUri } from "./oauth-callback-routes.ts";
 import type { ServerTools, ToolServers } from "./tool-servers.ts";
 
 /**
  * `/api/tools/:workspace` (mounted at `/api/tools`): a workspace's MCP
  * servers. GET lists them with their tools (header names only, never their
- * values), PUT `/:name` adds or replaces one, DELETE `/:name` removes it;
+ * values; `?userId=` the person who will see it: a server they added that
+ * needs OAuth carries its link), PUT `/:name` adds or replaces one (and lists
+ * its tools: one that asks for OAuth answers the adder's link), DELETE
+ * `/:name` removes it;
  * either, given the room it was done from (`roomId`, in the workspace), is
  * recorded in that room's audit with who did it.
  * Rooms turn a server on or off for themselves under `/api/rooms/:roomId/tools`.
@@ -43,14 +48,21 @@ const params = validator("param", (p: { workspace?: string; name?: string }) => 
 
 export const toolServers = (env: ToolBindings, workspace: string) => env.TOOL_SERVERS.getByName(workspace);
 
-toolRoutes.get("/:workspace", params, async (c) => {
+const listQuery = validator("query", (q) => queryOf(listToolServersQuerySchema, q));
+
+toolRoutes.get("/:workspace", params, listQuery, async (c) => {
   const { workspace } = c.req.valid("param");
+  const { userId } = c.req.valid("query");
   const store = toolServers(c.env, workspace);
   const servers = await store.list();
+  const viewer = userId ? { userId, redirectUri: callbackUri(c.env, c.req.url) } : undefined;
   // RPC's typing cannot carry a tool's free-form JSON schema (unknown); the store answers ServerTools.
-  const listed = (await store.tools(workspace, servers.map((s) => s.name))) as unknown as ServerTools[];
+  const listed = (await store.tools(workspace, servers.map((s) => s.name), viewer)) as unknown as ServerTools[];
   return c.json({
-    servers: servers.map((s, i) => ({ ...s, tools: listed[i].tools.map(toolView), ...(listed[i].error ? { error: listed[i].error } : {}) })),
+    servers: servers.map((s, i) => {
+      const { tools, error, needsAuthorization, authorizeUrl } = listed[i];
+      return { ...s, tools: tools.map(toolView), ...(error ? { error } : {}), ...(needsAuthorization ? { needsAuthorization } : {}), ...(authorizeUrl ? { authorizeUrl } : {}) };
+    }),
   });
 });
 
@@ -64,16 +76,22 @@ toolRoutes.put("/:workspace/:name", params, jsonBody(putToolServerSchema), async
     return c.json({ error: `A tool server's headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least ${STORE_KEY_MIN_CHARS} characters to seal them with: an admin sets one (see docs/configuration.md).`, code: "store_closed" }, 503);
   }
   const from = auditRoom(workspace, body.roomId);
-  const out = await toolServers(c.env, workspace).put(workspace, name!, url, headers, body.userId ?? null);
+  const store = toolServers(c.env, workspace);
+  const out = await store.put(workspace, name!, url, headers, body.userId ?? null);
   if (from) await c.env.DUET_AGENT.getByName(from).auditToolServer({ kind: "tools-added", server: name!, url, ...(body.userId ? { requestedBy: body.userId } : {}) });
-  return c.json(out, out.created ? 201 : 200);
+  // Listed at once, as the person who added it: a server that asks for OAuth answers them its link.
+  const [probe] = (await store.tools(workspace, [name!], { userId: body.userId ?? null, redirectUri: callbackUri(c.env, c.req.url) })) as unknown as ServerTools[];
+  const authorize = probe.needsAuthorization ? (probe.authorizeUrl ? { url: probe.authorizeUrl } : { problem: probe.error }) : undefined;
+  return c.json({ ...out, ...(authorize ? { authorize } : {}) }, out.created ? 201 : 200);
 });
 
-const removeQuery = validator("query", (q) => {
-  const parsed = removeToolServerQuerySchema.safeParse(q);
+function queryOf<T>(schema: z.ZodType<T>, q: unknown): T {
+  const parsed = schema.safeParse(q);
   if (!parsed.success) throw new DuetError("invalid_request", "invalid request", { details: { query: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) } });
   return parsed.data;
-});
+}
+
+const removeQuery = validator("query", (q) => queryOf(removeToolServerQuerySchema, q));
 
 toolRoutes.delete("/:workspace/:name", params, removeQuery, async (c) => {
   const { workspace, name } = c.req.valid("param");
