@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../scripts/duet-cli.ts";
 import { startFakeGitRemote, type FakeGitRemote } from "./fakes/git-remote.ts";
 import { BareRepos } from "./helpers/git-repos.ts";
-import { hostProcText, PROBE, WATCHER } from "./helpers/host-proc.ts";
+import { PROBE, probeBesideHolders, WATCHER } from "./helpers/host-proc.ts";
 import { startSandboxStack, type SandboxStack } from "./helpers/sandbox-stack.ts";
 import { workerApi } from "./helpers/worker-api.ts";
 
@@ -63,7 +63,7 @@ describe("a plain git remote with a token", () => {
     const branch = proposal.body.branch as string;
     expect(branch).toMatch(/^duet\/shout-alpha-[0-9a-f]{6}$/);
     const opened = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.body.id}/open`, { userId: "U1" });
-    expect(opened).toEqual({ status: 200, body: { url: `${remote.url}/git/acme/widgets.git`, number: 0, branch, branchOnly: true } });
+    expect(opened).toEqual({ status: 200, body: { url: `${remote.url}/git/acme/widgets.git`, number: 0, branch, branchOnly: true, by: "U1" } });
     expect(remote.pushes()).toBe(1);
     expect(await repos.branches("acme/widgets")).toEqual([branch, "main"].sort());
     const bare = `${repos.root}/acme/widgets.git`;
@@ -80,7 +80,7 @@ describe("a plain git remote with a token", () => {
     expect(view.body).toMatchObject({ provider: "git", checkout: { sha: mainTip } });
   });
 
-  it("a probe run during a Duet fetch and during a Duet push, and a watcher an earlier command left running, find no token; the host's /proc did hold it then", async () => {
+  it("a probe run during a Duet fetch and during a Duet push sees none of the processes holding the token, and it and a watcher an earlier command left running find no token; the host's git held it, in its environment only", async () => {
     const room = "cli-gitprobe";
     expect((await api("PUT", `/api/rooms/${room}/repo`, { repo: "acme/widgets", userId: "U1" })).status).toBe(200);
     // An earlier command leaves a watcher behind, reading every process's environment into the workspace.
@@ -91,8 +91,7 @@ describe("a plain git remote with a token", () => {
     let syncDone = false;
     const sync = api("POST", `/api/rooms/${room}/repo/sync`).finally(() => (syncDone = true));
     await fetchHeld.arrived;
-    expect(leaks(hostProcText()).length).toBeGreaterThan(0);
-    const duringFetch = await exec(room, PROBE);
+    const duringFetch = await probeBesideHolders(leaks, () => exec(room, PROBE));
     expect(syncDone).toBe(false);
     fetchHeld.release();
     expect((await sync).status).toBe(200);
@@ -107,8 +106,7 @@ describe("a plain git remote with a token", () => {
     let openDone = false;
     const open = api("POST", `/api/rooms/${room}/repo/pr/${proposal.body.id}/open`, { userId: "U1" }).finally(() => (openDone = true));
     await pushHeld.arrived;
-    expect(leaks(hostProcText()).length).toBeGreaterThan(0);
-    const duringPush = await exec(room, PROBE);
+    const duringPush = await probeBesideHolders(leaks, () => exec(room, PROBE));
     expect(openDone).toBe(false);
     pushHeld.release();
     expect((await open).status).toBe(200);
@@ -157,7 +155,7 @@ describe("a plain git remote with a token", () => {
     expect(await duet("pr", room, "--open", id)).toBe(0);
     const branch = /duet\/add-omega-[0-9a-f]{6}/.exec(said.join(""))![0];
     expect(said.join("").trimEnd()).toMatch(
-      new RegExp(`^Pushed by cli:\\S+ to branch \`${branch}\`\\.\ncli:\\S+ pushed the change to branch \`${branch}\` of ${remote.url}/git/acme/widgets\\.git \\(a plain git remote: open a merge request there from that branch\\)\\.$`),
+      new RegExp(`^cli:\\S+ pushed the change to branch \`${branch}\` of ${remote.url}/git/acme/widgets\\.git \\(a plain git remote: open a merge request there from that branch\\)\\.$`),
     );
     expect(await repos.branches("acme/widgets")).toContain(branch);
   });

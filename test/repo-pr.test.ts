@@ -145,7 +145,7 @@ describe("opening the proposal as a pull request", () => {
 
     const opened = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8", threadUrl: "https://acme.slack.com/archives/C1/p123" });
     expect(opened.status).toBe(200);
-    expect(opened.body).toEqual({ url: expect.stringMatching(/\/acme\/widgets\/pull\/\d+$/), number: expect.any(Number), branch: proposal.branch });
+    expect(opened.body).toEqual({ url: expect.stringMatching(/\/acme\/widgets\/pull\/\d+$/), number: expect.any(Number), branch: proposal.branch, by: "U8" });
     expect(github.pushes()).toBe(pushesBefore + 1);
     expect(await repos.tip("acme/widgets", "main")).toBe(mainBefore);
     const branch = proposal.branch as string;
@@ -160,7 +160,8 @@ describe("opening the proposal as a pull request", () => {
     expect(github.tokenRequests.some((t) => t.permissions?.contents === "write" && Object.keys(t.permissions).length === 1 && t.repositories?.join() === "widgets")).toBe(true);
     expect((await exec(room, "git -C ~/repo for-each-ref refs/duet; git -C ~/repo status --porcelain")).stdout).toBe(" M src/a.txt\n?? src/d.txt\n");
 
-    const again = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
+    // Another's click after it: the first click's answer, naming who opened it, so the front end can show it as that click would have.
+    const again = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U9" });
     expect(again).toEqual({ status: 200, body: { ...opened.body, already: true } });
     expect(github.pushes()).toBe(pushesBefore + 1);
     expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
@@ -174,6 +175,7 @@ describe("opening the proposal as a pull request", () => {
     expect(more.branch).toBe(branch);
     const reopened = await api("POST", `/api/rooms/${room}/repo/pr/${more.id}/open`, { userId: "U8" });
     expect(reopened.body).toEqual({ ...opened.body, updated: true });
+    expect((await api("POST", `/api/rooms/${room}/repo/pr/${more.id}/open`, { userId: "U9" })).body).toEqual({ ...opened.body, updated: true, already: true });
     expect(hostGit("rev-parse", `${branch}^`)).toBe(firstHead);
     expect(hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt\nsrc/d.txt\nsrc/e.txt");
     expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
@@ -194,7 +196,7 @@ describe("opening the proposal as a pull request", () => {
 
     const retried = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U8" });
     const pull = github.pulls.find((p) => p.head === branch)!;
-    expect(retried).toEqual({ status: 200, body: { url: pull.html_url, number: pull.number, branch } });
+    expect(retried).toEqual({ status: 200, body: { url: pull.html_url, number: pull.number, branch, by: "U8" } });
     // The same commit was pushed again (its date is the proposal's), so the branch did not move and no second PR was opened.
     expect(hostGit("rev-parse", branch)).toBe(tip);
     expect(github.pulls.filter((p) => p.head === branch)).toHaveLength(1);

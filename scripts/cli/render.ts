@@ -14,7 +14,6 @@ import {
   describeToolsReply,
   PR_WORDS,
   prDecidedLine,
-  prOpenedText,
   prProposalHead,
   type PrProposal,
   describeUsage,
@@ -239,10 +238,8 @@ export function renderReply(reply: Reply, room: string, ctx: ErrorContext): stri
     case "pr-proposal":
       return renderPrProposal(reply.proposal, room, style);
     case "pr-decided":
-      // A terminal cannot change what it printed: the link follows as its own line.
+      // A terminal cannot change what it printed: what became of the proposal (its link, once opened) is a line of its own.
       return prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, TERMINAL_NAMING);
-    case "pr-opened":
-      return prOpenedText(reply.opened, reply.by, reply.opened.updated === true, TERMINAL_NAMING);
     case "pr-no-repo":
       return PR_WORDS.noRepo(terminalNaming(room));
     case "usage":

@@ -66,15 +66,15 @@ describe("duet pr", () => {
     const opened = await duet("pr", room, "--open", id);
     const pull = host.github.pulls.find((p) => p.head === branch)!;
     expect(opened.code).toBe(0);
-    expect(opened.out).toMatch(new RegExp(`^Opened by cli:\\S+: ${pull.html_url}\ncli:\\S+ opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}$`));
+    expect(opened.out).toMatch(new RegExp(`^cli:\\S+ opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}$`));
     expect(pull.body).toMatch(/asked for by Ada Lovelace \(cli:\S+\)/);
     expect(pull.body).toContain("Co-authored-by: Ada Lovelace <ada@example.com>");
     expect(host.hostGit("log", "-1", "--format=%an%n%B", branch)).toMatch(/^Duet\nAdd omega\n\nAsked for by Ada Lovelace \(cli:\S+\)\.\n\nCo-authored-by: Ada Lovelace <ada@example.com>$/);
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/o.txt");
     expect(host.hostGit("show", `${branch}:src/o.txt`)).toBe("omega");
 
-    // Opened again: one pull request, and where it is.
-    expect(await duet("pr", room, "--open", id)).toEqual({ code: 0, out: `This change is already opened: ${pull.html_url}`, err: "" });
+    // Opened again: one pull request, who opened it and where it is.
+    expect(await duet("pr", room, "--open", id)).toEqual({ code: 0, out: `${opened.out}\nThis change is already opened: ${pull.html_url}`, err: "" });
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
   });
 

@@ -106,20 +106,22 @@ describe("Discord: /duet pr", () => {
 
     const opened = await press(msg, openId);
     const pull = host.github.pulls.find((p) => p.head === branch)!;
-    expect(said(opened, false)).toBe(`🚀 <@${h.fake.alice.id}> opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
+    // The link is shown in place of the buttons, and nowhere else.
+    expect(said(opened, false)).toBe("");
+    expect(current(msg).content).toContain(`✅ <@${h.fake.alice.id}> opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
     expect(pull.body).toContain(`/channels/${h.guildId}/${ch}/${msg.id}`);
     expect(pull.body).toMatch(new RegExp(`asked for by \\S+ \\(${mallory.id}\\)`));
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt");
     expect(host.hostGit("show", `${branch}:src/a.txt`)).toBe("alpha\nALPHA");
     expect(host.hostGit("rev-parse", "main")).toBe(host.mainTip);
     expect(buttons(current(msg))).toEqual([]);
-    expect(current(msg).content).toContain(`✅ Opened by <@${h.fake.alice.id}>: ${pull.html_url}`);
     const kinds = (await stack.client.audit(room(ch))).entries.filter((e) => e.kind.startsWith("pr-")).map((e) => e.kind);
     expect(kinds).toEqual(["pr-proposed", "pr-opened"]);
 
     // Opened again (a click kept from before the edit): one pull request, the clicker told where it is.
     const twice = await press(msg, openId);
     expect(said(twice, true)).toBe(`This change is already opened: ${pull.html_url}`);
+    expect(said(twice, false)).toBe("");
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
 
     // More work: the next proposal updates the same pull request.
@@ -127,9 +129,48 @@ describe("Discord: /duet pr", () => {
     await modelChanges(ch, "cd ~/repo && echo beta > src/b.txt");
     const again = await command(ch, "pr");
     expect(again.text).toContain(`(updates #${pull.number})`);
-    const updated = await press(again.rec.original!, buttons(again.rec.original!)[0].custom_id);
-    expect(said(updated, false)).toContain(`updated pull request #${pull.number}`);
+    await press(again.rec.original!, buttons(again.rec.original!)[0].custom_id);
+    expect(current(again.rec.original!).content).toContain(`✅ <@${h.fake.alice.id}> updated pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+  });
+
+  it("Discord refusing everything the click on Open said after the Worker opened the pull request: the next click shows the link in place of the buttons, exactly once, and GitHub has one pull request", async () => {
+    const ch = h.fake.addChannel(h.guildId, "pr-lost-link");
+    await command(ch, "repo", { name: "acme/widgets" });
+    await modelChanges(ch, "cd ~/repo && echo eta > src/h.txt");
+    const msg = (await command(ch, "pr", { title: "Add eta" })).rec.original!;
+    const branch = /duet\/add-eta-[0-9a-f]{6}/.exec(msg.content)![0];
+    const openId = buttons(msg)[0].custom_id;
+    // Whatever the click says after the Worker's answer (the proposal's edit, a message after it) is refused: it never reaches the channel.
+    h.fake.failNext(2, { route: "/webhooks/" });
+    await press(msg, openId);
+    const pull = host.github.pulls.find((p) => p.head === branch)!;
+    const showing = () => h.fake.messagesIn(ch).filter((m) => !(Number(m.flags ?? 0) & EPHEMERAL) && m.content.includes(pull.html_url));
+    expect(showing()).toHaveLength(0);
+    expect(buttons(current(msg))).toHaveLength(2);
+
+    // The next click (anyone's, on the buttons still there) is answered with the pull request already open, and shows it.
+    const again = await press(msg, openId);
+    expect(said(again, true)).toBe(`This change is already opened: ${pull.html_url}`);
+    expect(showing().map((m) => m.id)).toEqual([msg.id]);
+    expect(current(msg).content).toContain(`✅ <@${h.fake.alice.id}> opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
+    expect(buttons(current(msg))).toEqual([]);
+    expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
+    expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/h.txt");
+  });
+
+  it("Discord refusing only the edit that shows the link: the clicker is told the link privately, with what shows it to the channel", async () => {
+    const ch = h.fake.addChannel(h.guildId, "pr-edit-refused");
+    await command(ch, "repo", { name: "acme/widgets" });
+    await modelChanges(ch, "cd ~/repo && echo theta > src/t.txt");
+    const msg = (await command(ch, "pr", { title: "Add theta" })).rec.original!;
+    const branch = /duet\/add-theta-[0-9a-f]{6}/.exec(msg.content)![0];
+    h.fake.failNext(1, { route: "PATCH /webhooks/" });
+    const clicked = await press(msg, buttons(msg)[0].custom_id);
+    const pull = host.github.pulls.find((p) => p.head === branch)!;
+    expect(said(clicked, true)).toBe(`The pull request is open: ${pull.html_url}. Its link could not be shown in place of the buttons; Open again shows it there.`);
+    expect(said(clicked, false)).toBe("");
+    expect(buttons(current(msg))).toHaveLength(2);
   });
 
   it("no repository, an oversized title, Skip, a forged button and an unknown proposal: one line each, nothing pushed", async () => {

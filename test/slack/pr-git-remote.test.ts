@@ -28,7 +28,7 @@ const hasOpen = (m: SlackMessage) => JSON.stringify(m.blocks ?? []).includes("du
 const valueOf = (msg: SlackMessage) => ((msg.blocks ?? []).find((b) => b.type === "actions") as { elements: { value: string }[] }).elements[0].value;
 
 describe("Slack: a proposal on a plain git remote", () => {
-  it("names a branch and no pull request; Open pushes it and posts the branch's name", async () => {
+  it("names a branch and no pull request; Open pushes it and shows the branch's name in place of the buttons", async () => {
     const { slack, stack } = s;
     const bot = s.bots[0];
     const channel = newChannel("CPRGIT");
@@ -44,12 +44,13 @@ describe("Slack: a proposal on a plain git remote", () => {
     expect(proposal.text).toBe("Branch proposed: Add kappa");
 
     await click(slack, bot, { channel, messageTs: proposal.ts, actionId: "duet_pr_open", value: valueOf(proposal), user: "U0ALICE" });
+    // The branch's name is shown in place of the buttons, and nowhere else.
     const pushed = await slack.waitFor(() => botReplies(slack, channel, m.threadTs).find((r) => readable(r).includes("pushed the change")), "the pushed branch's line");
-    const branch = /`(duet\/add-kappa-[0-9a-f]{6})`/.exec(readable(pushed))![1];
-    expect(readable(pushed)).toContain(`:rocket: <@U0ALICE> pushed the change to branch \`${branch}\` of ${host.remote!.url}/git/acme/widgets.git (a plain git remote: open a merge request there from that branch).`);
-    // The proposal's hint gives way to what became of it.
-    const decided = readable(slack.ws.channel(channel).concat(slack.ws.thread(channel, m.threadTs)).find((r) => r.ts === proposal.ts)!);
-    expect(decided).toContain(`Pushed by <@U0ALICE> to branch \`${branch}\`.`);
+    expect(pushed.ts).toBe(proposal.ts);
+    const decided = readable(pushed);
+    const branch = /`(duet\/add-kappa-[0-9a-f]{6})`/.exec(decided)![1];
+    expect(decided).toContain(`:white_check_mark: <@U0ALICE> pushed the change to branch \`${branch}\` of ${host.remote!.url}/git/acme/widgets.git (a plain git remote: open a merge request there from that branch).`);
+    expect(botReplies(slack, channel, m.threadTs).filter((r) => readable(r).includes("pushed the change"))).toHaveLength(1);
     expect(decided).not.toContain("Open pushes");
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
     expect(host.remote!.pushes()).toBe(1);

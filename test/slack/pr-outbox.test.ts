@@ -58,7 +58,8 @@ describe("the model's <pr> in an answer the outbox delivers", () => {
     expect(botReplies(slack, channel, threadTs).filter(hasOpen)).toHaveLength(1);
 
     await click(slack, bot, { channel, messageTs: proposal.ts, actionId: "duet_pr_open", value: valueOf(proposal), user: "U0ALICE" });
-    const link = await slack.waitFor(() => botReplies(slack, channel, threadTs).find((m) => /pull request #\d+/.test(m.text)), "the pull request's link");
+    const link = await slack.waitFor(() => botReplies(slack, channel, threadTs).find((m) => /pull request #\d+/.test(readable(m))), "the pull request's link");
+    expect(link.ts).toBe(proposal.ts);
     const branch = /`(duet\/add-kappa-[0-9a-f]{6})`/.exec(readable(link))![1];
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);

@@ -82,12 +82,16 @@ const valueOf = (msg: SlackMessage) => {
 const press = (channel: string, msg: SlackMessage, action: "open" | "skip", user = "U0ALICE", value = valueOf(msg)) =>
   click(slack, bot, { channel, messageTs: msg.ts, actionId: `duet_pr_${action}`, value, user });
 
-/** Waits for the bot's message in the proposal's thread saying the pull request was opened or updated. */
-const linkPosted = (channel: string, msg: SlackMessage, n = 1) =>
+/** Waits for the proposal `msg` to show, in place of its buttons, that its pull request was opened or updated (its link). */
+const linkShown = (channel: string, msg: SlackMessage) =>
   slack.waitFor(() => {
-    const said = slack.ws.thread(channel, msg.thread_ts ?? msg.ts).filter((m) => m.bot_id === slack.id.botId && /pull request #\d+/.test(m.text));
-    return said.length >= n ? said[n - 1] : undefined;
+    const now = slack.ws.find(channel, msg.ts);
+    return now && /pull request #\d+/.test(seen(now)) ? now : undefined;
   }, `the pull request's link in ${channel}`);
+
+/** The bot's messages in `channel` and the proposal's thread that show `url`. */
+const showing = (channel: string, msg: SlackMessage, url: string) =>
+  [...slack.ws.channel(channel), ...slack.ws.thread(channel, msg.thread_ts ?? msg.ts)].filter((m, i, all) => m.bot_id === slack.id.botId && all.findIndex((o) => o.ts === m.ts) === i && seen(m).includes(url));
 
 const ephemeralFor = (channel: string, user: string, before: number) =>
   slack.waitFor(() => slack.ws.ephemeral.slice(before).find((e) => e.channel === channel && e.user === user), `an ephemeral message for ${user}`);
@@ -109,7 +113,7 @@ describe("Slack: /duet pr", () => {
     expect(JSON.stringify(slack.ws.find(channel, msg.ts)?.blocks ?? [])).toContain("duet_pr_open");
   });
 
-  it("proposes the model's change in the channel with branch, diffstat and diff; Open pushes exactly it and posts the link; a second /duet pr updates the same pull request", async () => {
+  it("proposes the model's change in the channel with branch, diffstat and diff; Open pushes exactly it and shows the link in place of the buttons; a second /duet pr updates the same pull request", async () => {
     const channel = newChannel();
     expect((await duet(channel, "repo acme/widgets")).visibility).toBe("in_channel");
     await modelChanges(channel, "cd ~/repo && printf 'alpha\\nALPHA\\n' > src/a.txt");
@@ -122,9 +126,9 @@ describe("Slack: /duet pr", () => {
     const branch = /duet\/shout-alpha-[0-9a-f]{6}/.exec(proposed.text)![0];
 
     await press(channel, msg, "open", "U0BOB");
-    const link = await linkPosted(channel, msg);
+    const link = await linkShown(channel, msg);
     const pull = host.github.pulls.find((p) => p.head === branch)!;
-    expect(seen(link)).toBe(`:rocket: <@U0BOB> opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
+    expect(seen(link)).toContain(`:white_check_mark: <@U0BOB> opened pull request #${pull.number} from \`${branch}\`: ${pull.html_url}`);
     // The pull request links the thread and credits the asker by name; Slack gives no address, so no trailer.
     expect(pull).toMatchObject({ repo: "acme/widgets", base: "main", title: "Shout ALPHA" });
     expect(pull.body).toContain(`https://${slack.id.teamName}.slack.com/archives/${channel}/p${msg.ts.replace(".", "")}`);
@@ -134,9 +138,9 @@ describe("Slack: /duet pr", () => {
     expect(host.hostGit("rev-parse", "main")).toBe(host.mainTip);
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt");
     expect(host.hostGit("show", `${branch}:src/a.txt`)).toBe("alpha\nALPHA");
-    // The proposal's buttons gave way to who opened it.
-    await slack.waitFor(() => !JSON.stringify(slack.ws.find(channel, msg.ts)?.blocks ?? []).includes("duet_pr_open") || undefined, "the buttons to go");
-    expect(seen(slack.ws.find(channel, msg.ts)!)).toContain(`:white_check_mark: Opened by <@U0BOB>: http`);
+    // The proposal's buttons gave way to the link, which no other message shows.
+    expect(JSON.stringify(link.blocks)).not.toContain("duet_pr_open");
+    expect(showing(channel, msg, pull.html_url).map((m) => m.ts)).toEqual([msg.ts]);
 
     // More work, proposed again: the same branch, said to update the pull request; opening it pushes on top.
     await modelChanges(channel, "cd ~/repo && echo beta > src/b.txt");
@@ -145,7 +149,7 @@ describe("Slack: /duet pr", () => {
     expect(again.text).toContain(`Branch \`${branch}\``);
     const second = proposalIn(channel);
     await press(channel, second, "open");
-    expect(seen(await linkPosted(channel, second))).toContain(`<@U0ALICE> updated pull request #${pull.number}`);
+    expect(seen(await linkShown(channel, second))).toContain(`<@U0ALICE> updated pull request #${pull.number}`);
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/a.txt\nsrc/b.txt");
   });
@@ -170,7 +174,7 @@ describe("Slack: /duet pr", () => {
     expect(JSON.stringify(slack.ws.find(channel, msg.ts)!.blocks)).toContain("duet_pr_open");
 
     await press(channel, msg, "open", "U0ALICE");
-    await linkPosted(channel, msg);
+    await linkShown(channel, msg);
     expect(host.github.pulls.length).toBe(pullsBefore + 1);
     const entries = (await stack.client.audit(roomOf(channel))).entries;
     expect(entries.filter((e) => e.kind.startsWith("pr-")).map((e) => [e.kind, e.requestedBy])).toEqual([
@@ -210,16 +214,20 @@ describe("Slack: /duet pr", () => {
     await slack.waitFor(() => (warnings.slice(warned).filter((w) => w.includes("Ignored an Open/Skip click")).length >= 2 ? true : undefined), "both forged clicks ignored");
     expect(host.github.pushes()).toBe(pushes);
 
-    // Two clicks at once on Open: one push, one pull request, one link in the thread; the other clicker is told it is open.
+    // Two clicks at once on Open: one push, one pull request, its link shown once; the other clicker is told it is open.
     before = slack.ws.ephemeral.length;
     await Promise.all([press(channel, msg, "open", "U0ALICE", value), press(channel, msg, "open", "U0BOB", value)]);
-    const link = await linkPosted(channel, msg);
+    const link = await linkShown(channel, msg);
     const told = await slack.waitFor(() => slack.ws.ephemeral.slice(before).find((e) => e.channel === channel && /already opened/.test(e.text)), "the second clicker told");
     expect(seen(told)).toMatch(/^This change is already opened: http\S+\/pull\/\d+$/);
     const branch = /`(duet\/add-delta-[0-9a-f]{6})`/.exec(seen(link))![1];
     expect(host.github.pulls.filter((p) => p.head === branch)).toHaveLength(1);
     expect(host.github.pushes()).toBe(pushes + 1);
-    expect(slack.ws.thread(channel, msg.ts).filter((m) => m.bot_id === slack.id.botId && /pull request #\d+/.test(m.text))).toHaveLength(1);
+    const pull = host.github.pulls.find((p) => p.head === branch)!;
+    expect(showing(channel, msg, pull.html_url).map((m) => m.ts)).toEqual([msg.ts]);
+    // Named for the click that pushed, whichever of the two edited last.
+    const opener = (await stack.client.audit(roomOf(channel))).entries.filter((e) => e.kind === "pr-opened").at(-1)!.requestedBy;
+    expect(seen(slack.ws.find(channel, msg.ts)!)).toContain(`:white_check_mark: <@${opener}> opened pull request #${pull.number}`);
   });
 
   it("no repository, nothing changed, an oversized or empty title, and a hostile one: each one line, and nothing pushed", async () => {
@@ -259,7 +267,7 @@ describe("Slack: /duet pr", () => {
     expect(thread.indexOf(proposal)).toBe(thread.length - 1);
     expect(seen(proposal)).toMatch(/proposes a pull request to `acme\/widgets` \(`main`\): `Add kappa`\nBranch `duet\/add-kappa-[0-9a-f]{6}` · 1 file changed, 1 insertion\(\+\)/);
     await press(channel, proposal, "open");
-    const link = await linkPosted(channel, proposal);
+    const link = await linkShown(channel, proposal);
     const branch = /`(duet\/add-kappa-[0-9a-f]{6})`/.exec(seen(link))![1];
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
   });

@@ -32,7 +32,7 @@ import {
 import { withoutPreviews } from "./links.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
-import { prProposalPart, renderPrOpened } from "./control/pr-buttons.ts";
+import { prProposalPart } from "./control/pr-buttons.ts";
 import { factDecidedText, proposedFactsPart, resetAskPart, resetDoneText } from "./control/memory-buttons.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
 
@@ -208,8 +208,6 @@ export function renderReply(reply: Reply): Outgoing[] {
     case "pr-decided":
       // Shown by editing the proposal in place (control/pr-click.ts); alone it is one line.
       return renderNotice(prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, NAMING));
-    case "pr-opened":
-      return renderNotice(renderPrOpened(reply.opened, reply.by));
     case "pr-no-repo":
       return renderNotice(`📦 ${PR_WORDS.noRepo(REPO_NAMING)}`);
     case "usage":

@@ -25,7 +25,7 @@ import {
   prDecidedLine,
 } from "@duet/shared";
 import { proposalBlocks } from "./control/approval-blocks.ts";
-import { prProposalBlocks, renderPrOpened } from "./control/pr-blocks.ts";
+import { prProposalBlocks } from "./control/pr-blocks.ts";
 import { NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
 import { factDecidedText, proposedFactBlocks, renderResetAsk, renderResetDone } from "./control/memory-blocks.ts";
 import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/render-schedules.ts";
@@ -208,8 +208,6 @@ export function renderReply(reply: Reply, opts: { place: ReplyPlace; room?: stri
     case "pr-decided":
       // Shown by editing the proposal's blocks (pr-click.ts); alone it is one line.
       return renderNotice(prDecidedLine(reply.opened ? { opened: reply.opened, by: reply.by } : { skippedBy: reply.by }, NAMING));
-    case "pr-opened":
-      return renderPrOpened(reply.opened, reply.by);
     case "pr-no-repo":
       return renderNotice(`:package: ${PR_WORDS.noRepo(NAMING)}`);
     case "usage":

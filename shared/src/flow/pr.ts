@@ -75,11 +75,14 @@ export interface PrClick {
 
 /**
  * Opens or skips a proposal for a person the run policy allows. Open: Duet
- * pushes and opens (or updates) the pull request, the proposal's message
- * shows who opened it in place of its buttons, and the link is posted in the
- * thread. Skip: the proposal is dropped and its buttons go. A second click
- * on an opened proposal, a skipped or replaced one, or a failure is told to
- * the clicker alone.
+ * pushes and opens (or updates) the pull request, and the proposal's message
+ * shows its link in place of its buttons. The thread learns of it by that
+ * edit alone, which is the same whichever click makes it: a click the Worker
+ * answers `already` (a click at the same moment, or one after the first's
+ * answer never reached the thread: its bot died, the edit failed) makes the
+ * same edit again, so the thread ends up showing the link once. Skip: the
+ * proposal is dropped and its buttons go. A second click is also told to the
+ * clicker alone, as are a skipped or replaced proposal and a failure.
  */
 export async function prClick(deps: FlowDeps, surface: ChatSurface, asker: Asker, click: PrClick): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
@@ -101,11 +104,12 @@ export async function prClick(deps: FlowDeps, surface: ChatSurface, asker: Asker
           return outcome(true, await surface.edit(click.message, { kind: "pr-decided", proposalId: click.proposalId, by: asker.user }));
         }
         const opened = await deps.worker.openPr(asker.room, click.proposalId, { userId: asker.user, ...(click.threadUrl ? { threadUrl: click.threadUrl } : {}) });
-        // Another click got there first: it shows the link; this one is told privately.
+        // Named for the click that pushed, whichever click shows it.
+        const shown = await surface.edit(click.message, { kind: "pr-decided", proposalId: click.proposalId, by: opened.by ?? asker.user, opened });
         if (opened.already) return outcome(true, await show(surface, "decide", false, { kind: "hint", text: PR_WORDS.alreadyOpened(opened.url) }));
         deps.roomUsed?.(asker.room);
-        await surface.edit(click.message, { kind: "pr-decided", proposalId: click.proposalId, by: asker.user, opened });
-        return outcome(true, await show(surface, "decide", true, { kind: "pr-opened", opened, by: asker.user }));
+        if (!shown) await show(surface, "decide", false, { kind: "hint", text: PR_WORDS.openedNotShown(opened.url) });
+        return outcome(true, shown);
       } catch (err) {
         if (err instanceof DuetError && (err.code === "not_found" || err.code === "already_decided")) {
           deps.log(`pr click in ${asker.room} refused: ${err.message}`);

@@ -46,7 +46,6 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
       return { ...reply, proposal: { ...reply.proposal, title: r(reply.proposal.title), diffstat: r(reply.proposal.diffstat), diffHead: r(reply.proposal.diffHead) } };
     // A pull request's address and branch, from GitHub and Duet.
     case "pr-decided":
-    case "pr-opened":
     case "pr-no-repo":
       return reply;
     // A server's address, a listing's failure and a tool's description come from whoever runs the server.

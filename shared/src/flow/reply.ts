@@ -42,10 +42,8 @@ export type Reply =
   | { kind: "tools"; listing?: ToolsListing; event?: ToolsEvent }
   /** The change in the room's checkout proposed as a pull request, with Open and Skip for `room`'s proposal. */
   | { kind: "pr-proposal"; proposal: PrProposal; room: string }
-  /** A proposal's message once someone opened (`opened`) or skipped it: its buttons give way to what became of it. */
+  /** A proposal's message once someone opened (`opened`: the pull request's link) or skipped it: its buttons give way to what became of it. */
   | { kind: "pr-decided"; proposalId: string; by: string; opened?: PrOpened }
-  /** The pull request `by` opened or updated, posted in the thread. */
-  | { kind: "pr-opened"; opened: PrOpened; by: string }
   /** `/duet pr` where no repository is linked: what links one. */
   | { kind: "pr-no-repo" }
   /** The room's model usage and budgets, for the asker only. */

@@ -76,7 +76,8 @@ export type PrOpenRequest = z.input<typeof prOpenRequestSchema>;
 /**
  * The pull request a proposal became. `updated`: the push went onto a pull
  * request an earlier proposal opened. `already`: this proposal was opened
- * before (or by a click at the same moment), so nothing was pushed now.
+ * before (or by a click at the same moment), so nothing was pushed now; the
+ * answer is the one the first click had, so a front end can show it again.
  */
 export const prOpenedSchema = z.object({
   url: z.string(),
@@ -84,6 +85,8 @@ export const prOpenedSchema = z.object({
   branch: z.string(),
   updated: z.boolean().optional(),
   already: z.boolean().optional(),
+  /** Who opened it: the person whose click pushed, also in an `already` answer to someone else's click. */
+  by: z.string().optional(),
   /** A plain git remote: the branch was pushed and no pull request opened (`url`: the repository's, `number` 0). */
   branchOnly: z.boolean().optional(),
 });

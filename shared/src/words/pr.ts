@@ -20,6 +20,8 @@ export const PR_WORDS = {
   notCheckedOut: (repo: string) => `${repo} is not checked out here yet: ask Duet something and its turn checks it out first, then there is a change to propose.`,
   /** A second click on Open: the link, for the clicker. */
   alreadyOpened: (url: string) => `This change is already opened: ${url}`,
+  /** Open pushed, and the proposal could not be changed to show the link: for the clicker, with what shows it to the thread. */
+  openedNotShown: (url: string) => `The pull request is open: ${url}. Its link could not be shown in place of the buttons; Open again shows it there.`,
   /** The text beside a proposal's blocks, for a client that shows no blocks. */
   fallback: "Duet's pull request proposal",
   /** A click on a proposal that is gone (skipped, replaced, unknown): nothing happened. */
@@ -70,14 +72,18 @@ export function prDiffBlock(diffHead: string, budget: number, escape: (text: str
   return codeBlock(escape(`${lines[0].slice(0, Math.max(0, budget - 40))} …`), "diff");
 }
 
-/** The proposal's message once decided: what became of it, in place of its buttons. */
+/**
+ * The proposal's message once decided: what became of it, in place of its
+ * buttons. Once opened, the pull request's link: the one place the thread
+ * shows it, so showing it again (a click whose first answer never reached
+ * the thread) changes nothing.
+ */
 export function prDecidedLine(decision: { opened: PrOpened; by: string } | { skippedBy: string }, name: Naming): string {
   if ("skippedBy" in decision) return `Skipped by ${name.person(decision.skippedBy)}: nothing was pushed.`;
-  if (decision.opened.branchOnly) return `Pushed by ${name.person(decision.by)} to branch ${name.command(decision.opened.branch)}.`;
-  return `Opened by ${name.person(decision.by)}: ${decision.opened.url}`;
+  return prOpenedText(decision.opened, decision.by, decision.opened.updated === true, name);
 }
 
-/** Posted in the thread once the pull request is open (or updated): its link and branch. */
+/** The pull request opened (or updated): who, its number, branch and link. */
 export function prOpenedText(opened: PrOpened, by: string, updated: boolean, name: Naming): string {
   // A plain git remote has no pull requests: the branch is what there is to review.
   if (opened.branchOnly) return `${name.person(by)} pushed the change to branch ${name.command(opened.branch)} of ${opened.url} (a plain git remote: open a merge request there from that branch).`;

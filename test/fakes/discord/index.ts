@@ -333,6 +333,29 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
         match: (c) => !o.route || c.route.includes(o.route),
       };
     },
+    /** The next `count` REST calls matching `route` (a substring of "METHOD /path/:param") fail with a Discord error (403 Missing Access by default). */
+    failNext(count: number, o: { route: string; status?: number; code?: number; message?: string }): void {
+      world.failure = { remaining: count, status: o.status ?? 403, code: o.code ?? 50001, message: o.message ?? "Missing Access", match: (c) => c.route.includes(o.route) };
+    },
+    /**
+     * Holds every REST call matching `route` (a substring of "METHOD /path/:param") until
+     * `release()`: `arrived` settles when the first is being held (a barrier for tests of races).
+     */
+    hold(route: string): { arrived: Promise<void>; release(): void } {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((r) => (arrive = r));
+      const gate = new Promise<void>((r) => (release = r));
+      const held = { route, gate, arrive };
+      world.holds.push(held);
+      return {
+        arrived,
+        release: () => {
+          world.holds = world.holds.filter((h) => h !== held);
+          release();
+        },
+      };
+    },
     /** Every edit of a message the bot posted (the interaction reply, follow-ups, channel messages), in order. */
     edits: world.edits,
     waitForCall: (pred: (c: RestCall) => boolean, timeoutMs?: number, label?: string) => world.waitForCall(pred, timeoutMs, label),

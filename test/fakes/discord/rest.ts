@@ -72,6 +72,16 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       };
       return finish(429, { message: "You are being rate limited.", retry_after: plan.retryAfterSeconds, global: plan.global }, headers);
     }
+    const held = world.holds.find((h) => call.route.includes(h.route));
+    if (held) {
+      held.arrive();
+      await held.gate;
+    }
+    const failing = world.failure;
+    if (failing && failing.remaining > 0 && failing.match({ method, route: call.route })) {
+      failing.remaining--;
+      return finish(failing.status, { message: failing.message, code: failing.code });
+    }
     const needsBotAuth = !found.p.startsWith("/interactions/") && !found.p.startsWith("/webhooks/");
     if (needsBotAuth && req.headers.authorization !== `Bot ${world.opts.token}`) return finish(401, { message: "401: Unauthorized", code: 0 });
     if (body === INVALID_JSON) throw new DiscordApiError(400, 50109, "The request body contains invalid JSON.");

@@ -62,6 +62,15 @@ export interface RateLimitPlan {
   match: (call: { method: string; route: string }) => boolean;
 }
 
+/** The next `remaining` REST calls `match` accepts fail with this Discord error (a refusal, not a rate limit: nothing retries it). */
+export interface FailurePlan {
+  remaining: number;
+  status: number;
+  code: number;
+  message: string;
+  match: (call: { method: string; route: string }) => boolean;
+}
+
 export interface WorldOptions {
   token: string;
   applicationId: string;
@@ -89,6 +98,9 @@ export class World {
   /** Messages posted with `enforce_nonce`, by author and nonce: a repeat within the window gets the same message. */
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   rateLimit: RateLimitPlan | null = null;
+  failure: FailurePlan | null = null;
+  /** REST calls held until released, by a substring of their route ("METHOD /path/:param"). */
+  holds: Array<{ route: string; gate: Promise<void>; arrive: () => void }> = [];
   /** While set, starting a thread on a message fails with this Discord error (a missing permission). */
   threadRefusal: { status: number; code: number; message: string } | null = null;
 

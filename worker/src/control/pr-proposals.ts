@@ -10,6 +10,9 @@ export interface OpenedPr {
   headSha: string;
   /** The proposal last pushed to it (opening it again pushes nothing). */
   proposalId: string;
+  /** Who opened that proposal, and whether it went onto a pull request opened before: a later click on it is answered with both (absent in rows written before they were kept). */
+  by?: string;
+  updated?: boolean;
   /** The chat place it was asked for in (the latest conversation's), where GitHub's news of it goes; absent: none known. */
   target?: DeliveryTarget | null;
 }

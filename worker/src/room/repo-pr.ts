@@ -221,7 +221,10 @@ export class RepoPr {
   private async openOnce(id: string, userId: string, threadUrl: string | undefined): Promise<PrOpened> {
     const held = this.held(id);
     const { proposal, opened } = held;
-    if (opened && opened.proposalId === id) return { url: opened.url, number: opened.number, branch: proposal.branch, already: true, ...(opened.number === 0 ? { branchOnly: true } : {}) };
+    // The first click's answer again, so a front end can show it in the thread as that click would have.
+    if (opened && opened.proposalId === id) {
+      return { url: opened.url, number: opened.number, branch: proposal.branch, already: true, ...(opened.by ? { by: opened.by } : {}), ...(opened.updated ? { updated: true } : {}), ...(opened.number === 0 ? { branchOnly: true } : {}) };
+    }
     if (held.skipped) throw new DuetError("already_decided", "this change was skipped, so it was not opened: propose it again");
     const github = this.deps.github();
     const remote = github ? null : this.deps.gitRemote();
@@ -235,8 +238,8 @@ export class RepoPr {
       // A plain git remote: the branch is pushed by Duet's own git step with the remote's token, and is what the thread gets.
       const url = remoteUrl(remote!, proposal.repo);
       const pushed = await executor.push(this.deps.roomId, { ...push, url, token: remote!.token });
-      this.deps.opened(proposal, { url, number: 0, headSha: pushed.sha, proposalId: id }, userId);
-      return { url, number: 0, branch: proposal.branch, branchOnly: true, ...(opened ? { updated: true } : {}) };
+      this.deps.opened(proposal, { url, number: 0, headSha: pushed.sha, proposalId: id, by: userId, ...(opened ? { updated: true } : {}) }, userId);
+      return { url, number: 0, branch: proposal.branch, branchOnly: true, by: userId, ...(opened ? { updated: true } : {}) };
     }
     const now = this.now();
     const installation = await installationOf(github.app, github.config, proposal.repo, now);
@@ -254,7 +257,7 @@ export class RepoPr {
           { token: (await github.app.token(installation, name, PULL_PERMISSIONS)).token, repo: proposal.repo, head: proposal.branch, base: proposal.base, title: proposal.title, body: prBody(proposal, userId, threadUrl) },
           now,
         );
-    this.deps.opened(proposal, { ...pr, headSha: pushed.sha, proposalId: id }, userId);
-    return { ...pr, branch: proposal.branch, ...(opened ? { updated: true } : {}) };
+    this.deps.opened(proposal, { ...pr, headSha: pushed.sha, proposalId: id, by: userId, ...(opened ? { updated: true } : {}) }, userId);
+    return { ...pr, branch: proposal.branch, by: userId, ...(opened ? { updated: true } : {}) };
   }
 }

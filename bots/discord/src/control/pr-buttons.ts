@@ -1,4 +1,4 @@
-import { PR_PROPOSAL_ID_PATTERN, PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, type PrOpened, type PrProposal } from "@duet/shared";
+import { PR_PROPOSAL_ID_PATTERN, PR_WORDS, prDecidedLine, prDiffBlock, prHint, prProposalHead, type PrOpened, type PrProposal } from "@duet/shared";
 import type { RowJson } from "./approval-buttons.ts";
 import { NAMING } from "./render-control.ts";
 
@@ -48,14 +48,20 @@ export function prProposalPart(p: PrProposal): { content: string; components: Ro
   return { content, components };
 }
 
-/** The proposal's content once decided: its hint gives way to what became of it; its buttons go. */
+/**
+ * The proposal's content once decided: its hint gives way to what became of
+ * it (once opened, the pull request's link), its buttons go. The line is
+ * kept whole: when the diff leaves it no room, the diff goes (the pull
+ * request shows it).
+ */
 export function withPrDecision(content: string, decision: { opened: PrOpened; by: string } | { skippedBy: string }): { content: string; components: RowJson[] } {
   const mark = "opened" in decision ? "✅" : "⏭️";
+  const line = `${mark} ${prDecidedLine(decision, NAMING)}`;
   const hints = [PR_WORDS.hint, PR_WORDS.branchHint].map((h) => `*${h}*`);
   const kept = content.split("\n").filter((l) => !hints.includes(l));
-  return { content: [...kept, `${mark} ${prDecidedLine(decision, NAMING)}`].join("\n").slice(0, MESSAGE_MAX_CHARS), components: [] };
-}
-
-export function renderPrOpened(opened: PrOpened, by: string): string {
-  return `🚀 ${prOpenedText(opened, by, opened.updated === true, NAMING)}`;
+  const whole = [...kept, line].join("\n");
+  if (whole.length <= MESSAGE_MAX_CHARS) return { content: whole, components: [] };
+  const fence = kept.findIndex((l) => l.startsWith("```"));
+  const head = (fence < 0 ? kept : kept.slice(0, fence)).join("\n").slice(0, Math.max(0, MESSAGE_MAX_CHARS - line.length - 1));
+  return { content: `${head}\n${line}`.slice(-MESSAGE_MAX_CHARS), components: [] };
 }

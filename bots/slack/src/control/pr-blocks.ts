@@ -1,4 +1,4 @@
-import { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, prProposedNotice, type PrOpened, type PrProposal } from "@duet/shared";
+import { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prProposalHead, prProposedNotice, type PrOpened, type PrProposal } from "@duet/shared";
 import { escapeSlack } from "../mrkdwn.ts";
 import { context, SECTION_MAX_CHARS, section } from "../run-block.ts";
 import type { Rendered } from "../rendered.ts";
@@ -42,14 +42,10 @@ export function prProposalBlocks(p: PrProposal, room: string): Rendered {
   return { text: prProposedNotice(p, escapeSlack(p.title).slice(0, 120)), blocks, uploads: [] };
 }
 
-/** `blocks` with the proposal's buttons (and their hint) replaced by what became of it. */
+/** `blocks` with the proposal's buttons (and their hint) replaced by what became of it: once opened, the pull request's link, as a section of its own. */
 export function withPrDecision(blocks: Block[], proposalId: string, decision: { opened: PrOpened; by: string } | { skippedBy: string }): Block[] {
   const mark = "opened" in decision ? ":white_check_mark:" : ":next_track_button:";
-  const line = context(`${mark} ${prDecidedLine(decision, NAMING)}`);
+  const text = `${mark} ${prDecidedLine(decision, NAMING)}`;
+  const line = "opened" in decision ? section(text) : context(text);
   return blocks.filter((b) => !(b.type === "context" && [PR_WORDS.hint, PR_WORDS.branchHint].some((h) => JSON.stringify(b).includes(h)))).map((b) => (b.block_id === `${BLOCK_PREFIX}${proposalId}` ? line : b));
-}
-
-export function renderPrOpened(opened: PrOpened, by: string): Rendered {
-  const text = `:rocket: ${prOpenedText(opened, by, opened.updated === true, NAMING)}`;
-  return { text: text.replace(/:[a-z_]+:\s*/g, "").slice(0, 150), blocks: [section(text)], uploads: [] };
 }
