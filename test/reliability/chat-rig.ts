@@ -13,11 +13,12 @@ export interface ChatRig {
   stop(): Promise<void>;
 }
 
-export async function startChatRig(vars: Record<string, string> = {}): Promise<ChatRig> {
+/** `vars` are the Worker's; `botEnv`, both bots' (`DUET_STREAMING: "off"`, say). */
+export async function startChatRig(vars: Record<string, string> = {}, botEnv: Record<string, string> = {}): Promise<ChatRig> {
   const rig = await startRig(vars);
   const slack = await startFakeSlack();
-  const bot = await startBot(slack, rig.stack);
-  const discord = await startDiscordHarness(rig.stack);
+  const bot = await startBot(slack, rig.stack, botEnv);
+  const discord = await startDiscordHarness(rig.stack, { env: () => botEnv });
   return {
     rig,
     slack,

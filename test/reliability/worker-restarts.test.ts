@@ -8,6 +8,7 @@ import { answerTo, type BotHandle, botReplies, callsIn, mention, modelCallsFor, 
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { turn } from "./tally.ts";
+import { COMING, discordComingNote, discordDeliveredInReply, replyEdits, slackComingNote, slackDeliveredAfterOutage, TRY_AGAIN } from "./lost-answer.ts";
 
 /**
  * The Worker goes away mid-turn (a redeploy, a crash, an eviction) and comes
@@ -24,8 +25,6 @@ let discord: DiscordHarness;
 
 startedForTests(startChatRig, (started) => ({ rig, slack, bot, discord } = started));
 
-const COMING = /still coming/;
-const TRY_AGAIN = /try again/i;
 
 /** Nothing the bot sent to the channel told anyone to try again, and no streaming call went to a message not started as a stream. */
 function expectNeverTryAgainNorStreamedPlain(channel: string, threadTs: string): void {
@@ -150,14 +149,12 @@ describe("the Worker restarts mid-turn", () => {
     await slack.waitFor(() => callsIn(slack, "chat.startStream", channel)[0], "the stream's start");
     await rig.stack.stopWorker();
     // The bot's tries run out while the Worker is down; its live answer ends on what it says about that.
-    const said = await slack.waitFor(() => botReplies(slack, channel, m.threadTs).find((r) => !r.stream?.open && (COMING.test(readable(r)) || TRY_AGAIN.test(readable(r)))), "the thread's word on the lost answer", 60_000);
-    expect(readable(said)).toMatch(COMING);
+    await slackComingNote(slack, channel, m.threadTs);
     await releaseHeld(rig.stack.model, hold);
     await rig.stack.restartWorker();
 
     // The room resumes the turn once the Worker is back and woken (by the bot, or by the room's alarm).
-    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
-    const replies = await answerTo(slack, m);
+    const replies = await slackDeliveredAfterOutage(slack, m);
     t.answered(replies);
     expect(replies).toHaveLength(1);
     expect(readable(replies[0])).toContain(marker);
@@ -171,13 +168,11 @@ describe("the Worker restarts mid-turn", () => {
     const m = await mention(slack, bot, { channel, text: `SLOW:4000 SAY: ${marker}` });
     await expect.poll(() => modelCallsFor(rig.stack, marker), { timeout: 20_000, interval: 20 }).toBe(1);
     await rig.stack.stopWorker();
-    const said = await slack.waitFor(() => botReplies(slack, channel, m.threadTs).find((r) => COMING.test(readable(r)) || TRY_AGAIN.test(readable(r))), "the thread's word on the lost answer", 60_000);
-    expect(readable(said)).toMatch(COMING);
+    const said = await slackComingNote(slack, channel, m.threadTs);
     expect(said.stream).toBeUndefined();
     await rig.stack.restartWorker();
 
-    await slack.waitFor(() => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark"), "the answer's ✅", 90_000);
-    const replies = await answerTo(slack, m);
+    const replies = await slackDeliveredAfterOutage(slack, m);
     t.answered(replies);
     // The note became the answer: one message in the thread.
     expect(replies).toHaveLength(1);
@@ -192,24 +187,16 @@ describe("the Worker restarts mid-turn", () => {
     const hold = `discord-coming-hold-${ch}`;
     const t = turn("Discord /duet ask across a long Worker outage (streaming)");
     const rec = discord.fake.interaction(ch, { subcommand: "ask", options: { prompt: `HOLD:${hold} CHUNK:8 SAY: Let me look at ${marker} for you.` } });
-    const edits = () => discord.fake.calls.filter((c) => c.path.includes(rec.token) && c.method === "PATCH").map((c) => String(c.body?.content ?? ""));
     // The deferred reply shows the first words: the room took the turn.
-    await expect.poll(() => edits().some((e) => e.includes("Let me")), { timeout: 20_000, interval: 20 }).toBe(true);
+    await expect.poll(() => replyEdits(discord, rec).some((e) => e.includes("Let me")), { timeout: 20_000, interval: 20 }).toBe(true);
     await rig.stack.stopWorker();
     // The bot's tries run out while the Worker is down; the reply ends on what it says about that.
-    await expect.poll(() => edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e)), { timeout: 60_000, interval: 50 }).toBeDefined();
-    expect(edits().find((e) => COMING.test(e) || TRY_AGAIN.test(e))).toMatch(COMING);
+    await discordComingNote(discord, rec);
     await releaseHeld(rig.stack.model, hold);
     await rig.stack.restartWorker();
 
     // The room resumes the turn once the Worker is back, and its delivery edits the same reply into the answer.
-    await expect.poll(() => rec.original?.content ?? "", { timeout: 90_000, interval: 100 }).toContain(`${marker} for you.`);
-    t.answered([rec.original]);
-    expect(rec.followups).toEqual([]);
-    expect(rec.original?.content).not.toMatch(COMING);
-    expect(edits().filter((e) => TRY_AGAIN.test(e))).toEqual([]);
-    const posted = discord.fake.calls.filter((c) => c.method === "POST" && c.path.startsWith(`/channels/${ch}/messages`));
-    expect(posted).toEqual([]);
+    await discordDeliveredInReply(discord, rec, ch, `${marker} for you.`, t);
   });
 
   it("down when the mention arrives and back a moment later: the bot's retry gets the real answer", async () => {

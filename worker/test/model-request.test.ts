@@ -1,3 +1,4 @@
+import { STREAM_TEXT_HEADER } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { freshRoom, modelCallsWith, send } from "./helpers.ts";
 import { stream } from "./live-helpers.ts";
@@ -24,6 +25,17 @@ describe("the request the model gets", () => {
     const events = await (await stream(room, `SAY: word by word ${live}`)).rest();
     expect(events.filter((e) => e.event === "text").length).toBeGreaterThan(1);
     expect((await modelCallsWith(live)).map((c) => c.stream)).toEqual([true]);
+  });
+
+  it("asks for the answer whole when the caller follows the stream but shows the answer whole: its text comes as one event", async () => {
+    const room = freshRoom();
+    const whole = `stream-whole-${room}`;
+    const turn = await stream(room, `CHUNK:4 SAY: in one piece ${whole}`, {}, { [STREAM_TEXT_HEADER]: "whole" });
+    expect(turn.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = await turn.rest();
+    expect(events.filter((e) => e.event === "text")).toEqual([{ event: "text", data: { delta: `in one piece ${whole}` } }]);
+    expect(events.at(-1)).toMatchObject({ event: "done", data: { reply: `in one piece ${whole}` } });
+    expect((await modelCallsWith(whole)).map((c) => c.stream)).toEqual([false]);
   });
 });
 

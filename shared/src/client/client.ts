@@ -1,4 +1,4 @@
-import { stopResponseSchema, type StopResponse, type TurnStreamEvent } from "../wire/schemas.ts";
+import { STREAM_TEXT_HEADER, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "../wire/schemas.ts";
 import { streamMessage } from "./client-stream.ts";
 import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
@@ -97,14 +97,17 @@ export class WorkerClient {
    * body (`stopped: true` when someone stopped the turn). `signal` hangs up
    * without stopping the turn; a lost stream is re-joined when the request has
    * an idempotency key. The Worker's silence limit is the client's timeout.
+   * `whole`: the caller shows the answer whole and follows the stream only to
+   * hear the room take the turn (`onAnswered`); the model answers whole.
    */
   messageStream(
     roomId: string,
     body: MessageRequest,
     onEvent: (e: TurnStreamEvent) => void,
-    opts: TurnOptions & { signal?: AbortSignal; onAnswered?: (admitted: boolean) => void } = {},
+    opts: TurnOptions & { signal?: AbortSignal; onAnswered?: (admitted: boolean) => void; whole?: boolean } = {},
   ): Promise<MessageResponse> {
-    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, turnHeaders(opts), opts.onAnswered);
+    const headers = { ...turnHeaders(opts), ...(opts.whole ? { [STREAM_TEXT_HEADER]: "whole" } : {}) };
+    return streamMessage(this.t, `${roomPath(roomId)}/message`, body, onEvent, opts.signal, headers, opts.onAnswered);
   }
 
   /** Stops the room's running turn, whoever started it; `stopped` is false when nothing was running. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { WorkerClient } from "../client/client.ts";
 import { CLAIM_HEADER } from "../wire/claims.ts";
 import { parseDuetCommand } from "../commands/commands.ts";
-import { STREAM_EVENTS_HEADER, type MessageResponse, type TurnStreamEvent } from "../wire/schemas.ts";
+import { STREAM_EVENTS_HEADER, STREAM_TEXT_HEADER, type MessageResponse, type TurnStreamEvent } from "../wire/schemas.ts";
+import { ANSWER_COMING_NOTE } from "../words/coming.ts";
 import { queuedNote } from "../words/queue.ts";
 import { ask, help, history, reset, run, runCommand } from "./flow.ts";
 import type { FlowDeps } from "./types.ts";
@@ -244,6 +245,45 @@ describe("a live ask", () => {
     expect(await ask(deps, surface, asker, "list")).toBe("answered");
     expect(seen).toEqual(["progress:on", "progress:off", "post:answer"]);
     expect(posted).toEqual([{ kind: "answer", answer, question: "list", user: "U1" }]);
+  });
+});
+
+describe("an ask answered whole", () => {
+  const delivered = { ...asker, deliver: { platform: "slack" as const, place: { channel: "C1", thread: "1.1" } } };
+
+  /** A Worker whose answers to the message route are `message`; every request is recorded with its stream-text header. */
+  function wholeSetup(message: () => Promise<Response>) {
+    const seen: Seen = { events: [], posted: [], privately: [], requests: [] };
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const url = new URL(String(input));
+      seen.requests.push({ method: init?.method ?? "GET", path: `${url.pathname}|${new Headers(init?.headers).get(STREAM_TEXT_HEADER)}`, body: init?.body ? JSON.parse(String(init.body)) : undefined });
+      if (url.pathname.endsWith("/message")) return message();
+      return new Response(JSON.stringify({ confirmed: true }), { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const worker = new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 });
+    return { deps: { worker, log: () => {}, streaming: false }, seen, surface: fakeSurface(seen) };
+  }
+
+  it("follows the turn's stream with its text whole, and posts the answer once it is done", async () => {
+    const done = [{ event: "text", data: { delta: "Listing." } }, { event: "done", data: answer }] as TurnStreamEvent[];
+    const { deps, seen, surface } = wholeSetup(async () => new Response(done.map(encodeSseEvent).join(""), { status: 200, headers: { "content-type": "text/event-stream" } }));
+    expect(await ask(deps, surface, asker, "list")).toBe("answered");
+    expect(seen.requests.map((r) => r.path)).toEqual(["/api/rooms/slack-T1-C1/message|whole"]);
+    expect(seen.events).toEqual(["progress:on", "progress:off", "post:answer"]);
+  });
+
+  it("says the answer is coming, and where, when the stream is lost after the room took the turn", async () => {
+    // The status line came (the room took the turn), then the connection ended without `done`.
+    const { deps, seen, surface } = wholeSetup(async () => new Response("", { status: 200, headers: { "content-type": "text/event-stream" } }));
+    expect(await ask(deps, surface, delivered, "list")).toBe("coming");
+    expect(seen.posted).toEqual([{ kind: "hint", text: ANSWER_COMING_NOTE }]);
+    expect(seen.requests.at(-1)).toEqual({ method: "POST", path: "/api/rooms/slack-T1-C1/deliveries|null", body: { key: "Ev1", messageId: "1", final: false } });
+  });
+
+  it("tells the asker to try again when the Worker was never reached", async () => {
+    const { deps, seen, surface } = wholeSetup(async () => Promise.reject(new TypeError("fetch failed")));
+    expect(await ask(deps, surface, delivered, "list")).toBe("failed");
+    expect(seen.posted).toEqual([{ kind: "error", code: "worker_unreachable", text: expect.stringMatching(/can't be reached right now\. Please try again/) }]);
   });
 });
 

@@ -71,20 +71,38 @@ async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const reports: Promise<void>[] = [];
   const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request, reports, span, inLine);
-  const asked = await withProgress(deps, surface, "ask", asker.room, async () => {
+  return askWhole(deps, surface, asker, question, request, span, inLine);
+}
+
+/**
+ * The turn shown once it is answered. Its stream is followed all the same, for
+ * its status line: the room took the turn. A connection lost after that is
+ * told as a live answer's is (the answer is coming), and one lost before it as
+ * a failure (try again).
+ */
+async function askWhole(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, span: Span, inLine?: AskPlace): Promise<Outcome> {
+  const admission = admissionOf(inLine);
+  let coming = false;
+  const { ok, reply } = await withProgress(deps, surface, "ask", asker.room, async () => {
     await inLine?.ready();
-    // Answered whole, the admission is not heard apart from the answer: the next ask goes once this one is sent.
     const call = span.child("POST /message", { kind: "client" });
-    const asked = deps.worker.message(asker.room, request, { ...claimOf(asker), ...orderOf(inLine), traceparent: call.traceparent }).finally(() => call.end());
-    inLine?.admitted();
-    const answer = await asked;
-    deps.answering?.answered(asker.room, asker.key);
-    deps.roomUsed?.(asker.room);
-    return { kind: "answer", answer, question, user: asker.user };
+    try {
+      const opts = { ...claimOf(asker), ...orderOf(inLine), traceparent: call.traceparent, whole: true, onAnswered: admission.heard };
+      const answer = await deps.worker.messageStream(asker.room, request, () => undefined, opts);
+      deps.answering?.answered(asker.room, asker.key);
+      deps.roomUsed?.(asker.room);
+      return { kind: "answer", answer, question, user: asker.user };
+    } catch (err) {
+      coming = answerComing(deps, asker, admission.taken, err);
+      if (!coming) throw err;
+      return { kind: "hint", text: ANSWER_COMING_NOTE };
+    } finally {
+      call.end();
+    }
   }, span);
-  const { ok, reply } = asked;
   if (answeredElsewhere(reply)) return "elsewhere";
-  const posted = await show(surface, "ask", ok, reply);
+  const posted = await show(surface, "ask", ok && !coming, reply);
+  if (coming) return comingIn(deps, asker, posted);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
 }
@@ -140,8 +158,7 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   const place = queuePlace(deps, surface, asker);
   let reply: Reply;
   let ok = true;
-  // The room took the turn (its stream began): from then on it finishes the turn whatever happens to this connection.
-  let admitted = false;
+  const admission = admissionOf(inLine);
   let coming = false;
   const call = span.child("POST /message", { kind: "client", attributes: { "duet.stream": true } });
   try {
@@ -157,21 +174,15 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       ...claimOf(asker),
       ...orderOf(inLine),
       traceparent: call.traceparent,
-      onAnswered: (taken) => {
-        admitted ||= taken;
-        inLine?.admitted();
-      },
+      onAnswered: admission.heard,
     });
     // From here the answer waits on the channel's pace: held in the Worker so no other replica delivers it.
     deps.answering?.answered(asker.room, asker.key);
     deps.roomUsed?.(asker.room);
     reply = { kind: "answer", answer, question, user: asker.user };
   } catch (err) {
-    // Lost the Worker mid-turn (a restart): a room that keeps the answer for delivery finishes the turn and posts it
-    // where the live answer is, so the person is told it is coming, never to ask again.
-    coming = admitted && Boolean(asker.deliver) && lostWorker(err);
+    coming = answerComing(deps, asker, admission.taken, err);
     reply = coming ? { kind: "hint", text: ANSWER_COMING_NOTE } : failure(deps, "ask", asker.room, err, { span });
-    if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
     ok = false;
   } finally {
     call.end();
@@ -181,14 +192,48 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   if (answeredElsewhere(reply)) return "elsewhere";
   const posted = await view.finish(reply);
   await Promise.all(reports);
-  // Told again once the note is shown: the report wakes the room as soon as the Worker is back (it resumes the
-  // turn then, not at its next alarm), and names the message the answer goes into.
-  if (coming) {
-    if (posted) await reportPosted(deps, asker, posted);
-    return "coming";
-  }
+  if (coming) return comingIn(deps, asker, posted);
   if (ok) await answered(deps, surface, asker, posted, reply);
   return outcome(ok, posted);
+}
+
+/**
+ * Whether the room took the turn: heard as each attempt is answered (a stream
+ * began), after which the room finishes the turn whatever happens to this
+ * connection. The next ask in line goes once one attempt was answered.
+ */
+function admissionOf(inLine?: AskPlace): { readonly taken: boolean; heard(taken: boolean): void } {
+  let taken = false;
+  return {
+    get taken() {
+      return taken;
+    },
+    heard(admitted) {
+      taken ||= admitted;
+      inLine?.admitted();
+    },
+  };
+}
+
+/**
+ * Lost the Worker after the room took the turn (a restart): a room that keeps
+ * the answer for delivery finishes the turn and posts it where the note goes,
+ * so the person is told it is coming, never to ask again.
+ */
+function answerComing(deps: FlowDeps, asker: Asker, taken: boolean, err: unknown): boolean {
+  const coming = taken && Boolean(asker.deliver) && lostWorker(err);
+  if (coming) deps.log(`Lost the Worker during the answer in ${asker.room} (${(err as Error).message}); the room will deliver it`);
+  return coming;
+}
+
+/**
+ * The note that the answer is coming is shown: the room is told where it is.
+ * The report wakes the room as soon as the Worker is back (it resumes the turn
+ * then, not at its next alarm), and names the message the answer goes into.
+ */
+async function comingIn(deps: FlowDeps, asker: Asker, posted: PostedRef | null): Promise<Outcome> {
+  if (posted) await reportPosted(deps, asker, posted);
+  return "coming";
 }
 
 /**

@@ -195,6 +195,13 @@ export type TurnStreamEventName = keyof typeof turnStreamEventSchemas;
  * them only to clients that ask.
  */
 export const STREAM_EVENTS_HEADER = "duet-stream-events";
+/**
+ * A client that shows answers whole still reads the turn's stream, whose
+ * status line says the room took the turn, and sends this header as `whole`:
+ * the room asks the model for its answer whole, as for a JSON answer, and the
+ * stream carries its text as one `text` event.
+ */
+export const STREAM_TEXT_HEADER = "duet-stream-text";
 export type TurnStreamEvent = {
   [K in TurnStreamEventName]: { event: K; data: z.infer<(typeof turnStreamEventSchemas)[K]> };
 }[TurnStreamEventName];

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { ASK_ORDER_HEADER, type AskTicket, CLAIM_HEADER, CLAIMANT, DuetError, execRequestSchema, messageRequestSchema, parseAskTicket, STREAM_EVENTS_HEADER, stopRequestSchema, TRACEPARENT_HEADER, type MessageRequest } from "@duet/shared";
+import { ASK_ORDER_HEADER, type AskTicket, CLAIM_HEADER, CLAIMANT, DuetError, execRequestSchema, messageRequestSchema, parseAskTicket, STREAM_EVENTS_HEADER, STREAM_TEXT_HEADER, stopRequestSchema, TRACEPARENT_HEADER, type MessageRequest } from "@duet/shared";
 import type { LiveOutcome, StreamOptions } from "../live/live-turns.ts";
 import { SSE_HEADERS } from "../live/sse.ts";
 import { send, type RoomApp } from "./rooms.ts";
@@ -18,10 +18,10 @@ function wantsStream(accept: string | undefined): boolean {
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? "");
 }
 
-/** The optional stream events a client reads, from its comma-separated list (names it does not know are ignored). */
-function streamOptions(list: string | undefined): StreamOptions {
+/** The optional stream events a client reads, from its comma-separated list (names it does not know are ignored), and whether it shows the text whole. */
+function streamOptions(list: string | undefined, text: string | undefined): StreamOptions {
   const names = (list ?? "").split(",").map((n) => n.trim().toLowerCase());
-  return { queued: names.includes("queued") };
+  return { queued: names.includes("queued"), ...(text?.trim().toLowerCase() === "whole" ? { whole: true } : {}) };
 }
 
 /** The delivery's claimant (CLAIM_HEADER), checked: it names its key's first asker, so it needs a key. */
@@ -52,7 +52,7 @@ turnRoutes.post("/message", jsonBody(messageRequestSchema), async (c) => {
   const traceparent = c.req.header(TRACEPARENT_HEADER);
   if (!wantsStream(c.req.header("accept"))) return send(await c.var.room.message(body, claim, traceparent, order));
   // The RPC types cannot express a stream inside a union; at run time it crosses as a byte stream.
-  const live = (await c.var.room.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER)), claim, traceparent, order)) as unknown as LiveOutcome;
+  const live = (await c.var.room.messageStream(body, streamOptions(c.req.header(STREAM_EVENTS_HEADER), c.req.header(STREAM_TEXT_HEADER)), claim, traceparent, order)) as unknown as LiveOutcome;
   return live.stream ? new Response(live.stream, { status: 200, headers: SSE_HEADERS }) : send(live);
 });
 

@@ -70,6 +70,8 @@ export class LiveTurns {
 export interface StreamOptions {
   /** The turn waited behind others (`queued`, its first event). */
   queued?: boolean;
+  /** The client shows the answer whole (STREAM_TEXT_HEADER): the model answers whole, its text one event. */
+  whole?: boolean;
 }
 
 /**

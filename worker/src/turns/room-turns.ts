@@ -48,10 +48,11 @@ export class RoomTurns {
    * The same turn, live: the SSE stream of its events. A retry of a running
    * turn follows it from its first event; a retry of an answered one gets its
    * stored answer as a lone `done`. A refusal (a full room) stays JSON.
-   * `accepts` names the optional events the client reads (`queued`).
+   * `accepts` names the optional events the client reads (`queued`), and
+   * whether it shows the answer whole (then the model answers whole, as for JSON).
    */
   async messageStream(req: MessageRequest, accepts: StreamOptions = {}, claim?: string, traceparent?: string, order?: AskTicket): Promise<LiveOutcome> {
-    const { answer, channel, joined } = await this.messages.open(req, true, claim, traceparent, order);
+    const { answer, channel, joined } = await this.messages.open(req, !accepts.whole, claim, traceparent, order);
     if (channel) return { status: 200, body: null, stream: streamOf(channel, joined, accepts) };
     const stored = await answer;
     return stored.status === 200 ? { status: 200, body: stored.body, stream: storedStream(stored.body) } : stored;
