@@ -125,7 +125,8 @@ describe("the flow hands surfaces only redacted replies", () => {
     const { seen, surface } = recorder();
     const deps = { worker: worker([], { messages: answer.messages }), log: () => {}, secrets: [OWN], streaming: false };
     await runCommand(deps, surface, asker, { kind: "history" });
-    await runCommand({ ...deps, worker: worker([], answer) }, surface, asker, { kind: "ask", text: "again" });
+    // Asked whole, the answer still comes as the turn's stream ends: its last event.
+    await runCommand({ ...deps, worker: worker([{ event: "done", data: answer }], answer) }, surface, asker, { kind: "ask", text: "again" });
     const decision = { approval: { id: "a1", cmd: run.cmd, expiresAt: 0, decision: "run", decidedBy: "U1", decidedAt: 1 }, run };
     await decide({ ...deps, worker: worker([], decision) }, surface, asker, { approvalId: "a1", decision: "run", message: { id: "1" } });
     expect(seen.map((r) => (r as Reply).kind)).toEqual(["history", "answer", "decided", "ran"]);
