@@ -22,6 +22,7 @@ import { World, type InteractionRecord, type RestCall } from "./world.ts";
 
 export type { RestCall, InteractionRecord, FakeChannel, FakeMessage, DiscordUser };
 export { user, snowflake };
+export { hasV2Flag, shownButtons, shownText } from "./components-v2.ts";
 
 /**
  * A fake Discord on 127.0.0.1 for running the real discord.js client: REST under
