@@ -4,7 +4,7 @@ import { hasV2Flag, shownButtons, shownText, snowflake, type FakeMessage, type I
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { releaseHeld } from "../helpers/model-control.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { fencesBalanced, interactionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { fencesBalanced, interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
 /**
  * Answers as Components V2 messages (DISCORD_COMPONENTS=v2), through the real
@@ -72,6 +72,18 @@ describe("Discord answers as Components V2 messages", () => {
     expect(edits.at(-1)?.buttons).toEqual([]);
     expect(refused(rec)).toEqual([]);
     expect(ran("echo built-ok")).toBe(1);
+  }, 60_000);
+
+  it("answers a mention with one V2 reply to it, the command's block inside", async () => {
+    const channel = h.fake.addChannel(h.guildId, `v2-mention-${snowflake()}`);
+    const question = h.fake.message(channel, "SAY: Checking. <run>echo v2-mention</run>", { mention: true });
+    const [reply, ...more] = await mentionAnswer(h, question);
+    expect(more).toEqual([]);
+    expect(hasV2Flag(reply.flags)).toBe(true);
+    expect(reply.message_reference).toMatchObject({ message_id: question.id });
+    expect(shownText(reply)).toMatch(/Checking\.\n✅ \*\*exit 0 · [\d.]+ m?s\*\*\n```\n\$ echo v2-mention\nv2-mention\n```/);
+    expect(shownButtons(reply)).toEqual([]);
+    expect(h.fake.calls.filter((c) => c.path.startsWith(`/channels/${channel}/`) && c.status >= 400)).toEqual([]);
   }, 60_000);
 
   it("shows a proposal's Run and Skip inside the answer's container, and a click runs it and updates that message", async () => {

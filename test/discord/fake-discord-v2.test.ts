@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shownButtons, shownText, startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { type BotCall, startFakeWithChannel } from "./fake-setup.ts";
+import { shownButtons, shownText, type FakeDiscord } from "../fakes/discord/index.ts";
 
 /**
  * What the fake Discord checks of Components V2 messages (the IS_COMPONENTS_V2
@@ -17,20 +19,8 @@ const container = (...components: unknown[]) => ({ type: 17, components });
 describe("the fake Discord's Components V2 messages", () => {
   let fake: FakeDiscord;
   let channel: string;
-  beforeAll(async () => {
-    fake = await startFakeDiscord();
-    channel = fake.addChannel(fake.addGuild(), "general");
-  });
-  afterAll(async () => {
-    await fake?.close();
-  });
-
-  const api = (path: string, method: string, json: unknown) =>
-    fetch(`${fake.api}/v10${path}`, {
-      method,
-      headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
-      body: JSON.stringify(json),
-    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  let api: BotCall;
+  startedForTests(startFakeWithChannel, (s) => ({ fake, channel, api } = s));
   const post = (json: unknown) => api(`/channels/${channel}/messages`, "POST", json);
   /** The field and code of a 400 in Discord's form-error shape. */
   const refusal = (res: { status: number; body: any }) => {

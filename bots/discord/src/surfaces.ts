@@ -32,8 +32,8 @@ export interface SurfaceDeps {
   pace: ChannelPace;
   /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
   liveIntervalMs?: number;
-  /** How answers are laid out (DISCORD_COMPONENTS; default classic). */
-  components?: ComponentsStyle;
+  /** How answers are laid out (DISCORD_COMPONENTS). */
+  components: ComponentsStyle;
 }
 
 /**
@@ -51,7 +51,7 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
   const nonce = room ? deliveryNonce(room, message.id, 0) : undefined;
   const paced = <R>(create: () => Promise<R>) => deps.pace.run(message.channelId, create);
   const post = async (reply: Reply): Promise<PostedRef | null> => {
-    const out = renderStyled(reply, deps.components ?? "classic");
+    const out = renderStyled(reply, deps.components);
     try {
       const [first, ...rest] = out;
       const once = nonce && reply.kind === "answer" ? { nonce, enforceNonce: true } : {};
@@ -103,7 +103,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   let replied = false;
   const post = (reply: Reply) => {
     replied = true;
-    return send(interaction, renderStyled(reply, deps.components ?? "classic"), ephemeral, deps);
+    return send(interaction, renderStyled(reply, deps.components), ephemeral, deps);
   };
   const sendFiles = async (msg: FilesMessage) => {
     const first = !replied;
@@ -145,7 +145,7 @@ export function threadSurface(thread: ThreadChannel, interaction: ModalSubmitInt
   const paced = <R>(create: () => Promise<R>) => deps.pace.run(thread.id, create);
   return {
     async post(reply) {
-      const out = renderStyled(reply, deps.components ?? "classic");
+      const out = renderStyled(reply, deps.components);
       let first: PostedRef | null = null;
       try {
         for (const msg of out) {
@@ -187,12 +187,11 @@ function liveView(
   onPosted?: (ref: PostedRef) => void,
   fallback?: (reply: Reply) => Promise<PostedRef | null>,
 ): LiveView {
-  const style = deps.components ?? "classic";
-  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, layout: liveLayout(style), ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
+  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, layout: liveLayout(deps.components), ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {
-      const out = renderStyled(reply, style, true);
+      const out = renderStyled(reply, deps.components, true);
       const id = await live.finish(out);
       if (!id) return fallback ? fallback(reply) : null;
       deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
