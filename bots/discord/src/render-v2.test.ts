@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { MessageResponse, RunResult } from "@duet/shared";
 import { asV2, CONTAINER_CHILDREN_MAX, renderAnswerV2, V2_COMPONENTS_MAX, V2_TEXT_MAX } from "./render-v2.ts";
 import { renderMessage, type Outgoing } from "./render.ts";
-import type { ContainerJson } from "./v2-json.ts";
+import type { ContainerJson } from "./components-json.ts";
 
 const run = (over: Partial<RunResult> = {}): RunResult => ({ cmd: "ls", exitCode: 0, stdout: "a\nb\n", stderr: "", truncated: false, durationMs: 12, ...over });
 const answer = (reply: string, runs: RunResult[] = [], extra: Partial<MessageResponse> = {}): MessageResponse => ({ reply, messages: [], runs, ...extra });

@@ -1,8 +1,7 @@
 import { type AttachmentPayload, MessageFlags } from "discord.js";
 import { ANSWER_NOTES, chunkMessage, type MessageResponse, NOTHING_TO_SAY, type Reply } from "@duet/shared";
 import type { ComponentsStyle } from "./config.ts";
-import type { RowJson } from "./control/approval-buttons.ts";
-import type { ContainerChild, ContainerJson, SeparatorJson } from "./v2-json.ts";
+import type { ContainerChild, ContainerJson, RowJson, SeparatorJson } from "./components-json.ts";
 import { answerParts, type Outgoing, renderReply } from "./render.ts";
 
 /**

@@ -30,7 +30,7 @@ import {
   prDecidedLine,
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
-import type { TopLevelJson } from "./v2-json.ts";
+import type { TopLevelJson } from "./components-json.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
 import { prProposalPart, renderPrOpened } from "./control/pr-buttons.ts";

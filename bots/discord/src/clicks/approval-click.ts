@@ -5,7 +5,7 @@ import { acceptClick, type ClickedMessage, clickSurface } from "./click-reply.ts
 import { roomHere } from "../rooms.ts";
 import { permitFor } from "../control/access.ts";
 import { APPROVAL_PREFIX, decidedLines, readApprovalCustomId, type RowJson, withDecision, withoutDecided } from "../control/approval-buttons.ts";
-import type { ContainerChild, TopLevelJson } from "../v2-json.ts";
+import type { ContainerChild, TopLevelJson } from "../components-json.ts";
 
 /**
  * Run and Skip clicks on a proposal. The click is acknowledged at once (a

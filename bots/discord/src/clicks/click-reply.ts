@@ -3,7 +3,7 @@ import type { ChatSurface, Reply } from "@duet/shared";
 import type { BotDeps } from "../deps.ts";
 import { renderReply } from "../render.ts";
 import { IS_COMPONENTS_V2 } from "../render-v2.ts";
-import type { TopLevelJson } from "../v2-json.ts";
+import type { TopLevelJson } from "../components-json.ts";
 
 /**
  * What every button click of Duet's does first and how it answers: a button

@@ -1,3 +1,4 @@
+import type { ButtonJson, RowJson } from "../components-json.ts";
 import { ANSWER_NOTES, describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
 
 /**
@@ -14,16 +15,8 @@ export const APPROVAL_PREFIX = "duet-approval:";
 const BUTTONS_PER_ROW = 5;
 const MAX_ROWS = 5;
 
-export interface ButtonJson {
-  type: 2;
-  style: number;
-  label: string;
-  custom_id: string;
-}
-export interface RowJson {
-  type: 1;
-  components: ButtonJson[];
-}
+/** The rows and buttons every control here sends. */
+export type { ButtonJson, RowJson };
 
 export interface ApprovalButton {
   decision: "run" | "skip";

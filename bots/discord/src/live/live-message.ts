@@ -2,7 +2,7 @@ import { ANSWER_NOTES, cleanModelText, LatestThrottle, type LiveAnswer, type Liv
 import type { Logger } from "../deps.ts";
 import { withoutPreviews } from "../links.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
-import type { RowJson } from "../control/approval-buttons.ts";
+import type { RowJson } from "../components-json.ts";
 import { type LivePayload, type LiveTarget, payloadOf } from "./targets.ts";
 
 /**

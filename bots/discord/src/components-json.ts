@@ -1,6 +1,15 @@
-import type { RowJson } from "./control/approval-buttons.ts";
+/** Discord's message components as Duet sends them (JSON, as the API takes them): button rows, and the Components V2 parts. */
 
-/** Discord's Components V2 parts as Duet sends them (JSON, as the API takes them). */
+export interface ButtonJson {
+  type: 2;
+  style: number;
+  label: string;
+  custom_id: string;
+}
+export interface RowJson {
+  type: 1;
+  components: ButtonJson[];
+}
 
 export interface TextDisplayJson {
   type: 10;
