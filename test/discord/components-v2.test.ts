@@ -18,7 +18,8 @@ import { fencesBalanced, interactionAnswer, mentionAnswer, type DiscordHarness, 
 let stack: Stack;
 let h: DiscordHarness;
 startedForTests(
-  () => startDiscordSetup({ env: () => ({ DISCORD_COMPONENTS: "v2" }), stack: { vars: { MODEL_TIMEOUT_MS: "30000" } } }),
+  // Answers unconfirmed for 300 ms are offered to the bots' delivery loop (15 s in production).
+  () => startDiscordSetup({ env: () => ({ DISCORD_COMPONENTS: "v2" }), stack: { vars: { MODEL_TIMEOUT_MS: "30000", DUET_DELIVERY_GRACE_MS: "300" } } }),
   (s) => ({ stack, h } = s),
 );
 
@@ -83,6 +84,20 @@ describe("Discord answers as Components V2 messages", () => {
     expect(reply.message_reference).toMatchObject({ message_id: question.id });
     expect(shownText(reply)).toMatch(/Checking\.\n✅ \*\*exit 0 · [\d.]+ m?s\*\*\n```\n\$ echo v2-mention\nv2-mention\n```/);
     expect(shownButtons(reply)).toEqual([]);
+    expect(h.fake.calls.filter((c) => c.path.startsWith(`/channels/${channel}/`) && c.status >= 400)).toEqual([]);
+  }, 60_000);
+
+  it("delivers an answer the room kept (its asker's bot gone) as a V2 message", async () => {
+    const channel = h.fake.addChannel(h.guildId, `v2-kept-${snowflake()}`);
+    const room = `discord-${h.guildId}-${channel}`;
+    const deliver = { platform: "discord" as const, place: { channel } };
+    await stack.client.message(room, { text: "SAY: Kept for later. <run>echo v2-kept</run>", userId: h.fake.alice.id, idempotencyKey: `v2-kept-${channel}`, deliver });
+    const fromBot = () => h.fake.messagesIn(channel).filter((m) => m.author.id === h.fake.botUser.id);
+    await expect.poll(() => fromBot().length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const [delivered, ...more] = fromBot();
+    expect(more).toEqual([]);
+    expect(hasV2Flag(delivered.flags)).toBe(true);
+    expect(shownText(delivered)).toMatch(/Kept for later\.\n✅ \*\*exit 0 · [\d.]+ m?s\*\*\n```\n\$ echo v2-kept\nv2-kept\n```/);
     expect(h.fake.calls.filter((c) => c.path.startsWith(`/channels/${channel}/`) && c.status >= 400)).toEqual([]);
   }, 60_000);
 
