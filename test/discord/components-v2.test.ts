@@ -1,4 +1,5 @@
 import { STOP_PREFIX } from "@duet/discord";
+import { queuedNote } from "@duet/shared";
 import { describe, expect, it } from "vitest";
 import { hasV2Flag, shownButtons, shownText, snowflake, type FakeMessage, type InteractionRecord } from "../fakes/discord/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
@@ -127,6 +128,23 @@ describe("Discord answers as Components V2 messages", () => {
     expect(shownText(after)).toContain("Proposing a check.");
     expect(shownButtons(after)).toEqual([]);
     expect(refused(click)).toEqual([]);
+  }, 60_000);
+
+  it("turns a deferred reply that showed its place in the queue into the V2 answer, its note cleared", async () => {
+    const channel = h.fake.addChannel(h.guildId, `v2-queue-${snowflake()}`);
+    const hold = `v2-queue-${Date.now()}`;
+    const first = h.fake.interaction(channel, { subcommand: "ask", options: { prompt: `HOLD:${hold} CHUNK:6 SAY: first v2 answer` } });
+    await expect.poll(() => stack.model.calls.filter((c) => JSON.stringify(c).includes(hold)).length, { timeout: 20_000 }).toBe(1);
+    const second = h.fake.interaction(channel, { subcommand: "ask", options: { prompt: "SAY: second v2 answer" } });
+    await expect.poll(() => second.original?.content, { timeout: 20_000 }).toBe(queuedNote(1));
+    await releaseHeld(stack.model, hold);
+    await interactionAnswer(h, first);
+    const [answer, ...more] = (await interactionAnswer(h, second)).messages;
+    expect(more).toEqual([]);
+    expect(hasV2Flag(answer.flags)).toBe(true);
+    expect(answer.content).toBe("");
+    expect(shownText(answer)).toContain("second v2 answer");
+    expect(refused(second)).toEqual([]);
   }, 60_000);
 
   it("keeps a long answer within Discord's V2 limits: more V2 messages, code blocks whole, long output as an attached file", async () => {
