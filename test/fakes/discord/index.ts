@@ -29,7 +29,8 @@ export { hasV2Flag, shownButtons, shownText } from "./components-v2.ts";
  * `<url>/api/v10` and a gateway at the address `GET /gateway/bot` returns.
  * Tests build guilds and channels, then play users: `interaction()`,
  * `message()`, `archiveThread()`, `deleteThread()`, `deleteChannel()`, and
- * read what the bot did from `calls`, `interactions` and `messagesIn()`.
+ * read what the bot did from `calls`, `interactions` and `messagesIn()` (a
+ * Components V2 message's text through `shownText()`, its buttons through `shownButtons()`).
  */
 export interface FakeDiscordOptions {
   token?: string;
