@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
+import { describe, expect, it } from "vitest";
+import { startedForTests } from "../helpers/lifecycle.ts";
+import { type BotCall, startFakeWithChannel } from "./fake-setup.ts";
+import type { FakeDiscord } from "../fakes/discord/index.ts";
 
 /**
  * What live answers need from the fake Discord: every edit of a bot message
@@ -11,20 +13,8 @@ import { startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
 describe("the fake Discord's edits and buttons", () => {
   let fake: FakeDiscord;
   let channel: string;
-  beforeAll(async () => {
-    fake = await startFakeDiscord();
-    channel = fake.addChannel(fake.addGuild(), "general");
-  });
-  afterAll(async () => {
-    await fake?.close();
-  });
-
-  const api = (path: string, method: string, json: unknown) =>
-    fetch(`${fake.api}/v10${path}`, {
-      method,
-      headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
-      body: JSON.stringify(json),
-    }).then(async (r) => ({ status: r.status, body: r.status === 204 ? null : await r.json() }));
+  let api: BotCall;
+  startedForTests(startFakeWithChannel, (s) => ({ fake, channel, api } = s));
 
   const stopRow = [{ type: 1, components: [{ type: 2, style: 4, label: "Stop", custom_id: "duet-stop" }] }];
 

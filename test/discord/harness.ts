@@ -1,6 +1,6 @@
 import { createDiscordBot, loadConfig, type DiscordBot, type Logger } from "@duet/discord";
 import { WorkerClient } from "@duet/shared";
-import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
+import { startFakeDiscord, shownText, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
 import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
 
 /**
@@ -125,7 +125,7 @@ export async function startDiscordHarness(
 export async function interactionAnswer(h: DiscordHarness, rec: InteractionRecord): Promise<{ messages: FakeMessage[]; text: string; rec: InteractionRecord }> {
   await h.waitForLog(`interaction ${rec.id} answered`);
   const messages = [rec.original, ...rec.followups].filter((m): m is FakeMessage => m !== null);
-  return { messages, text: messages.map((m) => m.content).join("\n"), rec };
+  return { messages, text: messages.map((m) => shownText(m)).join("\n"), rec };
 }
 
 /** Waits until the bot says it answered the message, then returns the bot's messages in that channel after it. */

@@ -73,7 +73,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   const metrics = new BotMetrics("discord");
   const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false, (ms) => metrics.paceWaited(ms));
   const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing: frontTracing(config.traces, "duet-discord", (line) => log.warn(line)) };
-  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace, asked: new AskedMessages(worker, (line) => log.warn(line)) };
+  const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace, asked: new AskedMessages(worker, (line) => log.warn(line)), components: config.components };
 
   const client = new Client({
     // No MessageContent intent: Discord sends the text of messages that mention the bot anyway.
@@ -115,7 +115,7 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, tracing: flow.tracing, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
+  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, tracing: flow.tracing, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item, config.components), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
 
   return {
     client,

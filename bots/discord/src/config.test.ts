@@ -18,8 +18,10 @@ describe("loadConfig", () => {
       approveOwn: true,
       fileMaxBytes: 25 * 1024 * 1024,
       cdnOrigins: [],
+      components: "classic",
     });
     expect(loadConfig({ ...base, DUET_STREAMING: "off" }).streaming).toBe(false);
+    expect(loadConfig({ ...base, DISCORD_COMPONENTS: "v2" }).components).toBe("v2");
   });
 
   it.each([
@@ -32,6 +34,7 @@ describe("loadConfig", () => {
     [{ ...base, DISCORD_ALLOW_RUN: "Ops" }, 'DISCORD_ALLOW_RUN has "Ops", which is not a Discord role id'],
     [{ ...base, DISCORD_ALLOW_APPROVE: "<@&123456789012345678>" }, 'DISCORD_ALLOW_APPROVE has "<@&123456789012345678>"'],
     [{ ...base, DISCORD_ALLOW_POLICY: "manage_channels" }, 'DISCORD_ALLOW_POLICY has "manage_channels"'],
+    [{ ...base, DISCORD_COMPONENTS: "V3" }, "DISCORD_COMPONENTS must be classic or v2"],
   ])("refuses %j with one line naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -50,6 +50,7 @@ const schema = z.object({
   DUET_APPROVE_OWN: approveOwnVar,
   DUET_FILE_MAX_BYTES: fileMaxBytesVar,
   DISCORD_CDN_ORIGINS: fileOriginsVar("DISCORD_CDN_ORIGINS"),
+  DISCORD_COMPONENTS: z.enum(["classic", "v2"], { error: "DISCORD_COMPONENTS must be classic or v2" }).default("classic"),
 });
 
 /** Who may do a guarded action: null is everyone; else members with one of these roles, or with Manage Channels when `manageChannels`. */
@@ -80,7 +81,16 @@ export interface DiscordConfig {
   fileMaxBytes: number;
   /** Origins attachments may come from besides Discord's CDN (DISCORD_CDN_ORIGINS: tests, development). */
   cdnOrigins: string[];
+  /**
+   * How answers are laid out (DISCORD_COMPONENTS): `classic`, message content and
+   * button rows; `v2`, one container of text displays and buttons (Components V2).
+   * Classic by default: a V2 message can never become classic again, and clients
+   * without V2 show it empty, so a server opts in.
+   */
+  components: ComponentsStyle;
 }
+
+export type ComponentsStyle = "classic" | "v2";
 
 export { ConfigError };
 
@@ -107,5 +117,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approveOwn: e.DUET_APPROVE_OWN === "yes",
     fileMaxBytes: e.DUET_FILE_MAX_BYTES,
     cdnOrigins: e.DISCORD_CDN_ORIGINS,
+    components: e.DISCORD_COMPONENTS,
   };
 }

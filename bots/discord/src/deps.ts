@@ -1,6 +1,6 @@
 import type { ChannelPace, DeliveryClaims, FlowDeps, GuardedAction, SourceHosts } from "@duet/shared";
 import type { AskedMessages } from "./asked-messages.ts";
-import type { AccessRule } from "./config.ts";
+import type { AccessRule, ComponentsStyle } from "./config.ts";
 
 /** What the event handlers share: the chat flow's deps (the bot's secrets bound in) and a logger. */
 
@@ -35,6 +35,8 @@ export interface BotDeps {
   liveIntervalMs?: number;
   /** The messages "Ask Duet" modals are open on, as the command showed them. */
   asked: AskedMessages;
+  /** How answers are laid out (DISCORD_COMPONENTS). */
+  components: ComponentsStyle;
 }
 
 /** Discord shows "typing" for 10 s; renewing every 8 s keeps it on without gaps. */

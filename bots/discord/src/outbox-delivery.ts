@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { type REST, Routes } from "discord.js";
 import { type ChannelPace, type ChatSurface, type DeliveryItem, type DeliveryTarget, type FlowDeps, proposeDelivered, type Reply } from "@duet/shared";
 import type { Logger } from "./deps.ts";
-import { type LivePayload, restRequest } from "./live/targets.ts";
+import { payloadOf, restRequest } from "./live/targets.ts";
+import type { ComponentsStyle } from "./config.ts";
+import { renderAnswerV2 } from "./render-v2.ts";
 import { scheduledRunLine } from "./control/render-schedules.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing, renderReply } from "./render.ts";
 
@@ -31,14 +33,14 @@ const idOf = (res: unknown) => (res as { id: string }).id;
  * the answer, else it is posted as a reply to the person's message; each
  * message goes with its nonce enforced, in the channel's turn. Resolves with the first message's id.
  */
-export async function deliverToDiscord(rest: REST, pace: ChannelPace, log: Logger, item: DeliveryItem): Promise<string | null> {
+export async function deliverToDiscord(rest: REST, pace: ChannelPace, log: Logger, item: DeliveryItem, style: ComponentsStyle = "classic"): Promise<string | null> {
   const { channel, replyTo } = item.deliver.place;
   if (!channel) return null;
-  const out = withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }), scheduledRunLine(item));
+  const heading = scheduledRunLine(item);
+  const out = style === "v2" ? renderAnswerV2(item.answer, heading) : withHeading(renderReply({ kind: "answer", answer: item.answer, question: item.question, user: item.userId ?? "" }), heading);
   let first: string | null = null;
   for (const [i, msg] of out.entries()) {
-    // The final messages' own buttons (Run and Skip), or none: a live answer's Stop button goes.
-    const payload: LivePayload = { content: msg.content, files: msg.files, components: msg.components ?? [] };
+    const payload = payloadOf(msg);
     if (i === 0 && item.messageId) {
       try {
         await rest.patch(Routes.channelMessage(channel, item.messageId), restRequest(payload));
@@ -77,7 +79,7 @@ export async function proposeInDiscord(rest: REST, pace: ChannelPace, log: Logge
   const post = async (reply: Reply) => {
     let first: string | null = null;
     for (const msg of renderReply(reply)) {
-      const body = restRequest({ content: msg.content, files: msg.files, components: msg.components ?? [] });
+      const body = restRequest(payloadOf(msg));
       first ??= idOf(await pace.run(channel, () => rest.post(Routes.channelMessages(channel), body)));
     }
     return first ? { id: first } : null;

@@ -1,4 +1,4 @@
-import type { AttachmentPayload } from "discord.js";
+import { type AttachmentPayload, MessageFlags } from "discord.js";
 import {
   ANSWER_NOTES,
   chunkMessage,
@@ -30,6 +30,7 @@ import {
   prDecidedLine,
 } from "@duet/shared";
 import { withoutPreviews } from "./links.ts";
+import type { TopLevelJson } from "./components-json.ts";
 import { proposalPart, type RowJson } from "./control/approval-buttons.ts";
 import { NAMING, REPO_NAMING, renderAudit, renderMemory, renderModel, renderPolicy, renderRepo, renderTools, renderUsage } from "./control/render-control.ts";
 import { prProposalPart } from "./control/pr-buttons.ts";
@@ -46,8 +47,16 @@ import { renderScheduled, renderSchedules, renderUnscheduled } from "./control/r
 export interface Outgoing {
   content: string;
   files: AttachmentPayload[];
-  /** Button rows (Run and Skip on a proposal). */
-  components?: RowJson[];
+  /** Button rows (Run and Skip on a proposal); in a V2 message, its one container. */
+  components?: TopLevelJson[];
+  /** A Components V2 message (render-v2.ts): `components` hold all it shows, `content` is unused. */
+  v2?: true;
+}
+
+/** A message as discord.js sends it: a V2 one with its flag and without content. */
+export function messageBody(msg: Outgoing): { content?: string; files: AttachmentPayload[]; components?: TopLevelJson[]; flags?: number } {
+  if (msg.v2) return { files: msg.files, components: msg.components, flags: MessageFlags.IsComponentsV2 };
+  return { content: msg.content, files: msg.files, components: msg.components };
 }
 
 /** Discord's limit per message. */
@@ -86,24 +95,50 @@ function runBlock(run: RunResult, index: number, total: number): { text: string;
   return { text, file: { attachment: Buffer.from(`${view.command}\n${view.output}\n`, "utf8"), name } };
 }
 
-export function renderMessage(res: MessageResponse): Outgoing[] {
-  const parts: string[] = [];
+/**
+ * An answer's parts, in the order both layouts show them (classic here,
+ * Components V2 in render-v2.ts): the model's text, a block per command (its
+ * whole output as a file when long), the notes (stopped, not run), the
+ * proposal with its Run and Skip rows, and proposed facts in a message of
+ * their own (its buttons never crowd the commands' rows: 5 at most a message).
+ */
+export interface AnswerParts {
+  text: string;
+  runs: string[];
+  notes: string[];
+  files: AttachmentPayload[];
+  proposal?: { content: string; components: RowJson[] };
+  facts?: Outgoing;
+}
+
+export function answerParts(res: MessageResponse): AnswerParts {
+  const runs: string[] = [];
   const files: AttachmentPayload[] = [];
-  const explanation = withoutPreviews(cleanModelText(explanationOf(res)));
-  if (explanation) parts.push(explanation);
   res.runs.forEach((run, i) => {
     const block = runBlock(run, i, res.runs.length);
-    parts.push(block.text);
+    runs.push(block.text);
     if (block.file) files.push(block.file);
   });
-  if (res.stopped) parts.push(`⏹️ *${STOPPED_NOTE}*`);
+  const notes: string[] = [];
+  if (res.stopped) notes.push(`⏹️ *${STOPPED_NOTE}*`);
   if (res.skipped?.length) {
-    parts.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
+    notes.push(`⏭️ ${notRunNote(res, res.skipped.map((c) => `\`${c.replace(/`/g, "'").slice(0, 200)}\``))}`);
   }
-  const out = toMessages(parts.join("\n\n"), files);
-  const proposed = res.pending?.length ? withProposal(out, proposalPart(res.pending)) : out;
-  // Proposed facts in a message of their own: its buttons never crowd the commands' rows (5 at most a message).
-  return res.facts?.length ? [...proposed, { ...proposedFactsPart(res.facts), files: [] }] : proposed;
+  return {
+    text: withoutPreviews(cleanModelText(explanationOf(res))),
+    runs,
+    notes,
+    files,
+    ...(res.pending?.length ? { proposal: proposalPart(res.pending) } : {}),
+    ...(res.facts?.length ? { facts: { ...proposedFactsPart(res.facts), files: [] } } : {}),
+  };
+}
+
+export function renderMessage(res: MessageResponse): Outgoing[] {
+  const parts = answerParts(res);
+  const out = toMessages([parts.text, ...parts.runs, ...parts.notes].filter(Boolean).join("\n\n"), parts.files);
+  const proposed = parts.proposal ? withProposal(out, parts.proposal) : out;
+  return parts.facts ? [...proposed, parts.facts] : proposed;
 }
 
 /** The proposal goes last, in the last message when it fits, so its buttons sit under it. */

@@ -5,7 +5,10 @@ import { DiscordLiveMessage } from "./live/live-message.ts";
 import { deliveryNonce } from "./outbox-delivery.ts";
 import { interactionTarget, messageTarget, type LiveTarget } from "./live/targets.ts";
 import { afterNote, noteInDeferredReply, reactWhileQueued } from "./queued.ts";
-import { renderReply, type Outgoing } from "./render.ts";
+import { messageBody, renderReply, type Outgoing } from "./render.ts";
+import { renderStyled } from "./render-v2.ts";
+import type { ComponentsStyle } from "./config.ts";
+import { liveLayout } from "./live/live-v2.ts";
 import { discordFileSurface, DISCORD_FILE_MAX_BYTES, type FilesMessage } from "./files/outgoing.ts";
 
 /**
@@ -29,6 +32,8 @@ export interface SurfaceDeps {
   pace: ChannelPace;
   /** Least time between two edits of a live answer (default LIVE_INTERVAL_MS). */
   liveIntervalMs?: number;
+  /** How answers are laid out (DISCORD_COMPONENTS). */
+  components: ComponentsStyle;
 }
 
 /**
@@ -46,14 +51,14 @@ export function messageSurface(message: Message, room: string | null, deps: Surf
   const nonce = room ? deliveryNonce(room, message.id, 0) : undefined;
   const paced = <R>(create: () => Promise<R>) => deps.pace.run(message.channelId, create);
   const post = async (reply: Reply): Promise<PostedRef | null> => {
-    const out = renderReply(reply);
+    const out = renderStyled(reply, deps.components);
     try {
       const [first, ...rest] = out;
       const once = nonce && reply.kind === "answer" ? { nonce, enforceNonce: true } : {};
-      const posted = await paced(() => message.reply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [], repliedUser: true }, ...once }));
+      const posted = await paced(() => message.reply({ ...messageBody(first), allowedMentions: { parse: [], repliedUser: true }, ...once }));
       for (const msg of rest) {
         const channel = message.channel;
-        if (channel.isSendable()) await paced<unknown>(() => channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } }));
+        if (channel.isSendable()) await paced<unknown>(() => channel.send({ ...messageBody(msg), allowedMentions: { parse: [] } }));
       }
       deps.log.info(`message ${message.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
       return { id: posted.id };
@@ -98,7 +103,7 @@ export function interactionSurface(interaction: ChatInputCommandInteraction, eph
   let replied = false;
   const post = (reply: Reply) => {
     replied = true;
-    return send(interaction, renderReply(reply), ephemeral, deps);
+    return send(interaction, renderStyled(reply, deps.components), ephemeral, deps);
   };
   const sendFiles = async (msg: FilesMessage) => {
     const first = !replied;
@@ -140,11 +145,11 @@ export function threadSurface(thread: ThreadChannel, interaction: ModalSubmitInt
   const paced = <R>(create: () => Promise<R>) => deps.pace.run(thread.id, create);
   return {
     async post(reply) {
-      const out = renderReply(reply);
+      const out = renderStyled(reply, deps.components);
       let first: PostedRef | null = null;
       try {
         for (const msg of out) {
-          const sent = await paced(() => thread.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] } }));
+          const sent = await paced(() => thread.send({ ...messageBody(msg), allowedMentions: { parse: [] } }));
           first ??= { id: sent.id };
         }
         deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -182,11 +187,11 @@ function liveView(
   onPosted?: (ref: PostedRef) => void,
   fallback?: (reply: Reply) => Promise<PostedRef | null>,
 ): LiveView {
-  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
+  const live = new DiscordLiveMessage(target, deps.log, { room, intervalMs: deps.liveIntervalMs, layout: liveLayout(deps.components), ...(onPosted ? { onPosted: (id: string) => onPosted({ id }) } : {}) });
   return {
     update: (answer) => live.update(answer),
     async finish(reply) {
-      const out = renderReply(reply);
+      const out = renderStyled(reply, deps.components, true);
       const id = await live.finish(out);
       if (!id) return fallback ? fallback(reply) : null;
       deps.log.info(`${what} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -211,10 +216,10 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
   const [first, ...rest] = out;
   let sent = 0;
   try {
-    const posted = await interaction.editReply({ content: first.content, files: first.files, components: first.components, allowedMentions: { parse: [] } });
+    const posted = await interaction.editReply({ ...messageBody(first), allowedMentions: { parse: [] } });
     sent++;
     for (const msg of rest) {
-      await followUp(interaction, { content: msg.content, files: msg.files, components: msg.components, allowedMentions: { parse: [] }, ephemeral }, deps);
+      await followUp(interaction, { ...messageBody(msg), allowedMentions: { parse: [] }, ephemeral }, deps);
       sent++;
     }
     deps.log.info(`interaction ${interaction.id} answered (${out.length} message${out.length === 1 ? "" : "s"})`);
@@ -230,7 +235,7 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
     let firstPosted: PostedRef | null = null;
     for (const msg of [{ content: intro, files: [] } as Outgoing, ...out.slice(sent)]) {
       const posted = await deps.pace
-        .run<Message>(channel.id, () => channel.send({ content: msg.content, files: msg.files, components: msg.components, allowedMentions: { users: [interaction.user.id] } }))
+        .run<Message>(channel.id, () => channel.send({ ...messageBody(msg), allowedMentions: { users: [interaction.user.id] } }))
         .catch((e) => deps.log.warn(`fallback send failed: ${String(e)}`));
       if (posted && !firstPosted) firstPosted = { id: posted.id };
     }
@@ -240,8 +245,8 @@ async function send(interaction: ChatInputCommandInteraction, out: Outgoing[], e
 }
 
 /** A follow-up to an interaction: one everyone sees is a new message in the channel and waits its turn; a private one goes at once. */
-function followUp(interaction: ChatInputCommandInteraction, msg: Omit<InteractionReplyOptions, "flags"> & { ephemeral: boolean }, deps: SurfaceDeps): Promise<Message> {
+function followUp(interaction: ChatInputCommandInteraction, msg: Omit<InteractionReplyOptions, "flags"> & { ephemeral: boolean; flags?: number }, deps: SurfaceDeps): Promise<Message> {
   const { ephemeral, ...body } = msg;
-  if (ephemeral) return interaction.followUp({ ...body, flags: MessageFlags.Ephemeral });
+  if (ephemeral) return interaction.followUp({ ...body, flags: (body.flags ?? 0) | MessageFlags.Ephemeral });
   return deps.pace.run(interaction.channelId, () => interaction.followUp(body));
 }

@@ -22,13 +22,15 @@ import { World, type InteractionRecord, type RestCall } from "./world.ts";
 
 export type { RestCall, InteractionRecord, FakeChannel, FakeMessage, DiscordUser };
 export { user, snowflake };
+export { hasV2Flag, shownButtons, shownText } from "./components-v2.ts";
 
 /**
  * A fake Discord on 127.0.0.1 for running the real discord.js client: REST under
  * `<url>/api/v10` and a gateway at the address `GET /gateway/bot` returns.
  * Tests build guilds and channels, then play users: `interaction()`,
  * `message()`, `archiveThread()`, `deleteThread()`, `deleteChannel()`, and
- * read what the bot did from `calls`, `interactions` and `messagesIn()`.
+ * read what the bot did from `calls`, `interactions` and `messagesIn()` (a
+ * Components V2 message's text through `shownText()`, its buttons through `shownButtons()`).
  */
 export interface FakeDiscordOptions {
   token?: string;

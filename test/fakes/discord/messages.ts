@@ -1,5 +1,9 @@
 import { messagePayload, snowflake, type FakeMessage } from "./payloads.ts";
 import type { UploadedFile, World } from "./world.ts";
+import { formError, hasV2Flag, v2AfterEdit, validateComponentsOf } from "./components-v2.ts";
+import { DiscordApiError } from "./errors.ts";
+
+export { DiscordApiError };
 
 /** Discord's message rules, enforced the way the API does, so a bot that breaks them fails its tests. */
 
@@ -7,21 +11,11 @@ export const MAX_CONTENT = 2000;
 export const MAX_FILES = 10;
 export const EPHEMERAL = 64;
 
-export class DiscordApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly errors?: unknown,
-  ) {
-    super(message);
-  }
-  body() {
-    return { message: this.message, code: this.code, ...(this.errors ? { errors: this.errors } : {}) };
-  }
-}
-
-export function validateMessageBody(body: any, files: UploadedFile[], opts: { allowEmpty?: boolean } = {}): void {
+/**
+ * A message body as Discord checks it: `existing`, the message an edit
+ * changes (its flag and its attachments count); without it, a new message.
+ */
+export function validateMessageBody(body: any, files: UploadedFile[], opts: { allowEmpty?: boolean; existing?: FakeMessage | null } = {}): void {
   if (body !== null && typeof body !== "object") throw new DiscordApiError(400, 50109, "The request body contains invalid JSON.");
   const content = body?.content;
   if (content !== undefined && content !== null && typeof content !== "string") {
@@ -31,32 +25,11 @@ export function validateMessageBody(body: any, files: UploadedFile[], opts: { al
     throw formError("content", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_CONTENT} or fewer in length.`);
   }
   if (files.length > MAX_FILES) throw formError("files", "BASE_TYPE_MAX_LENGTH", `Must be ${MAX_FILES} or fewer in length.`);
-  if (body?.components !== undefined) validateComponents(body.components);
+  const v2 = opts.existing ? v2AfterEdit(opts.existing, body) : hasV2Flag(body?.flags);
+  const kept = body?.attachments === undefined ? ((opts.existing?.attachments ?? []) as { filename: string }[]).map((a) => a.filename) : [];
+  validateComponentsOf(body, v2, [...files.map((f) => f.filename), ...kept]);
   const empty = !content && files.length === 0 && !(body?.embeds?.length > 0) && !(body?.components?.length > 0);
   if (empty && !opts.allowEmpty) throw new DiscordApiError(400, 50006, "Cannot send an empty message");
-}
-
-/** Discord's limits for buttons: 5 action rows, 5 buttons a row, custom ids of 1-100 characters unique in the message, labels of at most 80. */
-function validateComponents(rows: any): void {
-  if (!Array.isArray(rows) || rows.length > 5) throw formError("components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.");
-  const ids = new Set<string>();
-  for (const row of rows) {
-    if (row?.type !== 1 || !Array.isArray(row.components) || row.components.length === 0 || row.components.length > 5) {
-      throw formError("components", "COMPONENT_LAYOUT_WIDTH_EXCEEDED", "An action row holds 1 to 5 components.");
-    }
-    for (const c of row.components) {
-      const id = c?.custom_id;
-      if (c?.type !== 2 || typeof id !== "string" || id.length < 1 || id.length > 100 || ids.has(id)) {
-        throw formError("components", "COMPONENT_CUSTOM_ID_INVALID", "Each button needs a unique custom_id of 1 to 100 characters.");
-      }
-      if (typeof c.label === "string" && c.label.length > 80) throw formError("components", "BASE_TYPE_MAX_LENGTH", "Labels must be 80 or fewer in length.");
-      ids.add(id);
-    }
-  }
-}
-
-function formError(field: string, code: string, message: string): DiscordApiError {
-  return new DiscordApiError(400, 50035, "Invalid Form Body", { [field]: { _errors: [{ code, message }] } });
 }
 
 export function attachmentsFrom(files: UploadedFile[], channelId: string): unknown[] {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson } from "../http.ts";
 import { INVALID_JSON, readDiscordBody } from "./body.ts";
 import { botMessage, DiscordApiError, EPHEMERAL, validateMessageBody } from "./messages.ts";
+import { IS_COMPONENTS_V2, v2AfterEdit } from "./components-v2.ts";
 import { validateModal } from "./modals.ts";
 import { channelPayload, snowflake, THREAD_TYPES, type FakeMessage } from "./payloads.ts";
 import type { InteractionRecord, RestCall, UploadedFile, World } from "./world.ts";
@@ -126,7 +127,7 @@ route("POST", "/interactions/:id/:token/callback", (ctx, p, body, files, query) 
   if (type === 7) {
     const target = world.messages.get(rec.messageId ?? "");
     if (!target) throw new DiscordApiError(404, 10008, "Unknown Message");
-    validateMessageBody(body.data, files, { allowEmpty: true });
+    validateMessageBody(body.data, files, { allowEmpty: true, existing: target });
     editMessage(world, target, body.data ?? {});
   }
   if (type === 4) {
@@ -158,17 +159,17 @@ route("PATCH", "/webhooks/:app/:token/messages/:message", (ctx, p, body, files) 
   // After a button click, @original is the message the button is on.
   const clicked = p.message === "@original" && rec.messageId !== undefined ? ctx.world.messages.get(rec.messageId) : undefined;
   if (clicked) {
-    validateMessageBody(body, files, { allowEmpty: true });
+    validateMessageBody(body, files, { allowEmpty: true, existing: clicked });
     editMessage(ctx.world, clicked, body ?? {});
     return ok(clicked);
   }
-  validateMessageBody(body, files, { allowEmpty: true });
   const target = webhookTarget(rec, p.message);
   if (p.message !== "@original" && !target) throw new DiscordApiError(404, 10008, "Unknown Message");
+  validateMessageBody(body, files, { allowEmpty: true, existing: target });
   const isOriginal = target !== null && target === rec.original;
   const edited = botMessage(ctx.world, rec.channelId ?? "0", { content: target?.content, ...body }, files, {
     ...(target ? { id: target.id } : {}),
-    flags: rec.ephemeral ? EPHEMERAL : 0,
+    flags: (rec.ephemeral ? EPHEMERAL : 0) | (v2AfterEdit(target ?? {}, body) ? IS_COMPONENTS_V2 : 0),
     webhook_id: ctx.world.opts.applicationId,
     edited_timestamp: new Date().toISOString(),
   });
@@ -305,7 +306,7 @@ route("PATCH", "/channels/:id/messages/:message", (ctx, p, body, files) => {
   const msg = ctx.world.messages.get(p.message);
   if (!msg || msg.channel_id !== p.id) throw new DiscordApiError(404, 10008, "Unknown Message");
   if (msg.author.id !== ctx.world.opts.botUser.id) throw new DiscordApiError(403, 50005, "Cannot edit a message authored by another user");
-  validateMessageBody(body, files, { allowEmpty: true });
+  validateMessageBody(body, files, { allowEmpty: true, existing: msg });
   editMessage(ctx.world, msg, body ?? {});
   return ok(msg);
 });
@@ -318,10 +319,13 @@ route("DELETE", "/channels/:id/messages/:message", (ctx, p) => {
   return noContent;
 });
 
-/** Applies an edit's content and components in place and records it. */
-function editMessage(world: World, msg: FakeMessage, body: { content?: unknown; components?: unknown }): void {
+/** Applies an edit's content, components and flag (an edit checked already) in place and records it. */
+function editMessage(world: World, msg: FakeMessage, body: { content?: unknown; components?: unknown; flags?: unknown }): void {
+  const v2 = v2AfterEdit(msg, body);
   if (typeof body.content === "string") msg.content = body.content;
+  if (body.content === null) msg.content = "";
   if (Array.isArray(body.components)) msg.components = body.components;
+  msg.flags = v2 ? Number(msg.flags ?? 0) | IS_COMPONENTS_V2 : Number(msg.flags ?? 0) & ~IS_COMPONENTS_V2;
   msg.edited_timestamp = new Date().toISOString();
   world.recordEdit(msg, Date.now());
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { DiscordUser, FakeChannel, FakeGuild, FakeMessage } from "./payloads.ts";
+import { shownButtons, shownText } from "./components-v2.ts";
 
 /** What the fake Discord knows: guilds, channels, messages, interactions, and every REST call made. */
 
@@ -49,6 +50,7 @@ export interface InteractionRecord {
 /** One accepted edit of a bot message, with what it showed afterwards and when it arrived. */
 export interface MessageEdit {
   messageId: string;
+  /** The text it shows: its content, or a V2 message's text displays. */
   content: string;
   /** Custom ids of the buttons the message shows after the edit. */
   buttons: string[];
@@ -122,7 +124,7 @@ export class World {
   }
 
   recordEdit(msg: FakeMessage, at: number): void {
-    this.edits.push({ messageId: msg.id, content: msg.content, buttons: buttonsOf(msg), at });
+    this.edits.push({ messageId: msg.id, content: shownText(msg), buttons: shownButtons(msg), at });
     this.events.emit("edit", msg);
   }
 
@@ -152,8 +154,3 @@ export class World {
   }
 }
 
-/** The custom ids of the buttons in a message's action rows. */
-export function buttonsOf(msg: FakeMessage): string[] {
-  const rows = Array.isArray(msg.components) ? (msg.components as { components?: { custom_id?: string }[] }[]) : [];
-  return rows.flatMap((row) => (row.components ?? []).map((c) => c.custom_id ?? "")).filter(Boolean);
-}

@@ -1,8 +1,9 @@
 import { DiscordAPIError, MessageFlags, type ButtonInteraction } from "discord.js";
 import type { ChatSurface, Reply } from "@duet/shared";
-import type { RowJson } from "../control/approval-buttons.ts";
 import type { BotDeps } from "../deps.ts";
 import { renderReply } from "../render.ts";
+import { IS_COMPONENTS_V2 } from "../render-v2.ts";
+import type { TopLevelJson } from "../components-json.ts";
 
 /**
  * What every button click of Duet's does first and how it answers: a button
@@ -29,7 +30,14 @@ export async function acceptClick(interaction: ButtonInteraction, deps: BotDeps,
 }
 
 /** What the clicked message becomes for a reply; null when the reply does not change it. */
-export type ClickEdit = (reply: Reply) => { content: string; components: RowJson[] } | null;
+export type ClickEdit = (reply: Reply) => ClickedMessage | null;
+
+/** What a clicked message shows: its content and rows, or (a V2 message) its container alone. */
+export interface ClickedMessage {
+  content: string;
+  components: TopLevelJson[];
+  v2?: boolean;
+}
 
 /** How a click answers: follow-ups in the channel or to the clicker alone, and edits of the clicked message (one that fails is logged). */
 export function clickSurface(interaction: ButtonInteraction, deps: BotDeps, edit: ClickEdit): ChatSurface {
@@ -41,7 +49,8 @@ export function clickSurface(interaction: ButtonInteraction, deps: BotDeps, edit
       const next = edit(reply);
       if (!next) return false;
       try {
-        await interaction.editReply({ content: next.content, components: next.components, allowedMentions: { parse: [] } });
+        const body = next.v2 ? { components: next.components, flags: IS_COMPONENTS_V2 } : { content: next.content, components: next.components };
+        await interaction.editReply({ ...body, allowedMentions: { parse: [] } });
         return true;
       } catch (err) {
         deps.log.warn(`could not edit message ${interaction.message.id}: ${String(err)}`);

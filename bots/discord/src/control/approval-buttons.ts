@@ -1,3 +1,4 @@
+import type { ButtonJson, RowJson } from "../components-json.ts";
 import { ANSWER_NOTES, describeDecision, type DecidedApproval, type PendingApproval, proposalHint, shortCommand } from "@duet/shared";
 
 /**
@@ -14,16 +15,8 @@ export const APPROVAL_PREFIX = "duet-approval:";
 const BUTTONS_PER_ROW = 5;
 const MAX_ROWS = 5;
 
-export interface ButtonJson {
-  type: 2;
-  style: number;
-  label: string;
-  custom_id: string;
-}
-export interface RowJson {
-  type: 1;
-  components: ButtonJson[];
-}
+/** The rows and buttons every control here sends. */
+export type { ButtonJson, RowJson };
 
 export interface ApprovalButton {
   decision: "run" | "skip";
@@ -63,11 +56,22 @@ export function proposalPart(pending: PendingApproval[]): { content: string; com
 
 /** The message's content and rows after `approval` (command `n`) was decided. */
 export function withDecision(content: string, rows: RowJson[], n: number, approval: DecidedApproval): { content: string; components: RowJson[] } {
+  return { content: decidedLines(content, n, approval), components: withoutDecided(rows, approval) };
+}
+
+/** Text with command `n`'s proposal line saying who ran or skipped it (other text as it was). */
+export function decidedLines(content: string, n: number, approval: DecidedApproval): string {
   const mark = approval.decision === "run" ? "✅" : "⏭️";
   const said = describeDecision(approval, { person: (u) => `<@${u.replace(/\D/g, "")}>`, command: inline });
-  const lines = content.split("\n").map((l) => (l.startsWith(lineStart(n)) ? `${mark} **${n}.** ${said}` : l));
-  const components = rows
+  return content
+    .split("\n")
+    .map((l) => (l.startsWith(lineStart(n)) ? `${mark} **${n}.** ${said}` : l))
+    .join("\n");
+}
+
+/** Rows without the decided command's buttons; a row left empty goes. */
+export function withoutDecided(rows: RowJson[], approval: DecidedApproval): RowJson[] {
+  return rows
     .map((row) => ({ ...row, components: row.components.filter((b) => readApprovalCustomId(b.custom_id)?.id !== approval.id) }))
     .filter((row) => row.components.length > 0);
-  return { content: lines.join("\n"), components };
 }

@@ -2,7 +2,8 @@ import { ANSWER_NOTES, cleanModelText, LatestThrottle, type LiveAnswer, type Liv
 import type { Logger } from "../deps.ts";
 import { withoutPreviews } from "../links.ts";
 import { MESSAGE_MAX_CHARS, type Outgoing } from "../render.ts";
-import type { LivePayload, LiveTarget } from "./targets.ts";
+import type { RowJson } from "../components-json.ts";
+import { type LivePayload, type LiveTarget, payloadOf } from "./targets.ts";
 
 /**
  * One answer growing on Discord: the deferred reply (or the reply to a
@@ -37,15 +38,31 @@ const WORKING = ANSWER_NOTES.working;
 
 const ICON: Record<LiveRunView["state"], string> = { running: "⏳", ok: "✅", failed: "❌" };
 
-export function stopRow(room: string): unknown {
+export function stopRow(room: string): RowJson {
   return { type: 1, components: [{ type: 2, style: 4, label: "Stop", custom_id: `${STOP_PREFIX}${room}` }] };
 }
 
+/** The model's text so far, as shown live. */
+export const liveText = (answer: LiveAnswer): string => withoutPreviews(cleanModelText(answer.text));
+
+/** A line per command: its state, the command and its status. */
+export const liveRunLines = (answer: LiveAnswer): string[] =>
+  liveRunViews(answer).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
+
 /** The live text: the answer so far, then a line per command. */
 export function liveContent(answer: LiveAnswer): string {
-  const runs = liveRunViews(answer).map((r) => `${ICON[r.state]} \`${r.command.replace(/`/g, "'")}\` · ${r.status}`);
-  return [withoutPreviews(cleanModelText(answer.text)), runs.join("\n")].filter(Boolean).join("\n\n");
+  return [liveText(answer), liveRunLines(answer).join("\n")].filter(Boolean).join("\n\n");
 }
+
+/** How a live answer is laid out in messages: each page as sent, the Stop row on the last. */
+export interface LiveLayout {
+  pages(answer: LiveAnswer, stop: RowJson): LivePayload[];
+}
+
+/** Today's layout: the live text in messages of 2,000 characters. */
+export const CLASSIC_LIVE: LiveLayout = {
+  pages: (answer, stop) => pagesOf(liveContent(answer), MESSAGE_MAX_CHARS, WORKING).map((content, i, all) => ({ content, components: i === all.length - 1 ? [stop] : [] })),
+};
 
 type State = { kind: "live"; answer: LiveAnswer } | { kind: "final"; messages: Outgoing[] };
 
@@ -53,13 +70,18 @@ export interface DiscordLiveOptions {
   room: string;
   timers?: Timers;
   intervalMs?: number;
+  /** How the live answer is laid out (default CLASSIC_LIVE). */
+  layout?: LiveLayout;
   /** Hears the id of the answer's first message as soon as it is posted. */
   onPosted?: (id: string) => void;
 }
 
+/** What a message shows, to tell whether an edit would change it. */
+const shownAs = (p: LivePayload) => JSON.stringify([p.v2 ?? false, p.content, p.components]);
+
 export class DiscordLiveMessage {
   /** The messages shown so far, in order, and what each shows. */
-  private shown: { id: string; content: string; button: boolean }[] = [];
+  private shown: { id: string; payload: LivePayload }[] = [];
   private readonly throttle: LatestThrottle<State>;
 
   constructor(
@@ -85,29 +107,23 @@ export class DiscordLiveMessage {
     return shown ? (this.shown[0]?.id ?? null) : null;
   }
 
+  private pages(answer: LiveAnswer): LivePayload[] {
+    return (this.opts.layout ?? CLASSIC_LIVE).pages(answer, stopRow(this.opts.room));
+  }
+
   private async show(given: State, newest: () => State): Promise<void> {
     const first = this.shown.length === 0;
     const state = first ? await this.showFirst(newest) : given;
     if (state.kind === "final") return this.showFinal(state.messages, first ? 1 : 0);
-    const pages = livePages(state.answer);
-    const { edits, posts } = pageChanges(
-      this.shown.map((s) => s.content),
-      pages,
-    );
-    const last = pages.length - 1;
-    const button = [stopRow(this.opts.room)];
+    const pages = this.pages(state.answer);
     for (const [i, s] of this.shown.entries()) {
-      const content = edits.find((e) => e.index === i)?.content ?? s.content;
-      const wantsButton = i === last;
-      if (content === s.content && wantsButton === s.button) continue;
-      await this.target.edit(s.id, { content, components: wantsButton ? button : [] });
-      this.shown[i] = { ...s, content, button: wantsButton };
+      // A message past the pages keeps its text and loses the Stop button.
+      const payload = pages[i] ?? { ...s.payload, components: s.payload.v2 ? s.payload.components : [] };
+      if (shownAs(payload) === shownAs(s.payload)) continue;
+      await this.target.edit(s.id, payload);
+      this.shown[i] = { ...s, payload };
     }
-    for (const content of posts) {
-      const index = this.shown.length;
-      const id = await this.target.more({ content, components: index === last ? button : [] });
-      this.shown.push({ id, content, button: index === last });
-    }
+    for (const payload of pages.slice(this.shown.length)) this.shown.push({ id: await this.target.more(payload), payload });
   }
 
   /**
@@ -116,35 +132,36 @@ export class DiscordLiveMessage {
    */
   private async showFirst(newest: () => State): Promise<State> {
     let state = newest();
-    let first = { content: "", button: false };
+    let payload: LivePayload = { content: "", components: [] };
     const id = await this.target.first(() => {
       state = newest();
-      const pages = state.kind === "live" ? livePages(state.answer) : [];
-      const button = pages.length === 1;
-      first = { content: state.kind === "final" ? state.messages[0].content : pages[0], button };
-      return state.kind === "final" ? finalPayload(state.messages[0]) : { content: pages[0], components: button ? [stopRow(this.opts.room)] : [] };
+      payload = state.kind === "final" ? payloadOf(state.messages[0]) : this.pages(state.answer)[0];
+      return payload;
     });
-    this.shown.push({ id, ...first });
+    this.shown.push({ id, payload });
     this.opts.onPosted?.(id);
     return state;
   }
 
-  /** Puts the final messages in place, from message `from` (the ones before it already show it). */
+  /**
+   * Puts the final messages in place, from message `from` (the ones before it
+   * already show it). A message cannot change between V2 and classic: one
+   * that would is removed and the final one posted instead.
+   */
   private async showFinal(messages: Outgoing[], from = 0): Promise<void> {
     for (const [i, msg] of messages.entries()) {
       if (i < from) continue;
-      const payload = finalPayload(msg);
+      const payload = payloadOf(msg);
       const s = this.shown[i];
-      if (s) await this.target.edit(s.id, payload);
-      else this.shown.push({ id: await this.target.more(payload), content: msg.content, button: false });
-      this.shown[i] = { ...this.shown[i], content: msg.content, button: false };
+      if (s && (s.payload.v2 ?? false) === (payload.v2 ?? false)) {
+        await this.target.edit(s.id, payload);
+        this.shown[i] = { id: s.id, payload };
+        continue;
+      }
+      if (s) await this.target.remove(s.id);
+      this.shown[i] = { id: await this.target.more(payload), payload };
     }
     // The live answer took more messages than the final one (rare: the final text is usually longer).
     for (const extra of this.shown.splice(messages.length)) await this.target.remove(extra.id);
   }
 }
-
-const livePages = (answer: LiveAnswer): string[] => pagesOf(liveContent(answer), MESSAGE_MAX_CHARS, WORKING);
-
-/** A final message as sent: its own buttons (Run and Skip on a proposal), or none: the Stop button goes. */
-const finalPayload = (msg: Outgoing): LivePayload => ({ content: msg.content, files: msg.files, components: msg.components ?? [] });

@@ -1,5 +1,7 @@
 import type { ChannelPace } from "@duet/shared";
 import { type AttachmentPayload, type REST, Routes } from "discord.js";
+import { IS_COMPONENTS_V2 } from "../render-v2.ts";
+import type { Outgoing } from "../render.ts";
 
 /**
  * Where a live answer's messages go on Discord, over the REST client: an
@@ -14,8 +16,10 @@ import { type AttachmentPayload, type REST, Routes } from "discord.js";
 export interface LivePayload {
   content: string;
   files?: AttachmentPayload[];
-  /** Action rows (the Stop button), or [] to remove them. */
+  /** Action rows (the Stop button), or [] to remove them; in a V2 message, its container. */
   components: unknown[];
+  /** A Components V2 message: sent with the flag, its content cleared (a deferred reply that showed a note becomes V2). */
+  v2?: boolean;
 }
 
 export interface LiveTarget {
@@ -33,15 +37,20 @@ export interface LiveTarget {
 
 const NO_PINGS = { parse: [] as string[] };
 
+/** A final message as sent: its own buttons (Run and Skip on a proposal), or none: a live answer's Stop button goes. */
+export const payloadOf = (msg: Outgoing): LivePayload => ({ content: msg.content, files: msg.files, components: msg.components ?? [], ...(msg.v2 ? { v2: true } : {}) });
+
 /** The REST body and files of a payload; files are listed as new attachments, as Discord asks. */
 export function restRequest(p: LivePayload, extra: Record<string, unknown> = {}) {
   const files = (p.files ?? []).map((f) => ({ name: f.name ?? "file.txt", data: f.attachment as Buffer }));
+  const flags = (p.v2 ? IS_COMPONENTS_V2 : 0) | Number(extra.flags ?? 0);
   const body = {
-    content: p.content,
+    content: p.v2 ? null : p.content,
     components: p.components,
     allowed_mentions: NO_PINGS,
     ...(p.files ? { attachments: files.map((f, id) => ({ id, filename: f.name })) } : {}),
     ...extra,
+    ...(flags ? { flags } : {}),
   };
   return { body, ...(files.length ? { files } : {}) };
 }
