@@ -45,7 +45,13 @@ export async function appHomeSuite(stack: BenchStack, settleMs = 1_000): Promise
     const after = await memoryNow(bot, settleMs);
     return [
       summarize(`app home: app_home_opened → views.publish, ${ROOMS} rooms`, "ms", times, `the bot lists the person's rooms from the Worker; ${blocks} blocks drawn`),
-      single(`app home: bot RSS after ${OPENS} openings`, "MiB", after.rss, 1, `${(after.rss - idle.rss).toFixed(1)} MiB over before the first (${idle.rss.toFixed(1)} MiB); tsx loader included`),
+      single(
+        `app home: bot RSS after ${OPENS} openings`,
+        "MiB",
+        after.rss,
+        1,
+        `${(after.rss - idle.rss).toFixed(1)} MiB over before the first (${idle.rss.toFixed(1)} MiB); heap after GC ${idle.heapMiB.toFixed(1)} → ${after.heapMiB.toFixed(1)} MiB; tsx loader included`,
+      ),
     ];
   } finally {
     await close();

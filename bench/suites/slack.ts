@@ -18,7 +18,8 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  * live-answer rows come from `slackLiveSuite`, with a bot of their own.
  */
 
-const SECRET = "bench-signing-secret";
+/** The signing secret the bench's Slack bots are started with. */
+export const SECRET = "bench-signing-secret";
 
 interface Sent {
   sentAt: number;
