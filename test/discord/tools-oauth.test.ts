@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { snowflake, user } from "../fakes/discord/index.ts";
 import { startFakeMcpOAuth, type FakeMcpOAuth } from "../fakes/mcp-oauth.ts";
-import { startedForTests } from "../helpers/lifecycle.ts";
+import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 import { withRole } from "./roles.ts";
 
@@ -18,18 +18,11 @@ const NO_ROLE = snowflake();
 const EPHEMERAL = 1 << 6;
 
 startedForTests(
-  async () => {
-    const fake = await startFakeMcpOAuth();
-    const setup = await startDiscordSetup({
-      env: () => ({ DISCORD_ALLOW_POLICY: "manage-channels" }),
-      stack: { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "d".repeat(40) } },
-    }).catch(async (err) => {
-      await fake.close();
-      throw err;
-    });
-    return { ...setup, oauth: fake, stop: async () => (await setup.stop(), await fake.close()) };
-  },
-  (s) => ({ h, oauth } = s),
+  () =>
+    startedBeside(startFakeMcpOAuth, () =>
+      startDiscordSetup({ env: () => ({ DISCORD_ALLOW_POLICY: "manage-channels" }), stack: { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "d".repeat(40) } } }),
+    ),
+  (s) => ({ h, fake: oauth } = s),
 );
 
 async function until<T>(find: () => T | undefined, what: string): Promise<T> {

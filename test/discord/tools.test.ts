@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { snowflake, user } from "../fakes/discord/index.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
-import { startedForTests } from "../helpers/lifecycle.ts";
+import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { interactionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 import { withRole } from "./roles.ts";
@@ -23,18 +23,11 @@ const NO_ROLE = snowflake();
 const SECRET = "sk-live-discord-0123456789";
 
 startedForTests(
-  async () => {
-    const fake = await startFakeMcp();
-    const setup = await startDiscordSetup({
-      env: () => ({ DISCORD_ALLOW_POLICY: "manage-channels" }),
-      stack: { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "d".repeat(40) } },
-    }).catch(async (err) => {
-      await fake.close();
-      throw err;
-    });
-    return { ...setup, mcp: fake, stop: async () => (await setup.stop(), await fake.close()) };
-  },
-  (s) => ({ stack, h, mcp } = s),
+  () =>
+    startedBeside(startFakeMcp, () =>
+      startDiscordSetup({ env: () => ({ DISCORD_ALLOW_POLICY: "manage-channels" }), stack: { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "d".repeat(40) } } }),
+    ),
+  (s) => ({ stack, h, fake: mcp } = s),
 );
 
 const room = (channel: string) => `discord-${h.guildId}-${channel}`;

@@ -15,3 +15,21 @@ export function startedForTests<T extends { stop(): Promise<void> }>(start: () =
     await started?.stop();
   });
 }
+
+/**
+ * Starts `fake` (a server the setup is pointed at), then `setup` with it; the
+ * result stops both. A setup that fails to start closes the fake first, so a
+ * failed start leaves no listener behind.
+ */
+export async function startedBeside<F extends { close(): Promise<void> }, S extends { stop(): Promise<void> }>(
+  fake: () => Promise<F>,
+  setup: (fake: F) => Promise<S>,
+): Promise<S & { fake: F }> {
+  const started = await fake();
+  const s = await setup(started).catch(async (err) => {
+    await started.close();
+    throw err;
+  });
+  const stopSetup = s.stop.bind(s);
+  return Object.assign(s, { fake: started, stop: async () => (await stopSetup(), await started.close()) });
+}

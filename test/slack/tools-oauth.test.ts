@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { blockTexts, type FakeSlack } from "../fakes/slack/index.ts";
 import { startFakeMcpOAuth, type FakeMcpOAuth } from "../fakes/mcp-oauth.ts";
-import { startedForTests } from "../helpers/lifecycle.ts";
+import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, mention, newChannel, readable, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
@@ -19,15 +19,8 @@ let bot: BotHandle;
 let oauth: FakeMcpOAuth;
 
 startedForTests(
-  async () => {
-    const fake = await startFakeMcpOAuth();
-    const setup = await startSlackSetup([{ SLACK_ALLOW_POLICY: "U0ALICE" }], { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "s".repeat(40) } }).catch(async (err) => {
-      await fake.close();
-      throw err;
-    });
-    return { ...setup, oauth: fake, stop: async () => (await setup.stop(), await fake.close()) };
-  },
-  (s) => ({ stack, slack, bots: [bot], oauth } = s),
+  () => startedBeside(startFakeMcpOAuth, () => startSlackSetup([{ SLACK_ALLOW_POLICY: "U0ALICE" }], { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "s".repeat(40) } })),
+  (s) => ({ stack, slack, bots: [bot], fake: oauth } = s),
 );
 
 const shown = (body: Record<string, unknown>) => ((body.blocks ?? []) as Parameters<typeof blockTexts>[0][]).flatMap(blockTexts).join("\n");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { blockTexts, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
-import { startedForTests } from "../helpers/lifecycle.ts";
+import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, click, mention, newChannel, readable, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
@@ -20,15 +20,8 @@ let mcp: FakeMcp;
 const SECRET = "sk-live-slack-0123456789";
 
 startedForTests(
-  async () => {
-    const fake = await startFakeMcp();
-    const setup = await startSlackSetup([{ SLACK_ALLOW_POLICY: "U0ALICE" }], { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "s".repeat(40) } }).catch(async (err) => {
-      await fake.close();
-      throw err;
-    });
-    return { ...setup, mcp: fake, stop: async () => (await setup.stop(), await fake.close()) };
-  },
-  (s) => ({ stack, slack, bots: [bot], mcp } = s),
+  () => startedBeside(startFakeMcp, () => startSlackSetup([{ SLACK_ALLOW_POLICY: "U0ALICE" }], { vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "s".repeat(40) } })),
+  (s) => ({ stack, slack, bots: [bot], fake: mcp } = s),
 );
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
