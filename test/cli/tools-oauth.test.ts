@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runDuet } from "../helpers/cli-run.ts";
 import { startFakeMcpOAuth, type FakeMcpOAuth } from "../fakes/mcp-oauth.ts";
-import { startedForTests } from "../helpers/lifecycle.ts";
+import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 
 /** `duet tools … add` of a server behind OAuth: the terminal is the adder's own, so it prints the link. */
@@ -10,15 +10,11 @@ let stack: Stack;
 let oauth: FakeMcpOAuth;
 
 startedForTests(
-  async () => {
-    const fake = await startFakeMcpOAuth();
-    const started = await startStack({ vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "k".repeat(40) } }).catch(async (err) => {
-      await fake.close();
-      throw err;
-    });
-    return { stack: started, oauth: fake, stop: async () => (await started.stop(), await fake.close()) };
+  () => startedBeside(startFakeMcpOAuth, () => startStack({ vars: { DUET_TOOLS_ALLOW_PRIVATE: "1", DUET_STORE_KEY: "k".repeat(40) } })),
+  (s) => {
+    stack = s;
+    oauth = s.fake;
   },
-  (s) => ({ stack, oauth } = s),
 );
 
 describe("duet tools add, for a server that asks for OAuth", () => {
