@@ -86,6 +86,7 @@ describe("workerOptions", () => {
       DUET_GIT_REMOTE_TOKEN: "git-remote-token",
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
       OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc",
+      OTEL_BSP_SCHEDULE_DELAY: "0",
     };
     // A setting the Worker gains needs a value here, so this test covers it too.
     expect(Object.keys(env).sort()).toEqual([...WORKER_SETTING_VARS].sort());

@@ -179,7 +179,8 @@ async function main(): Promise<void> {
   const workerUrl = `http://${probeHost(flags.ip)}:${config.workerPort}`;
   // With no collector of its own, the session keeps its last traces in .duet/ for `duet trace`.
   const traces = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? null : await startTraceCollector(join(DUET_DIR, TRACES_FILE));
-  const otlp = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url } : {};
+  // Sent at once rather than batched: `duet trace` right after an ask should find it.
+  const otlp = traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_BSP_SCHEDULE_DELAY: "0" } : {};
   const workerEnv = { ...process.env, ...otlp, DUET_WORKER_PORT: String(config.workerPort), SANDBOX_URL: sandbox.url };
   const worker = watch(
     // wrangler's bindings table and workerd's hang-up notices are dropped: the summary below says what runs.

@@ -136,8 +136,11 @@ interface SlirpSeen {
 /** Runs `command` in `room` under `all` and, while it runs, watches its slirp4netns: groups, limits, the most files it held. */
 async function watchSlirp(room: string, command: string, timeoutMs: number) {
   const seen: SlirpSeen = { cgroups: "", limits: "", mostFds: 0 };
+  // An earlier command's slirp4netns may still be exiting, and one that is exiting reads
+  // as in the root groups: only the one started for this command is watched.
+  const earlier = new Set(ourSlirps());
   const timer = setInterval(() => {
-    for (const pid of ourSlirps()) {
+    for (const pid of ourSlirps().filter((p) => !earlier.has(p))) {
       seen.cgroups ||= procFile(pid, "cgroup");
       seen.limits ||= procFile(pid, "limits");
       try {

@@ -30,9 +30,9 @@ startedForTests(
   async () => {
     home = mkdtempSync(join(tmpdir(), "duet-docs-home-"));
     here = mkdtempSync(join(tmpdir(), "duet-docs-cwd-"));
-    // `pnpm dev`'s own collector, so `duet trace` finds the turns above it.
+    // `pnpm dev`'s own collector, set as `pnpm dev` sets it, so `duet trace` finds the turns above it.
     collector = await startTraceCollector(join(home, TRACES_FILE));
-    const started = await startSandboxStack({ wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }) });
+    const started = await startSandboxStack({ wire: ({ url, token }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "0" }) });
     return {
       ...started,
       stop: async () => {
@@ -71,7 +71,7 @@ describe("docs/running.md's duet commands", () => {
       if (command === "get") expect((await duet(["run", room!, "printf 'x,y\\n' > out.csv"])).code).toBe(0);
       if (command === "trace") args = args.map((w) => (w === "[ID|last]" ? "last" : w));
       const ran = await duet(args, command === "chat" ? ["SAY: hello from chat"] : []);
-      expect(ran, line).toMatchObject({ code: 0 });
+      expect(ran, `${line}\n${ran.out}`).toMatchObject({ code: 0 });
       expect(ran.out.trim(), line).not.toBe("");
       printed.set(command!, ran.out);
     }

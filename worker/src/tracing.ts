@@ -1,4 +1,4 @@
-import { EXPORT_LINGER_MS, NO_SPANS, otlpHeaders, Span, SpanExporter, type SpanSink, type TraceContext } from "@duet/shared";
+import { NO_SPANS, otlpHeaders, Span, SpanExporter, type SpanSink, type TraceContext } from "@duet/shared";
 import type { WorkerConfig } from "./config.ts";
 
 /**
@@ -35,10 +35,10 @@ const exporters = new Map<string, SpanExporter>();
 export function roomTracing(config: WorkerConfig, waitUntil: (p: Promise<unknown>) => void): RoomTracing {
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return NO_TRACING;
-  const key = `${endpoint}\n${config.OTEL_EXPORTER_OTLP_HEADERS ?? ""}`;
+  const key = `${endpoint}\n${config.OTEL_EXPORTER_OTLP_HEADERS ?? ""}\n${config.OTEL_BSP_SCHEDULE_DELAY}`;
   let exporter = exporters.get(key);
   if (!exporter) {
-    exporter = new SpanExporter({ endpoint, headers: otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), service: WORKER_SERVICE, lingerMs: EXPORT_LINGER_MS });
+    exporter = new SpanExporter({ endpoint, headers: otlpHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), service: WORKER_SERVICE, lingerMs: config.OTEL_BSP_SCHEDULE_DELAY });
     exporters.set(key, exporter);
   }
   const shared = exporter;
