@@ -12,6 +12,7 @@ import { startRoundRobin, type RoundRobin } from "../helpers/round-robin.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { botReplies, newChannel, readable } from "../slack/harness.ts";
 import { buildBots, healthBecomes, runBuilt, type BotProc, type Built } from "./harness.ts";
+import { imageEntrypoint, imageEnv } from "./image.ts";
 
 /**
  * docker-compose.yml as this machine can run it without Docker: every bot
@@ -38,23 +39,8 @@ interface Service {
   healthcheck?: { test: string[] };
 }
 const compose = parse(read("docker-compose.yml"), { merge: true }) as { services: Record<string, Service> };
-const dockerfile = read("bots/Dockerfile");
 const nginx = read("deploy/nginx.conf");
 
-/** The `ENV a=b c=d` line(s) of the image's last stage. */
-function imageEnv(): Record<string, string> {
-  const runStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
-  const env: Record<string, string> = {};
-  for (const line of runStage.split("\n").filter((l) => l.startsWith("ENV "))) {
-    for (const pair of line.slice(4).trim().split(/\s+/)) {
-      const [k, v] = pair.split("=");
-      env[k] = v;
-    }
-  }
-  return env;
-}
-
-const entrypoint = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]) as string[];
 const botServices = Object.entries(compose.services).filter(([, s]) => s.image === "duet-bots");
 const slackService = compose.services.slack;
 const shardServices = botServices.filter(([, s]) => s.command?.[0] === "discord");
@@ -93,7 +79,7 @@ afterAll(async () => {
 
 describe("docker-compose.yml, run as processes", () => {
   it("the image runs the bundle the way the built bots are tested (flags and memory settings)", () => {
-    expect(entrypoint).toEqual(["node", ...BUILT_NODE_FLAGS, "duet-bot.js"]);
+    expect(imageEntrypoint).toEqual(["node", ...BUILT_NODE_FLAGS, "duet-bot.js"]);
     expect(imageEnv()).toMatchObject(BUILT_ENV);
     for (const [name, s] of botServices) expect(["slack", "discord", "discord-sharded", "discord-register"], `${name}'s command`).toContain(s.command?.[0]);
   });
