@@ -248,25 +248,25 @@ export class DuetAgent extends Agent<Env> {
 
   /** The facts people pinned here. */
   async memory(): Promise<Outcome> {
-    return guard(async () => ok(this.room.memoryView()));
+    return guard(async () => ok(this.room.memory.view()));
   }
 
   async remember(req: PinFactRequest): Promise<Outcome> {
-    return guard(async () => ok(this.room.remember(req)));
+    return guard(async () => ok(this.room.memory.remember(req)));
   }
 
   /** A person clicked Pin on a fact the model proposed. */
   async pinProposed(id: string, click: ProposalClick): Promise<Outcome> {
-    return guard(async () => ok(this.room.pinProposed(id, click)));
+    return guard(async () => ok(this.room.memory.pinProposed(id, click)));
   }
 
   /** A person clicked Dismiss on a fact the model proposed. */
   async dismissProposed(id: string): Promise<Outcome> {
-    return guard(async () => ok(this.room.dismissProposed(id)));
+    return guard(async () => ok(this.room.memory.dismissProposed(id)));
   }
 
   async forget(n: number, userId?: string): Promise<Outcome> {
-    return guard(async () => ok(this.room.forget(n, userId)));
+    return guard(async () => ok(this.room.memory.forget(n, userId)));
   }
 
   /** Keeps the message an "Ask Duet" form is open on, under the bot's `key`, until `takeAsked` (or ASKED_KEEP_MS). */

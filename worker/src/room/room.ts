@@ -5,12 +5,6 @@ import {
   type ModelResponse,
   type PolicyRequest,
   type PolicyResponse,
-  type PinFactRequest,
-  type PinResponse,
-  type MemoryResponse,
-  type ProposalClick,
-  type DismissResponse,
-  type ForgetResponse,
   type UsageResponse,
 } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
@@ -20,11 +14,10 @@ import { describeUpload, UploadLog } from "../files/upload-log.ts";
 import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
 import { RoomCode } from "./room-code.ts";
-import { factLine, PinnedFacts } from "../memory/pinned-facts.ts";
+import { RoomMemory } from "./room-memory.ts";
 import { recallFor } from "../memory/recall.ts";
 import { RollingSummary } from "../memory/rolling-summary.ts";
 import { SummaryRows } from "../memory/summary-rows.ts";
-import { ProposedFacts } from "../memory/proposed-facts.ts";
 import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
 import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
 import type { UsageEntry } from "../usage/usage-entries.ts";
@@ -79,11 +72,10 @@ export class Room {
   readonly code: RoomCode;
   /** The tool servers of the workspace this room turned on. */
   readonly tools: RoomTools;
-  readonly facts: PinnedFacts;
+  /** The facts pinned here and the ones the model proposed (see room-memory.ts). */
+  readonly memory: RoomMemory;
   /** The room's rolling summary of the conversation before the model's window. */
   readonly rollingSummary: RollingSummary;
-  /** Facts the model proposed, waiting for a person's Pin or Dismiss. */
-  readonly proposedFacts: ProposedFacts;
   /** The messages "Ask Duet" forms are open on here, until they are submitted. */
   private readonly asked: AskedRows;
   readonly turns: RoomTurns;
@@ -125,8 +117,6 @@ export class Room {
     this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
-    this.facts = new PinnedFacts(storage.sql);
-    this.proposedFacts = new ProposedFacts(storage.sql);
     this.asked = new AskedRows(storage.sql);
     this.rollingSummary = new RollingSummary({
       tokens: this.config.DUET_SUMMARY_TOKENS,
@@ -139,6 +129,7 @@ export class Room {
       redact: this.redact,
       waitUntil,
     });
+    this.memory = new RoomMemory(storage, this.control, this.redact, () => Boolean(this.rollingSummary.text()));
     this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.DUET_TOOL_TIMEOUT_MS);
     this.code = new RoomCode({
       storage,
@@ -211,7 +202,6 @@ export class Room {
     this.scheduleRows.wipe();
     // The workspace goes with the sandbox below: nothing is checked out any more.
     this.code.wipe(!resetBy);
-    this.proposedFacts.wipe();
     this.asked.wipe();
     await this.outbox.forget();
     // A person's reset keeps the room's settings, as it keeps the run policy.
@@ -220,7 +210,7 @@ export class Room {
       this.tools.wipe();
     }
     // The pinned facts go unless the person resetting said to keep them, and the summary with them; a person's reset keeps its usage.
-    if (!resetBy || !keepMemory) this.facts.wipe();
+    this.memory.wipe(Boolean(resetBy) && keepMemory);
     this.rollingSummary.wipe({ usage: Boolean(resetBy), text: Boolean(resetBy) && keepMemory });
     const errors = await this.tree.cleanChildren(async (child) => {
       // A person's reset resets the rooms under this one the same way, so their audits are kept too.
@@ -284,43 +274,6 @@ export class Room {
     return this.model.view();
   }
 
-  /**
-   * Pins a fact (redacted first: a secret pasted into it is never kept) and
-   * audits it, together: two rows. The same fact again is found, not pinned twice.
-   */
-  remember(req: PinFactRequest): PinResponse {
-    const by = { userId: req.userId, ...(req.userName ? { userName: req.userName } : {}) };
-    const result = this.storage.transactionSync(() => {
-      const out = this.facts.pin(this.redact(req.fact), by, Date.now());
-      if (!out.already) this.control.audit.record([{ at: out.pinned.at, kind: "remember", fact: out.pinned.text, requestedBy: req.userId }]);
-      return out;
-    });
-    return { ...result, ...this.facts.view() };
-  }
-
-  /** The pinned facts, and when a person last reset the room (a reset's buttons carry it back). */
-  memoryView(): MemoryResponse {
-    return { ...this.facts.view(), resetAt: this.control.lastResetAt(), ...(this.rollingSummary.text() ? { summary: true } : {}) };
-  }
-
-  /** Pins the fact the model proposed as `id`, for the person who clicked Pin: the proposal goes, the pin is audited with them. */
-  pinProposed(id: string, click: ProposalClick): PinResponse {
-    const by = { userId: click.userId, ...(click.userName ? { userName: click.userName } : {}) };
-    // One transaction: a room too full to pin it keeps the proposal for a click after a forget.
-    const result = this.storage.transactionSync(() => {
-      const { fact } = this.proposedFacts.take(id);
-      const out = this.facts.pin(fact, by, Date.now());
-      if (!out.already) this.control.audit.record([{ at: out.pinned.at, kind: "remember", fact: out.pinned.text, requestedBy: click.userId }]);
-      return out;
-    });
-    return { ...result, ...this.facts.view() };
-  }
-
-  /** Drops the proposal `id` without pinning anything. */
-  dismissProposed(id: string): DismissResponse {
-    return { dismissed: this.proposedFacts.take(id) };
-  }
-
   /** Keeps the message an "Ask Duet" form is open on (its text redacted, as the history's is) until the form is submitted. */
   keepAsked(key: string, msg: QuotedMessage): KeepAskedResponse {
     return { kept: true, expiresAt: this.asked.keep(key, { ...msg, text: this.redact(msg.text) }, Date.now()) };
@@ -329,16 +282,6 @@ export class Room {
   /** The message kept under `key`, once. */
   takeAsked(key: string): TakeAskedResponse {
     return { message: this.asked.take(key, Date.now()) };
-  }
-
-  /** Unpins fact number `n`, audited with who did it. */
-  forget(n: number, userId?: string): ForgetResponse {
-    const forgotten = this.storage.transactionSync(() => {
-      const gone = this.facts.forget(n);
-      this.control.audit.record([{ at: Date.now(), kind: "forget", fact: gone.text, ...(userId ? { requestedBy: userId } : {}) }]);
-      return gone;
-    });
-    return { forgotten, ...this.facts.view() };
   }
 
   /** Tells this channel's thread rooms what they now inherit (one RPC and one row each, only on a change). */
@@ -507,10 +450,10 @@ export class Room {
       warmSandbox: () => void executor?.warm(roomId),
       attach: (path) => findAttachment(workspaceFiles(config, this.env), roomId, path, config.DUET_FILE_MAX_BYTES),
       sharedFiles: (after, until) => this.uploads.between(after, until).map(describeUpload),
-      pinnedFacts: () => this.facts.list().map(factLine),
+      pinnedFacts: () => this.memory.lines(),
       summary: () => this.rollingSummary.text(),
       recall: (question, beforeSeq) => recallFor(this.ledger, question, beforeSeq, config.DUET_RECALL_TOKENS),
-      proposeFacts: (facts) => this.proposedFacts.offer(facts, Date.now()),
+      proposeFacts: (facts) => this.memory.proposed.offer(facts, Date.now()),
       ...(saves ? { saves } : {}),
       repo: (signal) => this.code.forTurn(config.MAX_RUNS_PER_REPLY > 0, signal),
       ...(tools ? { tools } : {}),
