@@ -330,7 +330,7 @@ export class DuetAgent extends Agent<Env> {
 
   /** Model usage over the last 7 days with this room's threads', and the budgets (what `userId` has left). */
   async usage(userId?: string): Promise<Outcome> {
-    return guard(async () => ok(await this.room.usage(userId)));
+    return guard(async () => ok(await this.room.usage.view(userId)));
   }
 
   /** This room's settings and what `userId` used here today (asked by its workspace room's listing). */
@@ -345,7 +345,7 @@ export class DuetAgent extends Agent<Env> {
 
   /** This room's own usage entries, for its channel room to add up. */
   async usageEntries(): Promise<UsageEntry[]> {
-    return this.room.usageEntries();
+    return this.room.usage.entries();
   }
 
   /** This room's parent changed what it hands down (a channel's run policy, to its threads). */

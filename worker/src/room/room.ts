@@ -5,7 +5,6 @@ import {
   type ModelResponse,
   type PolicyRequest,
   type PolicyResponse,
-  type UsageResponse,
 } from "@duet/shared";
 import { loadConfig, type WorkerConfig } from "../config.ts";
 import { RoomControl } from "../control/room-control.ts";
@@ -15,13 +14,11 @@ import { workspaceFiles } from "../files/workspace-files.ts";
 import { RoomModelStore } from "../control/room-model.ts";
 import { RoomCode } from "./room-code.ts";
 import { RoomMemory } from "./room-memory.ts";
+import { RoomUsage } from "./room-usage.ts";
 import { recallFor } from "../memory/recall.ts";
 import { RollingSummary } from "../memory/rolling-summary.ts";
 import { SummaryRows } from "../memory/summary-rows.ts";
-import { overBudget, type DailyBudgets, type PersonToday } from "../usage/budgets.ts";
-import { PersonBudget, type PersonPeer } from "../usage/person-budget.ts";
-import type { UsageEntry } from "../usage/usage-entries.ts";
-import { usageView } from "../usage/usage-view.ts";
+import type { PersonPeer } from "../usage/person-budget.ts";
 import { createLanguageModel } from "../model/language-model.ts";
 import type { ChatModel } from "../model/types.ts";
 import { ok, type Outcome } from "../outcome.ts";
@@ -42,10 +39,8 @@ import { ScheduledRuns } from "./scheduled-runs.ts";
 import type { DeliveryPlatform } from "@duet/shared";
 import type { RoomDeps } from "../turns/room-parts.ts";
 import type { Vars } from "../vars.ts";
-import { cleanAll, RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
+import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 import { isWorkspaceRoom, listRooms, roomSummary } from "../home/room-listing.ts";
-import { budgetsView } from "../usage/budgets.ts";
-import { UsageTotals } from "../usage/usage-entries.ts";
 import type { KeepAskedResponse, QuotedMessage, RoomListRequest, RoomListResponse, RoomSummary, TakeAskedResponse } from "@duet/shared";
 import { AskedRows } from "../storage/asked-rows.ts";
 
@@ -83,7 +78,8 @@ export class Room {
   readonly outbox: Outbox;
   readonly schedules: ScheduledRuns;
   private readonly scheduleRows: Schedules;
-  private readonly people: PersonBudget;
+  /** Its model use and what is left of the budgets (see room-usage.ts). */
+  readonly usage: RoomUsage;
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
@@ -106,7 +102,6 @@ export class Room {
     waitUntil: (p: Promise<unknown>) => void = (p) => void p,
   ) {
     this.config = loadConfig(env);
-    this.people = new PersonBudget(roomId, this.config.DUET_USER_DAILY_TOKENS !== undefined || this.config.DUET_USER_DAILY_USD !== undefined, person);
     this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage, this.config.DUET_ROOM_HISTORY_MAX_BYTES);
     this.uploads = new UploadLog(storage);
@@ -129,6 +124,7 @@ export class Room {
       redact: this.redact,
       waitUntil,
     });
+    this.usage = new RoomUsage(roomId, this.config, { ledger: this.ledger, summary: this.rollingSummary, tree: this.tree, peer }, person);
     this.memory = new RoomMemory(storage, this.control, this.redact, () => Boolean(this.rollingSummary.text()));
     this.tools = new RoomTools(storage, roomId, () => toolServers(this.tools.workspace), this.redact, this.config.DUET_TOOL_TIMEOUT_MS);
     this.code = new RoomCode({
@@ -158,8 +154,8 @@ export class Room {
       atomically: (fn) => storage.transactionSync(fn),
       // Never later than it is armed: the keep-awake alarm must not push a schedule due sooner (an `every 10s`) back to 30 s.
       setAlarm: (at) => armAlarmBy(storage, at),
-      overBudget: async (userId) => overBudget(this.budgets(), () => new UsageTotals().addAll(this.usageEntries()), await this.personToday(userId)),
-      counted: (userId, usage, at) => this.people.counted(userId, usage, at),
+      overBudget: (userId) => this.usage.overBudget(userId),
+      counted: (userId, usage, at) => this.usage.people.counted(userId, usage, at),
       tracing,
       answered: () => this.rollingSummary.afterTurn(),
     });
@@ -304,28 +300,6 @@ export class Room {
   }
 
   /**
-   * Model usage over the last 7 UTC days, this room's and its thread rooms'
-   * together, and the budgets (what `userId` has left, when given). A thread
-   * room that cannot be asked is left out and logged.
-   */
-  async usage(userId?: string): Promise<UsageResponse> {
-    const entries = [...this.usageEntries()];
-    const threads = this.tree.children().filter((child) => channelOfThread(child) === this.roomId);
-    const failed = await cleanAll(threads, async (child) => {
-      entries.push(...(await this.peer(child).usageEntries()));
-      return [];
-    });
-    if (failed.size) console.error("thread rooms' usage could not be read", [...failed.keys()]);
-    return usageView(entries, this.budgets(), await this.personToday(userId));
-  }
-
-  /** What `userId` used today toward their budget, in every room it counts across; null without a budget or a person. */
-  private async personToday(userId: string | null | undefined): Promise<PersonToday | null> {
-    const used = await this.people.usedToday(userId);
-    return used === null ? null : { used: used.tokens, costMicros: used.costMicros, where: this.people.where };
-  }
-
-  /**
    * Records this room under its parent (a channel under its workspace room),
    * once: a room configured before its first turn is listed in its workspace's home view too.
    */
@@ -342,7 +316,7 @@ export class Room {
       repo: repo.repo === null ? null : { repo: repo.repo, branch: repo.branch },
       schedules: this.listSchedules(),
     };
-    return roomSummary(this.roomId, settings, await this.usage(), userId);
+    return roomSummary(this.roomId, settings, await this.usage.view(), userId);
   }
 
   /** The channel rooms recorded under this workspace room, with their settings (see home/room-listing.ts). */
@@ -356,23 +330,13 @@ export class Room {
       summary: (roomId, userId) => this.peer(roomId).roomSummary(userId),
       models: { choices: model.choices, default: model.model },
       personToday: async (userId) => {
-        const today = await this.personToday(userId);
+        const today = await this.usage.personToday(userId);
         // The workspace room counts a person as its channels do (one key per workspace and person).
         return today && { ...today, where: "across this workspace's rooms" };
       },
-      budgets: (person) => budgetsView(this.budgets(), new UsageTotals(), person),
+      budgets: (person) => this.usage.budgetsFor(person),
       log: (line, err) => console.error(line, err),
     });
-  }
-
-  /** This room's own usage entries (what a channel room adds up from its threads). */
-  usageEntries(): UsageEntry[] {
-    return [...this.ledger.usageTotals().list(), ...this.rollingSummary.usage()];
-  }
-
-  private budgets(): DailyBudgets {
-    const c = this.config;
-    return { room: c.DUET_ROOM_DAILY_TOKENS, user: c.DUET_USER_DAILY_TOKENS, roomUsd: c.DUET_ROOM_DAILY_USD, userUsd: c.DUET_USER_DAILY_USD };
   }
 
   /** A room under this one registered: it is recorded for clean-ups, and gets what it inherits. */
