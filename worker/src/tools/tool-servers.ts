@@ -188,7 +188,7 @@ export class ToolServers extends DurableObject<ToolServersEnv> {
    * refresh, forgets the grant and is thrown.
    */
   private async authorized<T>(workspace: string, row: Row, use: (ep: McpEndpoint) => Promise<T>): Promise<T> {
-    const headers = await this.endpoint(workspace, row);
+    const headers = await this.headersOf(workspace, row);
     // An access token takes the place of an Authorization header the server was added with.
     const bearer = (access: string) => ({ ...Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== "authorization")), authorization: `Bearer ${access}` });
     const token = await this.oauth.access(workspace, row.name);
@@ -219,7 +219,8 @@ export class ToolServers extends DurableObject<ToolServersEnv> {
     }
   }
 
-  private async endpoint(workspace: string, row: Row): Promise<Record<string, string>> {
+  /** The headers the adder gave for `row`, unsealed (none when it gave none). */
+  private async headersOf(workspace: string, row: Row): Promise<Record<string, string>> {
     return row.sealed ? (JSON.parse(await open(this.secret(), aad(workspace, row.name), new Uint8Array(row.sealed))) as Record<string, string>) : {};
   }
 }
