@@ -77,7 +77,8 @@ export class StreamRedactor {
       }
     }
     const end = blank ? this.beforeBlank(blank) : this.releasable(this.raw, this.wordEnd);
-    const out = this.release(end);
+    // Only the blank after a word that already went out: it goes with the next word, not in a redaction of its own.
+    const out = /^\s*$/.test(this.raw.slice(this.released, end)) ? "" : this.release(end);
     this.settle();
     return out;
   }
