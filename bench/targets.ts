@@ -31,7 +31,7 @@ const feedback = (label: string, result: string): Target => ({
 });
 const firstWords = (label: string, result: string): Target[] => (["median", "p99"] as const).map((stat) => ({
   what: `${label} ${stat === "median" ? "p50" : "p99"} ≤ 300 ms`, result, stat, op: "≤", limit: 300, unit: "ms",
-  why: "the first words wait on the live throttle or the channel's pace (a new message's turn), or a piece's last word waits for the next piece in the Worker",
+  why: "the first words wait on the channel's pace (a new message's turn) or for the rest of a word the model is still writing; the tail is scheduling on 2 shared cores (see the load average above)",
 }));
 const WHY_MEDIAN =
   "most of it is the Worker under wrangler dev ('worker: message round trip'; compare 'GET /health round trip', the local runtime's floor); the bot adds its platform calls";

@@ -10,6 +10,7 @@ export { openPrivateKeyAt, redactSecrets } from "./format/redact.ts";
 export { redactAnswer } from "./format/redact-answer.ts";
 export { openVariantAt } from "./format/secret-variants.ts";
 export { openShapeAt } from "./format/split-tokens.ts";
+export { endBeforeBlank } from "./format/blank-follows.ts";
 export { linkHost, MARKDOWN_LINK } from "./format/links.ts";
 export { dollars } from "./format/money.ts";
 export { cleanModelText, outsideCode } from "./format/model-text.ts";

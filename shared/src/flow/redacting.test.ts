@@ -69,6 +69,18 @@ describe("redactLive", () => {
     expect(redactLive(whole, [], Infinity).text).toBe("The token is ghp_[redacted] ok");
   });
 
+  it("shows the last word once the Worker says a blank follows it, and still holds the first part of a token there", () => {
+    const word = replay([{ event: "text", data: { delta: "The token", wordEnd: true } }]);
+    expect(redactLive(word, []).text).toBe("The token");
+    // The blank may turn out a line break inside the token: its first line waits for the rest.
+    const part = applyLiveEvent(word, { event: "text", data: { delta: ` is:\n${GHP.slice(0, 16)}`, wordEnd: true } });
+    expect(redactLive(part, []).text).toBe("The token is:\n");
+    const own = replay([{ event: "text", data: { delta: `Using ${OWN.slice(0, 12)}`, wordEnd: true } }]);
+    expect(redactLive(own, [OWN]).text).toBe("Using ");
+    // Without the Worker's word, the last word waits as before.
+    expect(redactLive(applyLiveEvent(word, { event: "text", data: { delta: " is" } }), []).text).toBe("The token ");
+  });
+
   it("redacts the bot's own tokens in the text, each command and its output", () => {
     const a = replay([
       { event: "text", data: { delta: `Using ${OWN} now ` } },

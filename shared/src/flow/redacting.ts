@@ -1,4 +1,5 @@
 import { redactAnswer, redactRun } from "../format/redact-answer.ts";
+import { endBeforeBlank } from "../format/blank-follows.ts";
 import { redactSecrets } from "../format/redact.ts";
 import { openVariantAt } from "../format/secret-variants.ts";
 import { openShapeAt } from "../format/split-tokens.ts";
@@ -76,14 +77,16 @@ export function redactReply(reply: Reply, secrets: readonly string[]): Reply {
 /**
  * A live answer as it may be shown: redacted, and its text cut after the last
  * whitespace. A secret can arrive split across deltas and is only recognised
- * whole, so the last word waits for the next delta. The first `settled`
- * characters are known whole (text before a command: a secret does not go on
- * past a `<run>` tag); Infinity (the turn ended) shows all of it.
+ * whole, so the last word waits for the next delta, unless the Worker said a
+ * blank follows it (`wordEnd`). The first `settled` characters are known whole
+ * (text before a command: a secret does not go on past a `<run>` tag);
+ * Infinity (the turn ended) shows all of it.
  */
 export function redactLive(answer: LiveAnswer, secrets: readonly string[], settled = 0): LiveAnswer {
-  const boundary = lastBoundary(answer.text);
+  const trimmed = secrets.map((s) => s.trim()).filter(Boolean);
   // A spelling of a secret or a token broken by a blank or a line may go on in the next delta: it waits too.
-  const held = openShapeAt(answer.text, openVariantAt(answer.text, boundary, secrets.map((s) => s.trim()).filter(Boolean)));
+  const hold = (text: string, end: number) => openShapeAt(text, openVariantAt(text, end, trimmed));
+  const held = answer.wordEnd ? endBeforeBlank(answer.text, " ", hold, (text, end) => openShapeAt(text, end, false)) : hold(answer.text, lastBoundary(answer.text));
   const text = answer.text.slice(0, Math.max(settled, held));
   return { text: redactSecrets(text, secrets), runs: answer.runs.map((run) => redactLiveRun(run, secrets)) };
 }

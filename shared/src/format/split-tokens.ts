@@ -160,9 +160,11 @@ const LOOK_BACK = 256;
 /**
  * For text that arrives in pieces: when text[0, end) ends in a line break that
  * may sit inside a token of the shapes above (its first part, the break, the
- * rest still to come), where that token starts; `end` otherwise.
+ * rest still to come), where that token starts; `end` otherwise. Without
+ * `prefixTails`, a line that ends in only the first letters of a shape's
+ * prefix (the `g` of `ghp_`) is not held: the letters give nothing away.
  */
-export function openShapeAt(text: string, end: number): number {
+export function openShapeAt(text: string, end: number, prefixTails = true): number {
   let i = end;
   while (i > 0 && (text[i - 1] === " " || text[i - 1] === "\t")) i--;
   if (i === 0 || text[i - 1] !== "\n") return end;
@@ -187,6 +189,7 @@ export function openShapeAt(text: string, end: number): number {
   const lineStart = text.lastIndexOf("\n", start - 1) + 1;
   const line = text.slice(lineStart, start).toLowerCase();
   if (SHAPE_START.test(run) || /aws_secret_access_key|secretaccesskey/.test(line)) return start;
+  if (!prefixTails) return end;
   const tail = run.toLowerCase();
   for (const prefix of SHAPE_PREFIXES) {
     for (let n = Math.min(prefix.length - 1, tail.length); n > 0; n--) if (tail.endsWith(prefix.slice(0, n))) return start;

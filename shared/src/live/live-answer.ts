@@ -17,6 +17,8 @@ export type LiveRun = { index: number; cmd: string } & ({ state: "running" } | {
 export interface LiveAnswer {
   text: string;
   runs: LiveRun[];
+  /** A blank follows the text (the Worker writes it with the next text): its last word is whole. */
+  wordEnd?: boolean;
 }
 
 export const emptyLiveAnswer = (): LiveAnswer => ({ text: "", runs: [] });
@@ -25,7 +27,7 @@ export const emptyLiveAnswer = (): LiveAnswer => ({ text: "", runs: [] });
 export function applyLiveEvent(answer: LiveAnswer, ev: TurnStreamEvent): LiveAnswer {
   switch (ev.event) {
     case "text":
-      return { ...answer, text: answer.text + ev.data.delta };
+      return { ...answer, text: answer.text + ev.data.delta, wordEnd: ev.data.wordEnd === true };
     case "run-start":
       return { ...answer, runs: [...answer.runs.filter((r) => r.index !== ev.data.index), { index: ev.data.index, cmd: ev.data.cmd, state: "running" }] };
     case "run-end": {

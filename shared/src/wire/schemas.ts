@@ -179,8 +179,12 @@ export const errorBodySchema = z.object({
 export const turnStreamEventSchemas = {
   /** The turn was admitted behind `ahead` others in its room (the running one included); sent once, at admission. */
   queued: z.object({ ahead: z.number().int().min(1) }),
-  /** Model text as it is written; never a `<run>` tag or part of one. */
-  text: z.object({ delta: z.string() }),
+  /**
+   * Model text as it is written; never a `<run>` tag or part of one. `wordEnd`:
+   * a blank follows the text so far (it comes with the next text), so its last
+   * word is whole and may be shown.
+   */
+  text: z.object({ delta: z.string(), wordEnd: z.literal(true).optional() }),
   "run-start": z.object({ index: z.number().int(), cmd: z.string() }),
   /** The command's outcome, its output summaries capped as in `runs`. */
   "run-end": runResultSchema.extend({ index: z.number().int() }),

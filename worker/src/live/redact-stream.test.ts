@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redactSecrets } from "@duet/shared";
+import { TextOut } from "../reply/text-out.ts";
 import { StreamRedactor } from "./redact-stream.ts";
 
 const secret = "sk-live-0123456789abcdefghij";
@@ -75,6 +76,48 @@ describe("redacting text as it streams", () => {
     expect(r.push("Listing the fi")).toBe("Listing the ");
     expect(r.push("les now")).toBe("files ");
     expect(r.finish()).toBe("now");
+  });
+
+  it("lets a word out as soon as a blank is known to follow it, and holds a word still being written", () => {
+    const r = new StreamRedactor(redact, secrets);
+    expect(r.push("Listing", " ")).toBe("Listing");
+    expect(r.allOut).toBe(true);
+    expect(r.push(" the fi")).toBe(" the ");
+    expect(r.allOut).toBe(false);
+    expect(r.push("les", " ")).toBe("files");
+    expect(r.finish()).toBe("");
+  });
+
+  it("holds the first part of a token with a blank after it: the blank may turn out a line break inside the token", () => {
+    const r = new StreamRedactor(redact, secrets);
+    expect(r.push("See ghp_0123456789abcdef", " ")).toBe("See ");
+    expect(r.allOut).toBe(false);
+  });
+
+  it("as the Worker hands text out (a blank written once text follows it), never lets out what the whole text redacted hides", () => {
+    const token = ["xoxb-", "1234567890-1234567890123-", "AbCdEfGhIjKlMnOpQrStUvWx"].join("");
+    const github = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
+    // Spaces before a line break are dropped: the blank after a line's last word turns out a line break.
+    const folded = [token, github].flatMap((t) => [`Here:\n${t.match(/.{1,16}/g)!.join("\n")}\nDone.`, `Here it is:\n${t.match(/.{1,16}/g)!.join(" \n")} \nDone.`]);
+    const spaced = [`The words ${phrase} \n and ${phrase} \n end.`];
+    for (const text of [...texts.map(([t]) => t), ...folded, ...spaced]) {
+      for (let size = 1; size <= 13; size++) {
+        const out = new TextOut();
+        const r = new StreamRedactor(redact, secrets);
+        const pieces = inPieces(text, size);
+        for (const piece of pieces) out.write(piece);
+        const whole = redact(out.all);
+        const fed = new TextOut();
+        let sent = "";
+        for (const piece of pieces) {
+          fed.write(piece);
+          sent += r.push(fed.take(), fed.blankPending);
+          // What went out at any moment is the start of the whole text redacted: nothing to take back.
+          expect(whole.startsWith(sent), JSON.stringify({ size, sent })).toBe(true);
+        }
+        expect(sent + r.finish()).toBe(whole);
+      }
+    }
   });
 
   it("redacts each line a bounded number of times: a long answer costs linear time", () => {

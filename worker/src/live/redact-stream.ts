@@ -1,4 +1,4 @@
-import { openPrivateKeyAt, openShapeAt, openVariantAt } from "@duet/shared";
+import { endBeforeBlank, openPrivateKeyAt, openShapeAt, openVariantAt } from "@duet/shared";
 
 /** A quoted value after `=` or `:` (`"password": "two words"`): redaction hides it whole, blanks included. */
 const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
@@ -22,6 +22,12 @@ const QUOTED_VALUE = /[=:][ \t]*(["'])/g;
  * again per piece, and a long answer costs linear time, not quadratic. A literal
  * secret holding a line break would cross that line, so with one configured
  * nothing settles and the whole text is redacted again each time.
+ *
+ * The text's last word goes out too when a blank is known to follow it (the
+ * model wrote "word " and the blank waits for the text after it): the holds
+ * are asked as if each blank that may come followed, so the first words of an
+ * answer need not wait for the model's next piece. A word still being written
+ * waits: part of one may be the first half of a secret.
  *
  * Should redacting more text ever change what already went out, nothing more
  * is streamed: the final answer, redacted whole, still is.
@@ -57,7 +63,11 @@ export class StreamRedactor {
     this.secrets = secrets.filter((s) => !/\s/.test(s));
   }
 
-  push(piece: string): string {
+  /**
+   * What goes out once `piece` is added; `blank`, when not empty, comes after
+   * the text so far (not yet written), so its last word is whole.
+   */
+  push(piece: string, blank = ""): string {
     const from = this.raw.length;
     this.raw += piece;
     for (let i = this.raw.length - 1; i >= from; i--) {
@@ -66,9 +76,16 @@ export class StreamRedactor {
         break;
       }
     }
-    const out = this.release(this.releasable(this.wordEnd));
+    const end = blank ? this.beforeBlank(blank) : this.releasable(this.raw, this.wordEnd);
+    // Only the blank after a word that already went out: it goes with the next word, not in a redaction of its own.
+    const out = /^\s*$/.test(this.raw.slice(this.released, end)) ? "" : this.release(end);
     this.settle();
     return out;
+  }
+
+  /** All the text pushed so far went out (redacted): nothing is held back. */
+  get allOut(): boolean {
+    return !this.diverged && this.released === this.raw.length;
   }
 
   /** The end of the text: whatever was held goes out, redacted. */
@@ -77,22 +94,33 @@ export class StreamRedactor {
   }
 
   /**
-   * How far raw may go out when words end at `end`. A hold moves the end back to
-   * the start of its word (part of a word could read as a whole secret), and
-   * the holds are asked again from there: cutting a closed key block in two
-   * opens it.
+   * How far raw may go out with `blank` after it. Spaces may still turn into a
+   * line break: a token or a configured secret going on over lines holds then.
+   * A hold inside the last word moves back to the start of its word.
    */
-  private releasable(end: number): number {
+  private beforeBlank(blank: string): number {
+    const lineHold = (text: string, end: number) => Math.min(openShapeAt(text, end, false), partialSecretAt(text, end, this.spacedSecrets));
+    const at = endBeforeBlank(this.raw, blank, (text, end) => this.releasable(text, end), lineHold);
+    return at === this.raw.length ? at : this.releasable(this.raw, wordStart(this.raw, at));
+  }
+
+  /**
+   * How far `text` (raw, or raw and the blank that follows it) may go out when
+   * words end at `end`. A hold moves the end back to the start of its word
+   * (part of a word could read as a whole secret), and the holds are asked
+   * again from there: cutting a closed key block in two opens it.
+   */
+  private releasable(text: string, end: number): number {
     for (;;) {
       let at = end;
-      const key = openPrivateKeyAt(this.raw.slice(0, at));
+      const key = openPrivateKeyAt(text.slice(0, at));
       if (key >= 0) at = key;
-      at = openQuoteAt(this.raw, at);
-      at = partialSecretAt(this.raw, at, this.spacedSecrets);
-      at = openVariantAt(this.raw, at, this.secrets);
-      at = openShapeAt(this.raw, at);
+      at = openQuoteAt(text, at);
+      at = partialSecretAt(text, at, this.spacedSecrets);
+      at = openVariantAt(text, at, this.secrets);
+      at = openShapeAt(text, at);
       if (at === end) return end;
-      end = wordStart(this.raw, at);
+      end = wordStart(text, at);
     }
   }
 

@@ -80,6 +80,15 @@ export class ModelTextReader {
     return this.drain();
   }
 
+  /**
+   * The blank after the text handed out so far, written once more text comes
+   * (the model wrote "word " or a line break), so its last word is whole; ""
+   * when none.
+   */
+  get blankFollows(): string {
+    return this.out.blankPending;
+  }
+
   /** The end of the model's text: the last deltas, and the whole reading. */
   finish(): { events: ReaderEvent[]; reply: ReadReply } {
     const end = this.scanner.finish();

@@ -34,6 +34,11 @@ export class TextOut {
     return out;
   }
 
+  /** The blank written after the text that waits for more text ("" when none): the text's last word is whole. */
+  get blankPending(): string {
+    return this.newlines > 0 ? "\n".repeat(Math.min(this.newlines, 2)) : this.spaces;
+  }
+
   get all(): string {
     return this.text;
   }

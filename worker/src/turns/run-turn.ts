@@ -297,11 +297,12 @@ async function readAnswer(
     return { ...read, usage: priced() };
   }
   const shown = new StreamRedactor(deps.redact, config.secrets);
-  const text = (delta: string) => {
-    if (delta) emit({ event: "text", data: { delta } });
+  // A word that went out whole (a blank follows it, not yet written) is marked, so a client shows it without waiting for more.
+  const text = (delta: string, wordEnd: boolean) => {
+    if (delta) emit({ event: "text", data: wordEnd ? { delta, wordEnd } : { delta } });
   };
-  const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta) => text(shown.push(delta)), stop);
-  text(shown.finish());
+  const read = await readModelStream(pieces, config.MAX_RUNS_PER_REPLY, (delta, blank) => text(shown.push(delta, blank), blank !== "" && shown.allOut), stop);
+  text(shown.finish(), false);
   return { ...read, usage: priced() };
 }
 
