@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { BOT_ENTRIES, bundle } from "../../scripts/build/bundle.ts";
 import { startFakeCollector } from "../../test/fakes/otlp.ts";
 import { mentionEvent } from "../../test/fakes/slack/index.ts";
@@ -22,9 +23,10 @@ import { workerdCpuDuring } from "./worker-cpu.ts";
  * workerd that runs the Worker, from /proc) during its own blocks, per turn;
  * the time is the turn's round trip, what a person waits for its text; the
  * runtime's RSS after all turns shows the span buffer bounded. Then the
- * built Slack bot (its own process, exporting when the Worker does) answers
- * as many mentions with tracing off and on, and its RSS is read once it
- * settled.
+ * built Slack bot (its own process, exporting through OpenTelemetry's SDK
+ * when the Worker does) answers as many mentions with tracing off and on, and
+ * its RSS is read once it settled; the built bots' bundles, which carry the
+ * SDK, are weighed.
  */
 
 const WARMUP = 20;
@@ -60,6 +62,15 @@ async function botRss(stack: BenchStack, vars: Record<string, string>, turns: nu
   } finally {
     await bench.close();
   }
+}
+
+/** The built bots' bundles (the file each bot's process loads), raw and gzipped. */
+function bundleRows(builtDir: string): Result[] {
+  return ["slack", "discord"].map((bot) => {
+    const code = readFileSync(join(builtDir, bot, "main.js"));
+    const gzip = gzipSync(code, { level: 6 }).length / 1024;
+    return single(`tracing: built ${bot} bot bundle`, "KiB", code.length / 1024, 1, `${bot}/main.js as \`pnpm build\` makes it, OpenTelemetry's SDK inside; gzip ${gzip.toFixed(1)} KiB`);
+  });
 }
 
 /** `n` turns of `side` in its own rooms, its runtime's CPU counted while they run. */
@@ -108,6 +119,7 @@ export async function tracingSuite(turns = 200): Promise<Result[]> {
     await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
     const offRss = await botRss(off.stack!, off.vars, turns, builtDir);
     const onRss = await botRss(on.stack!, on.vars, turns, builtDir);
+    const botSpans = collector.spans.filter((s) => s.service === "duet-slack").length;
     const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)} % over off`;
     const median = (s: number[]) => summarize("", "", s).median;
     const offCpu = off.cpuMs / turns;
@@ -122,7 +134,8 @@ export async function tracingSuite(turns = 200): Promise<Result[]> {
         ];
       }),
       single(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", offRss, 1, "VmRSS, the built bot"),
-      single(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onRss, 1, `${(onRss - offRss).toFixed(1)} MiB over off`),
+      single(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onRss, 1, `${(onRss - offRss).toFixed(1)} MiB over off; ${botSpans} bot spans taken, sent by OpenTelemetry's SDK`),
+      ...bundleRows(builtDir),
       single(TRACING_CPU, "%", ((on.cpuMs - off.cpuMs) / off.cpuMs) * 100, turns, "the Worker runtime's CPU per turn, tracing on beside off in the same run"),
       single(TRACING_RSS, "MiB", onRss - offRss, 1, "the built Slack bot's RSS after the same turns, exporting beside not"),
     ];

@@ -40,10 +40,10 @@ export interface SpanTracer {
 /** Where finished spans go: an exporter's buffer, a tracer of its own, or nowhere when tracing is off. */
 export type SpanSink = ((span: SpanData) => void) | SpanTracer;
 
-/** Where a front end's spans go: its exporter, or nowhere. */
+/** Where a front end's spans go: its tracer (OpenTelemetry's SDK in the bots), or nowhere. */
 export interface FlowTracing {
   sink: SpanSink;
-  /** Sends the finished spans in the background (never awaited by the ask). */
+  /** Sends the finished spans in the background (never awaited by the ask); a tracer that sends on its own schedule does nothing here. */
   flush(): void;
 }
 
