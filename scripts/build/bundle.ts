@@ -37,9 +37,6 @@ export async function bundle(outDir: string, entries: Record<string, string> = B
     outdir: outDir,
     bundle: true,
     platform: "node",
-    // ES module builds first where a package ships both: only those let esbuild drop what a bot never calls
-    // (OpenTelemetry's SDK is ~330 KiB as CommonJS, its metrics, logs and semantic-convention tables included; ~85 KiB so).
-    mainFields: ["module", "main"],
     target: "node20",
     format: "esm",
     // CommonJS dependencies call require(); an ES module has none of its own.

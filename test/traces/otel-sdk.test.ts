@@ -28,10 +28,13 @@ afterEach(async () => {
 describe("a bot's spans through OpenTelemetry's SDK", () => {
   it("arrive as the flow made them: service, names, kinds, attributes, status, parents, and the ids its traceparent named", async () => {
     const tracing = otelTracing({ endpoint: collector.url, headers: { "x-api-key": "k-1" }, delayMs: 0 }, "duet-test");
-    const root = new Span(tracing.sink, "slack.message", null, { kind: "server", attributes: { "gen_ai.conversation.id": "room-1" } });
+    let now = 1_765_000_000_000;
+    const root = new Span(tracing.sink, "slack.message", null, { kind: "server", attributes: { "gen_ai.conversation.id": "room-1" }, now: () => now });
+    now += 40;
     const call = root.child("POST /message", { kind: "client" });
     const sentOn = call.traceparent;
     call.set({ "duet.stream": true, "http.response.status_code": 502 }).rename("POST /message failed").fail("DuetError: worker_unavailable");
+    now += 210;
     call.end();
     root.end();
     // A delivery under a turn the room kept only as a traceparent: a parent known by its ids.
@@ -45,8 +48,11 @@ describe("a bot's spans through OpenTelemetry's SDK", () => {
     const [delivered] = collector.spans.filter((s) => s.name === "outbox.deliver");
     expect(event).toMatchObject({ traceId: root.traceId, spanId: root.context.spanId, kind: "server", service: "duet-test", attributes: { "gen_ai.conversation.id": "room-1" } });
     expect(event.parentSpanId).toBeUndefined();
+    // Epoch milliseconds as the span measured them.
+    expect([event.startMs, event.endMs]).toEqual([1_765_000_000_000, 1_765_000_000_250]);
     expect(posted).toMatchObject({ traceId: root.traceId, parentSpanId: event.spanId, kind: "client", error: "DuetError: worker_unavailable" });
     expect(posted.attributes).toEqual({ "duet.stream": true, "http.response.status_code": 502 });
+    expect([posted.startMs, posted.endMs]).toEqual([1_765_000_000_040, 1_765_000_000_250]);
     expect(sentOn).toBe(`00-${posted.traceId}-${posted.spanId}-01`);
     expect(delivered).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7", kind: "internal" });
     expect(collector.sentBy("duet-test")).toEqual([{ userAgent: expect.stringMatching(/^OTel-OTLP-Exporter-JavaScript\//), sdk: "opentelemetry", language: "nodejs" }]);

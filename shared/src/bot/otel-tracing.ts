@@ -128,7 +128,7 @@ class ReportedExporter implements SpanExporter {
 }
 
 /** Why a request failed, in words that hold no address or header: an HTTP status, a timeout, a socket error's code. */
-export function failureOf(err: unknown): string {
+function failureOf(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown } | undefined;
   if (typeof e?.code === "number") return `it answered HTTP ${e.code}`;
   if (e?.message === "Request timed out") return "it did not answer in time";
