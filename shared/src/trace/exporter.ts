@@ -15,7 +15,7 @@ import type { SpanData } from "./span.ts";
 export const EXPORT_BUFFER_SPANS = 2_000;
 /** One export request's deadline: a slow collector is given up on, its batch dropped. */
 export const EXPORT_TIMEOUT_MS = 5_000;
-/** How long a room's spans wait for the next turns' before a send, so one request carries several turns. */
+/** How long finished spans wait for the next turns' before a send, so one request carries several turns (OTEL_BSP_SCHEDULE_DELAY's default, the Worker's and the bots'). */
 export const EXPORT_LINGER_MS = 1_000;
 
 export interface ExporterOptions {
