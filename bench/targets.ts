@@ -126,7 +126,7 @@ export const TARGETS: Target[] = [
   },
   {
     what: "tracing on: Slack bot RSS ≤ 2 MiB over off", result: TRACING_RSS, stat: "median", op: "≤", limit: 2, unit: "MiB",
-    why: "the bot keeps at most its export buffer's spans; one reading each side, so a miss may be the allocator's noise",
+    why: "the bot keeps at most its export queue's spans; the median of three starts each side, and a start moves RSS by several MiB, so a miss may be the allocator's noise",
   },
 ];
 

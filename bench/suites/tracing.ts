@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { BOT_ENTRIES, bundle } from "../../scripts/build/bundle.ts";
 import { startFakeCollector } from "../../test/fakes/otlp.ts";
 import { mentionEvent } from "../../test/fakes/slack/index.ts";
@@ -22,9 +23,10 @@ import { workerdCpuDuring } from "./worker-cpu.ts";
  * workerd that runs the Worker, from /proc) during its own blocks, per turn;
  * the time is the turn's round trip, what a person waits for its text; the
  * runtime's RSS after all turns shows the span buffer bounded. Then the
- * built Slack bot (its own process, exporting when the Worker does) answers
- * as many mentions with tracing off and on, and its RSS is read once it
- * settled.
+ * built Slack bot (its own process, exporting through OpenTelemetry's SDK
+ * when the Worker does) answers as many mentions with tracing off and on, and
+ * its RSS is read once it settled; the built bots' bundles, which carry the
+ * SDK, are weighed.
  */
 
 const WARMUP = 20;
@@ -33,6 +35,8 @@ const ROOMS = 20;
 /** Turns a side runs before the next side's block. */
 const BLOCK = 20;
 const SLOW_MS = 10_000;
+/** Starts of the built bot each side, off and on in turn. */
+const BOT_ROUNDS = 3;
 
 interface Side {
   label: string;
@@ -44,8 +48,8 @@ interface Side {
   latencies: number[];
 }
 
-/** A Slack bot's RSS (MiB, /proc) after `turns` mentions with one command each, 8 at a time. */
-async function botRss(stack: BenchStack, vars: Record<string, string>, turns: number, builtDir: string): Promise<number> {
+/** A built Slack bot's memory after `turns` mentions with one command each, 8 at a time: RSS (MiB, /proc) and its heap after a GC. */
+async function botMemory(stack: BenchStack, vars: Record<string, string>, turns: number, builtDir: string): Promise<{ rss: number; heap: number }> {
   const bench = await startSlackBench(stack, "http", { ...WHOLE_ANSWERS, ...vars }, builtDir);
   try {
     const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => `CTRACE${i}`);
@@ -56,10 +60,20 @@ async function botRss(stack: BenchStack, vars: Record<string, string>, turns: nu
       await bench.deliver("events_api", payload);
       await done;
     });
-    return (await memoryNow(bench.bot, 1_000)).rss;
+    const memory = await memoryNow(bench.bot, 1_000);
+    return { rss: memory.rss, heap: memory.heapMiB };
   } finally {
     await bench.close();
   }
+}
+
+/** The built bots' bundles (the file each bot's process loads), raw and gzipped. */
+function bundleRows(builtDir: string): Result[] {
+  return ["slack", "discord"].map((bot) => {
+    const code = readFileSync(join(builtDir, bot, "main.js"));
+    const gzip = gzipSync(code, { level: 6 }).length / 1024;
+    return single(`tracing: built ${bot} bot bundle`, "KiB", code.length / 1024, 1, `${bot}/main.js as \`pnpm build\` makes it, OpenTelemetry's SDK inside; gzip ${gzip.toFixed(1)} KiB`);
+  });
 }
 
 /** `n` turns of `side` in its own rooms, its runtime's CPU counted while they run. */
@@ -106,25 +120,36 @@ export async function tracingSuite(turns = 200): Promise<Result[]> {
     const [off, on] = sides as [Side, Side, Side, Side];
     // The bot as the image runs it (`pnpm build`'s bundle, production flags): the tsx loader's own memory would swamp the difference.
     await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
-    const offRss = await botRss(off.stack!, off.vars, turns, builtDir);
-    const onRss = await botRss(on.stack!, on.vars, turns, builtDir);
-    const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)} % over off`;
     const median = (s: number[]) => summarize("", "", s).median;
+    // A bot process's RSS moves by several MiB from one start to the next (the allocator, GC timing): rounds, off and on in turn, and their medians.
+    const offMem: { rss: number; heap: number }[] = [];
+    const onMem: { rss: number; heap: number }[] = [];
+    for (let r = 0; r < BOT_ROUNDS; r++) {
+      offMem.push(await botMemory(off.stack!, off.vars, turns, builtDir));
+      onMem.push(await botMemory(on.stack!, on.vars, turns, builtDir));
+    }
+    const botSpans = collector.spans.filter((s) => s.service === "duet-slack").length;
+    const offRss = median(offMem.map((m) => m.rss));
+    const onRss = median(onMem.map((m) => m.rss));
+    const offHeap = median(offMem.map((m) => m.heap));
+    const onHeap = median(onMem.map((m) => m.heap));
+    const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)} % over off`;
     const offCpu = off.cpuMs / turns;
     return [
       ...sides.flatMap((side, i) => {
         const cpu = side.cpuMs / turns;
-        const sent = side === on ? `; ${collector.spans.length} spans taken` : "";
+        const sent = side === on ? `; ${collector.spans.filter((s) => s.service === "duet-worker").length} Worker spans taken` : "";
         return [
           single(`tracing ${side.label}: Worker CPU per turn`, "ms", cpu, turns, side === off ? "the runtime's user + system CPU, /proc; one model call and one command a turn; four Workers side by side, blocks of 20 in turn" : `${pct(offCpu, cpu)}${sent}`),
           summarize(`tracing ${side.label}: turn round trip`, "ms", side.latencies, side === off ? "" : pct(median(off.latencies), median(side.latencies))),
           single(`tracing ${side.label}: Worker runtime RSS after ${turns} turns`, "MiB", runtimeRss[i]!, 1, side === off ? "VmRSS of the workerd that runs the Worker" : `${(runtimeRss[i]! - runtimeRss[0]!).toFixed(1)} MiB over off`),
         ];
       }),
-      single(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", offRss, 1, "VmRSS, the built bot"),
-      single(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onRss, 1, `${(onRss - offRss).toFixed(1)} MiB over off`),
+      summarize(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", offMem.map((m) => m.rss), `VmRSS, the built bot, ${BOT_ROUNDS} starts; heap after GC ${offHeap.toFixed(1)} MiB`),
+      summarize(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onMem.map((m) => m.rss), `${(onRss - offRss).toFixed(1)} MiB over off; heap after GC ${onHeap.toFixed(1)} MiB (${(onHeap - offHeap).toFixed(1)} over off); ${botSpans} bot spans taken, sent by OpenTelemetry's SDK`),
+      ...bundleRows(builtDir),
       single(TRACING_CPU, "%", ((on.cpuMs - off.cpuMs) / off.cpuMs) * 100, turns, "the Worker runtime's CPU per turn, tracing on beside off in the same run"),
-      single(TRACING_RSS, "MiB", onRss - offRss, 1, "the built Slack bot's RSS after the same turns, exporting beside not"),
+      single(TRACING_RSS, "MiB", onRss - offRss, BOT_ROUNDS, "the built Slack bot's RSS after the same turns, exporting beside not; medians of the starts"),
     ];
   } finally {
     rmSync(builtDir, { recursive: true, force: true });

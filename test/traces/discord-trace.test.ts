@@ -60,6 +60,8 @@ describe("a Discord mention's trace", () => {
     expect(posts.length).toBeGreaterThan(0);
     for (const p of posts) expect(p.parentSpanId).toBe(ask.spanId);
     for (const s of spans) if (s.parentSpanId) expect(byId.has(s.parentSpanId), s.name).toBe(true);
+    // The bot's spans came through OpenTelemetry's SDK.
+    expect(collector.sentBy("duet-discord")).toEqual([{ userAgent: expect.stringMatching(/^OTel-OTLP-Exporter-JavaScript\//), sdk: "opentelemetry", language: "nodejs" }]);
   });
 
   it("a message that does not mention Duet makes no span", async () => {

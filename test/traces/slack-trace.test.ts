@@ -104,6 +104,9 @@ describe("a Slack mention's trace", () => {
     expect(sum((x) => x.inputTokens, rows)).toBeGreaterThan(0);
     // The collector's key went with every export.
     expect(collector.requests.every((r) => r.headers["x-api-key"] === COLLECTOR_KEY)).toBe(true);
+    // The bot's spans came through OpenTelemetry's SDK (its exporter, its resource), the Worker's through its own exporter.
+    expect(collector.sentBy("duet-slack")).toEqual([{ userAgent: expect.stringMatching(/^OTel-OTLP-Exporter-JavaScript\//), sdk: "opentelemetry", language: "nodejs" }]);
+    expect(collector.sentBy("duet-worker")).toEqual([{ userAgent: undefined, sdk: undefined, language: undefined }]);
   });
 
   it("holds no secret: a command's token is exported as chat shows it, redacted, and no key is in any span", async () => {

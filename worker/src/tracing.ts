@@ -4,10 +4,12 @@ import type { WorkerConfig } from "./config.ts";
 /**
  * A room's spans and where they go. The Worker records spans with the small
  * model in shared/ and sends them as OTLP/HTTP JSON itself, rather than
- * bundling OpenTelemetry's SDK: the SDK's context managers, resource
- * detectors and exporters are written for Node and browsers, would add to
- * every isolate's start-up, and a turn needs only "this span's parent is
- * that one", which is passed by hand. Sending happens a second after the
+ * bundling OpenTelemetry's SDK as the bots do: the SDK's batch processor
+ * sends from Node timers and http that outlive the work, which a Durable
+ * Object's request does not keep (only its waitUntil does); its context
+ * managers and resource detectors would add to every isolate's start-up; and
+ * a turn needs only "this span's parent is that one", which is passed by
+ * hand. Sending happens a second after the
  * turn's answer is stored (with the spans of any turns since, in any room of
  * the isolate), kept alive by the Durable Object's waitUntil, so a slow or
  * dead collector costs a turn nothing and busy rooms share one request.

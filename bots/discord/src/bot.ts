@@ -1,8 +1,9 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, RESTEvents, type RESTOptions } from "discord.js";
 import { discordSources } from "./files/incoming.ts";
-import { AskOrder, DeliveryClaims, DeliveryLoop, frontTracing, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
+import { AskOrder, DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
+import { otelTracing } from "@duet/shared/otel";
 import { Agent } from "undici";
 import { AskedMessages } from "./asked-messages.ts";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -72,7 +73,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // Worker. The answers it is still posting are skipped by its own outbox delivery.
   const metrics = new BotMetrics("discord");
   const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false, (ms) => metrics.paceWaited(ms));
-  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing: frontTracing(config.traces, "duet-discord", (line) => log.warn(line)) };
+  const tracing = otelTracing(config.traces, "duet-discord", (line) => log.warn(line));
+  const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing };
   const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace, asked: new AskedMessages(worker, (line) => log.warn(line)), components: config.components };
 
   const client = new Client({
@@ -136,6 +138,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
         await inflight.drain(graceMs);
       }
       await client.destroy();
+      // The answers' last spans go out once they are done, within a bounded wait.
+      await tracing.shutdown();
     },
   };
 }

@@ -1,7 +1,8 @@
-import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, frontTracing, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
+import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import { deliverToSlack, proposeInSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
+import { type BotTracing, otelTracing } from "@duet/shared/otel";
 import { ackKind, timeSocketAcks } from "./ack-metrics.ts";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
@@ -95,6 +96,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
   let botUserId: string | undefined;
   const health = new SlackHealth();
   let deliveries: DeliveryLoop | undefined;
+  let tracing: BotTracing | undefined;
 
   const track = (p: Promise<void>): Promise<void> => inflight.track(p);
 
@@ -157,7 +159,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing: frontTracing(config.traces, "duet-slack", (line) => logger.warn(line)) };
+    tracing = otelTracing(config.traces, "duet-slack", (line) => logger.warn(line));
+    const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, newMessage: (channel, create) => out.newMessage(channel, create) });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });
     const people = new PeopleNames(out);
@@ -281,6 +284,9 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
       httpServer = undefined;
     }
     await inflight.drain(options.drainMs ?? DRAIN_MS);
+    // The answers' last spans go out once they are done, within a bounded wait.
+    await tracing?.shutdown();
+    tracing = undefined;
     port = undefined;
   }
 

@@ -1,3 +1,5 @@
+import { within } from "./within.ts";
+
 /**
  * Questions to one room go in the order people asked them. A front end takes
  * a place when the question arrives (before it looks up names or files, calls
@@ -100,11 +102,4 @@ export class AskOrder {
   get rooms(): number {
     return this.tails.size;
   }
-}
-
-/** Resolves when `p` does or after `ms`, whichever is first; the timer never outlives it. */
-function within(p: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

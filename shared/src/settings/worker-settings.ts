@@ -15,8 +15,7 @@ import {
 } from "../wire/limits.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
 import { sandboxNetworkFields } from "../sandbox/sandbox-network.ts";
-import { otlpFields } from "../trace/front-tracing.ts";
-import { EXPORT_LINGER_MS } from "../trace/exporter.ts";
+import { otlpFields } from "../trace/otlp-settings.ts";
 
 /**
  * Every variable the Worker reads, as it reads them: the Worker parses its env
@@ -89,13 +88,11 @@ export const workerSettingsSchema = z.object({
    */
   DUET_GIT_REMOTE_URL: optionalText,
   DUET_GIT_REMOTE_TOKEN: optionalText,
-  /** An OTLP/HTTP collector's base URL (each turn's spans go to its `/v1/traces`; unset: none are sent) and its headers. */
-  ...otlpFields,
   /**
-   * How long the Worker waits after a turn before it sends the spans gathered meanwhile (OpenTelemetry's
-   * batch delay, in ms): the rooms of an isolate share one request. `pnpm dev` sets 0 so `duet trace` finds a turn at once.
+   * An OTLP/HTTP collector's base URL (each turn's spans go to its `/v1/traces`; unset: none are sent), its
+   * headers, and how long the Worker waits after a turn before it sends the spans gathered meanwhile.
    */
-  OTEL_BSP_SCHEDULE_DELAY: intVar("OTEL_BSP_SCHEDULE_DELAY", EXPORT_LINGER_MS, 0, 60_000),
+  ...otlpFields,
 });
 
 /** The name of one of the Worker's variables. */

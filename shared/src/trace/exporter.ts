@@ -1,3 +1,4 @@
+import { ExportReport } from "./export-report.ts";
 import { toOtlp } from "./otlp.ts";
 import type { SpanData } from "./span.ts";
 
@@ -7,17 +8,15 @@ import type { SpanData } from "./span.ts";
  * bounded (spans past it are dropped), one request is in flight at a time
  * (a slow collector holds one batch, not one per turn), each request has a
  * deadline, a failed batch is dropped rather than retried, and the failure
- * is logged at most once a minute.
+ * is logged at most once a minute (ExportReport).
  */
 
 /** Spans kept waiting for a send: a few hundred turns' worth, a few hundred KB at most. */
 export const EXPORT_BUFFER_SPANS = 2_000;
 /** One export request's deadline: a slow collector is given up on, its batch dropped. */
 export const EXPORT_TIMEOUT_MS = 5_000;
-/** How long a room's spans wait for the next turns' before a send, so one request carries several turns. */
+/** How long finished spans wait for the next turns' before a send, so one request carries several turns (OTEL_BSP_SCHEDULE_DELAY's default, the Worker's and the bots'). */
 export const EXPORT_LINGER_MS = 1_000;
-/** A collector that keeps failing is reported once a minute, not once a turn. */
-export const EXPORT_LOG_EVERY_MS = 60_000;
 
 export interface ExporterOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (`/v1/traces` is added) . */
@@ -39,20 +38,18 @@ export class SpanExporter {
   private buffer: SpanData[] = [];
   private sending: Promise<void> | null = null;
   private lingering: Promise<void> | null = null;
-  private lastLogAt = Number.NEGATIVE_INFINITY;
-  /** Spans lost since the last log line: to a full buffer or a failed request. */
-  private dropped = 0;
+  private readonly report: ExportReport;
   readonly url: string;
 
   constructor(private readonly opts: ExporterOptions) {
     this.url = tracesUrl(opts.endpoint);
+    this.report = new ExportReport(this.url, opts.log, opts.now);
   }
 
   /** Keeps a finished span for the next send; past the buffer's bound it is dropped and counted. */
   readonly add = (span: SpanData): void => {
     if (this.buffer.length >= (this.opts.maxSpans ?? EXPORT_BUFFER_SPANS)) {
-      this.dropped++;
-      this.report("the buffer is full (the collector is slow or down)");
+      this.report.lost(1, "the buffer is full (the collector is slow or down)");
       return;
     }
     this.buffer.push(span);
@@ -105,38 +102,16 @@ export class SpanExporter {
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? EXPORT_TIMEOUT_MS),
       });
       await res.body?.cancel().catch(() => undefined);
-      if (!res.ok) this.lose(batch.length, `it answered HTTP ${res.status}`);
+      if (!res.ok) this.report.lost(batch.length, `it answered HTTP ${res.status}`);
     } catch (err) {
-      this.lose(batch.length, (err as Error)?.name === "TimeoutError" ? "it did not answer in time" : "it could not be reached");
+      this.report.lost(batch.length, (err as Error)?.name === "TimeoutError" ? "it did not answer in time" : "it could not be reached");
     }
-  }
-
-  private lose(count: number, why: string): void {
-    this.dropped += count;
-    this.report(why);
-  }
-
-  /** One line a minute at most; it names the endpoint's host only (its path or query could hold a key). */
-  private report(why: string): void {
-    const now = (this.opts.now ?? Date.now)();
-    if (now - this.lastLogAt < EXPORT_LOG_EVERY_MS) return;
-    this.lastLogAt = now;
-    (this.opts.log ?? console.warn)(`traces: ${this.dropped} span(s) dropped: the OTLP endpoint at ${hostOf(this.url)} failed: ${why}`);
-    this.dropped = 0;
   }
 }
 
 /** OTEL_EXPORTER_OTLP_ENDPOINT is the base; traces go to its `/v1/traces`, as the OTLP exporter spec says. */
 export function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, "")}/v1/traces`;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "?";
-  }
 }
 
 /**

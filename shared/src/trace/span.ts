@@ -23,13 +23,27 @@ export interface SpanData {
   service?: string;
 }
 
-/** Where finished spans go: an exporter's buffer, or nowhere when tracing is off. */
-export type SpanSink = (span: SpanData) => void;
+/**
+ * A span kept by a tracer of its own (OpenTelemetry's SDK, in the bots): its
+ * ids are the tracer's, so the `traceparent` sent on names the span the
+ * tracer exports; `end` hands it the span as it finished.
+ */
+export interface TracerSpan extends TraceContext {
+  end(span: SpanData): void;
+}
 
-/** Where a front end's spans go: its exporter, or nowhere. */
+/** A tracer that makes its own spans: a Span starts one of the tracer's, under `parent` (one of its own, or known by its ids). */
+export interface SpanTracer {
+  start(name: string, parent: TraceContext | null, opts: { kind: SpanKind; attributes: Record<string, AttributeValue>; startMs: number }): TracerSpan;
+}
+
+/** Where finished spans go: an exporter's buffer, a tracer of its own, or nowhere when tracing is off. */
+export type SpanSink = ((span: SpanData) => void) | SpanTracer;
+
+/** Where a front end's spans go: its tracer (OpenTelemetry's SDK in the bots), or nowhere. */
 export interface FlowTracing {
   sink: SpanSink;
-  /** Sends the finished spans in the background (never awaited by the ask). */
+  /** Sends the finished spans in the background (never awaited by the ask); a tracer that sends on its own schedule does nothing here. */
   flush(): void;
 }
 
@@ -41,6 +55,10 @@ export class Span {
   private ended = false;
   private readonly data: SpanData;
   private readonly now: () => number;
+  /** The tracer's own span, when the sink is a tracer: children start under it. */
+  private readonly traced?: TracerSpan;
+  /** Where the span goes once ended: the sink, or the tracer's span. */
+  private readonly finish: (span: SpanData) => void;
 
   constructor(
     private readonly sink: SpanSink,
@@ -49,15 +67,24 @@ export class Span {
     opts: { kind?: SpanKind; attributes?: Record<string, AttributeValue>; startMs?: number; now?: () => number } = {},
   ) {
     this.now = opts.now ?? Date.now;
+    const kind = opts.kind ?? "internal";
+    const startMs = opts.startMs ?? this.now();
+    const attributes = { ...opts.attributes };
+    if (typeof sink === "function") this.finish = sink;
+    else {
+      const traced = sink.start(name, parent, { kind, attributes, startMs });
+      this.traced = traced;
+      this.finish = (span) => traced.end(span);
+    }
     this.data = {
-      traceId: parent?.traceId ?? newTraceId(),
-      spanId: newSpanId(),
+      traceId: this.traced?.traceId ?? parent?.traceId ?? newTraceId(),
+      spanId: this.traced?.spanId ?? newSpanId(),
       ...(parent ? { parentSpanId: parent.spanId } : {}),
       name,
-      kind: opts.kind ?? "internal",
-      startMs: opts.startMs ?? this.now(),
+      kind,
+      startMs,
       endMs: 0,
-      attributes: { ...opts.attributes },
+      attributes,
     };
   }
 
@@ -91,14 +118,14 @@ export class Span {
   }
 
   child(name: string, opts: { kind?: SpanKind; attributes?: Record<string, AttributeValue> } = {}): Span {
-    return new Span(this.sink, name, this.context, { ...opts, now: this.now });
+    return new Span(this.sink, name, this.traced ?? this.context, { ...opts, now: this.now });
   }
 
   /** Ends the span once (a second end is ignored) and hands it to the sink. */
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.sink({ ...this.data, endMs: Math.max(this.now(), this.data.startMs) });
+    this.finish({ ...this.data, endMs: Math.max(this.now(), this.data.startMs) });
   }
 
   /** Runs `work` inside a child span, ended (and failed, with `reasonOf(err)`) however it goes. */

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { EXPORT_LOG_EVERY_MS, otlpHeaders, SpanExporter, tracesUrl } from "./exporter.ts";
+import { EXPORT_LOG_EVERY_MS } from "./export-report.ts";
+import { otlpHeaders, SpanExporter, tracesUrl } from "./exporter.ts";
 import { fromOtlp, toOtlp } from "./otlp.ts";
 import { Span, type SpanData } from "./span.ts";
 import { formatTraceparent, parseTraceparent, traceRef } from "./traceparent.ts";
