@@ -15,11 +15,12 @@ import { throughSlackBot } from "./files-bot.ts";
  * One run each (the issue asks for one); the bytes are checked on the way back.
  */
 
-const FILE_BYTES = 20 * 1024 * 1024;
+export const FILE_BYTES = 20 * 1024 * 1024;
 /** Pieces the upload is sent in: a client streaming from disk or from a chat platform. */
 const PIECE_BYTES = 256 * 1024;
 
-function pieces(bytes: Buffer): ReadableStream<Uint8Array> {
+/** `bytes` as a stream of PIECE_BYTES pieces, made as they are asked for. */
+export function pieces(bytes: Buffer): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream({
     pull(c) {
