@@ -12,7 +12,9 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  * Worker. In: the fake Slack serves the file at its `url_private_download`, a
  * mention shares it, and the time runs until the turn's model call (which the
  * bot makes only once the file is in `uploads/`). Out: the model attaches it,
- * and the time runs until the fake Slack has the upload shared in the thread.
+ * and the time runs until the fake Slack has every byte at the upload URL, and
+ * until the upload is shared in the thread (a new message: it waits the
+ * channel's turn after the answer's).
  * The bot's peak RSS over its idle RSS is read for each direction: it must
  * stream the bytes, never hold the whole file.
  */
@@ -25,6 +27,8 @@ const SETTLE_MS = 1_000;
 export interface BotFileFigures {
   inMs: number;
   outMs: number;
+  /** Out, until Slack's upload URL has every byte: the file's own movement, before its share waits the channel's turn. */
+  landedMs: number;
   /** The settled VmRSS before the file came in. */
   idleMiB: number;
   /** VmHWM over the settled VmRSS just before the file came in, and before it went out (MiB). */
@@ -90,6 +94,7 @@ export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buf
     if (!kept.result.stdout.startsWith(sha)) throw new Error(`files: uploads/big.bin is not the file the bot was given: ${kept.result.stdout}${kept.result.stderr}`);
 
     const idleOut = await idleFrom(bot.pid);
+    const landing = arrival(() => [...slack.ws.files.values()].some((f) => f.filename === "big.bin" && f.content?.length === bytes.length), "the big file's bytes at the upload URL");
     const out = await mention("SAY: here <attach>uploads/big.bin</attach>");
     const posted = await slack.waitFor(
       () => slack.ws.thread(CHANNEL, out.ts).find((m) => m.via === "files.completeUploadExternal"),
@@ -97,11 +102,12 @@ export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buf
       120_000,
     );
     const postedAt = performance.now();
+    const landedAt = await landing;
     await out.done;
     const outGrowthMiB = rssMiB(bot.pid, true) - idleOut;
     const content = posted.files?.[0]?.content;
     if (!content || !Buffer.from(content).equals(bytes)) throw new Error("files: the bytes Slack received differ from the workspace file");
-    return { inMs: asked - sent.sentAt, outMs: postedAt - out.sentAt, idleMiB: idleIn, inGrowthMiB, outGrowthMiB };
+    return { inMs: asked - sent.sentAt, outMs: postedAt - out.sentAt, landedMs: landedAt - out.sentAt, idleMiB: idleIn, inGrowthMiB, outGrowthMiB };
   } finally {
     await bot.stop();
     await slack.close();

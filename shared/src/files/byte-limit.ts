@@ -14,26 +14,42 @@ export class TooManyBytes extends Error {
   }
 }
 
-/** `body` cut off with TooManyBytes past `max` bytes; `onOver` is told first, as the error may surface wrapped. */
+/**
+ * `body` cut off with TooManyBytes past `max` bytes; `onOver` is told first, as the error may surface wrapped.
+ * A pull source rather than a TransformStream: one read per chunk instead of a pipe's writes
+ * and queues (the bot's download-to-upload pipe of 20 MiB, in a bare process with the bot's
+ * flags: 78-88 ms of CPU through a TransformStream, 62-86 this way, 60-71 with no count at all).
+ */
 export function limitBytes(body: ReadableStream<Uint8Array>, max: number, onOver: () => void = () => {}): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   let seen = 0;
   let held: Uint8Array | null = null;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > max) {
-          held = null;
-          onOver();
-          controller.error(new TooManyBytes(max));
-          return;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            if (held) controller.enqueue(held);
+            held = null;
+            return controller.close();
+          }
+          seen += value.byteLength;
+          if (seen > max) {
+            held = null;
+            onOver();
+            const err = new TooManyBytes(max);
+            await reader.cancel(err).catch(() => undefined);
+            throw err;
+          }
+          const ready = held;
+          held = value;
+          if (ready) return controller.enqueue(ready);
         }
-        if (held) controller.enqueue(held);
-        held = chunk;
       },
-      flush(controller) {
-        if (held) controller.enqueue(held);
-      },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    // Nothing read ahead: the chunk held back is the only one kept.
+    { highWaterMark: 0 },
   );
 }

@@ -82,4 +82,13 @@ describe("limitBytes", () => {
     await expect(new Response(limitBytes(chunks(11), 10, () => (told = true))).arrayBuffer()).rejects.toBeInstanceOf(TooManyBytes);
     expect(told).toBe(true);
   });
+
+  it("holds each chunk until the next arrives, so the last one within the limit never goes on when more follow", async () => {
+    const parts = [new Uint8Array(6), new Uint8Array(6), new Uint8Array(6)];
+    const body = new ReadableStream<Uint8Array>({ pull: (c) => void (parts.length ? c.enqueue(parts.shift()!) : c.close()) });
+    const reader = limitBytes(body, 12).getReader();
+    expect((await reader.read()).value?.byteLength).toBe(6);
+    // The second chunk is within the limit, but the third shows the whole is not: it never arrives.
+    await expect(reader.read()).rejects.toBeInstanceOf(TooManyBytes);
+  });
 });

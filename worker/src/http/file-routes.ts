@@ -48,8 +48,10 @@ fileRoutes.put("/*", async (c) => {
   }
   const upload = path.startsWith(`${UPLOADS_DIR}/`);
   const source = body ?? new ReadableStream<Uint8Array>({ start: (s) => s.close() });
+  // No body is no bytes: nothing to count (only the runtime's own request bodies are counted).
+  const length = body ? bytes : 0;
   const written = await workspaceFiles(config, c.env)
-    .write(roomId, path, source, { keepExisting: upload, maxBytes: config.DUET_FILE_MAX_BYTES, ...(bytes !== undefined && Number.isSafeInteger(bytes) ? { bytes } : {}) })
+    .write(roomId, path, source, { keepExisting: upload, maxBytes: config.DUET_FILE_MAX_BYTES, ...(length !== undefined && Number.isSafeInteger(length) ? { bytes: length } : {}) })
     .catch(async (err: unknown) => {
       await drainUpload(source);
       throw err;
