@@ -14,6 +14,15 @@ import type { TurnTally } from "./tally.ts";
 export const COMING = /still coming/;
 export const TRY_AGAIN = /try again/i;
 
+/**
+ * The Worker's delivery grace in these tests: an answer whose bot gave up is
+ * offered to the bots this long after the room finished it. Well past the
+ * moment a bot that still holds the ask posts and confirms it, so a retry
+ * that carries the answer is not raced by the outbox; short of the
+ * production 15 s, which the outage tests would otherwise sit through.
+ */
+export const DELIVERY_GRACE_MS = "2000";
+
 /** Once the bot's tries ran out while the Worker was down: its word in the thread on the lost answer, which says it is coming. */
 export async function slackComingNote(slack: FakeSlack, channel: string, threadTs: string): Promise<SlackMessage> {
   // A live answer's word is where its stream ended.
