@@ -5,6 +5,11 @@ import { defineConfig } from "vitest/config";
 // Node (the sandbox executor, cross-package e2e, scripts); and the reliability suite
 // (faults and hostile input through every real part), which counts what it observed
 // across its files and prints the totals at the end. docs/testing.md has where the time goes.
+//
+// All four run as one queue, two files at a time (the same sequence.groupOrder and
+// maxWorkers here and in worker/vitest.config.ts): most files start workerd and a
+// bot, and two at a time on 2 cores keeps them honest; one queue, because a project
+// run after another left a core idle while the earlier one's last slow file ran.
 
 export default defineConfig({
   test: {
@@ -21,9 +26,8 @@ export default defineConfig({
           // each (these 67 files, measured on a loaded 2-core machine: vitest's Duration about 140 s isolated, 11 s shared).
           isolate: false,
           testTimeout: 60_000,
-          // One queue with the node project (same groupOrder, so the same maxWorkers): two files at a time in all.
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -34,11 +38,8 @@ export default defineConfig({
           exclude: ["**/node_modules/**", "test/reliability/**"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // 2-core machines: e2e files each start workerd; two at a time keeps them honest.
           maxWorkers: 2,
-          // Runs after the worker project (groupOrder 0), so the two never compete for the 2 cores;
-          // beside the unit project, in one queue.
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -52,10 +53,8 @@ export default defineConfig({
           globalSetup: ["test/reliability/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Each file starts workerd, the bubblewrap executor and a bot: two at a time on 2 cores.
           maxWorkers: 2,
-          // Last, after the node project, so it never competes with it for the cores.
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 0 },
         },
       },
     ],
