@@ -26,6 +26,7 @@ export default defineConfig({
           // each (these 67 files, measured on a loaded 2-core machine: vitest's Duration about 140 s isolated, 11 s shared).
           isolate: false,
           testTimeout: 60_000,
+          hookTimeout: 120_000,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
