@@ -14,6 +14,15 @@ import type { TurnTally } from "./tally.ts";
 export const COMING = /still coming/;
 export const TRY_AGAIN = /try again/i;
 
+/**
+ * The Worker's delivery grace in these tests: an answer whose bot gave up is
+ * offered to the bots this long after the room finished it. Longer than the
+ * bot's longest wait between two tries (RETRY_MAX_MS, 4 s), so a bot still
+ * trying gets its retry in before the outbox offers the answer; short of the
+ * production 15 s, which the outage tests would otherwise sit through.
+ */
+export const DELIVERY_GRACE_MS = "5000";
+
 /** Once the bot's tries ran out while the Worker was down: its word in the thread on the lost answer, which says it is coming. */
 export async function slackComingNote(slack: FakeSlack, channel: string, threadTs: string): Promise<SlackMessage> {
   // A live answer's word is where its stream ended.

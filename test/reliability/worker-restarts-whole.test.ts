@@ -4,7 +4,7 @@ import type { DiscordHarness } from "../discord/harness.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import { answerTo, type BotHandle, callsIn, mention, modelCallsFor, newChannel, readable } from "../slack/harness.ts";
 import { startChatRig } from "./chat-rig.ts";
-import { COMING, discordComingNote, discordDeliveredInReply, slackComingNote, slackDeliveredAfterOutage, TRY_AGAIN } from "./lost-answer.ts";
+import { COMING, DELIVERY_GRACE_MS, discordComingNote, discordDeliveredInReply, slackComingNote, slackDeliveredAfterOutage, TRY_AGAIN } from "./lost-answer.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { turn } from "./tally.ts";
 
@@ -21,7 +21,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
-startedForTests(() => startChatRig({}, { DUET_STREAMING: "off" }), (started) => ({ rig, slack, bot, discord } = started));
+startedForTests(() => startChatRig({ DUET_DELIVERY_GRACE_MS: DELIVERY_GRACE_MS }, { DUET_STREAMING: "off" }), (started) => ({ rig, slack, bot, discord } = started));
 
 /** Everything the bot sent to `channel`'s messages, as text. */
 const sentTo = (channel: string): string[] => ["chat.postMessage", "chat.update", "chat.postEphemeral"].flatMap((method) => callsIn(slack, method, channel)).map((c) => JSON.stringify(c.args));

@@ -8,7 +8,7 @@ import { answerTo, type BotHandle, botReplies, callsIn, mention, modelCallsFor, 
 import { startChatRig } from "./chat-rig.ts";
 import { type Rig, slackRoom } from "./rig.ts";
 import { turn } from "./tally.ts";
-import { COMING, discordComingNote, discordDeliveredInReply, replyEdits, slackComingNote, slackDeliveredAfterOutage, TRY_AGAIN } from "./lost-answer.ts";
+import { COMING, DELIVERY_GRACE_MS, discordComingNote, discordDeliveredInReply, replyEdits, slackComingNote, slackDeliveredAfterOutage, TRY_AGAIN } from "./lost-answer.ts";
 
 /**
  * The Worker goes away mid-turn (a redeploy, a crash, an eviction) and comes
@@ -23,7 +23,7 @@ let slack: FakeSlack;
 let bot: BotHandle;
 let discord: DiscordHarness;
 
-startedForTests(startChatRig, (started) => ({ rig, slack, bot, discord } = started));
+startedForTests(() => startChatRig({ DUET_DELIVERY_GRACE_MS: DELIVERY_GRACE_MS }), (started) => ({ rig, slack, bot, discord } = started));
 
 
 /** Nothing the bot sent to the channel told anyone to try again, and no streaming call went to a message not started as a stream. */
