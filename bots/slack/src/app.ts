@@ -36,6 +36,7 @@ import { registerAgentPane } from "./pane/agent-pane.ts";
 import { titleDelivered } from "./pane/pane-title.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
+import { slackFetch } from "./slack-fetch.ts";
 
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
@@ -105,6 +106,8 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     // 429s are waited out per Retry-After in slack-api.ts, independently of retryConfig.
     rejectRateLimitedCalls: true,
     logger,
+    // Web API calls through undici's request rather than the WHATWG fetch on top of it: far less CPU per call.
+    fetch: slackFetch,
   };
 
   /** The bot's ids from auth.test (one workspace), or none up front (OAuth: each workspace's arrive with its events). */
