@@ -37,6 +37,7 @@ import { titleDelivered } from "./pane/pane-title.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
 import { slackFetch } from "./slack-fetch.ts";
+import { workerFetch } from "./worker-fetch.ts";
 
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode
@@ -153,7 +154,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     client.on(webApi.WebClientEvent.RATE_LIMITED, () => metrics.rateLimited());
     if (config.mode === "socket") timeSocketAcks(built, metrics);
     const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
-    const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs });
+    const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs, fetch: workerFetch });
     // Every new message this process posts, in any workspace, waits its channel's turn, shared with the other replicas
     // through the Worker; the answers it is still posting are held there, so their outbox leaves them alone.
     const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many", (ms) => metrics.paceWaited(ms));

@@ -4,6 +4,22 @@ import { request } from "undici";
 
 type FetchResponse = Awaited<ReturnType<webApi.FetchFunction>>;
 type FetchHeaders = FetchResponse["headers"];
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * One request through undici's `request`, its answer read whole (an unread body
+ * would hold its connection). A failure is thrown as fetch throws it: the
+ * signal's reason when it fired, else a TypeError "fetch failed" with the cause.
+ */
+export async function requestWhole(url: string, method: "POST" | "PUT" | "DELETE", headers: Record<string, string>, body: string, signal?: AbortSignal | null): Promise<{ status: number; headers: RawHeaders; bytes: ArrayBuffer }> {
+  try {
+    const res = await request(url, { method, headers, body, signal: signal ?? undefined });
+    return { status: res.statusCode, headers: res.headers, bytes: await res.body.arrayBuffer() };
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    throw new TypeError("fetch failed", { cause: err });
+  }
+}
 
 /**
  * The fetch the Web API client calls Slack with (its `fetch` option). A Web
@@ -25,27 +41,9 @@ export const slackFetch: webApi.FetchFunction = async (input, init) => {
     // Node's Response has what the client reads; its Headers type here lacks the iterable parts.
     return fetch(input, init as RequestInit) as unknown as Promise<FetchResponse>;
   }
-  const signal = init.signal ?? undefined;
-  let res: Awaited<ReturnType<typeof request>>;
-  try {
-    res = await request(input, { method: "POST", headers: init.headers, body: init.body, signal });
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    throw new TypeError("fetch failed", { cause: err });
-  }
-  if (res.statusCode >= 300 && res.statusCode < 400) {
-    await res.body.dump();
-    throw new TypeError("fetch failed", { cause: new Error(`unexpected redirect (${res.statusCode})`) });
-  }
-  // An unread body would hold its connection.
-  let bytes: ArrayBuffer;
-  try {
-    bytes = await res.body.arrayBuffer();
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    throw new TypeError("fetch failed", { cause: err });
-  }
-  return new SlackAnswer(input, res.statusCode, res.headers, bytes);
+  const res = await requestWhole(input, "POST", init.headers ?? {}, init.body, init.signal);
+  if (res.status >= 300 && res.status < 400) throw new TypeError("fetch failed", { cause: new Error(`unexpected redirect (${res.status})`) });
+  return new SlackAnswer(input, res.status, res.headers, res.bytes);
 };
 
 /** The part of a Response the Web API client reads. */
@@ -57,7 +55,7 @@ class SlackAnswer implements FetchResponse {
   constructor(
     readonly url: string,
     readonly status: number,
-    headers: Record<string, string | string[] | undefined>,
+    headers: RawHeaders,
     private readonly bytes: ArrayBuffer,
   ) {
     this.ok = status >= 200 && status < 300;
@@ -80,7 +78,7 @@ class SlackAnswer implements FetchResponse {
 
 /** undici's header object (names in lower case) read as a Headers. */
 class AnswerHeaders implements FetchHeaders {
-  constructor(private readonly raw: Record<string, string | string[] | undefined>) {}
+  constructor(private readonly raw: RawHeaders) {}
 
   get(name: string): string | null {
     const v = this.raw[name.toLowerCase()];
