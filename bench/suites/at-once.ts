@@ -18,6 +18,7 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  * (HTTP mode, streaming on, as `pnpm start:slack` runs it): each answer is
  * streamed in pieces for about half a second and runs one command. Printed:
  * the bot's CPU per streamed turn (its main thread and V8's helpers, /proc),
+ * the Web API calls per turn the fake Slack received (by method),
  * the time from the event to the answer's first words at the fake Slack (p50,
  * p99), and the bot's RSS idle and at its peak. Run twice in one go: with the
  * production heap flags and with Node's defaults, so the flags' cost in CPU
