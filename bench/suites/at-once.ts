@@ -18,6 +18,7 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  * (HTTP mode, streaming on, as `pnpm start:slack` runs it): each answer is
  * streamed in pieces for about half a second and runs one command. Printed:
  * the bot's CPU per streamed turn (its main thread and V8's helpers, /proc),
+ * the Web API calls per turn the fake Slack received (by method),
  * the time from the event to the answer's first words at the fake Slack (p50,
  * p99), and the bot's RSS idle and at its peak. Run twice in one go: with the
  * production heap flags and with Node's defaults, so the flags' cost in CPU
@@ -28,7 +29,10 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  */
 
 const SECRET = "bench-at-once-secret";
-const TURNS = 200;
+/** `DUET_BENCH_AT_ONCE_TURNS` sets a smaller burst (its rows then name that size), for a quicker reading on a busy machine. */
+const TURNS = Number(process.env.DUET_BENCH_AT_ONCE_TURNS) || 200;
+/** `DUET_BENCH_AT_ONCE_DEFAULTS=0` skips the second burst with Node's heap defaults. */
+const WITH_DEFAULTS = process.env.DUET_BENCH_AT_ONCE_DEFAULTS !== "0";
 /** The 200 events leave within a second, as a busy workspace's would. */
 const SPACING_MS = 5;
 const WARMUP = 10;
@@ -48,6 +52,8 @@ async function post(url: string, payload: unknown): Promise<number> {
 
 interface Run {
   cpuPerTurn: number;
+  /** Web API calls at the fake Slack over the burst, per method, per turn. */
+  callsPerTurn: Map<string, number>;
   firstWords: number[];
   /** What the threads of the turns without an answer said. */
   missing: string[];
@@ -100,10 +106,13 @@ async function oneRun(stack: BenchStack, builtDir: string, nodeFlags: readonly s
     await new Promise((r) => setTimeout(r, 1_000));
     const idleMiB = bot.rss();
     const cpuBefore = cpuMs(bot.pid);
+    const callsBefore = slack.calls.length;
     missing.length = 0;
     const firstWords = await Promise.all(Array.from({ length: TURNS }, (_, i) => turn(`CA${run.toUpperCase()}X${i}`, WARMUP + i, i * SPACING_MS)));
     const cpuPerTurn = (cpuMs(bot.pid) - cpuBefore) / TURNS;
-    return { cpuPerTurn, firstWords: firstWords.filter((x) => !Number.isNaN(x)), missing: [...missing], idleMiB, peakMiB: bot.rss(true) };
+    const callsPerTurn = new Map<string, number>();
+    for (const { method } of slack.calls.slice(callsBefore)) callsPerTurn.set(method, (callsPerTurn.get(method) ?? 0) + 1 / TURNS);
+    return { cpuPerTurn, callsPerTurn, firstWords: firstWords.filter((x) => !Number.isNaN(x)), missing: [...missing], idleMiB, peakMiB: bot.rss(true) };
   } finally {
     await bot.stop();
     unwatch();
@@ -122,10 +131,11 @@ export async function atOnceSuite(stack: BenchStack): Promise<Result[]> {
   try {
     await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
     const results: Result[] = [];
-    for (const [label, flags, tag] of [
+    const runs = [
       ["production flags", BUILT_NODE_FLAGS, "prod"],
       ["Node's heap defaults", NODE_DEFAULT_HEAP, "defaults"],
-    ] as const) {
+    ] as const;
+    for (const [label, flags, tag] of WITH_DEFAULTS ? runs : runs.slice(0, 1)) {
       // A run that breaks leaves the other's figures standing.
       const r = await oneRun(stack, builtDir, flags, tag).catch((err: unknown) => {
         console.error(`[bench] at once, ${label}: ${(err as Error).message}`);
@@ -136,6 +146,7 @@ export async function atOnceSuite(stack: BenchStack): Promise<Result[]> {
       const how = `node ${flags.join(" ")}; ${TURNS} mentions within 1 s over ${TURNS} channels, live answers of ~0.5 s and one command each`;
       results.push(
         single(`${name}: bot CPU per streamed turn`, "ms", r.cpuPerTurn, TURNS, `user + system, /proc; ${how}; target ≤ 15`),
+        single(`${name}: Slack calls per streamed turn`, "calls", [...r.callsPerTurn.values()].reduce((a, b) => a + b, 0), TURNS, [...r.callsPerTurn].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${+n.toFixed(2)}`).join(", ")),
         summarize(`${name}: first words`, "ms", r.firstWords, `event POST → the answer's first words at the fake Slack; target p50 ≤ 2000`),
         single(`${name}: turns without an answer`, "turns", r.missing.length, TURNS, r.missing.length ? `e.g. ${JSON.stringify(r.missing[0])}` : "every turn's first words arrived"),
         single(`${name}: bot RSS idle`, "MiB", r.idleMiB, 1, "VmRSS after the warm-up, before the burst"),

@@ -59,6 +59,23 @@ describe("the thread status", () => {
     expect(statusCalls(channel)).toEqual([]);
   });
 
+  it("is gone with the answer even when its call lands after the answer's first post", async () => {
+    const channel = newChannel();
+    const held = slack.hold("assistant.threads.setStatus");
+    let m: Awaited<ReturnType<typeof mention>>;
+    try {
+      m = await mention(slack, bot, { channel, text: "SAY: status-raced" });
+      await held.arrived;
+      // Barrier: the answer's stream has started (and Slack cleared the status then) while the status call is still held.
+      await slack.waitFor(() => slack.calls.some((c) => c.method === "chat.startStream" && c.args.channel === channel), "the answer's stream");
+    } finally {
+      held.release();
+    }
+    expect(readable((await answerTo(slack, m))[0])).toContain("status-raced");
+    expect(slack.ws.statusLog.some((s) => s.channel === channel && s.status === WORKING)).toBe(true);
+    expect(slack.ws.statusOf(channel, m.threadTs)).toBeUndefined();
+  });
+
   // Last: the refusal stays for the rest of the file.
   it("in a workspace that refuses thread statuses: the answer comes as usual and Duet stops asking", async () => {
     slack.refuse("assistant.threads.setStatus", "unknown_method");

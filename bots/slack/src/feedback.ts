@@ -63,15 +63,37 @@ export class ThreadStatus {
     private readonly renewMs = STATUS_RENEW_MS,
   ) {}
 
-  /** This status under one thread (none at the top level of a DM), for one turn. */
+  /**
+   * This status under one thread (none at the top level of a DM), for one turn.
+   * Slack clears it when the answer's first message is posted, so the end of a
+   * live answer clears it again only when one of its calls ended after that post
+   * was sent (a renewal racing the post could land after it): one call fewer per
+   * answer otherwise.
+   */
   at(channel: string, threadTs: string | undefined): TurnStatus {
-    return { show: () => this.show(channel, threadTs), clear: () => this.clear(channel, threadTs) };
+    let posting = false;
+    let landedLate = false;
+    const set = async () => {
+      try {
+        await this.set(channel, threadTs!, STATUS_WORKING);
+      } finally {
+        if (posting) landedLate = true;
+      }
+    };
+    return {
+      show: () => this.show(threadTs, set),
+      clear: () => this.clear(channel, threadTs),
+      posting: () => void (posting = true),
+      settle: async () => {
+        if (!posting || landedLate) await this.clear(channel, threadTs);
+      },
+    };
   }
 
-  /** Shows the status until the returned stop(), which waits out a call in flight (keepRenewing). */
-  show(channel: string, threadTs: string | undefined): () => Promise<void> {
+  /** Shows the status (`set`) until the returned stop(), which waits out a call in flight (keepRenewing). */
+  private show(threadTs: string | undefined, set: () => Promise<void>): () => Promise<void> {
     if (!threadTs || this.unavailable) return async () => {};
-    return keepRenewing(() => this.set(channel, threadTs, STATUS_WORKING), this.renewMs);
+    return keepRenewing(set, this.renewMs);
   }
 
   /** For a turn that posted nothing (a post clears the status on Slack's side). */

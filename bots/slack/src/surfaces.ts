@@ -29,8 +29,12 @@ export interface ConversationPlace {
 export interface TurnStatus {
   /** Shows that Duet works, until the returned stop (the flow stops it once the answer shows). */
   show(): StopProgress;
-  /** For a turn that posted nothing, and at the end of a live answer. */
+  /** For a turn that posted nothing. */
   clear(): Promise<void>;
+  /** The answer's first message is being sent: a status call that ends after this may land after it. */
+  posting?(): void;
+  /** At the end of a live answer: clears the status where the answer's first post may not have (clear() when absent). */
+  settle?(): Promise<void>;
   /** Hears the live answer as it grows (the agent pane names the command running). */
   follow?(answer: LiveAnswer): void;
 }
@@ -74,7 +78,7 @@ export function conversationSurface(out: SlackOut, status: TurnStatus, place: Co
     queued: async (note) => void (await postPrivate({ kind: "hint", text: note })),
     showProgress: () => status.show(),
     ...(place.files ? { files: place.files } : {}),
-    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(followed(live(tsTo(onPosted), question), status), rendered, post, postPrivate, () => status.clear()) } : {}),
+    ...(live ? { live: (onPosted?: (ref: PostedRef) => void, question?: string) => liveView(followed(live(tsTo(onPosted), question), status), rendered, post, postPrivate, () => (status.settle ? status.settle() : status.clear())) } : {}),
   };
 }
 

@@ -175,10 +175,11 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
     const room = kind.roomFor(parsed.place, deps.scope);
     const threadTs = kind.replyIn(parsed.place);
     const teamId = parsed.place.teamId;
-    const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted });
-    const files = deps.files.surface({ channel: msg.channel, threadTs });
     const own = kind.turn?.(parsed.place, threadTs);
-    const surface = conversationSurface(out, own?.status ?? deps.status.at(msg.channel, threadTs), { channel: msg.channel, threadTs, user: e.user, room, live, files });
+    const status = own?.status ?? deps.status.at(msg.channel, threadTs);
+    const live = (onPosted?: (ts: string) => void) => deps.live({ channel: msg.channel, threadTs, recipientUserId: e.user, recipientTeamId: teamId, room, onPosted, onPosting: () => status.posting?.() });
+    const files = deps.files.surface({ channel: msg.channel, threadTs });
+    const surface = conversationSurface(out, status, { channel: msg.channel, threadTs, user: e.user, room, live, files });
     span.set({ "gen_ai.conversation.id": room });
     const name = await span.within("slack.user_lookup", () => deps.people.name(teamId, e.user), { kind: "client" });
     const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts, ...(kind.pane ? { pane: true } : {}) }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };

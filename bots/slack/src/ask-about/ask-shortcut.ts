@@ -106,8 +106,9 @@ async function answer(deps: MessageDeps, client: webApi.WebClient, a: { teamId: 
   }
   const room = mentionRoom({ teamId: a.teamId, channel, ts, threadTs: a.place.th }, deps.scope);
   const key = `ask-duet-${a.viewId}`;
-  const live = (onPosted?: (ts: string) => void) => deps.live({ channel, threadTs, recipientUserId: a.user, recipientTeamId: a.teamId, room, onPosted });
-  const surface = conversationSurface(deps.out, deps.status.at(channel, threadTs), { channel, threadTs, user: a.user, room, live, files: deps.files.surface({ channel, threadTs }) });
+  const status = deps.status.at(channel, threadTs);
+  const live = (onPosted?: (ts: string) => void) => deps.live({ channel, threadTs, recipientUserId: a.user, recipientTeamId: a.teamId, room, onPosted, onPosting: () => status.posting?.() });
+  const surface = conversationSurface(deps.out, status, { channel, threadTs, user: a.user, room, live, files: deps.files.surface({ channel, threadTs }) });
   const [name, author] = await Promise.all([deps.people.name(a.teamId, a.user), msg.user ? deps.people.name(a.teamId, msg.user) : Promise.resolve(null)]);
   const text = slackToPlain(await deps.people.withNames(a.teamId, msg.text));
   const asker = { room, user: a.user, key, deliver: slackTarget({ channel, threadTs, ts }), ...(name ? { name } : {}) };

@@ -50,6 +50,8 @@ export interface LivePlace {
   heading?: Block[];
   /** Hears the ts of the answer's message as soon as it is first posted. */
   onPosted?: (ts: string) => void;
+  /** Hears that the answer's first message is about to be sent (the thread status cares what lands after it). */
+  onPosting?: () => void;
 }
 
 export interface LiveOptions {
@@ -123,7 +125,12 @@ export class SlackLiveMessage {
     // finish() then resolves null, and the surface says the answer its own way.
     if (this.mode === "refused") return;
     // Nothing posted yet: the first message waits its turn in the channel, then shows what is newest by then.
-    if (this.mode === "none") return this.out.newMessage(this.place.channel, () => this.showNow(newest()));
+    if (this.mode === "none") {
+      return this.out.newMessage(this.place.channel, () => {
+        this.place.onPosting?.();
+        return this.showNow(newest());
+      });
+    }
     return this.showNow(given);
   }
 
