@@ -62,7 +62,16 @@ describe("pnpm dev + duet CLI", () => {
 
   afterAll(async () => {
     if (dev && dev.child.exitCode === null) {
+      // What it started goes too (the Worker runs in a process group of its own), so a stop that failed leaves nothing running.
+      const started = descendants(await processes(), dev.child.pid!);
       dev.child.kill("SIGKILL");
+      for (const p of started) {
+        try {
+          process.kill(p.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
       await dev.exited;
     }
     await model?.close();
