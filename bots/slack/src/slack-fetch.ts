@@ -34,7 +34,7 @@ export async function requestWhole(url: string, method: "POST" | "PUT" | "DELETE
  * fetch unchanged. What the client reads of an answer is all here: status,
  * headers, text (read whole on arrival: the client leaves a 429's body unread).
  * A redirect fails as fetch's `redirect: "error"` does, and a
- * lost connection as fetch's "fetch failed", so the client maps both as before.
+ * lost connection as fetch's "fetch failed", so the client maps both as it maps fetch's own.
  */
 export const slackFetch: webApi.FetchFunction = async (input, init) => {
   if (typeof input !== "string" || init?.method !== "POST" || typeof init.body !== "string") {

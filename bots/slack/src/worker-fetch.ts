@@ -11,7 +11,7 @@ import { requestWhole } from "./slack-fetch.ts";
  * Everything else goes to the global fetch unchanged: the turn's event
  * stream (read as it comes), files either way (streamed, never held whole),
  * reads. A failure looks as fetch's does ("fetch failed" with the cause, or
- * the signal's reason), so the client maps it as before.
+ * the signal's reason), so the client maps it as it maps fetch's own.
  */
 export const workerFetch: typeof fetch = async (input, init) => {
   const headers = init?.headers;

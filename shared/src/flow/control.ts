@@ -9,6 +9,7 @@ import type { ChatSurface, PostedRef } from "./surface.ts";
 import type { Asker, FlowDeps, GuardedAction, Outcome } from "./types.ts";
 import { redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
+import { within } from "../bot/within.ts";
 
 /**
  * The room's controls, once for every front end: who may do what (the front
@@ -138,13 +139,6 @@ export async function decide(deps: FlowDeps, surface: ChatSurface, asker: Asker,
   });
 }
 
-/** Resolves to undefined after `ms`, so a slow Worker never holds help back. */
-function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([p.catch(() => undefined), late]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Help for the asker only, saying whether the sandbox has network and the room's
  * run policy when the Worker answers quickly; without them when it does not.
@@ -155,9 +149,9 @@ export async function helpWithSettings(deps: FlowDeps, surface: ChatSurface, ask
   surface = redacting(surface, deps.secrets);
   if (problem) return outcome(true, await show(surface, "help", false, { kind: "help", problem }));
   const [info, current, model] = await Promise.all([
-    within(HELP_SETTINGS_WAIT_MS, deps.worker.info()),
-    asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.policy(asker.room)) : Promise.resolve(undefined),
-    asker ? within(HELP_SETTINGS_WAIT_MS, deps.worker.model(asker.room)) : Promise.resolve(undefined),
+    within(deps.worker.info().catch(() => undefined), HELP_SETTINGS_WAIT_MS),
+    asker ? within(deps.worker.policy(asker.room).catch(() => undefined), HELP_SETTINGS_WAIT_MS) : Promise.resolve(undefined),
+    asker ? within(deps.worker.model(asker.room).catch(() => undefined), HELP_SETTINGS_WAIT_MS) : Promise.resolve(undefined),
   ]);
   const reply: Reply = {
     kind: "help",

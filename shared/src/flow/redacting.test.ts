@@ -77,7 +77,7 @@ describe("redactLive", () => {
     expect(redactLive(part, []).text).toBe("The token is:\n");
     const own = replay([{ event: "text", data: { delta: `Using ${OWN.slice(0, 12)}`, wordEnd: true } }]);
     expect(redactLive(own, [OWN]).text).toBe("Using ");
-    // Without the Worker's word, the last word waits as before.
+    // Without the Worker's word, the last word waits for more text.
     expect(redactLive(applyLiveEvent(word, { event: "text", data: { delta: " is" } }), []).text).toBe("The token ");
   });
 
