@@ -168,14 +168,22 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
 
   it("answers 429 when more than ROOM_QUEUE_MAX turns wait in one room, and loses none it accepted", async () => {
     const room = freshRoom();
-    const sends = Array.from({ length: ROOM_QUEUE_MAX + 4 }, (_, i) => send(room, `SLOW:10 SAY: q${i}`));
-    const results = await Promise.all(sends);
+    // The first turn holds the room (its model answer waits for a release), so the line behind it fills
+    // however fast or slow the machine is: ROOM_QUEUE_MAX wait, the last four are refused.
+    const hold = unique("queue-hold");
+    const first = send(room, `HOLD:${hold} SAY: first`);
+    await until(async () => (await modelCallsWith(`HOLD:${hold}`)).length > 0, "the first turn to reach the model");
+    const sends = Array.from({ length: ROOM_QUEUE_MAX + 4 }, (_, i) => send(room, `SAY: q${i}`));
+    const refused = sends.slice(ROOM_QUEUE_MAX).map((s) => s.then((r) => r.status));
+    expect(await Promise.all(refused)).toEqual([429, 429, 429, 429]);
+    await release(hold);
+    const results = [await first, ...(await Promise.all(sends))];
     const ok = results.filter((r) => r.status === 200).length;
     const busy = results.filter((r) => r.status === 429);
-    expect(busy.length).toBeGreaterThan(0);
+    expect(busy).toHaveLength(4);
     expect(busy[0].body).toMatchObject({ code: "room_busy", retryable: true });
     expect(busy[0].body.retryAfterMs).toBeUndefined();
-    expect(ok + busy.length).toBe(ROOM_QUEUE_MAX + 4);
+    expect(ok + busy.length).toBe(ROOM_QUEUE_MAX + 5);
     // Every accepted turn wrote its pair; the room keeps the last HISTORY_KEEP messages of them.
     expect(await history(room)).toHaveLength(Math.min(ok * 2, HISTORY_KEEP));
   });
