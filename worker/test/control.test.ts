@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { audit, barrier, decide, inRoom, propose, proposeAt, type Pending } from "./control-helpers.ts";
 import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
-import { stream } from "./live-helpers.ts";
+import { release, stream, unique } from "./live-helpers.ts";
 
 describe("run policy", () => {
   it("defaults to auto, is set per room with who set it, and survives a restart", async () => {
@@ -79,17 +79,24 @@ describe("approvals", () => {
     const room = freshRoom();
     const [p] = await propose(room, ["echo after-the-turn"]);
     const marker = `slow-${room}`;
+    const hold = unique("control-turn");
     const order: string[] = [];
-    const turn = send(room, `SLOW:600 SAY: ${marker}`).then(() => order.push("turn"));
-    await until(async () => (await modelCallsWith(marker)).length === 1, "the slow turn's model call");
+    // The turn's answer waits at the model until released, so the decision and the later turn queue behind it
+    // however slow the machine is.
+    const turn = send(room, `HOLD:${hold} SAY: ${marker}`).then(() => order.push("turn"));
+    await until(async () => (await modelCallsWith(marker)).length === 1, "the held turn's model call");
+    const waiting = () => inRoom(roomStub(room), (instance) => instance.room.turns.waiting);
     const decision = decide(room, p.id, "run", "U1").then((r) => order.push(`decision ${r.status}`));
-    await until(async () => (await inRoom(roomStub(room), (instance) => instance.room.turns.waiting)) === 1, "the decision to be queued");
+    await until(async () => (await waiting()) === 1, "the decision to be queued");
     const later = send(room, `SAY: later-${room}`).then(() => order.push("later turn"));
+    await until(async () => (await waiting()) === 2, "the later turn to be queued");
+    expect(order).toEqual([]);
+    await release(hold);
     await Promise.all([turn, decision, later]);
     expect(order).toEqual(["turn", "decision 200", "later turn"]);
     // The history tells it in the order it ran, so the later turn's model saw the output.
     expect((await history(room)).slice(2).map((m) => m.text)).toEqual([
-      `SLOW:600 SAY: ${marker}`,
+      `HOLD:${hold} SAY: ${marker}`,
       marker,
       "Run: echo after-the-turn",
       "Output (echo after-the-turn):\nafter-the-turn",
@@ -104,13 +111,17 @@ describe("approvals", () => {
     const room = freshRoom();
     const [p] = await propose(room, ["echo skipped-meanwhile"]);
     const marker = `slow-skip-${room}`;
+    const hold = unique("control-skip");
     const order: string[] = [];
-    const turn = send(room, `SLOW:600 SAY: ${marker}`).then(() => order.push("turn"));
-    await until(async () => (await modelCallsWith(marker)).length === 1, "the slow turn's model call");
-    const skip = decide(room, p.id, "skip", "U-skipper").then((r) => order.push(`skip ${r.status}`));
-    await Promise.all([turn, skip]);
+    const turn = send(room, `HOLD:${hold} SAY: ${marker}`).then(() => order.push("turn"));
+    await until(async () => (await modelCallsWith(marker)).length === 1, "the held turn's model call");
+    // The skip is answered while the turn still waits at the model.
+    const skip = await decide(room, p.id, "skip", "U-skipper");
+    order.push(`skip ${skip.status}`);
+    await release(hold);
+    await turn;
     expect(order).toEqual(["skip 200", "turn"]);
-    const expected = [`SLOW:600 SAY: ${marker}`, marker, "Skip: echo skipped-meanwhile", "Skipped by U-skipper; not run: echo skipped-meanwhile"];
+    const expected = [`HOLD:${hold} SAY: ${marker}`, marker, "Skip: echo skipped-meanwhile", "Skipped by U-skipper; not run: echo skipped-meanwhile"];
     expect((await history(room)).slice(2).map((m) => m.text)).toEqual(expected);
     await killRoom(room);
     expect((await history(room)).slice(2).map((m) => m.text)).toEqual(expected);
