@@ -1,15 +1,18 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, execCalls, freshRoom, history, killRoom, modelCallsWith, roomStub, send, until } from "./helpers.ts";
+import { release, unique } from "./live-helpers.ts";
 
 describe("durable turns across a restart", () => {
   it("a turn interrupted while waiting on the model is answered once by the retry", async () => {
     const room = freshRoom();
-    const text = `SLOW:800 SAY: recovered-${room}`;
+    const hold = unique("recovery-model");
+    const text = `HOLD:${hold} SAY: recovered-${room}`;
     const first = send(room, text, { idempotencyKey: "EvModel" }).catch((e) => e);
     await until(async () => (await modelCallsWith(`recovered-${room}`)).length === 1, "the model call");
     await killRoom(room);
     await first;
+    await release(hold);
     const retry = await send(room, text, { idempotencyKey: "EvModel" });
     expect(retry.status).toBe(200);
     expect(retry.body.reply).toBe(`recovered-${room}`);
@@ -103,11 +106,14 @@ function namelessStub(room: string): DurableObjectStub {
 async function cutOffTurn(key: string): Promise<{ room: string; text: string; marker: string }> {
   const room = freshRoom();
   const marker = `alarm-${room}`;
-  const text = `SLOW:800 SAY: ${marker}`;
+  // The model holds its answer until the room is dead; the resumed call finds it released.
+  const hold = unique(`recovery-${key}`);
+  const text = `HOLD:${hold} SAY: ${marker}`;
   const first = send(room, text, { idempotencyKey: key }).catch((e) => e);
   await until(async () => (await modelCallsWith(marker)).length === 1, "the model call");
   await killRoom(room);
   await first;
+  await release(hold);
   return { room, text, marker };
 }
 
