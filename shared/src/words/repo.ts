@@ -30,10 +30,12 @@ export const REPO_WORDS = {
   rule: (why: string) => `${why}; ${EXAMPLE}.`,
   /** What a person who may not link sees after "Only … may". */
   refusedWhat: "link or unlink a repository here.",
+  /** What a person who may not sync sees after "Only … may": syncing runs git in the room's sandbox, as a command does. */
+  refusedSync: "sync the repository here (it runs git in this room's sandbox, as a command does).",
 } as const;
 
 /** What just happened to the room's repository, for the reply that says so. */
-export type RepoEvent = { did: "linked"; by: string } | { did: "unlinked"; by: string; was: string } | { did: "nothing-to-unlink" };
+export type RepoEvent = { did: "linked"; by: string } | { did: "unlinked"; by: string; was: string } | { did: "nothing-to-unlink" } | { did: "synced"; by: string };
 
 const BRANCH = (view: { branch: string | null }, name: Naming) => (view.branch ? `branch ${name.command(view.branch)}` : "its default branch");
 
@@ -60,6 +62,10 @@ export function describeRepoReply(view: RepoResponse, event: RepoEvent | undefin
       const now = view.repo === null ? "" : ` It follows this thread's channel again: ${name.command(view.repo)}, ${BRANCH(view, name)}.`;
       return `${name.person(event.by)} unlinked ${name.command(event.was)} from this room.${now}`;
     }
+    case "synced":
+      return view.repo === null || view.checkout === null
+        ? describeRepo(view, name)
+        : `${name.person(event.by)} synced ${name.command(view.repo)}, ${BRANCH(view, name)}: repo/ is at ${name.command(view.checkout.sha.slice(0, 12))}.`;
     case "nothing-to-unlink":
       return view.repo === null
         ? "No repository is linked here; nothing changed."
