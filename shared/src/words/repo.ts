@@ -11,6 +11,11 @@ export function notInstalledText(repo: string, link: string | null): string {
   return `Duet's GitHub App cannot see ${repo}: install it on ${owner}${where} with access to that repository, or check the name.`;
 }
 
+/** An archived repository: GitHub keeps it read-only, so no branch could be pushed. */
+export function archivedText(repo: string): string {
+  return `${repo} is archived on GitHub, so it is read-only and Duet could not push a branch to it: unarchive it, or link another repository`;
+}
+
 /** Linking with no provider configured: what the operator sets. */
 export const GITHUB_NOT_CONFIGURED =
   "Linking a repository needs Duet's GitHub App or a git remote, and neither is set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG, or DUET_GIT_REMOTE_URL and DUET_GIT_REMOTE_TOKEN, on the Worker (see docs/configuration.md).";
