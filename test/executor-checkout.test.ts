@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,4 +114,28 @@ describe("a workspace prepared by the model", () => {
     // The mirror on the host is not the workspace's: nothing planted there.
     expect(existsSync(join(ex.root, "mirrors", `${room}.git`, "hooks", "reference-transaction"))).toBe(false);
   });
+});
+
+describe("a repository too large for the room's workspace quota", () => {
+  it("→ 413 with one line naming the quota, nothing of it kept in the workspace, and a repository that fits checks out in that room after", async () => {
+    // About 16 MB of text that does not compress, against a 16 MiB workspace: the clone fills it part way.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`blob${i}.txt`] = randomBytes(1024 * 1024).toString("base64");
+    await repos.create("acme/huge", [files]);
+    github.addRepo({ fullName: "acme/huge", installationId: 3 });
+    const app = new InstallationTokens({ appId: "5", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), apiUrl: github.url });
+    const hugeToken = (await app.token(3, "huge", { contents: "read" })).token;
+    const small = await startTestExecutor({ workspaceMaxBytes: 16 * 1024 * 1024 });
+    try {
+      const room = "sandbox-huge";
+      const r = await small.request("POST", "/api/git/checkout", { body: JSON.stringify({ sessionId: room, url: `${github.url}/acme/huge.git`, token: hugeToken, repo: "acme/huge" }) });
+      expect(r).toEqual({ status: 413, body: { error: "acme/huge is too large for this room's workspace (16 MiB, SANDBOX_WORKSPACE_MAX_BYTES): its checkout did not fit, and nothing of it was kept", code: "too_large" } });
+      expect((await small.exec(room, "ls -A")).stdout).toBe("");
+      const fits = await small.request("POST", "/api/git/checkout", { body: JSON.stringify(good(room)) });
+      expect(fits.status).toBe(200);
+      expect((await small.exec(room, "ls -A repo")).stdout).toContain("README.md");
+    } finally {
+      await small.stop();
+    }
+  }, 120_000);
 });

@@ -22,7 +22,7 @@ const MKFS_OPTIONS = ["-q", "-F", "-m", "0", "-O", "^has_journal"];
 /** A room's filesystem may not hold device nodes or set-uid programs that work. */
 const MOUNT_OPTIONS = "loop,nosuid,nodev";
 /** Free space under which a room's disk counts as full (see isFull). */
-const FULL_BELOW_BYTES = 1024 * 1024;
+export const FULL_BELOW_BYTES = 1024 * 1024;
 
 export interface DiskTools {
   mkfs: string;

@@ -288,4 +288,5 @@ export class Executor {
   }
 }
 
-const mib = (bytes: number) => (bytes % (1024 * 1024 * 1024) === 0 ? `${bytes / (1024 * 1024 * 1024)} GiB` : `${Math.round(bytes / (1024 * 1024))} MiB`);
+/** A size as the executor's lines say it: whole GiB, else MiB. */
+export const mib = (bytes: number) => (bytes % (1024 * 1024 * 1024) === 0 ? `${bytes / (1024 * 1024 * 1024)} GiB` : `${Math.round(bytes / (1024 * 1024))} MiB`);

@@ -44,9 +44,10 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             show ROOM's run policy, or set it: auto runs Duet's
                             commands at once, approve waits for Run or Skip in chat
   duet model ROOM [NAME]    show ROOM's model and the choices, or switch to NAME
-  duet repo ROOM [OWNER/NAME[@BRANCH]|unlink]
+  duet repo ROOM [OWNER/NAME[@BRANCH]|unlink|sync]
                             show the repository ROOM works on, link one (the
-                            branch defaults to its default branch), or unlink it
+                            branch defaults to its default branch), unlink it,
+                            or sync: check it out at repo/ (or fetch) now
   duet pr ROOM [TITLE...]   propose the change in ROOM's repo/ as a pull request
                             (its branch, diffstat and the diff's first lines)
   duet pr ROOM --open ID    open proposal ID: Duet pushes the duet/ branch and

@@ -168,7 +168,7 @@ const CHAT_SYNTAX = {
   reset: "/reset",
   policy: "/policy [auto|approve]",
   model: "/model [NAME]",
-  repo: "/repo [OWNER/NAME[@BRANCH]|unlink]",
+  repo: "/repo [OWNER/NAME[@BRANCH]|unlink|sync]",
   pr: "duet pr ROOM [TITLE]",
   tools: "duet tools ROOM [...]",
   usage: "/usage",

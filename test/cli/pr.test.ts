@@ -97,6 +97,27 @@ describe("duet pr", () => {
   });
 });
 
+describe("duet repo sync", () => {
+  it("checks the linked branch out at repo/ now and says the commit to the room, then fetches the branch's next commit into it; with nothing linked it says so and asks nothing", async () => {
+    const room = "cli-repo-sync";
+    expect(await duet("repo", room, "sync")).toEqual({ code: 0, out: `No repository is linked here; \`duet repo ${room} owner/name\` links one.`, err: "" });
+    expect((await stack.client.audit(room)).entries).toEqual([]);
+
+    const first = await host.repos.commit("acme/widgets", [{ "src/s.txt": "one\n" }], "synced", "main");
+    expect((await duet("repo", room, "acme/widgets@synced")).code).toBe(0);
+    const head = async () => (await stack.client.exec(room, { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim();
+    const synced = await duet("repo", room, "Sync");
+    expect(synced.code).toBe(0);
+    expect(synced.out).toMatch(new RegExp(`^cli:\\S+ synced \`acme/widgets\`, branch \`synced\`: repo/ is at \`${first.slice(0, 12)}\`\\.$`));
+    expect(await head()).toBe(first);
+
+    const next = await host.repos.commit("acme/widgets", [{ "src/s.txt": "two\n" }], "synced");
+    expect((await duet("repo", room, "sync")).out).toContain(`repo/ is at \`${next.slice(0, 12)}\``);
+    expect(await head()).toBe(next);
+    expect((await stack.client.exec(room, { cmd: "cat ~/repo/src/s.txt" })).result.stdout).toBe("two\n");
+  });
+});
+
 async function whoami(): Promise<string> {
   const { userInfo } = await import("node:os");
   return `cli:${userInfo().username}`;

@@ -203,3 +203,15 @@ describe("Discord: /duet pr", () => {
     expect(host.github.pushes()).toBe(pushes);
   });
 });
+
+describe("Discord: /duet repo name:sync", () => {
+  it("checks the linked branch out at repo/ now and tells the channel the commit, for a member who may run but not link; with nothing linked it says so", async () => {
+    const ch = h.fake.addChannel(h.guildId, "repo-sync");
+    // Discord's reply was deferred in the channel before the Worker was asked, as for /duet pr.
+    expect(await command(ch, "repo", { name: "sync" }, mallory)).toMatchObject({ text: "📦 No repository is linked here; `/duet repo name:owner/name` links one.", ephemeral: false });
+    const tip = await host.repos.commit("acme/widgets", [{ "src/s.txt": "discord\n" }], "discord-synced", "main");
+    await command(ch, "repo", { name: "acme/widgets@discord-synced" });
+    expect(await command(ch, "repo", { name: "sync" }, mallory)).toMatchObject({ text: `📦 <@${mallory.id}> synced \`acme/widgets\`, branch \`discord-synced\`: repo/ is at \`${tip.slice(0, 12)}\`.`, ephemeral: false });
+    expect((await stack.client.exec(room(ch), { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim()).toBe(tip);
+  });
+});

@@ -89,6 +89,8 @@ describe("Discord: /duet repo", () => {
 
   it("empty, oversized, malformed and hostile names each get one private line, and nothing is saved", async () => {
     const ch = h.fake.addChannel(h.guildId, "repo-bad");
+    // Linking mints a read token (to ask GitHub whether the repository is archived): none is minted for these.
+    const minted = github.tokenRequests.length;
     const cases: [string, string][] = [
       ["@main", "Name the repository as owner/name, optionally @branch"],
       ["\u200b", 'Repository must be owner/name (one "/")'],
@@ -112,6 +114,6 @@ describe("Discord: /duet repo", () => {
       expect(seen.text).not.toMatch(/<@\d|@everyone|@here|ïdg|nnnnnnnnnn|oooooooooo/);
     }
     expect(await stack.client.repo(room(ch))).toEqual({ repo: null });
-    expect(github.tokenRequests).toEqual([]);
+    expect(github.tokenRequests.length).toBe(minted);
   });
 });

@@ -48,6 +48,8 @@ export interface FakeRepo {
   installationId?: number;
   defaultBranch?: string;
   private?: boolean;
+  /** Archived on GitHub: read-only. */
+  archived?: boolean;
 }
 
 /** A pull request opened on the fake, with what it was opened with. */
@@ -261,7 +263,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(name)) {
         return sendJson(res, 404, { message: "Not Found" });
       }
-      return sendJson(res, 200, { full_name: repo.fullName, default_branch: repo.defaultBranch ?? "main", private: repo.private ?? true, archived: false });
+      return sendJson(res, 200, { full_name: repo.fullName, default_branch: repo.defaultBranch ?? "main", private: repo.private ?? true, archived: repo.archived ?? false });
     }
     return sendJson(res, 404, { message: "Not Found" });
   });

@@ -272,3 +272,21 @@ describe("Slack: /duet pr", () => {
     expect(host.hostGit("diff", "--name-only", "main", branch)).toBe("src/k.txt");
   });
 });
+
+describe("Slack: /duet repo sync", () => {
+  it("checks the linked branch out at repo/ now and tells the channel the commit, then fetches the branch's next commit into it; with nothing linked the asker alone is told", async () => {
+    const channel = newChannel();
+    expect(await duet(channel, "repo sync", "U0BOB")).toEqual({ text: ":package: No repository is linked here; `/duet repo owner/name` links one.", visibility: "ephemeral" });
+
+    const first = await host.repos.commit("acme/widgets", [{ "src/s.txt": "one\n" }], "slack-synced", "main");
+    await duet(channel, "repo acme/widgets@slack-synced");
+    const head = async () => (await stack.client.exec(roomOf(channel), { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim();
+    // Anyone who may run commands may sync: U0BOB may not link here.
+    expect(await duet(channel, "repo sync", "U0BOB")).toEqual({ text: `:package: <@U0BOB> synced \`acme/widgets\`, branch \`slack-synced\`: repo/ is at \`${first.slice(0, 12)}\`.`, visibility: "in_channel" });
+    expect(await head()).toBe(first);
+
+    const next = await host.repos.commit("acme/widgets", [{ "src/s.txt": "two\n" }], "slack-synced");
+    expect((await duet(channel, "repo sync", "U0BOB")).text).toContain(`repo/ is at \`${next.slice(0, 12)}\``);
+    expect(await head()).toBe(next);
+  });
+});

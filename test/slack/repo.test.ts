@@ -91,6 +91,8 @@ describe("Slack: /duet repo", () => {
 
   it("empty, oversized, malformed and hostile names each get one line for the asker, and nothing is saved", async () => {
     const channel = newChannel();
+    // Linking mints a read token (to ask GitHub whether the repository is archived): none is minted for these.
+    const minted = github.tokenRequests.length;
     const cases: [string, string][] = [
       ["@main", "Name the repository as owner/name, optionally @branch"],
       ["acme/widgets@", "Branch cannot be empty"],
@@ -117,6 +119,6 @@ describe("Slack: /duet repo", () => {
       expect(seen.text).not.toMatch(/<@U0BOB>|@everyone|<!channel>|@here|ïdg|nnnnnnnnnn|bbbbbbbbbb|oooooooooo/);
     }
     expect(await stack.client.repo(roomOf(channel))).toEqual({ repo: null });
-    expect(github.tokenRequests).toEqual([]);
+    expect(github.tokenRequests.length).toBe(minted);
   });
 });

@@ -28,6 +28,7 @@ export default async function setup(project: TestProject) {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const github = await startFakeGithub({ appId: "4242", publicKey });
   for (const fullName of ["acme/widgets", "acme/gadgets.js", "acme/fork", "acme/kept", "my-org/my.repo_name"]) github.addRepo({ fullName, installationId: 7 });
+  github.addRepo({ fullName: "acme/attic", installationId: 7, archived: true });
   project.provide("fakeGithubUrl", github.url);
   project.provide("githubAppKey", privateKey.export({ type: "pkcs1", format: "pem" }).toString());
   project.provide("fakeModelUrl", model.url);

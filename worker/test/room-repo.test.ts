@@ -169,6 +169,17 @@ describe("a room's repository", () => {
     expect((await audit(room)).map((e) => e.repo)).toEqual(["acme/kept"]);
   });
 
+  it("refuses a repository GitHub has archived with a 409 saying it is read-only, and keeps the link", async () => {
+    const room = freshRoom();
+    await setRepo(room, { repo: "acme/kept" });
+    const line = "acme/attic is archived on GitHub, so it is read-only and Duet could not push a branch to it: unarchive it, or link another repository";
+    const res = await setRepo(room, { repo: "acme/attic" });
+    expect(res.status).toBe(409);
+    expect([res.body.error, res.body.details.repo[0]]).toEqual([line, line]);
+    expect(await repoOf(room)).toEqual(linked("acme/kept", null, "room"));
+    expect((await audit(room)).map((e) => e.repo)).toEqual(["acme/kept"]);
+  });
+
   it("refuses a link without a person, and a method it does not serve", async () => {
     const room = freshRoom();
     const res = await api(`/api/rooms/${room}/repo`, { method: "PUT", json: { repo: "acme/widgets" } });

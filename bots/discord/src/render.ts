@@ -177,7 +177,7 @@ const DISCORD_SYNTAX = {
   get: "`/duet get path:`_path_",
   policy: "`/duet policy mode:`_auto|approve_",
   model: "`/duet model name:`_model_",
-  repo: "`/duet repo name:`_owner/name_|_unlink_",
+  repo: "`/duet repo name:`_owner/name_|_unlink_|_sync_",
   pr: "`/duet pr title:`_title_",
   tools: "`/duet tools what:`_add|remove|room on|off_ _name_",
   usage: "`/duet usage`",

@@ -133,7 +133,7 @@ const SLACK_SYNTAX = {
   get: "`/duet get` _path_",
   policy: "`/duet policy` [`auto`|`approve`]",
   model: "`/duet model` [_name_]",
-  repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink`]",
+  repo: "`/duet repo` [_owner/name_[`@`_branch_] | `unlink` | `sync`]",
   pr: "`/duet pr` [_title_]",
   tools: "`/duet tools` [`add` _name_ _url_ [_Header_`=`_value_…] | `remove` _name_ | `room on`|`off` _name_]",
   usage: "`/duet usage`",

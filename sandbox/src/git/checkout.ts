@@ -1,7 +1,8 @@
 import { rm } from "node:fs/promises";
-import type { Executor } from "../executor.ts";
+import { FULL_BELOW_BYTES } from "../disk.ts";
+import { mib, type Executor } from "../executor.ts";
 import type { Owner } from "../workspace.ts";
-import { fetchIntoMirror, GitStepError, mirrorOf, resolveBranch } from "./mirror.ts";
+import { fetchIntoMirror, git, GitStepError, mirrorOf, resolveBranch } from "./mirror.ts";
 
 /**
  * A room's checkout at `repo/` in its workspace, in two halves:
@@ -48,13 +49,37 @@ export interface CheckoutResult {
 /** `text` as one single-quoted shell word. */
 export const shellWord = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** The checkout step's exit code when the workspace has less room than the clone needs: the repository does not fit its quota. */
+const EXIT_NO_ROOM = 4;
+/** The workspace's block size: each file of the checkout takes whole blocks. */
+const BLOCK_BYTES = 4096;
+
+/**
+ * What a clone of `branch` takes in a workspace, in KiB, read from the
+ * mirror on the host: its packed history, and each file of the branch's
+ * tree in whole blocks (git's checkout writes them all). A little low for
+ * folders and git's own files, which the free-space margin covers.
+ */
+export async function cloneKib(mirror: string, branch: string): Promise<number> {
+  const counts = await git(["-C", mirror, "count-objects", "-v"], null);
+  const packed = [...counts.matchAll(/^(?:size|size-pack): (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const tree = await git(["-C", mirror, "ls-tree", "-r", "-l", "--full-tree", `refs/heads/${branch}`], null);
+  let files = 0;
+  for (const line of tree.split("\n")) {
+    const size = /^\S+ blob \S+\s+(\d+)\t/.exec(line)?.[1];
+    if (size) files += Math.ceil(Number(size) / BLOCK_BYTES) * (BLOCK_BYTES / 1024);
+  }
+  return packed + files;
+}
+
 /**
  * The step run inside the sandbox. An existing `repo/` is fetched into and
  * fast-forwarded only when it is on the branch with nothing changed: the
  * model's or a person's work there is never thrown away. Prints
- * `cloned|fetched|kept` then HEAD's sha, last.
+ * `cloned|fetched|kept` then HEAD's sha, last. A clone is not tried when the
+ * workspace has less than `neededKib` free: it exits EXIT_NO_ROOM.
  */
-export function checkoutScript(mirror: string, branch: string, url: string): string {
+export function checkoutScript(mirror: string, branch: string, url: string, neededKib: number): string {
   const m = shellWord(mirror);
   const b = shellWord(branch);
   return [
@@ -74,6 +99,7 @@ export function checkoutScript(mirror: string, branch: string, url: string): str
     "else",
     `  rm -rf ${CLONE_TEMP}`,
     `  trap 'rm -rf ${CLONE_TEMP}' EXIT`,
+    `  if [ "$(df -k --output=avail . | tail -n 1)" -lt ${neededKib} ]; then exit ${EXIT_NO_ROOM}; fi`,
     `  $G clone --quiet --no-hardlinks --branch ${b} ${m} ${CLONE_TEMP}`,
     `  git -C ${CLONE_TEMP} remote set-url origin ${shellWord(url)}`,
     `  mv ${CLONE_TEMP} repo`,
@@ -90,10 +116,15 @@ export async function checkoutRepo(executor: Executor, owner: Owner | null, req:
   const mirror = await fetchIntoMirror(root, req.sessionId, owner, req.url, req.token, branch, req.name);
   const isolated = executor.isolation === "bwrap";
   const inside = isolated ? MIRROR_INSIDE : mirror;
-  const run = await executor.execStep(req.sessionId, checkoutScript(inside, branch, req.url), CLONE_TIMEOUT_MS, isolated ? [{ host: mirror, inside }] : [], signal);
+  // What the clone takes, and the margin under which the executor counts a workspace full (disk.ts).
+  const neededKib = (await cloneKib(mirror, branch)) + Math.ceil(Math.max(FULL_BELOW_BYTES, executor.config.workspaceMaxBytes / 100) / 1024);
+  const run = await executor.execStep(req.sessionId, checkoutScript(inside, branch, req.url, neededKib), CLONE_TIMEOUT_MS, isolated ? [{ host: mirror, inside }] : [], signal);
   const lines = run.stdout.trim().split("\n");
   const sha = lines.at(-1) ?? "";
   const how = lines.at(-2);
+  if (run.exitCode === EXIT_NO_ROOM) {
+    throw new GitStepError(413, "too_large", `${req.name} is too large for this room's workspace (${mib(executor.config.workspaceMaxBytes)}, SANDBOX_WORKSPACE_MAX_BYTES): its checkout did not fit, and nothing of it was kept`);
+  }
   if (run.exitCode !== 0 || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) {
     const why = run.stderr.trim().split("\n").filter((l) => !l.startsWith("[sandbox]"))[0] ?? `exit code ${run.exitCode}`;
     throw new GitStepError(run.exitCode === 3 ? 409 : 500, "checkout_failed", `the checkout of ${req.name} could not be made in repo/: ${why.slice(0, 300)}`);

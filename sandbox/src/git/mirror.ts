@@ -23,7 +23,7 @@ const ERROR_CHARS = 300;
 export class GitStepError extends Error {
   constructor(
     readonly status: number,
-    readonly code: "no_branch" | "no_repo" | "refused" | "unreachable" | "checkout_failed" | "push_failed" | "nothing_changed",
+    readonly code: "no_branch" | "no_repo" | "refused" | "unreachable" | "checkout_failed" | "push_failed" | "nothing_changed" | "too_large",
     message: string,
   ) {
     super(message);

@@ -15,7 +15,8 @@ import { pushChange } from "./push.ts";
  *   POST /api/git/checkout  {sessionId, url, branch?, token, repo} → {sha, branch, cloned, note?}
  *
  * 400 for a bad body, 404 for a repository or branch the git host does not
- * have, 409 when `repo/` is in the way, 502 when the host refused or failed.
+ * have, 409 when `repo/` is in the way, 413 when the checkout does not fit
+ * the room's workspace quota, 502 when the host refused or failed.
  * The token is used by the host's git only (see git/mirror.ts).
  */
 

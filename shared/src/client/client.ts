@@ -205,6 +205,11 @@ export class WorkerClient {
     return this.call("PUT", `${roomPath(roomId)}/repo`, repoResponseSchema, body, true);
   }
 
+  /** Checks the room's repository out at repo/ now, or fetches into the checkout there; answers the view with the checkout. */
+  syncRepo(roomId: string): Promise<RepoResponse> {
+    return this.call("POST", `${roomPath(roomId)}/repo/sync`, repoResponseSchema, undefined, true);
+  }
+
   /** Unlinks the room's own repository (`userId` is audited); answers what the room then works on. */
   removeRepo(roomId: string, userId: string): Promise<RepoResponse> {
     return this.call("DELETE", `${roomPath(roomId)}/repo?userId=${encodeURIComponent(userId)}`, repoResponseSchema, undefined, true);

@@ -11,11 +11,12 @@ const problem = (text: string) => {
 };
 
 describe("readRepoArgs", () => {
-  it("reads nothing as show, unlink or remove as unlink, owner/name and owner/name@branch as a link", () => {
+  it("reads nothing as show, unlink or remove as unlink, sync as sync, owner/name and owner/name@branch as a link", () => {
     expect(readRepoArgs("")).toEqual({});
     expect(readRepoArgs("   ")).toEqual({});
     expect(readRepoArgs(" Unlink ")).toEqual({ change: "unlink" });
     expect(readRepoArgs("remove")).toEqual({ change: "unlink" });
+    expect(readRepoArgs(" Sync ")).toEqual({ change: "sync" });
     expect(readRepoArgs("acme/widgets")).toEqual({ change: { repo: "acme/widgets" } });
     expect(readRepoArgs("acme/widgets.js@release/2.x")).toEqual({ change: { repo: "acme/widgets.js", branch: "release/2.x" } });
     // A branch may hold "@"; the first one ends the name.

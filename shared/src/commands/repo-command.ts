@@ -8,8 +8,8 @@ import { REPO_WORDS } from "../words/repo.ts";
  * the Worker.
  */
 
-/** What `/duet repo` was asked to change: link `repo` (on `branch`, else its default branch), or unlink. */
-export type RepoChange = { repo: string; branch?: string } | "unlink";
+/** What `/duet repo` was asked to change: link `repo` (on `branch`, else its default branch), unlink, or sync the checkout now. */
+export type RepoChange = { repo: string; branch?: string } | "unlink" | "sync";
 
 /** Nothing: show the room's repository. `change`: link or unlink. `problem`: one line saying what was wrong; nothing is sent. */
 export type RepoArgs = { change?: RepoChange } | { problem: string };
@@ -20,8 +20,11 @@ const UNLINK_WORDS = new Set(["unlink", "remove"]);
 /** The longest text worth reading as `owner/name@branch`: each part at its limit. */
 const REPO_ARG_MAX_CHARS = REPO_OWNER_MAX_CHARS + 1 + REPO_NAME_MAX_CHARS + 1 + BRANCH_MAX_CHARS;
 
+/** The word that checks the repository out (or fetches into the checkout) now. */
+const SYNC_WORD = "sync";
+
 /**
- * `owner/name`, `owner/name@branch`, `unlink` (or `remove`), or nothing. The
+ * `owner/name`, `owner/name@branch`, `unlink` (or `remove`), `sync`, or nothing. The
  * problem lines never quote what was typed: it may be a mention, a fence or
  * a line break meant to break out of the reply.
  */
@@ -30,6 +33,7 @@ export function readRepoArgs(text: string): RepoArgs {
   const clean = text.trim();
   if (!clean) return {};
   if (UNLINK_WORDS.has(clean.toLowerCase())) return { change: "unlink" };
+  if (clean.toLowerCase() === SYNC_WORD) return { change: "sync" };
   if (clean.length > REPO_ARG_MAX_CHARS) return { problem: REPO_WORDS.tooLong(clean.length, REPO_ARG_MAX_CHARS) };
   if (/\s/.test(clean)) return { problem: REPO_WORDS.oneWord };
   // A branch may hold "@" (not "@{"), a repository name may not: the first "@" ends the name.

@@ -25,8 +25,9 @@ export function guardOf(command: DuetCommand): GuardedAction | null {
   if (command.kind === "schedule" || command.kind === "unschedule") return "run";
   // Switching the model is allowed to whoever may change the run policy.
   if ((command.kind === "policy" && command.runPolicy) || (command.kind === "model" && command.model)) return "policy";
-  // So is linking or unlinking a repository: it changes what every turn here works on.
-  if (command.kind === "repo" && "change" in command && command.change) return "policy";
+  // Linking or unlinking a repository too: it changes what every turn here works on. Syncing
+  // it runs git in the room's sandbox, as a command does: who may sync is who may run.
+  if (command.kind === "repo" && "change" in command && command.change) return command.change === "sync" ? "run" : "policy";
   // And changing the tool servers: a tool can act as a command can.
   if (command.kind === "tools" && "change" in command && command.change) return "policy";
   return null;

@@ -12,7 +12,8 @@ import type { Asker, FlowDeps, Outcome } from "./types.ts";
  * `/duet repo`: the room's repository, once for every front end. Showing it
  * is for the asker; linking and unlinking are allowed to whoever may change
  * the run policy and said to everyone, since every turn here then works on
- * it. A typing mistake is one line for the asker and never reaches the Worker.
+ * it; syncing is below. A typing mistake is one line for the asker and never
+ * reaches the Worker.
  */
 export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, command: Extract<DuetCommand, { kind: "repo" }>): Promise<Outcome> {
   surface = redacting(surface, deps.secrets);
@@ -22,6 +23,7 @@ export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
     const { reply, ok } = await tried(deps, asker.room, async () => ({ kind: "repo", repo: await deps.worker.repo(asker.room) }));
     return outcome(ok, await show(surface, "repo", false, reply));
   }
+  if (change === "sync") return sync(deps, surface, asker);
   return guarded(
     surface,
     asker,
@@ -43,6 +45,30 @@ export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
       return outcome(ok, await show(surface, "repo", shared, reply));
     },
     REPO_WORDS.refusedWhat,
+  );
+}
+
+/**
+ * `/duet repo sync`: checks the repository out at repo/ now, or fetches into
+ * the checkout there, for whoever may run commands (it runs git in the room's
+ * sandbox, as a command does); said to everyone, since every turn here then
+ * works on it. A room with no repository is told so, and nothing is asked.
+ */
+async function sync(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
+  return guarded(
+    surface,
+    asker,
+    "run",
+    async () => {
+      const { reply, ok } = await tried(deps, asker.room, async (): Promise<Reply> => {
+        const before = await deps.worker.repo(asker.room);
+        if (before.repo === null) return { kind: "repo", repo: before };
+        return { kind: "repo", repo: await deps.worker.syncRepo(asker.room), event: { did: "synced", by: asker.user } };
+      });
+      const shared = ok && reply.kind === "repo" && reply.event !== undefined;
+      return outcome(ok, await show(surface, "repo", shared, reply));
+    },
+    REPO_WORDS.refusedSync,
   );
 }
 

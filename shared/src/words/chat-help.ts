@@ -12,7 +12,7 @@ export const COMMAND_PURPOSES = {
   reset: "wipe the conversation and destroy the sandbox",
   policy: "show or set the run policy: `approve` waits for a click",
   model: "show or switch the model Duet uses here",
-  repo: "show, link or `unlink` the repository here",
+  repo: "show, link, `unlink` or `sync` the repository here",
   pr: "propose the repo's change as a pull request",
   tools: "list, add or remove tool servers (MCP), or turn one on or off here",
   usage: "show tokens, cost and budgets, today and this week",

@@ -18,7 +18,7 @@ export const DISCORD_COMMAND_WORDS = {
     approve: "approve: wait for Run or Skip",
   },
   model: { description: "Show the model Duet uses here and the choices, or switch it", option: "Leave out to see the current model" },
-  repo: { description: "Show the repository Duet works on here, link one, or unlink it", option: "owner/name or owner/name@branch to link, unlink to remove; leave out to see it" },
+  repo: { description: "Show the repository Duet works on here, link one, unlink it, or sync its checkout", option: "owner/name or owner/name@branch to link, unlink to remove, sync to fetch it; leave out to see it" },
   tools: { description: "List the tool servers (MCP), add or remove one, or turn one on or off here", option: "add NAME URL [Header=value…], remove NAME, room on|off NAME; leave out to list" },
   pr: { description: "Propose the repository's change here as a pull request, with Open and Skip", option: "The pull request's title; leave out to name it after what changed" },
   usage: { description: "Model tokens used here today and this week, by person (only you see it)" },

@@ -22,7 +22,7 @@ export { describeModel, describeUsage, modelLine } from "./settings.ts";
 export { PR_WORDS, prDecidedLine, prDiffBlock, prHint, prOpenedText, prProposalHead, prProposedNotice } from "./pr.ts";
 export { prClosedText, prCommentAsk, prCommentNote, prMergedText, prReplyText, type CommentPlace } from "./pr-notes.ts";
 export { describeTools, describeToolsEvent, describeToolsReply, TOOLS_WORDS, type ToolsEvent, type ToolsListing } from "./tools.ts";
-export { checkedOutText, checkoutFailedText, describeRepo, describeRepoReply, GITHUB_NOT_CONFIGURED, notInstalledText, REPO_WORDS, type RepoEvent } from "./repo.ts";
+export { archivedText, checkedOutText, checkoutFailedText, describeRepo, describeRepoReply, GITHUB_NOT_CONFIGURED, notInstalledText, REPO_WORDS, type RepoEvent } from "./repo.ts";
 export {
   askNeedsQuestion,
   CHAT_SPELLING,

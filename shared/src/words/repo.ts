@@ -11,6 +11,11 @@ export function notInstalledText(repo: string, link: string | null): string {
   return `Duet's GitHub App cannot see ${repo}: install it on ${owner}${where} with access to that repository, or check the name.`;
 }
 
+/** An archived repository: GitHub keeps it read-only, so no branch could be pushed. */
+export function archivedText(repo: string): string {
+  return `${repo} is archived on GitHub, so it is read-only and Duet could not push a branch to it: unarchive it, or link another repository`;
+}
+
 /** Linking with no provider configured: what the operator sets. */
 export const GITHUB_NOT_CONFIGURED =
   "Linking a repository needs Duet's GitHub App or a git remote, and neither is set up: an admin sets GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY and GITHUB_APP_SLUG, or DUET_GIT_REMOTE_URL and DUET_GIT_REMOTE_TOKEN, on the Worker (see docs/configuration.md).";
@@ -30,10 +35,12 @@ export const REPO_WORDS = {
   rule: (why: string) => `${why}; ${EXAMPLE}.`,
   /** What a person who may not link sees after "Only … may". */
   refusedWhat: "link or unlink a repository here.",
+  /** What a person who may not sync sees after "Only … may": syncing runs git in the room's sandbox, as a command does. */
+  refusedSync: "sync the repository here (it runs git in this room's sandbox, as a command does).",
 } as const;
 
 /** What just happened to the room's repository, for the reply that says so. */
-export type RepoEvent = { did: "linked"; by: string } | { did: "unlinked"; by: string; was: string } | { did: "nothing-to-unlink" };
+export type RepoEvent = { did: "linked"; by: string } | { did: "unlinked"; by: string; was: string } | { did: "nothing-to-unlink" } | { did: "synced"; by: string };
 
 const BRANCH = (view: { branch: string | null }, name: Naming) => (view.branch ? `branch ${name.command(view.branch)}` : "its default branch");
 
@@ -60,6 +67,10 @@ export function describeRepoReply(view: RepoResponse, event: RepoEvent | undefin
       const now = view.repo === null ? "" : ` It follows this thread's channel again: ${name.command(view.repo)}, ${BRANCH(view, name)}.`;
       return `${name.person(event.by)} unlinked ${name.command(event.was)} from this room.${now}`;
     }
+    case "synced":
+      return view.repo === null || view.checkout === null
+        ? describeRepo(view, name)
+        : `${name.person(event.by)} synced ${name.command(view.repo)}, ${BRANCH(view, name)}: repo/ is at ${name.command(view.checkout.sha.slice(0, 12))}.`;
     case "nothing-to-unlink":
       return view.repo === null
         ? "No repository is linked here; nothing changed."

@@ -1,7 +1,7 @@
-import { DuetError, notInstalledText } from "@duet/shared";
+import { archivedText, DuetError, notInstalledText } from "@duet/shared";
 import type { GithubAppConfig } from "./app-config.ts";
 import { githubFailure } from "./github-errors.ts";
-import { githubHeaders, type InstallationTokens } from "./installation-tokens.ts";
+import { githubHeaders, type InstallationTokens, type TokenPermissions } from "./installation-tokens.ts";
 
 /** Where people install the App: github.com's `/apps/SLUG`, a GitHub Enterprise Server's `/github-apps/SLUG`. */
 export function installLink(config: GithubAppConfig): string | null {
@@ -10,6 +10,19 @@ export function installLink(config: GithubAppConfig): string | null {
   return api.hostname === "api.github.com"
     ? `https://github.com/apps/${config.slug}/installations/new`
     : `${api.origin}/github-apps/${config.slug}/installations/new`;
+}
+
+/**
+ * Refuses a repository GitHub has archived: it is read-only, so Duet could
+ * clone it but never push its branch. Asked with a read token narrowed to
+ * the repository (the checkout's own, so it is minted once for both).
+ */
+export async function refuseArchived(app: InstallationTokens, installation: number, repo: string, permissions: TokenPermissions, now: number): Promise<void> {
+  const { token } = await app.token(installation, repo.split("/")[1], permissions);
+  const res = await app.call(`/repos/${repo}`, { headers: githubHeaders(`token ${token}`) });
+  if (!res.ok) throw await githubFailure(res, "reading the repository", now);
+  const archived = ((await res.json().catch(() => null)) as { archived?: unknown } | null)?.archived;
+  if (archived === true) throw new DuetError("invalid_request", archivedText(repo), { status: 409, details: { repo: [archivedText(repo)] } });
 }
 
 /**

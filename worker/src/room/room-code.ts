@@ -18,7 +18,7 @@ import type { RoomControl } from "../control/room-control.ts";
 import { RoomRepoStore, type RepoLink } from "../control/room-repo.ts";
 import { checkRemoteAccess } from "../git-remote/remote-access.ts";
 import { InstallationTokens } from "../github/installation-tokens.ts";
-import { installationOf } from "../github/repo-access.ts";
+import { installationOf, refuseArchived } from "../github/repo-access.ts";
 import type { PrEvent } from "../github/webhook-events.ts";
 import type { Outbox } from "../outbox/outbox.ts";
 import type { Outcome } from "../outcome.ts";
@@ -27,7 +27,7 @@ import type { TurnLedger } from "../storage/turn-ledger.ts";
 import type { RepoForTurn } from "../turns/run-turn.ts";
 import { PrTalk, type PrTalkResult } from "./pr-talk.ts";
 import { RepoPr } from "./repo-pr.ts";
-import { RepoSync } from "./repo-sync.ts";
+import { READ_PERMISSIONS, RepoSync } from "./repo-sync.ts";
 import type { RoomTree } from "./room-tree.ts";
 
 /** What the room lends its code: storage, settings, its tree, audit and outbox, and the rest of the room by closure. */
@@ -131,7 +131,10 @@ export class RoomCode {
     const link = { repo: req.repo, branch: req.branch ?? null };
     // Without a GitHub App or a git remote nothing could clone it: refused with what to set. A repository the App
     // cannot see is refused with where to install it; one the remote does not serve to its token, with that.
-    if (config.github) await installationOf(this.github(), config.github, link.repo, Date.now());
+    if (config.github) {
+      const installation = await installationOf(this.github(), config.github, link.repo, Date.now());
+      await refuseArchived(this.github(), installation, link.repo, READ_PERMISSIONS, Date.now());
+    }
     else if (config.gitRemote) await checkRemoteAccess(config.gitRemote, link.repo);
     else throw new DuetError("github_not_configured", GITHUB_NOT_CONFIGURED);
     storage.transactionSync(() => {

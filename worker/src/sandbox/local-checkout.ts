@@ -8,8 +8,9 @@ const CHECKOUT_TIMEOUT_MS = 11 * 60_000;
  * `POST /api/git/checkout` on the local executor (sandbox/src/git/): the
  * executor fetches with the token on its side and clones from that inside
  * the room's sandbox. Its one-line errors become DuetErrors: 404 (no such
- * repository or branch) and 409 (`repo/` in the way) are the person's to
- * fix, anything else is the sandbox's failure.
+ * repository or branch), 409 (`repo/` in the way) and 413 (the checkout does
+ * not fit the workspace quota) are the person's to fix, anything else is the
+ * sandbox's failure.
  */
 export async function localCheckout(base: string, headers: Record<string, string>, roomId: string, ask: CheckoutAsk, stop?: AbortSignal): Promise<CheckoutDone> {
   const timeout = AbortSignal.timeout(CHECKOUT_TIMEOUT_MS);
@@ -30,6 +31,7 @@ export async function localCheckout(base: string, headers: Record<string, string
   const said = typeof body.error === "string" ? body.error : `the sandbox executor answered HTTP ${res.status} to the checkout`;
   if (res.status === 404) throw new DuetError("not_found", said);
   if (res.status === 409) throw new DuetError("invalid_request", said, { status: 409 });
+  if (res.status === 413) throw new DuetError("invalid_request", said, { status: 413 });
   if (!res.ok) throw new DuetError("sandbox_error", said, { retryable: res.status >= 500 });
   if (typeof body.sha !== "string" || typeof body.branch !== "string") throw new DuetError("sandbox_error", "the sandbox executor's checkout answer has no sha");
   return { sha: body.sha, branch: body.branch, cloned: body.cloned === true, ...(typeof body.note === "string" ? { note: body.note } : {}) };
