@@ -183,3 +183,20 @@ describe("duet ask with a tool server on", () => {
     expect(callsOf("lookup", id + 1)).toBe(0);
   });
 });
+
+describe("duet tools after a Worker restart", () => {
+  it("the server is still on in the room, and the next call reaches it with its sealed header", async () => {
+    const room = "cli-restart";
+    const key = `sk-live-restart-${Date.now()}`;
+    expect((await duet(stack, "tools", room, "add", "keyed", `${mcp.url}/echo`, `X-Api-Key=${key}`)).code).toBe(0);
+    expect((await duet(stack, "tools", room, "room", "on", "keyed")).code).toBe(0);
+    const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
+    expect((await duet(stack, "ask", room, 'SAY: Before. <tool name="keyed.whoami">{}</tool>')).out).toContain("it was sent [redacted]");
+
+    await stack.restartWorker();
+    const after = await duet(stack, "ask", room, 'SAY: After. <tool name="keyed.whoami">{}</tool>');
+    expect(after.out).toContain("it was sent [redacted]");
+    expect(`${after.out}${after.err}`).not.toContain(key);
+    expect(seenKeys()).toBe(2);
+  });
+});

@@ -133,3 +133,22 @@ describe("Discord: a tool call in an approve room", () => {
     expect(callsOf("lookup", id + 1)).toBe(0);
   });
 });
+
+describe("Discord: a tool server after a Worker restart", () => {
+  it("is still on in the channel, and the next call reaches it with its sealed header", async () => {
+    const ch = h.fake.addChannel(h.guildId, `tools-restart-${snowflake()}`);
+    const key = `sk-live-restart-${snowflake()}`;
+    await tools(ch, `add keyed ${mcp.url}/echo X-Api-Key=${key}`);
+    await tools(ch, "room on keyed");
+    const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
+    const [before] = await mentionAnswer(h, h.fake.message(ch, 'SAY: Before. <tool name="keyed.whoami">{}</tool>', { mention: true }));
+    expect(shownText(before)).toContain("it was sent [redacted]");
+
+    await stack.restartWorker();
+    const [after] = await mentionAnswer(h, h.fake.message(ch, 'SAY: After. <tool name="keyed.whoami">{}</tool>', { mention: true }));
+    expect(shownText(after)).toContain("After.");
+    expect(shownText(after)).toContain("it was sent [redacted]");
+    expect(shownText(after)).not.toContain(key);
+    expect(seenKeys()).toBe(2);
+  });
+});
