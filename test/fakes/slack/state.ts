@@ -24,6 +24,8 @@ export interface SlackMessage {
   thread_ts?: string;
   user?: string;
   bot_id?: string;
+  /** Another app's message: the app's name, as Slack gives it in `bot_profile`. */
+  app_name?: string;
   /** Slack's kind of message where it is not a plain one (an agent pane conversation's root: assistant_app_thread). */
   subtype?: string;
   text: string;

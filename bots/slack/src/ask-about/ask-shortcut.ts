@@ -39,6 +39,8 @@ const submissionSchema = z.object({
 interface ReadMessage {
   text: string;
   user?: string;
+  /** The app's name, for a message another app posted. */
+  app?: string;
   files: string[];
 }
 
@@ -48,7 +50,8 @@ async function readMessage(client: webApi.WebClient, place: AskPlace): Promise<R
     const res = await client.conversations.replies({ channel: place.c, ts: place.ts, limit: 1, inclusive: true });
     const msg = res.messages?.find((m) => m.ts === place.ts);
     if (!msg) return null;
-    return { text: msg.text ?? "", user: msg.user, files: (msg.files ?? []).map((f) => f.name ?? "file") };
+    const app = msg.bot_profile?.name;
+    return { text: msg.text ?? "", user: msg.user, ...(app ? { app } : {}), files: (msg.files ?? []).map((f) => f.name ?? "file") };
   } catch {
     return null;
   }
@@ -109,7 +112,8 @@ async function answer(deps: MessageDeps, client: webApi.WebClient, a: { teamId: 
   const status = deps.status.at(channel, threadTs);
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel, threadTs, recipientUserId: a.user, recipientTeamId: a.teamId, room, onPosted, onPosting: () => status.posting?.() });
   const surface = conversationSurface(deps.out, status, { channel, threadTs, user: a.user, room, live, files: deps.files.surface({ channel, threadTs }) });
-  const [name, author] = await Promise.all([deps.people.name(a.teamId, a.user), msg.user ? deps.people.name(a.teamId, msg.user) : Promise.resolve(null)]);
+  // An app's message is named by the app (its `user`, where Slack gives one, is the app's bot user).
+  const [name, author] = await Promise.all([deps.people.name(a.teamId, a.user), msg.app ? Promise.resolve(msg.app) : msg.user ? deps.people.name(a.teamId, msg.user) : Promise.resolve(null)]);
   const text = slackToPlain(await deps.people.withNames(a.teamId, msg.text));
   const asker = { room, user: a.user, key, deliver: slackTarget({ channel, threadTs, ts }), ...(name ? { name } : {}) };
   await askAbout(deps.flow, surface, asker, a.question, { author: author ?? msg.user ?? "an app", text, files: msg.files });
