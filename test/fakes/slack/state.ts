@@ -31,6 +31,8 @@ export interface SlackMessage {
   text: string;
   blocks?: Block[];
   files?: FakeFile[];
+  /** Files a person shared with the message, as Slack's `files[]` gives them (SharedFiles.share). */
+  shared?: Record<string, unknown>[];
   /** How the message got there, so tests can tell a bot post from a response_url answer. */
   via: "user" | "chat.postMessage" | "response_url" | "files.completeUploadExternal" | "chat.startStream";
   edits: number;
