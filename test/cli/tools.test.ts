@@ -3,6 +3,7 @@ import { runDuet } from "../helpers/cli-run.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
+import { filesHolding } from "../helpers/state-files.ts";
 
 /**
  * `duet tools` through the CLI's entry point against real Workers and a fake
@@ -185,7 +186,7 @@ describe("duet ask with a tool server on", () => {
 });
 
 describe("duet tools after a Worker restart", () => {
-  it("the server is still on in the room, and the next call reaches it with its sealed header", async () => {
+  it("the server is still on in the room, and the next call reaches it with its header, which no state file holds", async () => {
     const room = "cli-restart";
     const key = `sk-live-restart-${Date.now()}`;
     expect((await duet(stack, "tools", room, "add", "keyed", `${mcp.url}/echo`, `X-Api-Key=${key}`)).code).toBe(0);
@@ -193,6 +194,9 @@ describe("duet tools after a Worker restart", () => {
     const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
     expect((await duet(stack, "ask", room, 'SAY: Before. <tool name="keyed.whoami">{}</tool>')).out).toContain("it was sent [redacted]");
 
+    // Sealed at rest: no file of the Worker's state (databases, write-ahead logs included) holds the header's value.
+    expect(filesHolding(stack.persistDir, "X-Api-Key").length).toBeGreaterThan(0);
+    expect(filesHolding(stack.persistDir, key)).toEqual([]);
     await stack.restartWorker();
     const after = await duet(stack, "ask", room, 'SAY: After. <tool name="keyed.whoami">{}</tool>');
     expect(after.out).toContain("it was sent [redacted]");
