@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "./helpers/lifecycle.ts";
 import { startSandboxStack } from "./helpers/sandbox-stack.ts";
 import type { Stack } from "./helpers/stack.ts";
+import { filesUnder } from "./helpers/state-files.ts";
 
 /**
  * Secrets at rest: after a turn whose command printed tokens (Slack, Discord, GitHub,
@@ -13,16 +12,6 @@ import type { Stack } from "./helpers/stack.ts";
  * and everything else wrangler keeps, read while the Worker runs and again after a
  * restart. Through the real Worker and the real bubblewrap executor.
  */
-
-/** Every file under `dir`, with its bytes. */
-function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => {
-      const path = join(e.parentPath, e.name);
-      return { path, bytes: readFileSync(path) };
-    });
-}
 
 describe("tokens in a command's output or a question, at rest", () => {
   let stack: Stack;

@@ -3,6 +3,7 @@ import { runDuet } from "../helpers/cli-run.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
+import { filesHolding } from "../helpers/state-files.ts";
 
 /**
  * `duet tools` through the CLI's entry point against real Workers and a fake
@@ -143,5 +144,63 @@ describe("duet tools", () => {
       err: "A tool server's headers are kept sealed, and the Worker has no DUET_STORE_KEY of at least 32 characters to seal them with: an admin sets one (see docs/configuration.md).",
     });
     expect(await bare.client.toolServers(room)).toEqual({ servers: [] });
+  });
+});
+
+describe("duet ask with a tool server on", () => {
+  const callsOf = (tool: string, id: number) => mcp.calls.filter((c) => c.tool === tool && (c.args as { id?: number }).id === id).length;
+
+  it("answers with a read-only tool's result at once; under approve a destructive call waits for `duet approve`, runs once and is audited; another room neither sees nor reaches it", async () => {
+    const room = "cli-calls";
+    const id = Date.now() % 1_000_000;
+    expect((await duet(stack, "tools", room, "add", "desk", `${mcp.url}/tracker`)).code).toBe(0);
+    expect((await duet(stack, "tools", room, "room", "on", "desk")).code).toBe(0);
+    expect((await duet(stack, "policy", room, "approve")).code).toBe(0);
+
+    // An answer made only of read-only calls waits for nobody.
+    const looked = await duet(stack, "ask", room, `SAY: Looking. <tool name="desk.lookup">{"id": ${id}}</tool>`);
+    expect(looked.code).toBe(0);
+    expect(looked.out).toContain(`issue ${id}: login fails on Safari (open)`);
+    expect(looked.out).not.toContain("Waiting for approval");
+    expect(callsOf("lookup", id)).toBe(1);
+
+    const asked = await duet(stack, "ask", room, `SAY: Closing. <tool name="desk.close_issue">{"id": ${id}}</tool>`);
+    expect(asked.out).toContain("Waiting for approval");
+    expect(asked.out).toContain(`tool: desk.close_issue {"id":${id}}`);
+    expect(callsOf("close_issue", id)).toBe(0);
+    const approved = await duet(stack, "approve", room, "1");
+    expect(approved.code).toBe(0);
+    expect(approved.out).toMatch(new RegExp(`cli:\\S+ ran \`tool: desk\\.close_issue \\{"id":${id}\\}\``));
+    expect(approved.out).toContain(`closed issue ${id}`);
+    expect(callsOf("close_issue", id)).toBe(1);
+    expect((await duet(stack, "approve", room, "1")).code).not.toBe(0);
+    expect(callsOf("close_issue", id)).toBe(1);
+    const audit = await duet(stack, "audit", room);
+    expect(audit.out).toMatch(new RegExp(`· \`tool: desk\\.close_issue \\{"id":${id}\\}\` run by cli:\\S+, proposed for cli:\\S+ \\(exit 0, \\d+ ms\\)`));
+
+    // A terminal's room is its own workspace: another one has no such server.
+    const other = await duet(stack, "ask", "cli-calls-other", `SAY: <tool name="desk.lookup">{"id": ${id + 1}}</tool>`);
+    expect(other.out).toContain("desk is not a tool server enabled in this room, so the call was not made");
+    expect(callsOf("lookup", id + 1)).toBe(0);
+  });
+});
+
+describe("duet tools after a Worker restart", () => {
+  it("the server is still on in the room, and the next call reaches it with its header, which no state file holds", async () => {
+    const room = "cli-restart";
+    const key = `sk-live-restart-${Date.now()}`;
+    expect((await duet(stack, "tools", room, "add", "keyed", `${mcp.url}/echo`, `X-Api-Key=${key}`)).code).toBe(0);
+    expect((await duet(stack, "tools", room, "room", "on", "keyed")).code).toBe(0);
+    const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
+    expect((await duet(stack, "ask", room, 'SAY: Before. <tool name="keyed.whoami">{}</tool>')).out).toContain("it was sent [redacted]");
+
+    // Sealed at rest: no file of the Worker's state (databases, write-ahead logs included) holds the header's value.
+    expect(filesHolding(stack.persistDir, "X-Api-Key").length).toBeGreaterThan(0);
+    expect(filesHolding(stack.persistDir, key)).toEqual([]);
+    await stack.restartWorker();
+    const after = await duet(stack, "ask", room, 'SAY: After. <tool name="keyed.whoami">{}</tool>');
+    expect(after.out).toContain("it was sent [redacted]");
+    expect(`${after.out}${after.err}`).not.toContain(key);
+    expect(seenKeys()).toBe(2);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { snowflake, user } from "../fakes/discord/index.ts";
+import { shownText, snowflake, user, type FakeMessage } from "../fakes/discord/index.ts";
 import { startFakeMcp, type FakeMcp } from "../fakes/mcp.ts";
 import { startedBeside, startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { interactionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
+import { interactionAnswer, mentionAnswer, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 import { withRole } from "./roles.ts";
 
 /**
@@ -92,5 +92,63 @@ describe("Discord: /duet tools", () => {
       expect(seen.text).not.toMatch(/sk-live|<@\d|@everyone|```/);
     }
     expect((await stack.client.toolServers(workspace())).servers.map((s) => s.name)).toEqual(before);
+  });
+});
+
+const buttons = (m: FakeMessage) => ((m.components ?? []) as { components: { custom_id: string; label: string }[] }[]).flatMap((r) => r.components);
+const callsOf = (tool: string, id: number) => mcp.calls.filter((c) => c.tool === tool && (c.args as { id?: number }).id === id).length;
+
+describe("Discord: a tool call in an approve room", () => {
+  it("runs a read-only tool at once, holds a destructive one for Run with the tool and its arguments, runs it once on an allowed click, and audits it; a channel without the server neither sees nor reaches it", async () => {
+    const ch = h.fake.addChannel(h.guildId, `tools-approve-${snowflake()}`);
+    const other = h.fake.addChannel(h.guildId, `tools-other-${snowflake()}`);
+    const id = Number(snowflake().slice(-6));
+    await tools(ch, `add desk${id} ${mcp.url}/tracker`);
+    await tools(ch, `room on desk${id}`);
+    await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "policy", options: { mode: "approve" } }));
+
+    // An answer made only of read-only calls waits for nobody.
+    const [lookup] = await mentionAnswer(h, h.fake.message(ch, `SAY: Looking. <tool name="desk${id}.lookup">{"id": ${id}}</tool>`, { mention: true, from: mallory }));
+    expect(shownText(lookup)).toContain(`issue ${id}: login fails on Safari (open)`);
+    expect(buttons(lookup)).toEqual([]);
+    expect(callsOf("lookup", id)).toBe(1);
+
+    const replies = await mentionAnswer(h, h.fake.message(ch, `SAY: Closing. <tool name="desk${id}.close_issue">{"id": ${id}}</tool>`, { mention: true, from: mallory }));
+    const proposal = replies.find((m) => buttons(m).length > 0)!;
+    // The answer is posted, so the turn is over: the close was not made.
+    expect(callsOf("close_issue", id)).toBe(0);
+    expect(shownText(proposal)).toContain(`tool: desk${id}.close_issue {"id":${id}}`);
+    const run = buttons(proposal).find((b) => b.label.startsWith("Run"))!;
+    const click = h.fake.click(proposal, run.custom_id, h.fake.alice);
+    await h.waitForLog(`click ${click.id} `);
+    await expect.poll(() => h.fake.messagesIn(ch).some((m) => shownText(m).includes(`closed issue ${id}`)), { timeout: 20_000, interval: 20 }).toBe(true);
+    expect(shownText(h.fake.world.messages.get(proposal.id)!)).toContain(`<@${h.fake.alice.id}> ran \`tool: desk${id}.close_issue {"id":${id}}\``);
+    expect(callsOf("close_issue", id)).toBe(1);
+    const audit = await interactionAnswer(h, h.fake.interaction(ch, { subcommand: "audit", options: {} }));
+    expect(audit.text).toMatch(new RegExp(`\`tool: desk${id}\\.close_issue \\{"id":${id}\\}\` run by <@${h.fake.alice.id}>, proposed for <@${mallory.id}>`));
+
+    // Another channel of the same server has not turned it on: its prompt does not name it, and its call is refused.
+    const [refused] = await mentionAnswer(h, h.fake.message(other, `SAY: <tool name="desk${id}.lookup">{"id": ${id + 1}}</tool>`, { mention: true }));
+    expect(shownText(refused)).toContain(`desk${id} is not a tool server enabled in this room, so the call was not made`);
+    expect(callsOf("lookup", id + 1)).toBe(0);
+  });
+});
+
+describe("Discord: a tool server after a Worker restart", () => {
+  it("is still on in the channel, and the next call reaches it with its sealed header", async () => {
+    const ch = h.fake.addChannel(h.guildId, `tools-restart-${snowflake()}`);
+    const key = `sk-live-restart-${snowflake()}`;
+    await tools(ch, `add keyed ${mcp.url}/echo X-Api-Key=${key}`);
+    await tools(ch, "room on keyed");
+    const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
+    const [before] = await mentionAnswer(h, h.fake.message(ch, 'SAY: Before. <tool name="keyed.whoami">{}</tool>', { mention: true }));
+    expect(shownText(before)).toContain("it was sent [redacted]");
+
+    await stack.restartWorker();
+    const [after] = await mentionAnswer(h, h.fake.message(ch, 'SAY: After. <tool name="keyed.whoami">{}</tool>', { mention: true }));
+    expect(shownText(after)).toContain("After.");
+    expect(shownText(after)).toContain("it was sent [redacted]");
+    expect(shownText(after)).not.toContain(key);
+    expect(seenKeys()).toBe(2);
   });
 });

@@ -104,6 +104,24 @@ describe("Slack App Home", () => {
     }
   });
 
+  it("a Worker that cannot be reached gives a view of one line saying so, and the next opening after it is back lists the rooms", async () => {
+    const channel = newChannel();
+    member(channel, "U0FRAN");
+    await stack.client.setPolicy(room(channel), { runPolicy: "approve", userId: "U0FRAN" });
+    await stack.stopWorker();
+    let down: Block[];
+    try {
+      down = await openHome("U0FRAN", bots[0]);
+    } finally {
+      await stack.restartWorker();
+    }
+    expect(validateBlocks(down, 100)).toEqual([]);
+    expect(down).toHaveLength(2);
+    expect(textOf(down)).toContain("Duet's back end can't be reached right now");
+    expect(textOf(down)).not.toMatch(/at \w+ \(|Error:|ECONNREFUSED/);
+    expect(textOf(await openHome("U0FRAN", bots[0]))).toContain(`<#${channel}>`);
+  });
+
   it("the Messages tab opening, and a malformed event, publish nothing", async () => {
     const before = slack.ws.publishes.length;
     await postEvent(bots[0].url, envelope(slack, { type: "app_home_opened", user: "U0ERIN", channel: "D0HOME", tab: "messages" }), { secret: SIGNING_SECRET });

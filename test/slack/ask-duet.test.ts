@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUOTED_LABEL } from "@duet/shared";
+import { ASK_ABOUT_WORDS, QUOTED_LABEL } from "@duet/shared";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { type FakeSlack, messageShortcut, postInteraction, viewSubmission } from "../fakes/slack/index.ts";
 import type { Stack } from "../helpers/stack.ts";
@@ -105,4 +105,19 @@ describe("Ask Duet on a Slack message", () => {
     expect(line.text).toContain("Duet cannot read that message");
     expect(slack.ws.messages.filter((m) => m.channel === channel && m.bot_id)).toHaveLength(0);
   });
+
+  it("another app's message is quoted with the app's name; one with only blocks and no text gets one clear line instead of a question", async () => {
+    const channel = newChannel();
+    const alert = slack.ws.add({ channel, bot_id: "B0ALERTS", app_name: "PagerBot", text: "app-alert-marker: disk 97% on db-1", via: "chat.postMessage" });
+    await submit(await shortcut(channel, alert.ts), "Explain this");
+    const call = await slack.waitFor(() => stack.model.calls.find((c) => c.messages.at(-1)?.content.includes("app-alert-marker")), "the model call");
+    expect(call.messages.at(-1)!.content).toContain(`<<<quoted message from "PagerBot"\napp-alert-marker: disk 97% on db-1\nquoted message>>>`);
+
+    const card = slack.ws.add({ channel, bot_id: "B0ALERTS", app_name: "PagerBot", text: "", blocks: [{ type: "section", text: { type: "mrkdwn", text: "blocks-only-marker" } }], via: "chat.postMessage" });
+    const modal = await shortcut(channel, card.ts);
+    expect(modal.blocks[0].text.text).toBe(ASK_ABOUT_WORDS.noText);
+    expect(modal.submit).toBeUndefined();
+    expect(stack.model.calls.some((c) => JSON.stringify(c).includes("blocks-only-marker"))).toBe(false);
+  });
 });
+

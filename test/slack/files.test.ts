@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { directMessageEvent, type FakeSlack, postEvent, startFakeSlack } from "../fakes/slack/index.ts";
+import { directMessageEvent, type FakeSlack, messageShortcut, postEvent, postInteraction, startFakeSlack, viewSubmission } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startSandboxStack } from "../helpers/sandbox-stack.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, readable, SIGNING_SECRET, slash, startBot } from "./harness.ts";
+import { answerTo, type BotHandle, botReplies, mention, newChannel, readable, SIGNING_SECRET, slash, startBot } from "./harness.ts";
 
 /**
  * Files between Slack and the room's workspace, end to end: the real bolt app
@@ -59,6 +59,22 @@ describe("files shared with Duet", () => {
     expect(await uploads(channel)).toEqual(["uploads/data.csv"]);
     // Fetched once, with the bot's token.
     expect(slack.sharedFiles.downloads.filter((d) => d.id === file.id)).toEqual([{ id: file.id, token: slack.id.botToken }]);
+  });
+
+  it("Ask Duet on a message with a file puts the file in uploads/ before the turn, and the quoted message names it", async () => {
+    const channel = newChannel();
+    const file = slack.sharedFiles.share({ name: "trace.log", content: "TypeError: boom\n    at main (app.js:3)\n", mimetype: "text/plain" });
+    const target = slack.ws.add({ channel, user: "U0BOB", text: "this crashed, the log is attached", shared: [file], via: "user" });
+    const modals = slack.ws.modals.length;
+    await postInteraction(bot.url, messageShortcut(slack, { channel, messageTs: target.ts, callbackId: "ask_duet", user: "U0ALICE" }), { secret: SIGNING_SECRET });
+    const view = await slack.waitFor(() => slack.ws.modals[modals]?.view, "the Ask Duet modal");
+    const question = "SAY: Reading it. <run>cat uploads/trace.log</run>";
+    await postInteraction(bot.url, viewSubmission(slack, { view, values: { question: { question_input: question } }, user: "U0ALICE" }), { secret: SIGNING_SECRET });
+    await slack.waitFor(() => botReplies(slack, channel, target.ts).find((r) => readable(r).includes("at main (app.js:3)")), "the file's contents in the message's thread");
+    expect(await uploads(channel)).toEqual(["uploads/trace.log"]);
+    expect(slack.sharedFiles.downloads.filter((d) => d.id === file.id)).toEqual([{ id: file.id, token: slack.id.botToken }]);
+    const prompt = stack.model.calls.find((c) => c.messages.at(-1)?.content.includes("this crashed, the log is attached"))!.messages.at(-1)!.content;
+    expect(prompt).toContain('files shared with it: ["trace.log"]\nthis crashed, the log is attached\nquoted message>>>');
   });
 
   it("a file in a direct message lands in the DM's room", async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { blockTexts, type FakeSlack } from "../fakes/slack/index.ts";
+import { blockTexts, envelope, type FakeSlack, postEvent } from "../fakes/slack/index.ts";
 import type { FakeGithub } from "../fakes/github.ts";
 import { startGithubApp } from "../helpers/github-app.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { type BotHandle, newChannel, slash, slashResponse, startSlackSetup } from "./harness.ts";
+import { type BotHandle, newChannel, SIGNING_SECRET, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * `/duet repo` end to end: the real bolt app against the fake Slack, the real
@@ -65,6 +65,17 @@ describe("Slack: /duet repo", () => {
     expect(shown(await slashResponse(slack, fields))).toMatch(
       /<@U0ALICE> linked the repository `acme\/widgets`, branch `release\/2.x`[\s\S]*<@U0ALICE> unlinked the repository `acme\/widgets`/,
     );
+  });
+
+  it("the Home tab names a room's linked repository and branch", async () => {
+    const channel = newChannel();
+    slack.ws.members.set(channel, new Set(["U0ALICE"]));
+    await repo(channel, "acme/widgets@release/2.x");
+    const before = slack.ws.publishes.length;
+    await postEvent(bot.url, envelope(slack, { type: "app_home_opened", user: "U0ALICE", channel: "D0HOME", tab: "home" }), { secret: SIGNING_SECRET });
+    const { view } = await slack.waitFor(() => slack.ws.publishes.slice(before).find((p) => p.user === "U0ALICE"), "the Home view");
+    const block = view.blocks.find((b) => blockTexts(b).join("").includes(`<#${channel}>`));
+    expect(blockTexts(block!).join("\n")).toContain("Repository: `acme/widgets` on `release/2.x`");
   });
 
   it("a repository the App cannot see answers with the install link, in one line, and saves nothing", async () => {

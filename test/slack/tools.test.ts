@@ -171,3 +171,22 @@ describe("Slack: a tool call in an approve room", () => {
   });
 });
 
+describe("Slack: a tool server after a Worker restart", () => {
+  it("is still on in the room, and the next call reaches it with its sealed header: the Worker keeps its servers and reconnects per call", async () => {
+    const channel = newChannel();
+    const key = `sk-live-restart-${Date.now()}`;
+    await tools(channel, `add keyed <${mcp.url}/echo> X-Api-Key=${key}`);
+    await tools(channel, "room on keyed");
+    const seenKeys = () => mcp.calls.filter((c) => c.path === "/echo" && (c.args as { key?: string }).key === key).length;
+    const [before] = await answerTo(slack, await mention(slack, bot, { channel, text: 'SAY: Before. <tool name="keyed.whoami">{}</tool>' }));
+    expect(readable(before)).toContain("it was sent [redacted]");
+    expect(seenKeys()).toBe(1);
+
+    await stack.restartWorker();
+    const [after] = await answerTo(slack, await mention(slack, bot, { channel, text: 'SAY: After. <tool name="keyed.whoami">{}</tool>' }));
+    expect(readable(after)).toContain("After.");
+    expect(readable(after)).toContain("it was sent [redacted]");
+    expect(readable(after)).not.toContain(key);
+    expect(seenKeys()).toBe(2);
+  });
+});

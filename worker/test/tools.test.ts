@@ -154,6 +154,18 @@ describe("a server's headers", () => {
     expect(JSON.stringify(turn.body)).not.toContain(key);
     expect(await mcpCalls("whoami")).toContainEqual({ key });
   });
+
+  it("of one workspace are never sent for a room of another, even for a server of the same name", async () => {
+    const [one, two] = [workspace(), workspace()];
+    const [keyOne, keyTwo] = [`plainkeyone${Date.now()}abcdef`, `plainkeytwo${Date.now()}abcdef`];
+    await addServer(one.ws, "echo", "/echo", { "x-api-key": keyOne });
+    await addServer(two.ws, "echo", "/echo", { "x-api-key": keyTwo });
+    await enable(one.roomA, "echo");
+    await enable(two.roomA, "echo");
+    const before = (await mcpCalls("whoami")).length;
+    for (const room of [two.roomA, one.roomA, two.roomA]) expect((await send(room, `SAY: <tool name="echo.whoami">{}</tool>`)).body.runs).toMatchObject([{ exitCode: 0 }]);
+    expect((await mcpCalls("whoami")).slice(before)).toEqual([{ key: keyTwo }, { key: keyOne }, { key: keyTwo }]);
+  });
 });
 
 describe("hostile tool servers", () => {

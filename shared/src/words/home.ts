@@ -27,8 +27,6 @@ export const HOME_WORDS = {
   /** Said in place of the rooms when Slack would not say which channels the person is in. */
   channelsUnknown: (reason: string) => `Duet could not check which channels you are in (Slack said \`${reason}\`), so none are listed here.`,
   more: (n: number) => `…and ${n} more channel${n === 1 ? "" : "s"} with Duet.`,
-  /** The app's workspace has no Duet any more: said once, nothing else shown. */
-  notInstalled: "Duet is no longer installed in this workspace. An admin can add it again from the app's page.",
 } as const;
 
 const count = (n: number) => n.toLocaleString("en-US");

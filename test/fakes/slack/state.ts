@@ -24,11 +24,15 @@ export interface SlackMessage {
   thread_ts?: string;
   user?: string;
   bot_id?: string;
+  /** Another app's message: the app's name, as Slack gives it in `bot_profile`. */
+  app_name?: string;
   /** Slack's kind of message where it is not a plain one (an agent pane conversation's root: assistant_app_thread). */
   subtype?: string;
   text: string;
   blocks?: Block[];
   files?: FakeFile[];
+  /** Files a person shared with the message, as Slack's `files[]` gives them (SharedFiles.share). */
+  shared?: Record<string, unknown>[];
   /** How the message got there, so tests can tell a bot post from a response_url answer. */
   via: "user" | "chat.postMessage" | "response_url" | "files.completeUploadExternal" | "chat.startStream";
   edits: number;

@@ -89,7 +89,8 @@ export const VIEW_METHODS: Record<string, (ctx: MethodContext) => Result> = {
     const all = [msg, ...ctx.ws.thread(channel, msg.ts)];
     const shown = all.slice(0, limit).map((m) => ({
       type: "message", ts: m.ts, text: m.text, user: m.user, bot_id: m.bot_id, thread_ts: m.thread_ts, ...(m.subtype ? { subtype: m.subtype } : {}),
-      files: (m.files ?? []).map((f) => ({ id: f.id, name: f.filename })),
+      ...(m.app_name ? { bot_profile: { id: m.bot_id, name: m.app_name } } : {}), ...(m.blocks ? { blocks: m.blocks } : {}),
+      files: [...(m.files ?? []).map((f) => ({ id: f.id, name: f.filename })), ...(m.shared ?? [])],
     }));
     return { ok: true, messages: shown, has_more: all.length > limit };
   },

@@ -1,6 +1,7 @@
-import { askAbout, askAboutProblem, ASK_ABOUT_WORDS } from "@duet/shared";
+import { askAbout, askAboutProblem, ASK_ABOUT_WORDS, sanitizeChatText, shareFiles } from "@duet/shared";
 import type { App, webApi } from "@slack/bolt";
 import { z } from "zod";
+import { slackFileSchema, type SlackFile } from "../files/incoming.ts";
 import { slackToPlain } from "../mrkdwn.ts";
 import { slackTarget } from "../outbox-delivery.ts";
 import { mentionRoom } from "../rooms.ts";
@@ -13,7 +14,7 @@ import { ASK_MODAL_ID, ASK_SHORTCUT_ID, askPlaceSchema, type AskPlace, noticeMod
  * "Ask Duet" from a message's menu (a message shortcut): Duet checks it can
  * read the message, opens a modal for the question, and on submit answers in
  * that message's thread, in that channel's room, with the message quoted as
- * data with its author. The message is read again at submit (not carried in
+ * data with its author, its files put in the room's uploads/ first. The message is read again at submit (not carried in
  * the modal), so a deleted message is noticed and a long one is not cut to
  * the modal's metadata.
  */
@@ -39,7 +40,10 @@ const submissionSchema = z.object({
 interface ReadMessage {
   text: string;
   user?: string;
-  files: string[];
+  /** The app's name, for a message another app posted. */
+  app?: string;
+  /** The files shared with it, as a mention's are read. */
+  files: SlackFile[];
 }
 
 /** The message as Duet can read it now, or null (deleted, or somewhere Duet is not). */
@@ -48,7 +52,8 @@ async function readMessage(client: webApi.WebClient, place: AskPlace): Promise<R
     const res = await client.conversations.replies({ channel: place.c, ts: place.ts, limit: 1, inclusive: true });
     const msg = res.messages?.find((m) => m.ts === place.ts);
     if (!msg) return null;
-    return { text: msg.text ?? "", user: msg.user, files: (msg.files ?? []).map((f) => f.name ?? "file") };
+    const app = msg.bot_profile?.name;
+    return { text: msg.text ?? "", user: msg.user, ...(app ? { app } : {}), files: (msg.files ?? []).flatMap((f) => slackFileSchema.safeParse(f).data ?? []) };
   } catch {
     return null;
   }
@@ -109,8 +114,12 @@ async function answer(deps: MessageDeps, client: webApi.WebClient, a: { teamId: 
   const status = deps.status.at(channel, threadTs);
   const live = (onPosted?: (ts: string) => void) => deps.live({ channel, threadTs, recipientUserId: a.user, recipientTeamId: a.teamId, room, onPosted, onPosting: () => status.posting?.() });
   const surface = conversationSurface(deps.out, status, { channel, threadTs, user: a.user, room, live, files: deps.files.surface({ channel, threadTs }) });
-  const [name, author] = await Promise.all([deps.people.name(a.teamId, a.user), msg.user ? deps.people.name(a.teamId, msg.user) : Promise.resolve(null)]);
+  // An app's message is named by the app (its `user`, where Slack gives one, is the app's bot user).
+  const [name, author] = await Promise.all([deps.people.name(a.teamId, a.user), msg.app ? Promise.resolve(msg.app) : msg.user ? deps.people.name(a.teamId, msg.user) : Promise.resolve(null)]);
   const text = slackToPlain(await deps.people.withNames(a.teamId, msg.text));
   const asker = { room, user: a.user, key, deliver: slackTarget({ channel, threadTs, ts }), ...(name ? { name } : {}) };
-  await askAbout(deps.flow, surface, asker, a.question, { author: author ?? msg.user ?? "an app", text, files: msg.files });
+  // The message's files go to the room's uploads/ first, as a mention's do; the model is told their names.
+  // A message with no text is refused by the ask, so its files are not taken either.
+  if (msg.files.length && sanitizeChatText(text)) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(msg.files), "Slack");
+  await askAbout(deps.flow, surface, asker, a.question, { author: author ?? msg.user ?? "an app", text, files: msg.files.map((f) => f.name ?? f.title ?? f.id) });
 }

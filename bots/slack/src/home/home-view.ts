@@ -71,7 +71,7 @@ export function homeView(input: HomeInput): HomeView {
   return { type: "home", blocks };
 }
 
-/** The view a person of a workspace that removed Duet (or one Duet cannot answer for) sees: one line, nothing else. */
+/** The view when the Worker could not list the person's rooms (unreachable, refusing): one line saying so, nothing else. */
 export function noticeView(text: string): HomeView {
   return { type: "home", blocks: [{ type: "header", text: { type: "plain_text", text: HOME_WORDS.title } }, section(text)] };
 }
