@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isSummaryCall } from "./fakes/model.ts";
 import { startedForTests } from "./helpers/lifecycle.ts";
 import { releaseHeld } from "./helpers/model-control.ts";
 import { startStack, type Stack } from "./helpers/stack.ts";
@@ -15,8 +16,7 @@ let stack: Stack;
 // A summary is due as soon as one turn has left the model's window of five.
 startedForTests(() => startStack({ vars: { DUET_SUMMARY_TOKENS: "1" } }), (s) => (stack = s));
 
-const SUMMARY_OPENING = "You keep the running summary";
-const summaryCalls = (tag: string) => stack.model.calls.filter((c) => c.messages[0]?.content.startsWith(SUMMARY_OPENING) && c.messages.some((m) => m.content.includes(tag)));
+const summaryCalls = (tag: string) => stack.model.calls.filter((c) => isSummaryCall(c) && c.messages.some((m) => m.content.includes(tag)));
 
 async function say(room: string, text: string): Promise<string> {
   const res = await stack.client.message(room, { text: `SAY: ${text}`, userId: "U-ada", userName: "Ada" });

@@ -59,7 +59,8 @@ export const USAGE = `Usage: duet <command> ROOM [...]
                             and never shown), remove one, or turn one on or off
                             in ROOM
   duet usage ROOM           model tokens used in ROOM today and this week, by
-                            person and model, and the daily budgets
+                            person and model, their cost where the model has a
+                            price, and the daily budgets
   duet audit ROOM           show who ran or skipped which commands in ROOM
   duet remember ROOM FACT...
                             pin a fact Duet keeps in mind in every answer in ROOM

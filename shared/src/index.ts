@@ -18,7 +18,7 @@ export { codeBlock, escapeFences } from "./format/fence.ts";
 export { chunkMessage } from "./format/chunk.ts";
 export { combineOutput, headTail, headTailLines } from "./format/output.ts";
 export { describeRun } from "./format/run-view.ts";
-export { parseDuetCommand, readModel, readRunPolicy, sanitizeChatText, forgetCommand, rememberCommand, scheduleCommand, unscheduleCommand, type DuetCommand } from "./commands/commands.ts";
+export { parseDuetCommand, readModel, readRunPolicy, sanitizeChatText, forgetCommand, mentionedFact, rememberCommand, scheduleCommand, unscheduleCommand, type DuetCommand } from "./commands/commands.ts";
 export * from "./flow/index.ts";
 export { explanationOf } from "./format/answer.ts";
 export { ConfigError, idListVar, intVar, numberVar, optionalIntVar, optionalPort, optionalText, parseEnv } from "./config/env-config.ts";

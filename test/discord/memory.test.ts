@@ -33,6 +33,19 @@ describe("Discord: /duet remember, memory, forget", () => {
     expect((await stack.client.memory(`discord-${h.guildId}-${ch}`)).facts).toEqual([]);
   });
 
+  it("@Duet remember <fact> pins it in a reply for the channel, with no model call; a mention asking whether Duet remembers is asked", async () => {
+    const ch = h.fake.addChannel(h.guildId, "memory-mention");
+    const fact = `deploys freeze on Fridays ${ch}`;
+    const [pinned] = await mentionAnswer(h, h.fake.message(ch, `remember ${fact}`, { mention: true }));
+    expect(pinned.content).toBe(`📌 <@${h.fake.alice.id}> pinned fact 1: \`${fact}\`. Duet keeps it in mind in every answer here.`);
+    expect((await stack.client.memory(`discord-${h.guildId}-${ch}`)).facts.map((f) => [f.text, f.pinnedBy])).toEqual([[fact, h.fake.alice.id]]);
+    // A question is asked as any other (the barrier that the pin reached no model: it was asked after it).
+    const question = `remember what we said about deploys ${ch}?`;
+    await mentionAnswer(h, h.fake.message(ch, question, { mention: true }));
+    expect(stack.model.calls.filter((c) => c.messages.at(-1)?.content.includes(question))).toHaveLength(1);
+    expect(stack.model.calls.filter((c) => c.messages.at(-1)?.content.includes(`remember ${fact}`))).toHaveLength(0);
+  });
+
   it("answers a number that is not one privately, in Discord's own spelling, and one that is not there with what exists", async () => {
     const ch = h.fake.addChannel(h.guildId, "memory-bad");
     expect(await duet(ch, "forget", { number: "two" })).toEqual({ text: expect.stringContaining("`/duet memory` lists them, e.g. `/duet forget number:2`"), ephemeral: true });

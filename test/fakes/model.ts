@@ -117,7 +117,7 @@ export async function startFakeModel(port = 0): Promise<FakeModel> {
     const call: ModelCall = { model: body.model, messages: body.messages, stream: Boolean(body.stream), max_tokens: body.max_tokens, temperature: body.temperature };
     calls.push(call);
     if (delayMs) await sleep(delayMs);
-    if (body.messages[0]?.role === "system" && body.messages[0].content.startsWith(SUMMARY_SYSTEM_OPENING)) {
+    if (isSummaryCall(body)) {
       return answerSummary(res, body.messages, summaryScripts, { holds, aborts }, (content) => (call.usage = usageOf(body.messages, content)));
     }
     const last = [...body.messages].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -224,9 +224,11 @@ function shapeOf(script: string): Shape {
   return shape;
 }
 
-/** Resolves when the client hangs up; a hang-up before the answer ended opens the `name` barrier of `aborts`. */
 /** How a room's summary request begins (the Worker's SUMMARY_SYSTEM_PROMPT). */
 const SUMMARY_SYSTEM_OPENING = "You keep the running summary";
+
+/** Whether a call was the room's own summary request rather than a person's turn. */
+export const isSummaryCall = (call: Pick<ModelCall, "messages">): boolean => call.messages[0]?.role === "system" && call.messages[0].content.startsWith(SUMMARY_SYSTEM_OPENING);
 
 /** A summary request's answer: scripted by SUMFAIL/SUMHANG/SUMHOLD, else every planted "noted: …" it holds. */
 async function answerSummary(
@@ -263,6 +265,7 @@ async function answerSummary(
   });
 }
 
+/** Resolves when the client hangs up; a hang-up before the answer ended opens the `name` barrier of `aborts`. */
 function abortedBy(res: ServerResponse, name: string, aborts: Barriers): Promise<void> {
   return new Promise<void>((resolve) =>
     res.once("close", () => {

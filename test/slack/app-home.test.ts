@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dollars } from "@duet/shared";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { blockTexts, envelope, type FakeSlack, postEvent, validateBlocks } from "../fakes/slack/index.ts";
 import type { Block } from "../fakes/slack/index.ts";
@@ -63,6 +64,23 @@ describe("Slack App Home", () => {
     expect(text).toContain(`Your daily budget: 50,000 tokens, ${(50_000 - tokens).toLocaleString("en-US")} left.`);
     expect(text).toMatch(/Your daily spending limit: \$5\.00, \$5\.00 left\./);
     expect(text).toContain("`fake-model` (the default), `large`");
+  });
+
+  it("shows what a person's turns on a priced model cost beside their tokens, in the channel and across the workspace, and what is left to spend", async () => {
+    const paid = newChannel();
+    member(paid, "U0CAROL");
+    await stack.client.setModel(room(paid), { model: "large", userId: "U0CAROL" });
+    const marker = `priced-home-${paid}`;
+    await answerTo(slack, await mention(slack, bots[0], { channel: paid, text: `SAY: ok ${marker}`, user: "U0CAROL" }));
+    const usage = stack.model.calls.find((c) => c.messages.at(-1)?.content.includes(marker))!.usage!;
+    // $2 per million tokens in and $8 out.
+    const cost = (usage.prompt_tokens * 2 + usage.completion_tokens * 8) / 1e6;
+    const tokens = (usage.prompt_tokens + usage.completion_tokens).toLocaleString("en-US");
+
+    const text = textOf(await openHome("U0CAROL", bots[1]));
+    expect(text).toContain(`You today: ${tokens} tokens (${dollars(cost)})`);
+    expect(text).toContain(`${tokens} model tokens (${dollars(cost)}) across this workspace's rooms`);
+    expect(text).toContain(`Your daily spending limit: $5.00, ${dollars(5 - cost)} left.`);
   });
 
   it("a second replica answering the next opening draws the same view", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { blockTexts, type FakeSlack } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, mention, newChannel, slash, slashResponse, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, mention, newChannel, readable, slash, slashResponse, startSlackSetup } from "./harness.ts";
 
 /**
  * Pinned facts end to end: the real bolt app against the fake Slack and the
@@ -41,6 +41,19 @@ describe("Slack: /duet remember, memory, forget", () => {
 
     expect(await duet(channel, "forget 1", "U0BOB")).toEqual({ text: ":pushpin: <@U0BOB> unpinned fact 1: `staging runs on port 8443`.", visibility: "in_channel" });
     expect((await stack.client.memory(`slack-${slack.id.teamId}-${channel}`)).facts).toEqual([]);
+  });
+
+  it("@Duet remember <fact> pins it in the thread for everyone, with no model call; a mention asking whether Duet remembers is asked", async () => {
+    const channel = newChannel();
+    const fact = `deploys freeze on Fridays ${channel}`;
+    const [pinned] = await answerTo(slack, await mention(slack, bot, { channel, text: `remember ${fact}`, user: "U0CAROL" }));
+    expect(readable(pinned)).toContain(`<@U0CAROL> pinned fact 1: \`${fact}\``);
+    expect((await stack.client.memory(`slack-${slack.id.teamId}-${channel}`)).facts.map((f) => [f.text, f.pinnedBy])).toEqual([[fact, "U0CAROL"]]);
+    // A question is asked as any other (the barrier that the pin reached no model: it was asked after it).
+    const question = `remember what we said about deploys ${channel}?`;
+    await answerTo(slack, await mention(slack, bot, { channel, text: question }));
+    expect(stack.model.calls.filter((c) => c.messages.at(-1)?.content.includes(question))).toHaveLength(1);
+    expect(stack.model.calls.filter((c) => c.messages.at(-1)?.content.includes(`remember ${fact}`))).toHaveLength(0);
   });
 
   it("answers an empty, oversized, unknown or hostile fact or number with one line for the asker, and keeps nothing", async () => {

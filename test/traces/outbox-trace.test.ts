@@ -5,6 +5,7 @@ import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fake
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { answerTo, readable } from "../slack/harness.ts";
 import { buildBots, type Built, portFrom, runBuilt } from "../built/harness.ts";
+import { chatTokens, usageTokens } from "./token-sums.ts";
 
 /**
  * An answer delivered through the outbox joins its turn's trace: the built
@@ -87,6 +88,14 @@ describe("an outbox delivery's trace", () => {
       // Its post and its confirm to the room are its children.
       const children = collector.trace(agent.traceId).filter((s) => s.parentSpanId === deliver.spanId);
       expect(children.map((s) => s.name).sort()).toEqual(["chat.deliver", "duet.confirm"]);
+      // The turn's model call and command are in the same trace, and its tokens are the room's usage rows, exactly.
+      const spans = collector.trace(agent.traceId);
+      expect(spans.filter((s) => s.name.startsWith("chat ")).map((s) => s.parentSpanId)).toEqual([agent.spanId]);
+      expect(spans.filter((s) => s.name.startsWith("execute_tool")).map((s) => [s.attributes["duet.command"], s.parentSpanId])).toEqual([[`echo ${marker}-output`, agent.spanId]]);
+      const usage = await usageTokens(stack.client, room);
+      expect(usage.turns).toBe(1);
+      expect(chatTokens(spans)).toEqual({ input: usage.input, output: usage.output });
+      expect(usage.input).toBeGreaterThan(0);
     } catch (err) {
       console.log("BOT1", first.output(), "BOT2", second.output());
       throw err;

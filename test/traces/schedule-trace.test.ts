@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { FakeCollector } from "../fakes/otlp.ts";
 import type { FakeSlack } from "../fakes/slack/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
+import type { Stack } from "../helpers/stack.ts";
 import { type BotHandle, bodyText, newChannel, readable, slash, slashResponse } from "../slack/harness.ts";
+import { chatTokens, usageTokens } from "./token-sums.ts";
 import { startTracedSlack } from "./traced-slack.ts";
 
 /**
@@ -13,6 +15,7 @@ import { startTracedSlack } from "./traced-slack.ts";
  * bot and the real Worker export to a fake OTLP collector on 127.0.0.1.
  */
 
+let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 let collector: FakeCollector;
@@ -20,7 +23,7 @@ let collector: FakeCollector;
 startedForTests(
   // A one-second minimum interval, set for tests, so the room's own alarm runs the schedule.
   () => startTracedSlack({ DUET_SCHEDULE_MIN_INTERVAL_S: "1" }),
-  (s) => ({ slack, bots: [bot], collector } = s),
+  (s) => ({ stack, slack, bots: [bot], collector } = s),
 );
 
 const named = (spans: SpanData[], prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
@@ -61,5 +64,21 @@ describe("a scheduled ask's trace", () => {
     expect(deliver.parentSpanId).toBe(agent.spanId);
     expect(named(spans, "chat.deliver")[0]?.parentSpanId).toBe(deliver.spanId);
     for (const s of spans) if (s.parentSpanId) expect(byId.has(s.parentSpanId), s.name).toBe(true);
+
+    // The runs' tokens on their chat spans are the room's usage rows, exactly: read once every run the rows
+    // count has its turn's spans at the collector (a run that began before the unschedule may still be ending).
+    const runs = () => collector.spans.filter((s) => s.name === "duet.schedule" && s.attributes["duet.schedule.id"] === id);
+    const settled = async () => {
+      const usage = await usageTokens(stack.client, room);
+      const traces = runs().map((r) => collector.trace(r.traceId));
+      const whole = traces.filter((t) => t.some((s) => s.name.startsWith("invoke_agent")) && t.some((s) => s.name.startsWith("chat ")));
+      return whole.length === traces.length && traces.length === usage.turns ? { usage, spans: traces.flat() } : null;
+    };
+    let seen: Awaited<ReturnType<typeof settled>> = null;
+    await expect.poll(async () => (seen = await settled()) !== null, { timeout: 15_000, interval: 100 }).toBe(true);
+    const { usage, spans: all } = seen!;
+    expect(usage.turns).toBeGreaterThanOrEqual(1);
+    expect(chatTokens(all)).toEqual({ input: usage.input, output: usage.output });
+    expect(usage.input).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,7 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, freshRoom, killRoom, send } from "./helpers.ts";
+import { TurnLedger } from "../src/storage/turn-ledger.ts";
+import { api, freshRoom, killRoom, roomStub, send } from "./helpers.ts";
 
 /** `GET /messages`: the last 50 as always, and `?before=` pages further back through everything the room kept. */
 
@@ -51,6 +53,27 @@ describe("GET /messages, paged with ?before=", () => {
     expect((await page(room, newest.before! + 25)).messages).toEqual(newest.messages);
     // A cursor older than the first turn: nothing further back.
     expect(await page(room, 1)).toEqual({ messages: [] });
+  });
+
+  it("a room at its byte bound keeps its newest 50 messages whole and pages back through what it kept, oldest dropped first, with no gap", async () => {
+    const kept = await runInDurableObject(roomStub(freshRoom("cli-paging")), (_a, state) => {
+      // A bound about one chunk of these turns (25) fills: most of the 400 messages must go.
+      const ledger = new TurnLedger(state.storage, 6_000);
+      for (let i = 1; i <= 200; i++) {
+        const turn = ledger.accept({ kind: "message", idemKey: null, userId: "U1", question: `said ${i} ${"x".repeat(60)}`, receivedAt: i }, i);
+        ledger.answer(turn, { reply: `answer ${i}`, explanation: `answer ${i}`, runs: [] }, `answer ${i}`, i + 1);
+      }
+      const pages = [ledger.page()];
+      while (pages[0].before !== undefined && pages.length < 20) pages.unshift(ledger.page(pages[0].before));
+      return { newest: pages.at(-1)!.messages.map((m) => m.text), all: pages.flatMap((p) => p.messages.map((m) => m.text)) };
+    });
+    const said = (i: number) => [`said ${i} ${"x".repeat(60)}`, `answer ${i}`];
+    expect(kept.newest).toEqual(Array.from({ length: 25 }, (_, i) => said(176 + i)).flat());
+    const first = Number(/^said (\d+)/.exec(kept.all[0])![1]);
+    // Something went, and what the bound holds is still there: at least a page further back than the newest.
+    expect(first).toBeGreaterThan(1);
+    expect(first).toBeLessThanOrEqual(151);
+    expect(kept.all).toEqual(Array.from({ length: 201 - first }, (_, i) => said(first + i)).flat());
   });
 
   it("a cursor that is not a turn's number is refused with 400 and says what one looks like", async () => {

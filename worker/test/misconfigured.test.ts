@@ -32,4 +32,18 @@ describe("a Worker whose model or budget settings are malformed", () => {
     expect(res.status).toBe(503);
     expect(JSON.parse(res.text).error).toBe('Worker misconfigured: DUET_MODELS has "fast=anthropic:claude-3": "anthropic" is not a provider (one of workers-ai, openai)');
   });
+
+  it("answers every request with the one line for a price that does not parse, or a money budget that is not an amount", async () => {
+    for (const [path, init] of REQUESTS) {
+      const price = await ask({ DUET_MODELS: "strong=openai:gpt-4o@2.50/" }, path, init);
+      expect([path, price.status]).toEqual([path, 503]);
+      expect(JSON.parse(price.text)).toEqual({
+        error: 'Worker misconfigured: DUET_MODELS has "strong=openai:gpt-4o@2.50/": the price must be @IN/OUT, US dollars per million input and output tokens from 0 to 10000 (e.g. @2.5/10)',
+        code: "internal",
+      });
+      const budget = await ask({ DUET_USER_DAILY_USD: "five" }, path, init);
+      expect([path, budget.status]).toEqual([path, 503]);
+      expect(JSON.parse(budget.text).error).toMatch(/^Worker misconfigured: DUET_USER_DAILY_USD must be [^\n]+$/);
+    }
+  });
 });

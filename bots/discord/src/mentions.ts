@@ -1,5 +1,5 @@
 import { ChannelType, MessageType, type Message } from "discord.js";
-import { ask, DISCORD_DM_ANSWER, EMPTY_MENTION_HINT, newClaimant, shareFiles, type Span, underEventSpan } from "@duet/shared";
+import { ask, DISCORD_DM_ANSWER, EMPTY_MENTION_HINT, mentionedFact, newClaimant, runCommand, shareFiles, type Span, underEventSpan } from "@duet/shared";
 import { authorName, mentionsAsNames } from "./people.ts";
 import type { BotDeps } from "./deps.ts";
 import { roomFor } from "./rooms.ts";
@@ -48,7 +48,9 @@ async function answerMention(message: Message<true>, question: string, deps: Bot
   // files go to the workspace before the turn, so they take the Worker's separate claim first.
   // An empty mention without files only gets a hint, which needs neither a claim nor the Worker.
   const scope = `discord-${message.guildId}`;
-  const askClaims = !message.attachments.size;
+  // `@Duet remember <fact>` pins it: no turn, so it takes the Worker's separate claim, as files do.
+  const fact = message.attachments.size ? null : mentionedFact(mentionsAsNames(message, question));
+  const askClaims = !message.attachments.size && fact === null;
   const claimed = askClaims ? deps.claims.firstHere(scope, message.id) : await span.within("duet.claim", () => deps.claims.first(scope, message.id), { kind: "client" });
   if (!claimed) {
     span.set({ "duet.event.repeated": true });
@@ -62,5 +64,6 @@ async function answerMention(message: Message<true>, question: string, deps: Bot
   const asker = { room, user: message.author.id, name: authorName(message), key: message.id, ...(askClaims ? { claim: newClaimant() } : {}), deliver: discordTarget(channel.id, message.id), span };
   // Attachment URLs expire: fetched now, into uploads/, before the turn that may read them.
   if (message.attachments.size) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles([...message.attachments.values()], deps.cdn), "Discord");
-  await ask(deps.flow, surface, asker, mentionsAsNames(message, question), EMPTY_MENTION_HINT);
+  if (fact !== null) await runCommand(deps.flow, surface, asker, { kind: "remember", fact });
+  else await ask(deps.flow, surface, asker, mentionsAsNames(message, question), EMPTY_MENTION_HINT);
 }

@@ -1,4 +1,4 @@
-import { ask, type DeliveryClaims, type FlowDeps, newClaimant, sanitizeChatText, shareFiles, type Span, underEventSpan } from "@duet/shared";
+import { ask, type DeliveryClaims, type FlowDeps, mentionedFact, newClaimant, runCommand, sanitizeChatText, shareFiles, type Span, underEventSpan } from "@duet/shared";
 import type { Logger } from "@slack/bolt";
 import { z } from "zod";
 import { claimAndShowWorking, showDone, type ThreadStatus } from "./feedback.ts";
@@ -157,7 +157,10 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
   const e = parsed.event;
   const scope = slackScope(parsed.place.teamId);
   const msg = { channel: parsed.place.channel, ts: parsed.place.ts };
-  const askClaims = !e.files?.length && sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId))) !== "";
+  const typed = sanitizeChatText(slackToPlain(stripBotMention(e.text, deps.botUserId)));
+  // `@Duet remember <fact>` pins it: no turn, so it takes the Worker's separate claim, as files do.
+  const pins = !e.files?.length && mentionedFact(typed) !== null;
+  const askClaims = !e.files?.length && typed !== "" && !pins;
   const claimed = askClaims ? deps.claims.firstHere(scope, parsed.eventId) : await span.within("duet.claim", () => deps.claims.first(scope, parsed.eventId), { kind: "client" });
   if (!claimed) {
     logger.debug(`Skipped a repeated delivery of ${parsed.eventId}`);
@@ -185,6 +188,8 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
     const asker = { room, user: e.user, key: parsed.eventId, ...(askClaims ? { claim: newClaimant() } : {}), deliver: slackTarget({ channel: msg.channel, threadTs, ts: msg.ts, ...(kind.pane ? { pane: true } : {}) }), ...(name ? { name } : {}), ...(inLine ? { inLine } : {}), span };
     if (e.files?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, deps.files.incoming(e.files), "Slack");
     const text = await deps.people.withNames(teamId, stripBotMention(e.text, deps.botUserId));
+    const fact = pins ? mentionedFact(slackToPlain(text)) : null;
+    if (fact !== null) return { outcome: await runCommand(deps.flow, surface, asker, { kind: "remember", fact }), working, own };
     return { outcome: await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint), working, own };
   })().finally(() => inLine?.admitted());
   if (!asked) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDuetCommand, sanitizeChatText } from "./commands.ts";
+import { mentionedFact, parseDuetCommand, sanitizeChatText } from "./commands.ts";
 import { CMD_MAX_CHARS, TEXT_MAX_CHARS } from "../wire/limits.ts";
 
 describe("parseDuetCommand", () => {
@@ -68,5 +68,16 @@ describe("sanitizeChatText", () => {
     expect(sanitizeChatText("  \ufeffhello\u200d\u2060 wo\u00adrld\x1b[31m\t!\r\nnext\rline \u0085 ")).toBe(
       "hello world[31m\t!\nnext\nline",
     );
+  });
+});
+
+describe("mentionedFact", () => {
+  it("reads the fact of `@Duet remember <fact>`, in any case, and nothing from a question or any other mention", () => {
+    expect(mentionedFact("remember staging runs on port 8443")).toBe("staging runs on port 8443");
+    expect(mentionedFact("  Remember:  make test needs --jobs 2 \n")).toBe("make test needs --jobs 2");
+    expect(mentionedFact("remember when we moved staging?")).toBeNull();
+    expect(mentionedFact("remember")).toBeNull();
+    expect(mentionedFact("please remember the port")).toBeNull();
+    expect(mentionedFact("remembering things")).toBeNull();
   });
 });

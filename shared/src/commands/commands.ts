@@ -183,6 +183,15 @@ export function rememberCommand(text: string, spell: Spelling = CHAT_SPELLING): 
   return fact ? { kind: "remember", fact } : { kind: "help", problem: rememberNeedsFact(spell) };
 }
 
+/**
+ * `@Duet remember <fact>`: the fact a mention asks to pin, or null for any
+ * other mention (one that asks a question, "remember when we…?", is asked).
+ */
+export function mentionedFact(text: string): string | null {
+  const m = /^remember:?\s+(\S[\s\S]*)$/i.exec(sanitizeChatText(text));
+  return m && !/\?\s*$/.test(m[1]!) ? m[1]!.trim() : null;
+}
+
 /** `/duet forget <n>`: the fact's number as `/duet memory` lists it. */
 export function forgetCommand(text: string, spell: Spelling = CHAT_SPELLING): DuetCommand {
   const typed = sanitizeChatText(text);
