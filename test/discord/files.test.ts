@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { snowflake } from "../fakes/discord/index.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startSandboxStack } from "../helpers/sandbox-stack.ts";
 import type { Stack } from "../helpers/stack.ts";
@@ -78,6 +79,24 @@ describe("files shared with Duet", () => {
     expect(said(await mentionAnswer(h, msg))).toContain("leads away from Discord's own file servers");
     expect(h.fake.cdn.elsewhere).toEqual([]);
     expect(await uploads(channel)).toEqual([]);
+  });
+
+  it("Ask Duet on a message with a file puts it in the thread room's uploads/ before the turn, and the quoted message names it; a file off Discord's CDN is named but never fetched", async () => {
+    const channel = newChannel();
+    const file = h.fake.cdn.attach("trace.log", "frame 1\nframe 2\n");
+    const offsite = { id: snowflake(), filename: "elsewhere.log", size: 5, url: "https://files.example.com/elsewhere.log", proxy_url: "https://files.example.com/elsewhere.log", content_type: "text/plain" };
+    const target = h.fake.message(channel, `stack trace ${channel}`, { attachments: [file, offsite] });
+    const rec = h.fake.messageCommand(target);
+    await h.fake.waitForCall((c) => c.path === `/interactions/${rec.id}/${rec.token}/callback`, 20_000, "the Ask Duet modal");
+    const sub = h.fake.submitModal(rec, { question: "SAY: Reading. <run>cat uploads/trace.log</run>" });
+    await h.waitForLog(`ask ${sub.id} answered`);
+    // A thread started on a message has the message's id, and a room of its own.
+    expect(await uploads(`${channel}-${target.id}`)).toEqual(["uploads/trace.log"]);
+    expect(said(h.fake.messagesIn(target.id))).toContain("frame 2");
+    expect(said(h.fake.messagesIn(target.id))).not.toContain("Discord's own file servers");
+    const [call] = stack.model.calls.filter((c) => c.messages.at(-1)?.content.includes(`stack trace ${channel}`));
+    expect(call.messages.at(-1)!.content).toContain('files shared with it: ["trace.log","elsewhere.log"]');
+    expect(h.fake.cdn.fetched).toContain(file.id);
   });
 
   it("an attachment over the limit gets a message and is never fetched", async () => {

@@ -37,6 +37,10 @@ describe("a message an Ask Duet form is open on", () => {
     expect(await take(room, "111-333")).toEqual({ status: 200, body: { message: null } });
     expect(await take(freshRoom("discord-asked"), "111-222")).toEqual({ status: 200, body: { message: null } });
     expect(await take(room, "111-222")).toEqual({ status: 200, body: { message: { author: "Mallory", text: "line one\nline two", files: ["a b.txt"] } } });
+    // Where each file is fetched from, when the bot kept that too, comes back with it.
+    const attachments = [{ name: "trace.log", size: 12, url: "https://cdn.discordapp.com/attachments/1/2/trace.log?ex=1&hm=ab" }];
+    await keep(room, "111-444", { ...MSG, attachments });
+    expect((await take(room, "111-444")).body.message).toEqual({ ...MSG, attachments });
     // Taken: a second submission (or a replay) finds nothing, and the row is gone.
     expect(await take(room, "111-222")).toEqual({ status: 200, body: { message: null } });
     expect(await rows(room)).toEqual([]);
@@ -102,6 +106,12 @@ describe("a message an Ask Duet form is open on", () => {
       [{ author: "A", text: "t", files: ["x".repeat(256)] }, "files", /Each file name must be at most 255 characters/],
       [{ author: "A", text: "t", files: [""] }, "files", /A file name cannot be empty/],
       [{ author: "A", text: "t", files: [7] }, "files", /Each file name must be a string/],
+      [{ author: "A", text: "t", attachments: Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, size: 1, url: `https://cdn.discordapp.com/f${i}` })) }, "attachments", /Attachments must hold at most 10 files/],
+      [{ author: "A", text: "t", attachments: [{ name: "a", size: 1, url: "https://user:pw@cdn.discordapp.com/a" }] }, "attachments", /Each file's URL must be an http\(s\) URL without credentials/],
+      [{ author: "A", text: "t", attachments: [{ name: "a", size: 1, url: "file:///etc/passwd" }] }, "attachments", /Each file's URL must be an http\(s\) URL without credentials/],
+      [{ author: "A", text: "t", attachments: [{ name: "a", size: 1, url: `https://cdn.discordapp.com/${"a".repeat(2100)}` }] }, "attachments", /Each file's URL must be at most 2048 characters/],
+      [{ author: "A", text: "t", attachments: [{ name: "a", size: -1, url: "https://cdn.discordapp.com/a" }] }, "attachments", /Each file.s size cannot be negative/],
+      [{ author: "A", text: "t", attachments: ["https://cdn.discordapp.com/a"] }, "attachments", /Each file must be an object with name, size and url/],
     ];
     for (const [body, field, rule] of cases) {
       const res = await keep(room, "k-bad", body);

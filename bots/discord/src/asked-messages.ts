@@ -2,7 +2,7 @@ import { keptQuote, type QuotedMessage, type WorkerClient } from "@duet/shared";
 
 /**
  * The messages people opened "Ask Duet" on, as Discord showed them in the
- * command (its text, author and attachment names), kept in the message's
+ * command (its text, author, and its attachments' names, sizes and CDN links), kept in the message's
  * room in the Worker until the modal is submitted (for at most an
  * interaction's 15 minutes). Discord sends a message's text with the command
  * but not to a later read by a bot without the Message Content intent (Duet

@@ -5,7 +5,7 @@
  * block early: anything in it that looks like the closing line is defused.
  */
 
-import { QUOTED_FILE_NAME_MAX_CHARS, QUOTED_FILES_MAX } from "../wire/asked-schemas.ts";
+import { QUOTED_FILE_NAME_MAX_CHARS, QUOTED_FILES_MAX, type QuotedAttachment } from "../wire/asked-schemas.ts";
 import { TEXT_MAX_CHARS, USER_NAME_MAX_CHARS } from "../wire/limits.ts";
 
 /** The longest question typed into "Ask Duet" (the quoted message comes on top). */
@@ -23,6 +23,8 @@ export interface QuotedMessage {
   text: string;
   /** Names of files shared with the message. */
   files?: string[];
+  /** Where the bot fetches those files from, when the platform gives that only with the command (Discord); never quoted. */
+  attachments?: QuotedAttachment[];
 }
 
 /** The question, then the quoted message with its author, cut to QUOTED_MAX_CHARS. */
@@ -40,5 +42,6 @@ export function keptQuote(msg: QuotedMessage): QuotedMessage {
     author: msg.author.slice(0, USER_NAME_MAX_CHARS),
     text: msg.text.slice(0, TEXT_MAX_CHARS),
     ...(msg.files?.length ? { files: msg.files.slice(0, QUOTED_FILES_MAX).map((f) => f.slice(0, QUOTED_FILE_NAME_MAX_CHARS)) } : {}),
+    ...(msg.attachments?.length ? { attachments: msg.attachments.slice(0, QUOTED_FILES_MAX).map((a) => ({ ...a, name: a.name.slice(0, QUOTED_FILE_NAME_MAX_CHARS) })) } : {}),
   };
 }

@@ -5,8 +5,9 @@ import { TEXT_MAX_CHARS, USER_NAME_MAX_CHARS } from "./limits.ts";
 /**
  * The wire of `/api/rooms/:roomId/asked/:key`: the message an "Ask Duet" form
  * is open on (its author, text and file names, as the platform showed them
- * with the command), kept in the message's room until the form is submitted,
- * so a bot restarted meanwhile still has it.
+ * with the command, and where a file can be fetched from when the platform
+ * gives that only with the command), kept in the message's room until the
+ * form is submitted, so a bot restarted meanwhile still has it.
  */
 
 /** How long a kept message waits for its form: as long as the platform's interaction lives (Discord's 15 minutes). */
@@ -18,6 +19,11 @@ export const QUOTED_FILES_MAX = 10;
 /** Longest file name kept with a message (Linux's NAME_MAX). */
 export const QUOTED_FILE_NAME_MAX_CHARS = 255;
 
+/** Longest file URL kept (a signed CDN URL is some 200 characters). */
+export const QUOTED_FILE_URL_MAX_CHARS = 2_048;
+/** Largest size a kept file may declare: the bot's own file limit refuses far smaller ones, this only bounds the number. */
+const QUOTED_FILE_MAX_BYTES = 2 ** 40;
+
 /** A kept message's key: the bot's own (a person and a message), safe in a URL path. */
 export const ASKED_KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const ASKED_KEY_RULE = "Key must be 1-128 characters of A-Z, a-z, 0-9, '_' or '-'";
@@ -27,6 +33,33 @@ const fileName = z
   .transform((n) => sanitizeChatText(n).replace(/\s+/g, " "))
   .refine((n) => n.length > 0, "A file name cannot be empty")
   .refine((n) => n.length <= QUOTED_FILE_NAME_MAX_CHARS, `Each file name must be at most ${QUOTED_FILE_NAME_MAX_CHARS} characters`);
+
+/**
+ * A file shared with the message, as the bot fetches it at submit: its name,
+ * declared size and URL. Which hosts a URL may be on is the bot's to say (the
+ * platform's file hosts, checked again on every fetch and redirect); the room
+ * keeps only an http(s) URL without credentials.
+ */
+const askedAttachmentSchema = z.object(
+  {
+    name: fileName,
+    size: z.number({ error: "Each file's size must be a number" }).int("Each file's size must be a whole number of bytes").min(0, "Each file's size cannot be negative").max(QUOTED_FILE_MAX_BYTES, "Each file's size is past any file Duet takes"),
+    url: z
+      .string({ error: "Each file's URL must be a string" })
+      .max(QUOTED_FILE_URL_MAX_CHARS, `Each file's URL must be at most ${QUOTED_FILE_URL_MAX_CHARS} characters`)
+      .refine(isPlainHttpUrl, "Each file's URL must be an http(s) URL without credentials"),
+  },
+  { error: "Each file must be an object with name, size and url" },
+);
+function isPlainHttpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+export type QuotedAttachment = z.infer<typeof askedAttachmentSchema>;
 
 export const askedMessageSchema = z.object({
   author: z
@@ -44,11 +77,20 @@ export const askedMessageSchema = z.object({
     .array(fileName, { error: "Files must be a list of file names" })
     .max(QUOTED_FILES_MAX, `Files must name at most ${QUOTED_FILES_MAX} files`)
     .optional(),
+  attachments: z
+    .array(askedAttachmentSchema, { error: "Attachments must be a list of files" })
+    .max(QUOTED_FILES_MAX, `Attachments must hold at most ${QUOTED_FILES_MAX} files`)
+    .optional(),
 });
 export type AskedMessage = z.input<typeof askedMessageSchema>;
 
 /** A kept message as the room gives it back: once, then it is gone. */
-const keptMessageSchema = z.object({ author: z.string(), text: z.string(), files: z.array(z.string()).optional() });
+const keptMessageSchema = z.object({
+  author: z.string(),
+  text: z.string(),
+  files: z.array(z.string()).optional(),
+  attachments: z.array(askedAttachmentSchema).max(QUOTED_FILES_MAX).optional(),
+});
 
 export const keepAskedResponseSchema = z.object({ kept: z.literal(true), expiresAt: z.number() });
 export type KeepAskedResponse = z.infer<typeof keepAskedResponseSchema>;

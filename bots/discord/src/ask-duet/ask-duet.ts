@@ -1,7 +1,8 @@
-import { askAbout, askAboutProblem, ASK_ABOUT_WORDS, sanitizeChatText, type QuotedMessage } from "@duet/shared";
+import { askAbout, askAboutProblem, ASK_ABOUT_WORDS, isAllowedSource, QUOTED_FILES_MAX, sanitizeChatText, shareFiles, type QuotedMessage, type SourceHosts } from "@duet/shared";
 import { DiscordAPIError, MessageFlags, type Interaction, type Message, type MessageContextMenuCommandInteraction, type ModalSubmitInteraction } from "discord.js";
 import { permitFor } from "../control/access.ts";
 import type { BotDeps } from "../deps.ts";
+import { incomingFiles } from "../files/incoming.ts";
 import { ALREADY_HANDLED } from "../interaction-errors.ts";
 import { discordTarget } from "../outbox-delivery.ts";
 import { authorName, commandUserName, mentionsAsNames } from "../people.ts";
@@ -14,7 +15,8 @@ import { askedMessageId, isQuestionModal, QUESTION_INPUT, questionModal } from "
  * "Ask Duet" from a message's Apps menu (a message context-menu command):
  * Duet opens a modal for the question, and on submit answers in a thread on
  * that message (the one already there, or a new one), in that thread's room,
- * with the message quoted as data with its author. Whatever stops it (an
+ * with the message quoted as data with its author, its files put in the
+ * thread room's uploads/ first. Whatever stops it (an
  * empty or long question, a deleted message, a thread Discord refuses) is
  * one line only the asker sees, and nothing is asked.
  */
@@ -32,14 +34,24 @@ async function refuse(i: MessageContextMenuCommandInteraction | ModalSubmitInter
   await i.reply({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } }).catch((err) => deps.log.warn(`could not answer interaction ${i.id}: ${String(err)}`));
 }
 
-/** The message as Discord shows it to the model: its text with mentions as names, its author's name, its files' names. */
-function quoted(message: Message): QuotedMessage {
-  return { author: authorName(message), text: mentionsAsNames(message, message.content), files: [...message.attachments.values()].map((a) => a.name) };
+/**
+ * The message as Discord shows it to the model: its text with mentions as names, its author's name, its files' names;
+ * and where to fetch its files: only URLs on Discord's file hosts (checked again on each fetch), at most as many as a message holds.
+ */
+function quoted(message: Message, cdn: SourceHosts): QuotedMessage {
+  const files = [...message.attachments.values()];
+  const fetchable = files.filter((a) => URL.canParse(a.url) && isAllowedSource(new URL(a.url), cdn)).slice(0, QUOTED_FILES_MAX);
+  return {
+    author: authorName(message),
+    text: mentionsAsNames(message, message.content),
+    files: files.map((a) => a.name),
+    ...(fetchable.length ? { attachments: fetchable.map((a) => ({ name: a.name, size: a.size, url: a.url })) } : {}),
+  };
 }
 
 async function openModal(i: MessageContextMenuCommandInteraction, deps: BotDeps, acked?: () => void): Promise<void> {
   if (!i.inGuild()) return refuse(i, ASK_ABOUT_WORDS.notHere, deps);
-  const msg = quoted(i.targetMessage);
+  const msg = quoted(i.targetMessage, deps.cdn);
   if (!sanitizeChatText(msg.text)) return refuse(i, ASK_ABOUT_WORDS.noText, deps);
   const room = roomHere(i);
   if (!room) return refuse(i, ASK_ABOUT_WORDS.notHere, deps);
@@ -92,12 +104,15 @@ async function answer(i: ModalSubmitInteraction, deps: BotDeps, acked?: () => vo
   const kept = askedIn ? await deps.asked.take(askedIn, i.user.id, messageId) : null;
   const message = await readMessage(i, messageId);
   if (!message) return void (await say(ASK_ABOUT_WORDS.unreadable));
-  const msg = kept ?? quoted(message);
+  const msg = kept ?? quoted(message, deps.cdn);
   if (!sanitizeChatText(msg.text)) return void (await say(kept ? ASK_ABOUT_WORDS.noText : ASK_ABOUT_WORDS.notKept(question)));
   const thread = await answerThread(message, question, deps.log);
   if (!thread) return void (await say(ASK_ABOUT_WORDS.threadRefused));
   await say(ASK_ABOUT_WORDS.answersIn(`<#${thread.id}>`));
   const room = roomFor({ guildId: i.guildId, channelId: thread.id, parentId: thread.parentId, isThread: true });
   const asker = { room, user: i.user.id, name: commandUserName(i), key: i.id, permit: permitFor(deps.access, i), buttons: true, deliver: discordTarget(thread.id) };
-  await askAbout(deps.flow, threadSurface(thread, i, room, deps), asker, question, msg);
+  const surface = threadSurface(thread, i, room, deps);
+  // Attachment URLs are given with the command only, and expire: the files go to uploads/ now, before the turn, as a mention's do.
+  if (msg.attachments?.length) await shareFiles(deps.flow, (r) => surface.post(r), asker, incomingFiles(msg.attachments, deps.cdn), "Discord");
+  await askAbout(deps.flow, surface, asker, question, msg);
 }
