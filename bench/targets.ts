@@ -2,7 +2,7 @@ import type { Result } from "./stats.ts";
 import { AT_ONCE_PRODUCTION } from "./suites/at-once.ts";
 import { BOT_GROWTH_TARGET_MIB } from "./suites/files.ts";
 import { DESIGN_LABELS, RATIOS, sideName } from "./suites/side-by-side.ts";
-import { TRACING_CPU, TRACING_RSS } from "./suites/tracing.ts";
+import { TRACING_CPU, TRACING_FIRST_TEXT, TRACING_RSS } from "./suites/tracing.ts";
 
 /**
  * The issue's targets, checked against this run's figures. `why` is printed
@@ -126,6 +126,10 @@ export const TARGETS: Target[] = [
   {
     what: "tracing on: Worker CPU per turn ≤ 3 % over off", result: TRACING_CPU, stat: "median", op: "≤", limit: 3, unit: "%",
     why: "each export is one fetch; the rooms of an isolate share one exporter whose spans wait a second for the next turns', so a miss means few turns shared a send; the machine's noise moves this figure by several points",
+  },
+  {
+    what: "tracing on: Slack first visible text ≤ 3 % over off", result: TRACING_FIRST_TEXT, stat: "median", op: "≤", limit: 3, unit: "%",
+    why: "the bot's and the Worker's spans are batched and exported off the turn's path; the medians of 90 mentions a side, one at a time, each over 100 ms with tails of several hundred on this shared machine, so a miss of a few points may be its scheduling",
   },
   {
     what: "tracing on: Slack bot RSS ≤ 2 MiB over off", result: TRACING_RSS, stat: "median", op: "≤", limit: 2, unit: "MiB",

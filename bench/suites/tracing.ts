@@ -25,8 +25,9 @@ import { workerdCpuDuring } from "./worker-cpu.ts";
  * runtime's RSS after all turns shows the span buffer bounded. Then the
  * built Slack bot (its own process, exporting through OpenTelemetry's SDK
  * when the Worker does) answers as many mentions with tracing off and on, and
- * its RSS is read once it settled; the built bots' bundles, which carry the
- * SDK, are weighed.
+ * its RSS is read once it settled, then answers mentions one at a time, each
+ * timed from the event sent to its first visible text; the built bots'
+ * bundles, which carry the SDK, are weighed.
  */
 
 const WARMUP = 20;
@@ -37,6 +38,8 @@ const BLOCK = 20;
 const SLOW_MS = 10_000;
 /** Starts of the built bot each side, off and on in turn. */
 const BOT_ROUNDS = 3;
+/** Mentions a start of the bot answers one at a time, timed to their first visible text. */
+const FIRST_TEXT_TURNS = 30;
 
 interface Side {
   label: string;
@@ -48,8 +51,21 @@ interface Side {
   latencies: number[];
 }
 
-/** A built Slack bot's memory after `turns` mentions with one command each, 8 at a time: RSS (MiB, /proc) and its heap after a GC. */
-async function botMemory(stack: BenchStack, vars: Record<string, string>, turns: number, builtDir: string): Promise<{ rss: number; heap: number }> {
+/** What a start of the built Slack bot showed: its memory after the paced turns, then each sequential turn's first visible text. */
+interface BotRound {
+  rss: number;
+  heap: number;
+  /** Mention sent → the first call at the fake Slack carrying the answer's words (ms), one turn at a time. */
+  firstText: number[];
+}
+
+/**
+ * A built Slack bot's memory after `turns` mentions with one command each, 8
+ * at a time: RSS (MiB, /proc) and its heap after a GC; then FIRST_TEXT_TURNS
+ * mentions one at a time, each in a channel of its own (no pace waits), timed
+ * from the event sent to the first call carrying its words.
+ */
+async function botRound(stack: BenchStack, side: string, round: number, vars: Record<string, string>, turns: number, builtDir: string): Promise<BotRound> {
   const bench = await startSlackBench(stack, "http", { ...WHOLE_ANSWERS, ...vars }, builtDir);
   try {
     const channels = Array.from({ length: PACED_CHANNELS }, (_, i) => `CTRACE${i}`);
@@ -61,7 +77,19 @@ async function botMemory(stack: BenchStack, vars: Record<string, string>, turns:
       await done;
     });
     const memory = await memoryNow(bench.bot, 1_000);
-    return { rss: memory.rss, heap: memory.heapMiB };
+    const firstText: number[] = [];
+    for (let i = 0; i < FIRST_TEXT_TURNS; i++) {
+      const channel = `CFIRST${side.toUpperCase()}${round}X${i}`;
+      const words = `ft${side}${round}x${i}q`;
+      const payload = mentionEvent(bench.slack, { channel, text: `SAY: ${words} <run>true</run>` });
+      const done = bench.arrivals.expect(`done:${channel}:${String(payload.event.ts)}`);
+      const seen = bench.arrivals.expectText(words);
+      const sentAt = performance.now();
+      await bench.deliver("events_api", payload);
+      firstText.push((await seen) - sentAt);
+      await done;
+    }
+    return { rss: memory.rss, heap: memory.heapMiB, firstText };
   } finally {
     await bench.close();
   }
@@ -92,6 +120,7 @@ async function block(side: Side, from: number, n: number): Promise<void> {
 
 export const TRACING_CPU = "tracing: Worker CPU per turn, on over off";
 export const TRACING_RSS = "tracing: Slack bot RSS, on over off";
+export const TRACING_FIRST_TEXT = "tracing: Slack first visible text, on over off";
 
 export async function tracingSuite(turns = 200): Promise<Result[]> {
   const builtDir = mkdtempSync(join(tmpdir(), "duet-bench-tracing-"));
@@ -122,12 +151,14 @@ export async function tracingSuite(turns = 200): Promise<Result[]> {
     await bundle(builtDir, { ...BOT_ENTRIES, probe: "bench/bots/probe.ts" });
     const median = (s: number[]) => summarize("", "", s).median;
     // A bot process's RSS moves by several MiB from one start to the next (the allocator, GC timing): rounds, off and on in turn, and their medians.
-    const offMem: { rss: number; heap: number }[] = [];
-    const onMem: { rss: number; heap: number }[] = [];
+    const offMem: BotRound[] = [];
+    const onMem: BotRound[] = [];
     for (let r = 0; r < BOT_ROUNDS; r++) {
-      offMem.push(await botMemory(off.stack!, off.vars, turns, builtDir));
-      onMem.push(await botMemory(on.stack!, on.vars, turns, builtDir));
+      offMem.push(await botRound(off.stack!, "off", r, off.vars, turns, builtDir));
+      onMem.push(await botRound(on.stack!, "on", r, on.vars, turns, builtDir));
     }
+    const offFirst = offMem.flatMap((m) => m.firstText);
+    const onFirst = onMem.flatMap((m) => m.firstText);
     const botSpans = collector.spans.filter((s) => s.service === "duet-slack").length;
     const offRss = median(offMem.map((m) => m.rss));
     const onRss = median(onMem.map((m) => m.rss));
@@ -147,8 +178,11 @@ export async function tracingSuite(turns = 200): Promise<Result[]> {
       }),
       summarize(`tracing off: Slack bot RSS after ${turns} turns`, "MiB", offMem.map((m) => m.rss), `VmRSS, the built bot, ${BOT_ROUNDS} starts; heap after GC ${offHeap.toFixed(1)} MiB`),
       summarize(`tracing on: Slack bot RSS after ${turns} turns`, "MiB", onMem.map((m) => m.rss), `${(onRss - offRss).toFixed(1)} MiB over off; heap after GC ${onHeap.toFixed(1)} MiB (${(onHeap - offHeap).toFixed(1)} over off); ${botSpans} bot spans taken, sent by OpenTelemetry's SDK`),
+      summarize("tracing off: Slack mention → first visible text", "ms", offFirst, `the built bot, one mention at a time, ${FIRST_TEXT_TURNS} after each start's paced turns; event sent → the first call at the fake Slack carrying the answer's words; one command a turn, whole answers (DUET_STREAMING=off)`),
+      summarize("tracing on: Slack mention → first visible text", "ms", onFirst, `${pct(median(offFirst), median(onFirst))}; the bot and the Worker both exporting, starts off and on in turn`),
       ...bundleRows(builtDir),
       single(TRACING_CPU, "%", ((on.cpuMs - off.cpuMs) / off.cpuMs) * 100, turns, "the Worker runtime's CPU per turn, tracing on beside off in the same run"),
+      single(TRACING_FIRST_TEXT, "%", ((median(onFirst) - median(offFirst)) / median(offFirst)) * 100, onFirst.length, "medians of the Slack mention → first visible text, tracing on beside off in the same run"),
       single(TRACING_RSS, "MiB", onRss - offRss, BOT_ROUNDS, "the built Slack bot's RSS after the same turns, exporting beside not; medians of the starts"),
     ];
   } finally {

@@ -7,6 +7,7 @@ import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, mention, newChannel, readable } from "../slack/harness.ts";
 import { chatTokens, usageTokens } from "./token-sums.ts";
 import { startTracedSlack } from "./traced-slack.ts";
+import { named, slackTurnParts, turnTrace } from "./turn-trace.ts";
 
 /**
  * One trace per turn, from the Slack mention to the sandbox: the real bolt
@@ -31,17 +32,6 @@ startedForTests(
 );
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
-const named = (spans: SpanData[], prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
-
-/** The room's Worker turn spans (invoke_agent) once they and their trace's bot spans arrived. */
-async function traceOf(room: string): Promise<SpanData[]> {
-  const agentOf = (spans: SpanData[]) => spans.find((s) => s.name.startsWith("invoke_agent") && s.attributes["gen_ai.conversation.id"] === room);
-  await collector.waitFor((spans) => {
-    const agent = agentOf(spans);
-    return Boolean(agent && spans.some((s) => s.traceId === agent.traceId && s.name === "duet.ask"));
-  }, `the trace of ${room}`);
-  return collector.trace(agentOf(collector.spans)!.traceId);
-}
 
 describe("a Slack mention's trace", () => {
   it("is one trace: the bot's ask, the Worker's invoke_agent, its chat and two execute_tool spans and the posts, parents intact", async () => {
@@ -50,14 +40,8 @@ describe("a Slack mention's trace", () => {
     const replies = await answerTo(slack, m);
     expect(readable(replies[0])).toContain("two-two");
 
-    const spans = await traceOf(roomOf(channel));
-    const byId = new Map(spans.map((s) => [s.spanId, s]));
-    const [ask] = named(spans, "duet.ask");
-    const [call] = named(spans, "POST /message");
-    const [agent] = named(spans, "invoke_agent");
-    const chats = named(spans, "chat ");
-    const tools = named(spans, "execute_tool");
-    const posts = spans.filter((s) => /^chat\.(post|edit|live\.finish)/.test(s.name));
+    const spans = await turnTrace(collector, roomOf(channel));
+    const { byId, ask, call, agent, chats, tools, posts } = slackTurnParts(spans);
 
     // The Slack event is the root: its reaction and the asker's name look-up, then the ask, under it;
     // the Worker's turn hangs under the bot's call to it.

@@ -28,13 +28,17 @@ export interface CommandDeps {
  * redacted, since it is shown in chat and stored.
  */
 export async function runCommand(deps: CommandDeps, cmd: string, stop?: AbortSignal): Promise<RunResult> {
-  const span = deps.span?.child("execute_tool shell", { kind: "client" });
+  // A tool call is its tool's span (`execute_tool server.tool`); any other command is the sandbox's shell.
+  const call = toolCallOf(cmd);
+  const tool = call ? `${call.server}.${call.tool}` : "shell";
+  const span = deps.span?.child(`execute_tool ${tool}`, { kind: "client" });
   const run = await runTraced(deps, cmd, stop, span?.traceparent);
   // The command as chat shows it (redacted); its output is counted, never exported.
   span
     ?.set({
       "gen_ai.operation.name": "execute_tool",
-      "gen_ai.tool.name": "shell",
+      "gen_ai.tool.name": tool,
+      // A tool call's arguments are in it as chat shows them, redacted like a command's text.
       "duet.command": run.cmd,
       "process.exit.code": run.exitCode,
       "duet.command.duration_ms": run.durationMs,
