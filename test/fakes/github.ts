@@ -82,6 +82,8 @@ export interface FakeGithub extends Listening {
   tokenRequests: TokenRequest[];
   /** Minted tokens' values, newest last (a test checks none leaked). */
   minted: string[];
+  /** Every App JWT the fake was shown, oldest first (a test checks none leaked). */
+  jwts: string[];
   addRepo(repo: FakeRepo): void;
   limitNext(retryAfterS: number): void;
   /** Every request to the git host, oldest first. */
@@ -121,6 +123,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const holds = new PackHolds();
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
+  const jwts: string[] = [];
   let limitNext: number | null = null;
   let loseNextPull = false;
   const pulls: FakePull[] = [];
@@ -129,6 +132,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   /** Why the request's App JWT is not good, or null when it is. */
   const jwtProblem = (authorization: string | undefined): string | null => {
     const jwt = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
+    if (jwt && !jwts.includes(jwt)) jwts.push(jwt);
     const parts = jwt?.split(".") ?? [];
     if (parts.length !== 3) return "A JSON web token could not be decoded";
     const [header, claims, signature] = parts;
@@ -272,6 +276,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     ...listening,
     tokenRequests,
     minted,
+    jwts,
     pulls,
     comments,
     addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
