@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverWebhook, payloads } from "./fakes/github-webhooks.ts";
 import { startPrHost, type PrHost } from "./helpers/pr-host.ts";
 import { startStack, type Stack } from "./helpers/stack.ts";
+import { workerApi } from "./helpers/worker-api.ts";
 
 /**
  * The Worker never logs a GitHub credential: everything the local Worker
@@ -59,14 +60,7 @@ afterAll(async () => {
   for (const restore of undo.splice(0)) restore();
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${stack.workerUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const api = workerApi(() => stack);
 
 describe("the Worker's log output across a repository's whole path", () => {
   it("link, sync, a refused link, push and pull request, a review comment answered on it: no installation token and no App JWT is printed", async () => {
