@@ -220,6 +220,38 @@ describe("opening the proposal as a pull request", () => {
     expect(((await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>).some((e) => e.kind === "pr-opened")).toBe(false);
   });
 
+  it("GitHub refuses the pull request for good after the push: the duet/ branch just pushed is deleted, no other branch is touched; a refusal worth retrying keeps it for the retry", async () => {
+    const room = "cli-pr-refused";
+    await checkedOut(room);
+    const other = await repos.commit("acme/widgets", [{ "other.txt": "someone's\n" }], "duet/someone-elses", "main");
+    await exec(room, "cd ~/repo && echo theta > src/t.txt");
+    const proposal = (await propose(room, { userId: "U1", title: "Theta" })).body;
+    const branch = proposal.branch as string;
+    const branches = () => hostGit("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads").split("\n").sort();
+    const before = branches();
+    const pushesBefore = github.pushes();
+    github.refuseNextPull(422, "Validation Failed");
+    const refused = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U1" });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toBe(`GitHub answered HTTP 422 while opening a pull request on acme/widgets: Validation Failed`);
+    // The push happened, and what it made is gone again: the branches are as they were, someone else's duet/ branch included.
+    expect(github.pushes()).toBe(pushesBefore + 1);
+    expect(github.deletedBranches).toEqual([`acme/widgets:${branch}`]);
+    expect(branches()).toEqual(before);
+    expect(hostGit("rev-parse", "duet/someone-elses")).toBe(other);
+    expect(((await api("GET", `/api/rooms/${room}/audit`)).body.entries as Array<Record<string, unknown>>).some((e) => e.kind === "pr-opened")).toBe(false);
+
+    // GitHub failing (5xx) is worth retrying: the branch stays, and the retry opens the pull request on it.
+    github.refuseNextPull(502, "Server Error");
+    expect((await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U1" })).status).toBeGreaterThanOrEqual(500);
+    const kept = hostGit("rev-parse", branch);
+    expect(github.deletedBranches).toHaveLength(1);
+    const opened = await api("POST", `/api/rooms/${room}/repo/pr/${proposal.id}/open`, { userId: "U1" });
+    expect(opened.status).toBe(200);
+    expect(github.pulls.find((p) => p.head === branch)).toBeDefined();
+    expect(hostGit("rev-parse", branch)).toBe(kept);
+  });
+
   it("without GITHUB_WEBHOOK_SECRET, GitHub's webhook is refused 503 with what to set, whatever it carries", async () => {
     const res = await fetch(`${sandbox.stack.workerUrl}/github/webhook`, { method: "POST", headers: { "x-github-event": "pull_request", "x-hub-signature-256": `sha256=${"0".repeat(64)}` }, body: "{}" });
     expect(res.status).toBe(503);

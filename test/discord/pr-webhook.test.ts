@@ -13,7 +13,9 @@ import { startDiscordPrSetup } from "./pr-setup.ts";
  * discord.js bot on the fake Discord, the real Worker and executor, the fake
  * GitHub over `git http-backend`. A Discord thread opens a pull request with
  * `/duet pr` and Open; GitHub's signed webhook then puts the merge or the
- * close in that thread (posted by the bot's delivery loop from the outbox).
+ * close in that thread, and a review comment that mentions the App starts a
+ * turn whose answer lands both in the thread and as a reply on the pull
+ * request (posted by the bot's delivery loop from the outbox).
  */
 
 const SECRET = "whsec-discord-0123456789";
@@ -74,5 +76,20 @@ describe("a Duet pull request talks back in its Discord thread", () => {
     expect(note.content).toBe(`acme/widgets#${number} was closed without merging by hubot on GitHub. https://github.example/acme/widgets/pull/${number}`);
     // Posted once: the barrier is the note itself, confirmed before the outbox lets it go.
     expect(h.fake.messagesIn(thread).filter((m) => m.content.includes("was closed without merging"))).toHaveLength(1);
+  });
+
+  it("a review comment that mentions the App: the comment and Duet's answer in the thread, once, and the answer as a reply on the pull request", async () => {
+    const { thread, number } = await openPrInThread("sprockets");
+    stack.model.answer("why sprockets", "Because widgets need sprockets.");
+    const comment = payloads.reviewComment("acme/widgets", number, 77, "mona", "@duet-test why sprockets?");
+    expect((await hook("pull_request_review_comment", comment)).status).toBe(202);
+    const note = await noteIn(thread, "mona on GitHub");
+    expect(note.content).toContain("why sprockets?");
+    await noteIn(thread, "Because widgets need sprockets.");
+    await expect.poll(() => host.github.comments.find((c) => c.number === number && c.body.startsWith("@mona Because widgets need sprockets.")), { timeout: 30_000 }).toBeDefined();
+    // Posted once each (the bot confirms what it posts before the outbox lets it go).
+    const said = (text: string) => h.fake.messagesIn(thread).filter((m) => m.author.id === h.fake.botUser.id && m.content.includes(text));
+    expect(said("Because widgets need sprockets.")).toHaveLength(1);
+    expect(said("mona on GitHub")).toHaveLength(1);
   });
 });

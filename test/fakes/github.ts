@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { verify, type KeyObject } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,9 @@ import { listen, readBody, sendJson, type Listening } from "./http.ts";
  * `GET /repos/:owner/:name/installation` (both take the App's JWT, checked
  * against the App's public key: signature, issuer, a life of at most 10
  * minutes), and `GET /repos/:owner/:name`, `GET` and `POST /repos/:owner/:name/pulls`
- * and `POST /repos/:owner/:name/issues/:n/comments` (each takes an
+ * `POST /repos/:owner/:name/issues/:n/comments`, and with `gitRoot`
+ * `GET /repos/:owner/:name/git/ref/heads/:branch` and
+ * `DELETE /repos/:owner/:name/git/refs/heads/:branch` (each takes an
  * installation token this fake minted for that repository). Anything else is 404.
  *
  * `limitNext(seconds)`: the next token request answers 403 with
@@ -82,6 +85,8 @@ export interface FakeGithub extends Listening {
   tokenRequests: TokenRequest[];
   /** Minted tokens' values, newest last (a test checks none leaked). */
   minted: string[];
+  /** Every App JWT the fake was shown, oldest first (a test checks none leaked). */
+  jwts: string[];
   addRepo(repo: FakeRepo): void;
   limitNext(retryAfterS: number): void;
   /** Every request to the git host, oldest first. */
@@ -90,6 +95,10 @@ export interface FakeGithub extends Listening {
   pushes(): number;
   /** Holds the next fetch's pack request (`POST git-upload-pack`) until `release`. */
   holdNextFetch(): HeldPack;
+  /** The next request to open a pull request is refused with `status` and GitHub's `message`, and nothing is opened. */
+  refuseNextPull(status: number, message: string): void;
+  /** Branches deleted through `DELETE .../git/refs/heads/:branch`, as `owner/name:branch`, oldest first. */
+  deletedBranches: string[];
   /** The next pull request opened is made, but its answer is lost: the connection is cut, as when the caller dies before it reads it. */
   loseNextPullAnswer(): void;
 }
@@ -121,14 +130,18 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
   const holds = new PackHolds();
   const tokenRequests: TokenRequest[] = [];
   const minted: string[] = [];
+  const jwts: string[] = [];
   let limitNext: number | null = null;
   let loseNextPull = false;
+  let refuseNext: { status: number; message: string } | null = null;
+  const deletedBranches: string[] = [];
   const pulls: FakePull[] = [];
   const comments: FakeComment[] = [];
 
   /** Why the request's App JWT is not good, or null when it is. */
   const jwtProblem = (authorization: string | undefined): string | null => {
     const jwt = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
+    if (jwt && !jwts.includes(jwt)) jwts.push(jwt);
     const parts = jwt?.split(".") ?? [];
     if (parts.length !== 3) return "A JSON web token could not be decoded";
     const [header, claims, signature] = parts;
@@ -216,6 +229,11 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
       if (token.permissions.pull_requests !== "write") return sendJson(res, 403, { message: "Resource not accessible by integration" });
       const body = JSON.parse((await readBody(req)) || "{}") as { title?: string; head?: string; base?: string; body?: string };
       if (!body.title || !body.head || !body.base) return sendJson(res, 422, { message: "Validation Failed" });
+      if (refuseNext) {
+        const refused = refuseNext;
+        refuseNext = null;
+        return sendJson(res, refused.status, { message: refused.message });
+      }
       if (opts.gitRoot && !existsSync(join(opts.gitRoot, `${fullName}.git`, "refs", "heads", ...body.head.split("/")))) {
         return sendJson(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
       }
@@ -232,6 +250,27 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
         return;
       }
       return sendJson(res, 201, pullJson(pull));
+    }
+    const refPath = /^\/repos\/([^/]+)\/([^/]+)\/git\/(ref|refs)\/heads\/(.+)$/.exec(url.pathname);
+    if (opts.gitRoot && refPath && ((req.method === "GET" && refPath[3] === "ref") || (req.method === "DELETE" && refPath[3] === "refs"))) {
+      const fullName = `${refPath[1]}/${refPath[2]}`;
+      const token = tokens.get(/^(?:token|Bearer) (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "");
+      const repo = repos.get(fullName.toLowerCase());
+      if (!repo || !token || token.expiresAt <= now() || token.installationId !== repo.installationId || !token.repositories.includes(refPath[2])) return sendJson(res, 404, { message: "Not Found" });
+      const bare = join(opts.gitRoot, `${fullName}.git`);
+      const ref = `refs/heads/${decodeURIComponent(refPath[4])}`;
+      let sha: string;
+      try {
+        sha = execFileSync("git", ["-C", bare, "rev-parse", "--verify", "--quiet", ref]).toString().trim();
+      } catch {
+        return sendJson(res, 404, { message: "Not Found" });
+      }
+      if (req.method === "GET") return sendJson(res, 200, { ref, object: { type: "commit", sha } });
+      if (token.permissions.contents !== "write") return sendJson(res, 403, { message: "Resource not accessible by integration" });
+      execFileSync("git", ["-C", bare, "update-ref", "-d", ref]);
+      deletedBranches.push(`${fullName}:${ref.slice("refs/heads/".length)}`);
+      res.writeHead(204);
+      return void res.end();
     }
     const commentsPath = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     if (req.method === "POST" && commentsPath) {
@@ -272,6 +311,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     ...listening,
     tokenRequests,
     minted,
+    jwts,
     pulls,
     comments,
     addRepo: (repo) => repos.set(repo.fullName.toLowerCase(), repo),
@@ -280,5 +320,7 @@ export async function startFakeGithub(opts: FakeGithubOptions): Promise<FakeGith
     pushes: () => pushes,
     holdNextFetch: () => holds.holdNext("upload-pack"),
     loseNextPullAnswer: () => (loseNextPull = true),
+    refuseNextPull: (status, message) => (refuseNext = { status, message }),
+    deletedBranches,
   };
 }

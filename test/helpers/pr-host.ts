@@ -3,7 +3,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startExecutor, type RunningExecutor } from "@duet/sandbox";
+import { startExecutor, type ExecutorConfig, type RunningExecutor } from "@duet/sandbox";
 import { startFakeGitRemote, type FakeGitRemote } from "../fakes/git-remote.ts";
 import { startFakeGithub, type FakeGithub } from "../fakes/github.ts";
 import { BareRepos } from "./git-repos.ts";
@@ -35,7 +35,13 @@ export const PR_APP_ID = "31339";
 /** The plain git remote's token, as DUET_GIT_REMOTE_TOKEN. */
 export const REMOTE_TOKEN = "glpat-prhost-0123456789abcdef";
 
-export async function startPrHost(opts: { gitRemote?: boolean } = {}): Promise<PrHost> {
+/** `gitRemote`: a plain git remote instead of the App; `executor`: executor settings besides port, root and token (e.g. a small workspaceMaxBytes). */
+export interface PrHostOptions {
+  gitRemote?: boolean;
+  executor?: Partial<ExecutorConfig>;
+}
+
+export async function startPrHost(opts: PrHostOptions = {}): Promise<PrHost> {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const repos = new BareRepos();
   const mainTip = await repos.create("acme/widgets", [{ "README.md": "# Widgets\n" }, { "src/a.txt": "alpha\n" }]);
@@ -44,7 +50,7 @@ export async function startPrHost(opts: { gitRemote?: boolean } = {}): Promise<P
   const remote = opts.gitRemote ? await startFakeGitRemote(repos.root, REMOTE_TOKEN) : undefined;
   const root = mkdtempSync(join(tmpdir(), "duet-pr-host-"));
   const token = randomBytes(16).toString("hex");
-  const executor = await startExecutor({ port: 0, root, token }, () => {}).catch(async (err) => {
+  const executor = await startExecutor({ ...opts.executor, port: 0, root, token }, () => {}).catch(async (err) => {
     await github.close();
     await remote?.close();
     throw err;

@@ -63,3 +63,22 @@ export async function findPull(app: InstallationTokens, ask: PullAsk, now: numbe
   const list = (await res.json().catch(() => null)) as unknown;
   return Array.isArray(list) ? (list.map(pullRefOf).find((p) => p !== null) ?? null) : null;
 }
+
+/**
+ * Deletes `branch` on `repo` when its head is still `sha` (the commit Duet
+ * pushed), so a branch someone else moved since is left alone. With a token
+ * that may write contents; GitHub has no conditional delete, so the head is
+ * read first. Whether it was deleted.
+ */
+export async function deleteBranchAt(app: InstallationTokens, ask: { token: string; repo: string; branch: string; sha: string }, now: number): Promise<boolean> {
+  const path = `/repos/${ask.repo}/git`;
+  const branch = ask.branch.split("/").map(encodeURIComponent).join("/");
+  const head = await app.call(`${path}/ref/heads/${branch}`, { headers: githubHeaders(`token ${ask.token}`) });
+  if (head.status === 404) return false;
+  if (!head.ok) throw await githubFailure(head, `reading ${ask.branch} on ${ask.repo}`, now);
+  const at = ((await head.json().catch(() => null)) as { object?: { sha?: unknown } } | null)?.object?.sha;
+  if (at !== ask.sha) return false;
+  const gone = await app.call(`${path}/refs/heads/${branch}`, { method: "DELETE", headers: githubHeaders(`token ${ask.token}`) });
+  if (gone.status === 204 || gone.status === 422) return gone.status === 204;
+  throw await githubFailure(gone, `deleting ${ask.branch} on ${ask.repo}`, now);
+}

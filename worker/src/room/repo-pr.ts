@@ -5,7 +5,7 @@ import type { GithubAppConfig } from "../github/app-config.ts";
 import { remoteUrl, type GitRemoteConfig } from "../git-remote/remote-config.ts";
 import { cloneUrl } from "../github/clone-url.ts";
 import type { InstallationTokens } from "../github/installation-tokens.ts";
-import { openPull } from "../github/pulls.ts";
+import { deleteBranchAt, openPull } from "../github/pulls.ts";
 import { installationOf } from "../github/repo-access.ts";
 import type { RepoLink } from "../control/room-repo.ts";
 import type { SandboxExecutor } from "../sandbox/types.ts";
@@ -256,7 +256,16 @@ export class RepoPr {
           github.app,
           { token: (await github.app.token(installation, name, PULL_PERMISSIONS)).token, repo: proposal.repo, head: proposal.branch, base: proposal.base, title: proposal.title, body: prBody(proposal, userId, threadUrl) },
           now,
-        );
+        ).catch(async (err: unknown) => {
+          // GitHub refused for good: the branch this push made would be an orphan without a pull request, so it goes (only while it is still at Duet's commit).
+          // A refusal worth retrying keeps it, as the retry pushes the same commit and opens the pull request on it.
+          if (err instanceof DuetError && !err.retryable) {
+            await deleteBranchAt(github.app, { token: write.token, repo: proposal.repo, branch: proposal.branch, sha: pushed.sha }, now).catch((why: unknown) =>
+              console.error(`the branch ${proposal.branch} on ${proposal.repo} was left without a pull request`, (why as Error).message),
+            );
+          }
+          throw err;
+        });
     this.deps.opened(proposal, { ...pr, headSha: pushed.sha, proposalId: id, by: userId, ...(opened ? { updated: true } : {}) }, userId);
     return { ...pr, branch: proposal.branch, by: userId, ...(opened ? { updated: true } : {}) };
   }
