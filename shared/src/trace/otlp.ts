@@ -43,7 +43,9 @@ export function toOtlp(spans: SpanData[], defaultService: string): OtlpTraces {
   const byService = new Map<string, SpanData[]>();
   for (const s of spans) {
     const service = s.service ?? defaultService;
-    byService.set(service, [...(byService.get(service) ?? []), s]);
+    const list = byService.get(service);
+    if (list) list.push(s);
+    else byService.set(service, [s]);
   }
   return {
     resourceSpans: [...byService].map(([service, list]) => ({
