@@ -69,8 +69,8 @@ export async function killRoom(room: string): Promise<void> {
 }
 
 /** Polls `check` until it holds (for something that must happen, never to prove that nothing did). */
-export async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+export async function until(check: () => Promise<boolean>, what: string, withinMs = 5000): Promise<void> {
+  for (let i = 0; i < withinMs / 25; i++) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
