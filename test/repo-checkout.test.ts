@@ -125,7 +125,7 @@ describe("the first turn after linking", () => {
   it("sync in a room with no repository is a 404 with what to do; GET on the sync route is a 405; a malformed link is a 400 with the rule", async () => {
     expect(await api("POST", "/api/rooms/cli-checkout-none/repo/sync")).toEqual({
       status: 404,
-      body: expect.objectContaining({ error: "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)" }),
+      body: expect.objectContaining({ error: "No repository is linked here, so there is nothing to sync: link one with the repo command first, e.g. `acme/widgets` or `acme/widgets@main`." }),
     });
     expect((await api("GET", "/api/rooms/cli-checkout-none/repo/sync")).status).toBe(405);
     const bad = await link("cli-checkout-none", "acme/..");

@@ -1,9 +1,10 @@
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../../scripts/duet-cli.ts";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
+import { startWorkerTap } from "../helpers/worker-tap.ts";
 
 /**
  * `duet pr` through the CLI's entry point against the real Worker and
@@ -27,14 +28,19 @@ startedForTests(
   (s) => ({ stack, host } = s),
 );
 
-async function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+function duet(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return duetVia(stack.workerUrl, argv);
+}
+
+/** The CLI run with `argv`, reaching the Worker at `workerUrl`. */
+async function duetVia(workerUrl: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out = new PassThrough();
   const err = new PassThrough();
   const chunks = { out: "", err: "" };
   out.on("data", (d) => (chunks.out += d));
   err.on("data", (d) => (chunks.err += d));
   const env = {
-    DUET_WORKER_URL: stack.workerUrl,
+    DUET_WORKER_URL: workerUrl,
     DUET_API_TOKEN: stack.token,
     NO_COLOR: "1",
     DUET_STREAMING: "off",
@@ -98,16 +104,29 @@ describe("duet pr", () => {
 });
 
 describe("duet repo sync", () => {
-  it("checks the linked branch out at repo/ now and says the commit to the room, then fetches the branch's next commit into it; with nothing linked it says so and asks nothing", async () => {
+  it("checks the linked branch out at repo/ now and says the commit to the room, then fetches the branch's next commit into it; with nothing linked it says so and runs nothing; each sync is one Worker call", async () => {
     const room = "cli-repo-sync";
-    expect(await duet("repo", room, "sync")).toEqual({ code: 0, out: `No repository is linked here; \`duet repo ${room} owner/name\` links one.`, err: "" });
+    const tap = await startWorkerTap(stack.workerUrl);
+    onTestFinished(() => tap.close());
+    /** What `duet repo ROOM sync` said and asked of the Worker about the room. */
+    const sync = async (word = "sync") => {
+      const from = tap.calls.length;
+      const said = await duetVia(tap.url, ["repo", room, word]);
+      return { ...said, calls: tap.calls.slice(from).filter((c) => c.path.startsWith(`/api/rooms/${room}/`)).map((c) => `${c.method} ${c.path.split("/").slice(4).join("/")}`) };
+    };
+    expect(await sync()).toEqual({
+      code: 1,
+      out: "",
+      err: "No repository is linked here, so there is nothing to sync: link one with the repo command first, e.g. `acme/widgets` or `acme/widgets@main`.",
+      calls: ["POST repo/sync"],
+    });
     expect((await stack.client.audit(room)).entries).toEqual([]);
 
     const first = await host.repos.commit("acme/widgets", [{ "src/s.txt": "one\n" }], "synced", "main");
     expect((await duet("repo", room, "acme/widgets@synced")).code).toBe(0);
     const head = async () => (await stack.client.exec(room, { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim();
-    const synced = await duet("repo", room, "Sync");
-    expect(synced.code).toBe(0);
+    const synced = await sync("Sync");
+    expect(synced).toMatchObject({ code: 0, calls: ["POST repo/sync"] });
     expect(synced.out).toMatch(new RegExp(`^cli:\\S+ synced \`acme/widgets\`, branch \`synced\`: repo/ is at \`${first.slice(0, 12)}\`\\.$`));
     expect(await head()).toBe(first);
 

@@ -205,13 +205,24 @@ describe("Discord: /duet pr", () => {
 });
 
 describe("Discord: /duet repo name:sync", () => {
-  it("checks the linked branch out at repo/ now and tells the channel the commit, for a member who may run but not link; with nothing linked it says so", async () => {
+  it("checks the linked branch out at repo/ now and tells the channel the commit, for a member who may run but not link; with nothing linked it says so; each sync is one Worker call", async () => {
     const ch = h.fake.addChannel(h.guildId, "repo-sync");
-    // Discord's reply was deferred in the channel before the Worker was asked, as for /duet pr.
-    expect(await command(ch, "repo", { name: "sync" }, mallory)).toMatchObject({ text: "📦 No repository is linked here; `/duet repo name:owner/name` links one.", ephemeral: false });
+    /** What the sync said and asked of the Worker about this room. */
+    const sync = async () => {
+      const from = h.workerRequests.length;
+      const { text, ephemeral } = await command(ch, "repo", { name: "sync" }, mallory);
+      const calls = h.workerRequests.slice(from).filter((r) => r.path.startsWith(`/api/rooms/${room(ch)}/`));
+      return { text, ephemeral, calls: calls.map((r) => `${r.method} ${r.path.split("/").slice(4).join("/")}`) };
+    };
+    // Discord's reply was deferred in the channel before the Worker was asked, as for /duet pr; the refusal is the Worker's own line.
+    expect(await sync()).toEqual({
+      text: expect.stringMatching(/^⚠️ No repository is linked here, so there is nothing to sync: link one with the repo command first, e\.g\. `acme\/widgets` or `acme\/widgets@main`\. \(ref [0-9a-f]{8}\)$/),
+      ephemeral: false,
+      calls: ["POST repo/sync"],
+    });
     const tip = await host.repos.commit("acme/widgets", [{ "src/s.txt": "discord\n" }], "discord-synced", "main");
     await command(ch, "repo", { name: "acme/widgets@discord-synced" });
-    expect(await command(ch, "repo", { name: "sync" }, mallory)).toMatchObject({ text: `📦 <@${mallory.id}> synced \`acme/widgets\`, branch \`discord-synced\`: repo/ is at \`${tip.slice(0, 12)}\`.`, ephemeral: false });
+    expect(await sync()).toEqual({ text: `📦 <@${mallory.id}> synced \`acme/widgets\`, branch \`discord-synced\`: repo/ is at \`${tip.slice(0, 12)}\`.`, ephemeral: false, calls: ["POST repo/sync"] });
     expect((await stack.client.exec(room(ch), { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim()).toBe(tip);
   });
 });

@@ -3,6 +3,7 @@ import { blockTexts, type FakeSlack, type SlackMessage } from "../fakes/slack/in
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
 import type { Stack } from "../helpers/stack.ts";
+import { startWorkerTap, type WorkerTap } from "../helpers/worker-tap.ts";
 import { answerTo, type BotHandle, click, mention, newChannel, readable, slash, slashResponse, startBot, startSlackSetup } from "./harness.ts";
 
 /**
@@ -16,6 +17,8 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 let host: PrHost;
+/** Between the bot and the Worker: what the bot asked of it. */
+let tap: WorkerTap;
 /** The bot's warnings, so a test can wait until a click was refused before it looked at anything. */
 const warnings: string[] = [];
 
@@ -35,16 +38,18 @@ startedForTests(
       getLevel: () => "info" as never,
       setName: () => {},
     };
-    const started = await startBot(setup.slack, setup.stack, { SLACK_ALLOW_POLICY: "U0ALICE", SLACK_ALLOW_APPROVE: "U0ALICE" }, { logger });
+    const workerTap = await startWorkerTap(setup.stack.workerUrl);
+    const started = await startBot(setup.slack, { workerUrl: workerTap.url, token: setup.stack.token }, { SLACK_ALLOW_POLICY: "U0ALICE", SLACK_ALLOW_APPROVE: "U0ALICE" }, { logger });
     return {
       stack: setup.stack,
       slack: setup.slack,
       bot: started,
       host: prHost,
-      stop: async () => (await started.stop(), await setup.stop(), await prHost.stop()),
+      tap: workerTap,
+      stop: async () => (await started.stop(), await workerTap.close(), await setup.stop(), await prHost.stop()),
     };
   },
-  (s) => ({ stack, slack, bot, host } = s),
+  (s) => ({ stack, slack, bot, host, tap } = s),
 );
 
 /** What a message's blocks show (its `text` is only the notification). */
@@ -274,15 +279,28 @@ describe("Slack: /duet pr", () => {
 });
 
 describe("Slack: /duet repo sync", () => {
-  it("checks the linked branch out at repo/ now and tells the channel the commit, then fetches the branch's next commit into it; with nothing linked the asker alone is told", async () => {
+  it("checks the linked branch out at repo/ now and tells the channel the commit, then fetches the branch's next commit into it; with nothing linked the asker alone is told; each sync is one Worker call", async () => {
     const channel = newChannel();
-    expect(await duet(channel, "repo sync", "U0BOB")).toEqual({ text: ":package: No repository is linked here; `/duet repo owner/name` links one.", visibility: "ephemeral" });
+    /** What `/duet repo sync` asked of the Worker about this room. */
+    const syncCalls = async () => {
+      const from = tap.calls.length;
+      const said = await duet(channel, "repo sync", "U0BOB");
+      return { said, calls: tap.calls.slice(from).filter((c) => c.path.startsWith(`/api/rooms/${roomOf(channel)}/`)).map((c) => `${c.method} ${c.path.split("/").slice(4).join("/")}`) };
+    };
+    // The Worker's own refusal, shown as it said it, with the ref of its trace.
+    expect(await syncCalls()).toEqual({
+      said: { text: expect.stringMatching(/^:warning: No repository is linked here, so there is nothing to sync: link one with the repo command first, e\.g\. `acme\/widgets` or `acme\/widgets@main`\. \(ref [0-9a-f]{8}\)$/), visibility: "ephemeral" },
+      calls: ["POST repo/sync"],
+    });
 
     const first = await host.repos.commit("acme/widgets", [{ "src/s.txt": "one\n" }], "slack-synced", "main");
     await duet(channel, "repo acme/widgets@slack-synced");
     const head = async () => (await stack.client.exec(roomOf(channel), { cmd: "git -C ~/repo rev-parse HEAD" })).result.stdout.trim();
     // Anyone who may run commands may sync: U0BOB may not link here.
-    expect(await duet(channel, "repo sync", "U0BOB")).toEqual({ text: `:package: <@U0BOB> synced \`acme/widgets\`, branch \`slack-synced\`: repo/ is at \`${first.slice(0, 12)}\`.`, visibility: "in_channel" });
+    expect(await syncCalls()).toEqual({
+      said: { text: `:package: <@U0BOB> synced \`acme/widgets\`, branch \`slack-synced\`: repo/ is at \`${first.slice(0, 12)}\`.`, visibility: "in_channel" },
+      calls: ["POST repo/sync"],
+    });
     expect(await head()).toBe(first);
 
     const next = await host.repos.commit("acme/widgets", [{ "src/s.txt": "two\n" }], "slack-synced");

@@ -52,7 +52,8 @@ export async function repo(deps: FlowDeps, surface: ChatSurface, asker: Asker, c
  * `/duet repo sync`: checks the repository out at repo/ now, or fetches into
  * the checkout there, for whoever may run commands (it runs git in the room's
  * sandbox, as a command does); said to everyone, since every turn here then
- * works on it. A room with no repository is told so, and nothing is asked.
+ * works on it. One call: the Worker refuses a room with no repository with
+ * its own line (not_found, shown as it is).
  */
 async function sync(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise<Outcome> {
   return guarded(
@@ -60,13 +61,8 @@ async function sync(deps: FlowDeps, surface: ChatSurface, asker: Asker): Promise
     asker,
     "run",
     async () => {
-      const { reply, ok } = await tried(deps, asker.room, async (): Promise<Reply> => {
-        const before = await deps.worker.repo(asker.room);
-        if (before.repo === null) return { kind: "repo", repo: before };
-        return { kind: "repo", repo: await deps.worker.syncRepo(asker.room), event: { did: "synced", by: asker.user } };
-      });
-      const shared = ok && reply.kind === "repo" && reply.event !== undefined;
-      return outcome(ok, await show(surface, "repo", shared, reply));
+      const { reply, ok } = await tried(deps, asker.room, async (): Promise<Reply> => ({ kind: "repo", repo: await deps.worker.syncRepo(asker.room), event: { did: "synced", by: asker.user } }));
+      return outcome(ok, await show(surface, "repo", ok, reply));
     },
     REPO_WORDS.refusedSync,
   );

@@ -37,6 +37,8 @@ export const REPO_WORDS = {
   refusedWhat: "link or unlink a repository here.",
   /** What a person who may not sync sees after "Only … may": syncing runs git in the room's sandbox, as a command does. */
   refusedSync: "sync the repository here (it runs git in this room's sandbox, as a command does).",
+  /** The Worker's refusal of a sync where nothing is linked, shown as it is by every front end. */
+  noneToSync: `No repository is linked here, so there is nothing to sync: link one with the repo command first, ${EXAMPLE}.`,
 } as const;
 
 /** What just happened to the room's repository, for the reply that says so. */

@@ -2,6 +2,7 @@ import {
   channelOfThread,
   DuetError,
   GITHUB_NOT_CONFIGURED,
+  REPO_WORDS,
   type MessageRequest,
   type PrOpened,
   type PrOpenRequest,
@@ -169,7 +170,7 @@ export class RoomCode {
   async syncNow(): Promise<RepoResponse> {
     if (channelOfThread(this.parts.roomId)) await this.parts.tree.ensureRegistered();
     const synced = await this.sync.sync(true);
-    if (!synced) throw new DuetError("not_found", "this room has no repository linked: link one first (PUT /api/rooms/:roomId/repo)");
+    if (!synced) throw new DuetError("not_found", REPO_WORDS.noneToSync);
     return this.view();
   }
 
