@@ -1,7 +1,11 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { loadConfig } from "../sandbox/src/config.ts";
+import { Executor } from "../sandbox/src/executor.ts";
+import { checkoutRepo, cloneKib, type MeasureClone } from "../sandbox/src/git/checkout.ts";
 import { startTestExecutor, type TestExecutor } from "../sandbox/src/test-support.ts";
 import { InstallationTokens } from "../worker/src/github/installation-tokens.ts";
 import { startFakeGithub, type FakeGithub } from "./fakes/github.ts";
@@ -138,4 +142,29 @@ describe("a repository too large for the room's workspace quota", () => {
       await small.stop();
     }
   }, 120_000);
+});
+
+describe("measuring a clone before it is made", () => {
+  it("a sync into an existing repo/ measures nothing; a clone, the first or after repo/ was removed, measures once", async () => {
+    const root = mkdtempSync(join(tmpdir(), "duet-sandbox-test-"));
+    const executor = new Executor({ ...loadConfig(process.env), root, token: "measure-test", isolation: "bwrap" });
+    await executor.start();
+    onTestFinished(async () => (await executor.stopAll(), rmSync(root, { recursive: true, force: true })));
+    // The real measure, with each call counted.
+    const measured: string[] = [];
+    const measure: MeasureClone = (mirror, branch) => (measured.push(branch), cloneKib(mirror, branch));
+    const room = "sandbox-measured";
+    const sync = () => checkoutRepo(executor, executor.fileOwner, { sessionId: room, url, branch: null, token, name: "acme/tools" }, undefined, measure);
+
+    expect(await sync()).toMatchObject({ branch: "main", cloned: true });
+    expect(measured).toEqual(["main"]);
+
+    const next = await repos.commit("acme/tools", [{ "measured.txt": "next\n" }]);
+    expect(await sync()).toEqual({ sha: next, branch: "main", cloned: false });
+    expect(measured).toEqual(["main"]);
+
+    expect((await executor.exec(room, "rm -rf repo && echo gone", 10_000)).stdout).toBe("gone\n");
+    expect(await sync()).toEqual({ sha: next, branch: "main", cloned: true });
+    expect(measured).toEqual(["main", "main"]);
+  }, 60_000);
 });

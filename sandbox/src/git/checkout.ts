@@ -51,6 +51,8 @@ export const shellWord = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The checkout step's exit code when the workspace has less room than the clone needs: the repository does not fit its quota. */
 const EXIT_NO_ROOM = 4;
+/** The checkout step's exit code when it would clone and was given no size to check: nothing was written, and the clone is measured first. */
+const EXIT_UNMEASURED = 5;
 /** The workspace's block size: each file of the checkout takes whole blocks. */
 const BLOCK_BYTES = 4096;
 
@@ -77,9 +79,10 @@ export async function cloneKib(mirror: string, branch: string): Promise<number> 
  * fast-forwarded only when it is on the branch with nothing changed: the
  * model's or a person's work there is never thrown away. Prints
  * `cloned|fetched|kept` then HEAD's sha, last. A clone is not tried when the
- * workspace has less than `neededKib` free: it exits EXIT_NO_ROOM.
+ * workspace has less than `neededKib` free: it exits EXIT_NO_ROOM; with
+ * `neededKib` null it exits EXIT_UNMEASURED instead, before writing anything.
  */
-export function checkoutScript(mirror: string, branch: string, url: string, neededKib: number): string {
+export function checkoutScript(mirror: string, branch: string, url: string, neededKib: number | null): string {
   const m = shellWord(mirror);
   const b = shellWord(branch);
   return [
@@ -97,28 +100,46 @@ export function checkoutScript(mirror: string, branch: string, url: string, need
     `  $G -C repo fetch --quiet --no-tags ${m} "+refs/heads/"${b}":refs/remotes/origin/"${b}`,
     `  if [ "$($G -C repo symbolic-ref -q --short HEAD || true)" = ${b} ] && [ -z "$($G -C repo status --porcelain)" ] && $G -C repo merge --quiet --ff-only "origin/"${b} >/dev/null 2>&1; then echo fetched; else echo kept; fi`,
     "else",
-    `  rm -rf ${CLONE_TEMP}`,
-    `  trap 'rm -rf ${CLONE_TEMP}' EXIT`,
-    `  if [ "$(df -k --output=avail . | tail -n 1)" -lt ${neededKib} ]; then exit ${EXIT_NO_ROOM}; fi`,
-    `  $G clone --quiet --no-hardlinks --branch ${b} ${m} ${CLONE_TEMP}`,
-    `  git -C ${CLONE_TEMP} remote set-url origin ${shellWord(url)}`,
-    `  mv ${CLONE_TEMP} repo`,
-    "  echo cloned",
+    ...(neededKib === null
+      ? [`  exit ${EXIT_UNMEASURED}`]
+      : [
+          `  rm -rf ${CLONE_TEMP}`,
+          `  trap 'rm -rf ${CLONE_TEMP}' EXIT`,
+          `  if [ "$(df -k --output=avail . | tail -n 1)" -lt ${neededKib} ]; then exit ${EXIT_NO_ROOM}; fi`,
+          `  $G clone --quiet --no-hardlinks --branch ${b} ${m} ${CLONE_TEMP}`,
+          `  git -C ${CLONE_TEMP} remote set-url origin ${shellWord(url)}`,
+          `  mv ${CLONE_TEMP} repo`,
+          "  echo cloned",
+        ]),
     "fi",
     "git -C repo rev-parse HEAD",
   ].join("\n");
 }
 
+/** What a clone of `branch` from `mirror` takes, in KiB: cloneKib, or a test's count of its calls. */
+export type MeasureClone = (mirror: string, branch: string) => Promise<number>;
+
 /** Runs the checkout for one room (see the top of this file). Throws GitStepError. */
-export async function checkoutRepo(executor: Executor, owner: Owner | null, req: CheckoutRequest, signal?: AbortSignal): Promise<CheckoutResult> {
+export async function checkoutRepo(executor: Executor, owner: Owner | null, req: CheckoutRequest, signal?: AbortSignal, measure: MeasureClone = cloneKib): Promise<CheckoutResult> {
   const root = executor.config.root;
   const branch = await resolveBranch(req.url, req.token, req.branch, req.name);
   const mirror = await fetchIntoMirror(root, req.sessionId, owner, req.url, req.token, branch, req.name);
   const isolated = executor.isolation === "bwrap";
   const inside = isolated ? MIRROR_INSIDE : mirror;
-  // What the clone takes, and the margin under which the executor counts a workspace full (disk.ts).
-  const neededKib = (await cloneKib(mirror, branch)) + Math.ceil(Math.max(FULL_BELOW_BYTES, executor.config.workspaceMaxBytes / 100) / 1024);
-  const run = await executor.execStep(req.sessionId, checkoutScript(inside, branch, req.url, neededKib), CLONE_TIMEOUT_MS, isolated ? [{ host: mirror, inside }] : [], signal);
+  const step = (neededKib: number | null) => executor.execStep(req.sessionId, checkoutScript(inside, branch, req.url, neededKib), CLONE_TIMEOUT_MS, isolated ? [{ host: mirror, inside }] : [], signal);
+  // Measuring reads the size of every file of the branch in the mirror, so only a step that clones
+  // is measured: the first step is given no size, and only where repo/ is not a checkout yet does
+  // it stop (EXIT_UNMEASURED) to be run again with one. Whether repo/ is a checkout is the sandbox's
+  // to say (the host reads nothing of the workspace), so a clone pays that one short step (tens of
+  // ms beside the clone's seconds), while measuring grows with the branch's files (about 30 ms at
+  // 5,000, 150 ms at 50,000). A fetch into an existing repo/ is not measured: it brings only the
+  // commits since the last sync, and the room's own filesystem bounds what it writes (past the
+  // quota it fails as any command would).
+  let run = await step(null);
+  if (run.exitCode === EXIT_UNMEASURED) {
+    // What the clone takes, and the margin under which the executor counts a workspace full (disk.ts).
+    run = await step((await measure(mirror, branch)) + Math.ceil(Math.max(FULL_BELOW_BYTES, executor.config.workspaceMaxBytes / 100) / 1024));
+  }
   const lines = run.stdout.trim().split("\n");
   const sha = lines.at(-1) ?? "";
   const how = lines.at(-2);
