@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askedMessageSchema } from "../wire/asked-schemas.ts";
+import { plainHttpUrl } from "../wire/http-url.ts";
 import { limitBytes, TooManyBytes } from "./byte-limit.ts";
 import { fetchFromSource, isAllowedSource, SourceError, type SourceHosts } from "./source.ts";
 
@@ -71,6 +73,58 @@ describe("isAllowedSource", () => {
     expect(ok("https://evilslack.com/a")).toBe(false);
     expect(ok("https://user:pw@files.slack.com/a")).toBe(false);
     expect(ok("https://media.cdn.discordapp.com.evil/a")).toBe(false);
+  });
+});
+
+describe("a shared file's URL, checked once for the room that keeps it and the bot that fetches it", () => {
+  /** Why the room would not keep `url` as a file of an asked message; null when it would. */
+  const keptProblem = (url: string) => {
+    const parsed = askedMessageSchema.safeParse({ author: "A", text: "t", attachments: [{ name: "a.csv", size: 1, url }] });
+    return parsed.success ? null : parsed.error.issues.map((i) => i.message).join("; ");
+  };
+  /** What fetching `url` from the platform with its token came to: the problem, or "fetched". */
+  const fetched = async (url: string) => {
+    const before = platformSeen.length + elsewhereSeen.length;
+    const outcome = await fetchFromSource(url, src, auth).then(
+      (res) => (void res.body?.cancel(), "fetched"),
+      (err: unknown) => (err instanceof SourceError ? err.problem : String(err)),
+    );
+    // Nothing refused was ever sent anywhere.
+    if (outcome !== "fetched") expect(platformSeen.length + elsewhereSeen.length).toBe(before);
+    return outcome;
+  };
+
+  const NOT_PLAIN = "Each file's URL must be an http(s) URL without credentials";
+  const hostile = {
+    "not a URL": ["", "cdn.discordapp.com/a", "//files.slack.com/a", "https://", "http://[::1/a"],
+    "another scheme": ["file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "ftp://files.slack.com/a", "ws://files.slack.com/a"],
+    credentials: ["https://user@files.slack.com/a", "https://user:pw@files.slack.com/a", "https://:pw@files.slack.com/a"],
+  };
+  /** Plain http(s) URLs the room keeps: which hosts a file may be on is the bot's call, at each fetch. */
+  const oddHosts = ["https://files.slack.com.evil.example/a", "https://0x7f.1/a", "https://files.slack.com./a", "http://files.slack.com/a"];
+
+  it.each(Object.entries(hostile).flatMap(([why, urls]) => urls.map((url) => [why, url])))("%s (%j): not kept, never fetched", async (_why, url) => {
+    expect(plainHttpUrl(url)).toBeNull();
+    expect(keptProblem(url)).toBe(NOT_PLAIN);
+    expect(await fetched(url)).toBe("off_host");
+  });
+
+  it("credentials on an allowed origin: not kept, never fetched", async () => {
+    const url = `${platform.origin.replace("http://", "http://user:pw@")}/file`;
+    expect(plainHttpUrl(url)).toBeNull();
+    expect(keptProblem(url)).toBe(NOT_PLAIN);
+    expect(await fetched(url)).toBe("off_host");
+  });
+
+  it.each(oddHosts)("an odd host (%j): kept as it is, never fetched", async (url) => {
+    expect(plainHttpUrl(url)?.href).toBe(new URL(url).href);
+    expect(keptProblem(url)).toBeNull();
+    expect(await fetched(url)).toBe("off_host");
+  });
+
+  it("a file on the platform's origin is kept and fetched", async () => {
+    expect(keptProblem(`${platform.origin}/file`)).toBeNull();
+    expect(await fetched(`${platform.origin}/file`)).toBe("fetched");
   });
 });
 

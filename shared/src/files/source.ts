@@ -1,3 +1,5 @@
+import { plainHttpUrl } from "../wire/http-url.ts";
+
 /**
  * Fetching a file a person shared from the chat platform that holds it. A bot
  * token may go with the request, so the URL (and every redirect after it) must
@@ -40,10 +42,11 @@ export class SourceError extends Error {
 /** Redirects followed before giving up; a platform's file URL needs one at most. */
 export const SOURCE_MAX_REDIRECTS = 3;
 
-/** True when `url` is on one of the platform's hosts (https, default port, no credentials) or is an allowed origin. */
+/** True when `url` (http(s), no credentials: plainHttpUrl) is on one of the platform's hosts (https, default port) or an allowed origin. */
 export function isAllowedSource(url: URL, src: SourceHosts): boolean {
+  if (!plainHttpUrl(url)) return false;
   if (src.origins.includes(url.origin)) return true;
-  if (url.protocol !== "https:" || url.port !== "" || url.username || url.password) return false;
+  if (url.protocol !== "https:" || url.port !== "") return false;
   const host = url.hostname.toLowerCase();
   return src.hosts.some((h) => (h.startsWith(".") ? host.endsWith(h) || host === h.slice(1) : host === h));
 }

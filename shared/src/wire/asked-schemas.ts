@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { sanitizeChatText } from "../text/sanitize.ts";
+import { plainHttpUrl } from "./http-url.ts";
 import { TEXT_MAX_CHARS, USER_NAME_MAX_CHARS } from "./limits.ts";
 
 /**
@@ -47,18 +48,10 @@ const askedAttachmentSchema = z.object(
     url: z
       .string({ error: "Each file's URL must be a string" })
       .max(QUOTED_FILE_URL_MAX_CHARS, `Each file's URL must be at most ${QUOTED_FILE_URL_MAX_CHARS} characters`)
-      .refine(isPlainHttpUrl, "Each file's URL must be an http(s) URL without credentials"),
+      .refine((raw) => plainHttpUrl(raw) !== null, "Each file's URL must be an http(s) URL without credentials"),
   },
   { error: "Each file must be an object with name, size and url" },
 );
-function isPlainHttpUrl(raw: string): boolean {
-  try {
-    const url = new URL(raw);
-    return (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password;
-  } catch {
-    return false;
-  }
-}
 export type QuotedAttachment = z.infer<typeof askedAttachmentSchema>;
 
 export const askedMessageSchema = z.object({
