@@ -36,19 +36,15 @@ export function recallTerms(question: string): string[] {
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /**
- * A turn's question and answer on one line each, kept while the turn is: the
- * archive hands out the same turn objects search after search, and the best
- * of them are shown again and again.
+ * A turn's question and answer on one line each, kept on the turn (a symbol
+ * key, never serialised): the archive hands out the same turn objects search
+ * after search, and the best of them are shown again and again.
  */
-const oneLined = new WeakMap<ArchivedTurn, { question: string; answer: string }>();
+const ONE_LINED = Symbol("oneLined");
+type WithLines = ArchivedTurn & { [ONE_LINED]?: { question: string; answer: string } };
 
-function linesOf(t: ArchivedTurn): { question: string; answer: string } {
-  let lines = oneLined.get(t);
-  if (!lines) {
-    lines = { question: oneLine(t.question), answer: oneLine(t.answer) };
-    oneLined.set(t, lines);
-  }
-  return lines;
+function linesOf(t: WithLines): { question: string; answer: string } {
+  return (t[ONE_LINED] ??= { question: oneLine(t.question), answer: oneLine(t.answer) });
 }
 
 const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`);
