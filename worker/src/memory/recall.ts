@@ -1,5 +1,6 @@
 import { RECALL_LABEL } from "../model/prompt.ts";
 import type { ArchivedTurn, TurnLedger } from "../storage/turn-ledger.ts";
+import { utcDay } from "../usage/usage-entries.ts";
 import { rankTurns } from "./recall-rank.ts";
 
 /** About four characters to a token in English and code: how DUET_RECALL_TOKENS becomes a length to cut at. */
@@ -56,7 +57,7 @@ const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, Mat
  */
 export function recalledLine(t: ArchivedTurn, max = Number.POSITIVE_INFINITY): string {
   const who = t.userName ?? (t.userId ? `user ${t.userId}` : "someone");
-  const head = `${who} on ${new Date(t.at).toISOString().slice(0, 10)} asked: `;
+  const head = `${who} on ${utcDay(t.at)} asked: `;
   const mid = "\nDuet answered: ";
   const { question, answer } = linesOf(t);
   const room = max - head.length - mid.length;

@@ -103,6 +103,12 @@ export class TurnArchive {
     return this.waiting;
   }
 
+  /** Whether the turn `seq` joining the history fills a chunk, so that `add` writes the chunk's row. */
+  fills(seq: number): boolean {
+    const waiting = this.pending();
+    return waiting.length + (waiting.some((t) => t.seq === seq) ? 0 : 1) >= CHUNK_TURNS;
+  }
+
   /**
    * A turn joined the history. Called inside the ledger's write of it: when
    * this fills a chunk, the chunk's one row is written in the same
@@ -213,13 +219,25 @@ export class TurnArchive {
     const seen = new Set(found.map((t) => t.seq));
     if (this.exists()) {
       // Newest chunks first, only as many as the page needs (a late note may sit in a later chunk than its seq, hence first_seq).
-      for (const c of this.sql.exec<Row>(`SELECT text, turns, last_seq FROM duet_recall WHERE first_seq < ? ORDER BY last_seq DESC`, beforeSeq)) {
+      for (const c of this.newestFirst(beforeSeq)) {
         // Every chunk left holds only turns at or before this one's last: enough newer ones already make the page.
-        if (found.filter((t) => t.seq > Number(c.last_seq)).length >= limit) break;
-        for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+        if (found.filter((t) => t.seq > c.last).length >= limit) break;
+        for (const t of c.turns()) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
       }
     }
     return found.sort((a, b) => a.seq - b.seq).slice(-limit);
+  }
+
+  /** The chunks with a turn before `beforeSeq`, newest last turn first: from memory while the archive is small, else read as they are reached. */
+  private *newestFirst(beforeSeq: number): Generator<{ last: number; turns: () => ArchivedTurn[] }> {
+    if (this.holding().chunks <= CHUNKS_SEARCHED) {
+      const chunks = [...this.everyChunk().values()].map((turns) => ({ first: seqBound(turns, Math.min), last: seqBound(turns, Math.max), turns: () => turns }));
+      yield* chunks.filter((c) => c.first < beforeSeq).sort((a, b) => b.last - a.last);
+      return;
+    }
+    for (const c of this.sql.exec<Row>(`SELECT text, turns, last_seq FROM duet_recall WHERE first_seq < ? ORDER BY last_seq DESC`, beforeSeq)) {
+      yield { last: Number(c.last_seq), turns: () => unpack(c) };
+    }
   }
 
   /** Text held now, in bytes (what the bound counts). */
@@ -234,6 +252,11 @@ export class TurnArchive {
     this.found.clear();
     this.whole = null;
   }
+}
+
+/** The least or greatest seq among a chunk's turns (its first_seq or last_seq). */
+function seqBound(turns: ArchivedTurn[], pick: (...seqs: number[]) => number): number {
+  return pick(...turns.map((t) => t.seq));
 }
 
 /** A chunk's turns, each with its text cut back out of the chunk's. */
