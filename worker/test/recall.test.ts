@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RECALL_TOKENS } from "@duet/shared";
 import { PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL } from "../src/model/prompt.ts";
-import { CHUNK_TURNS, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
+import { CHUNK_TURNS, CHUNKS_SEARCHED, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
 import { PLANTED_FACTS } from "./fixtures/planted-facts.ts";
 import { api, freshRoom, modelCallsWith, roomStub, send, type SeenModelCall } from "./helpers.ts";
 
@@ -101,8 +101,8 @@ describe("recall", () => {
   it("the search quotes whatever terms it is given: FTS operators in them are words, never an SQL error", async () => {
     const found = await runInDurableObject(roomStub(freshRoom("cli-recall")), (_a, state) => {
       const archive = new TurnArchive(state.storage.sql, 1_000_000, () => []);
-      // A whole chunk, so the search goes through FTS5 and not only the turns waiting in memory.
-      for (let seq = 1; seq <= CHUNK_TURNS; seq++) archive.add(turn(seq, seq === 1 ? "where is NEAR the port" : `filler ${seq}`, seq === 1 ? "port 8443" : "ok"));
+      // More chunks than a search reads, so the search goes through FTS5 and not only the turns kept in memory.
+      for (let seq = 1; seq <= CHUNK_TURNS * (CHUNKS_SEARCHED + 1); seq++) archive.add(turn(seq, seq === 1 ? "where is NEAR the port" : `filler ${seq}`, seq === 1 ? "port 8443" : "ok"));
       const terms = ['"', "*", "NEAR(", "question:", "text:", ") OR (", 'a"b', "{text turns}:", "port", "x".repeat(100_000)];
       return terms.map((t) => archive.candidates([t], 1_000).filter((c) => c.question.includes("port")).length);
     });
@@ -163,6 +163,26 @@ describe("recall", () => {
     const amortised = (costs.reduce((a, b) => a + b, 0) - 2) / costs.length;
     console.log(`rows written per answered turn, amortised over ${costs.length} (table creation aside): ${amortised}`);
     expect(amortised).toBeLessThanOrEqual(2.04);
+  });
+
+  it("an archive small enough to be searched whole finds what its rows hold: a chunk dropped at the bound never, a new one at once, the same after a wake", async () => {
+    const seen = await runInDurableObject(roomStub(freshRoom("cli-recall")), (_a, state) => {
+      const seqsOf = (archive: TurnArchive) => archive.candidates(["q"], Number.MAX_SAFE_INTEGER).map((t) => t.seq).sort((a, b) => a - b);
+      const archive = new TurnArchive(state.storage.sql, 4_000, () => []);
+      const newest: number[] = [];
+      for (let seq = 1; seq <= 6 * CHUNK_TURNS; seq++) {
+        archive.add(turn(seq, `q${seq} ${"x".repeat(60)}`, "a"));
+        // Searched as it grows, so what it keeps in memory is what later writes must keep in step.
+        if (seq % CHUNK_TURNS === 0) newest.push(seqsOf(archive).at(-1)!);
+      }
+      const rows = state.storage.sql.exec<{ first_seq: number; last_seq: number }>(`SELECT first_seq, last_seq FROM duet_recall ORDER BY rowid`).toArray();
+      const kept = rows.flatMap((r) => Array.from({ length: Number(r.last_seq) - Number(r.first_seq) + 1 }, (_, i) => Number(r.first_seq) + i));
+      return { newest, kept, found: seqsOf(archive), woken: seqsOf(new TurnArchive(state.storage.sql, 4_000, () => [])) };
+    });
+    expect(seen.newest).toEqual([1, 2, 3, 4, 5, 6].map((n) => n * CHUNK_TURNS));
+    expect(seen.kept[0]).toBeGreaterThan(1);
+    expect(seen.found).toEqual(seen.kept);
+    expect(seen.woken).toEqual(seen.kept);
   });
 
   it("past the byte bound the oldest chunks go first, the newest always kept", async () => {

@@ -15,19 +15,18 @@ export function stem(word: string): string {
 }
 
 /**
- * Each turn's stemmed words, kept while the turn is: the archive hands out the
+ * Each turn's stemmed words, kept on the turn itself: the archive hands out the
  * same turn objects search after search (its waiting turns and the chunks it
- * unpacked), so a turn's text is split once, not at every question.
+ * unpacked), so a turn's text is split once, not at every question. A symbol
+ * key, so the words are never serialised with the turn; read for every
+ * candidate of every question, where a WeakMap's lookup cost more than the
+ * words' own test.
  */
-const turnWords = new WeakMap<ArchivedTurn, Set<string>>();
+const WORDS = Symbol("words");
+type WithWords = ArchivedTurn & { [WORDS]?: Set<string> };
 
-function wordsOf(t: ArchivedTurn): Set<string> {
-  let words = turnWords.get(t);
-  if (!words) {
-    words = new Set((`${t.question} ${t.answer}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(stem));
-    turnWords.set(t, words);
-  }
-  return words;
+function wordsOf(t: WithWords): Set<string> {
+  return (t[WORDS] ??= new Set((`${t.question} ${t.answer}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(stem)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { RECALL_LABEL } from "../model/prompt.ts";
 import type { ArchivedTurn, TurnLedger } from "../storage/turn-ledger.ts";
+import { utcDay } from "../usage/usage-entries.ts";
 import { rankTurns } from "./recall-rank.ts";
 
 /** About four characters to a token in English and code: how DUET_RECALL_TOKENS becomes a length to cut at. */
@@ -36,19 +37,15 @@ export function recallTerms(question: string): string[] {
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /**
- * A turn's question and answer on one line each, kept while the turn is: the
- * archive hands out the same turn objects search after search, and the best
- * of them are shown again and again.
+ * A turn's question and answer on one line each, kept on the turn (a symbol
+ * key, never serialised): the archive hands out the same turn objects search
+ * after search, and the best of them are shown again and again.
  */
-const oneLined = new WeakMap<ArchivedTurn, { question: string; answer: string }>();
+const ONE_LINED = Symbol("oneLined");
+type WithLines = ArchivedTurn & { [ONE_LINED]?: { question: string; answer: string } };
 
-function linesOf(t: ArchivedTurn): { question: string; answer: string } {
-  let lines = oneLined.get(t);
-  if (!lines) {
-    lines = { question: oneLine(t.question), answer: oneLine(t.answer) };
-    oneLined.set(t, lines);
-  }
-  return lines;
+function linesOf(t: WithLines): { question: string; answer: string } {
+  return (t[ONE_LINED] ??= { question: oneLine(t.question), answer: oneLine(t.answer) });
 }
 
 const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`);
@@ -60,7 +57,7 @@ const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, Mat
  */
 export function recalledLine(t: ArchivedTurn, max = Number.POSITIVE_INFINITY): string {
   const who = t.userName ?? (t.userId ? `user ${t.userId}` : "someone");
-  const head = `${who} on ${new Date(t.at).toISOString().slice(0, 10)} asked: `;
+  const head = `${who} on ${utcDay(t.at)} asked: `;
   const mid = "\nDuet answered: ";
   const { question, answer } = linesOf(t);
   const room = max - head.length - mid.length;

@@ -25,7 +25,9 @@ export interface ArchivedTurn {
  */
 export const CHUNK_TURNS = HISTORY_KEEP / 2;
 /** Chunks read per search before the turns in them are ranked one by one: 8 x 25 turns. */
-const CHUNKS_SEARCHED = 8;
+export const CHUNKS_SEARCHED = 8;
+/** The best CHUNKS_SEARCHED chunks for the terms by bm25, among those with turns before the window. */
+const SEARCH = `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ${CHUNKS_SEARCHED}`;
 
 /** A chunk's per-turn fields besides its text: [seq, userId, userName, at, answeredAt, question length, answer length, stopped, scheduleId]. */
 type TurnMeta = [number, string | null, string | null, number, number, number, number, 0 | 1, string | null];
@@ -37,7 +39,8 @@ type TurnMeta = [number, string | null, string | null, number, number, number, n
  * full, then go into one FTS5 row (porter stemming, so "run" finds "runs")
  * holding their text once, with who, when and where each turn's text starts
  * beside it, unindexed. Search ranks chunks with bm25, then the turns in the
- * best chunks one by one (memory/recall-rank.ts).
+ * best chunks one by one (memory/recall-rank.ts); an archive of no more
+ * chunks than a search reads is kept unpacked and its turns ranked whole.
  *
  * Bounded by the bytes of the text it holds (question, answer, speaker and
  * the fields beside them); past the bound the oldest chunks go first. FTS5's
@@ -59,6 +62,14 @@ export class TurnArchive {
    * turns stay the same objects (recall-rank.ts keeps their words).
    */
   private found = new Map<number, ArchivedTurn[]>();
+  /**
+   * Every chunk, unpacked, by rowid, while the archive holds no more than a
+   * search reads (CHUNKS_SEARCHED): then every chunk is searched, and its
+   * turns are ranked one by one as they are (recall-rank.ts), with no FTS5
+   * query at all. Read once per instance and kept in step by every write;
+   * null until read, and once the archive is larger.
+   */
+  private whole: Map<number, ArchivedTurn[]> | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -92,6 +103,12 @@ export class TurnArchive {
     return this.waiting;
   }
 
+  /** Whether the turn `seq` joining the history fills a chunk, so that `add` writes the chunk's row. */
+  fills(seq: number): boolean {
+    const waiting = this.pending();
+    return waiting.length + (waiting.some((t) => t.seq === seq) ? 0 : 1) >= CHUNK_TURNS;
+  }
+
   /**
    * A turn joined the history. Called inside the ledger's write of it: when
    * this fills a chunk, the chunk's one row is written in the same
@@ -122,7 +139,13 @@ export class TurnArchive {
       .exec(`INSERT INTO duet_recall (text, turns, first_seq, last_seq, bytes) VALUES (?, ?, ?, ?, ?)`, text, json, Math.min(...seqs), Math.max(...seqs), bytes)
       .toArray();
     this.held = { bytes: held.bytes + bytes, chunks: held.chunks + 1 };
-    if (this.held.bytes > this.maxBytes) this.trim(Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id));
+    const over = this.held.bytes > this.maxBytes;
+    if (!over && !this.whole) return;
+    const id = Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id);
+    // The chunk's turns are the waiting ones as they were: the same objects a search found them as before.
+    this.whole?.set(id, turns);
+    if (this.held.chunks > CHUNKS_SEARCHED) this.whole = null;
+    if (over) this.trim(id);
   }
 
   /** Drops the oldest chunks until the text held is within the bound; the chunk just added (`newest`) stays even when it alone is larger. */
@@ -140,40 +163,49 @@ export class TurnArchive {
     }
     if (!upTo) return;
     this.sql.exec(`DELETE FROM duet_recall WHERE rowid <= ?`, upTo).toArray();
+    if (this.whole) for (const id of this.whole.keys()) if (id <= upTo) this.whole.delete(id);
     const held = this.holding();
     this.held = { bytes: held.bytes - dropped, chunks: held.chunks - chunks };
   }
 
   /**
-   * The turns of the chunks that best match `terms` (bm25), and the turns
-   * still waiting for a chunk, each older than `beforeSeq`. Each term is
-   * quoted, so whatever a person typed is matched as words and never read as
-   * FTS syntax (quotes inside are doubled, as FTS5 asks).
+   * The turns still waiting for a chunk and those of the chunks to rank for
+   * `terms`, each older than `beforeSeq`: every chunk while the archive holds
+   * no more than a search reads (there every match would be among the best,
+   * and its turns are ranked one by one after, so no FTS5 query is asked),
+   * else the chunks that best match (bm25). Each term is quoted, so whatever
+   * a person typed is matched as words and never read as FTS syntax (quotes
+   * inside are doubled, as FTS5 asks).
    */
   candidates(terms: string[], beforeSeq: number): ArchivedTurn[] {
     if (!terms.length) return [];
     const found = this.pending().filter((t) => t.seq < beforeSeq);
     if (!this.exists()) return found;
+    if (this.holding().chunks <= CHUNKS_SEARCHED) {
+      // Small enough to be searched whole: the turns that hold none of the terms are left out when ranked.
+      for (const turns of this.everyChunk().values()) for (const t of turns) if (t.seq < beforeSeq) found.push(t);
+      return found;
+    }
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-    // The best chunks' ids only: the text of those already unpacked is not read again. While the
-    // archive holds no more chunks than are searched, every match is among the best, and ranking
-    // them (bm25, most of the search's cost) would not change which: the turns are ranked one by one after.
-    const ranked = this.holding().chunks > CHUNKS_SEARCHED;
-    const ids = this.sql
-      .exec<Row>(
-        ranked
-          ? `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ? ORDER BY bm25(duet_recall) LIMIT ${CHUNKS_SEARCHED}`
-          : `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND first_seq < ?`,
-        match,
-        beforeSeq,
-      )
-      .toArray()
-      .map((r) => Number(r.rowid));
-    const chunks = new Map(ids.map((id) => [id, this.found.get(id) ?? this.chunk(id)]));
+    // The best chunks' ids only: the text of those already unpacked is not read again.
+    const chunks = new Map<number, ArchivedTurn[]>();
+    for (const r of this.sql.exec<Row>(SEARCH, match, beforeSeq)) {
+      const id = Number(r.rowid);
+      chunks.set(id, this.found.get(id) ?? this.whole?.get(id) ?? []);
+    }
+    this.whole = null;
+    // Read after the search's cursor is done: one statement at a time.
+    for (const [id, turns] of chunks) if (!turns.length) chunks.set(id, this.chunk(id));
     this.found = chunks;
-    const seen = new Set(found.map((t) => t.seq));
-    for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+    // A turn is written into one chunk, once, and stops waiting then: no turn is found twice.
+    for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq) found.push(t);
     return found;
+  }
+
+  /** Every chunk's turns by rowid, read once while the archive is small (see `whole`). */
+  private everyChunk(): Map<number, ArchivedTurn[]> {
+    this.whole ??= new Map(this.sql.exec<Row>(`SELECT rowid, text, turns FROM duet_recall`).toArray().map((c) => [Number(c.rowid), unpack(c)]));
+    return this.whole;
   }
 
   /** One chunk's turns, read by its rowid. */
@@ -187,13 +219,25 @@ export class TurnArchive {
     const seen = new Set(found.map((t) => t.seq));
     if (this.exists()) {
       // Newest chunks first, only as many as the page needs (a late note may sit in a later chunk than its seq, hence first_seq).
-      for (const c of this.sql.exec<Row>(`SELECT text, turns, last_seq FROM duet_recall WHERE first_seq < ? ORDER BY last_seq DESC`, beforeSeq)) {
+      for (const c of this.newestFirst(beforeSeq)) {
         // Every chunk left holds only turns at or before this one's last: enough newer ones already make the page.
-        if (found.filter((t) => t.seq > Number(c.last_seq)).length >= limit) break;
-        for (const t of unpack(c)) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
+        if (found.filter((t) => t.seq > c.last).length >= limit) break;
+        for (const t of c.turns()) if (t.seq < beforeSeq && !seen.has(t.seq)) found.push(t), seen.add(t.seq);
       }
     }
     return found.sort((a, b) => a.seq - b.seq).slice(-limit);
+  }
+
+  /** The chunks with a turn before `beforeSeq`, newest last turn first: from memory while the archive is small, else read as they are reached. */
+  private *newestFirst(beforeSeq: number): Generator<{ last: number; turns: () => ArchivedTurn[] }> {
+    if (this.holding().chunks <= CHUNKS_SEARCHED) {
+      const chunks = [...this.everyChunk().values()].map((turns) => ({ first: seqBound(turns, Math.min), last: seqBound(turns, Math.max), turns: () => turns }));
+      yield* chunks.filter((c) => c.first < beforeSeq).sort((a, b) => b.last - a.last);
+      return;
+    }
+    for (const c of this.sql.exec<Row>(`SELECT text, turns, last_seq FROM duet_recall WHERE first_seq < ? ORDER BY last_seq DESC`, beforeSeq)) {
+      yield { last: Number(c.last_seq), turns: () => unpack(c) };
+    }
   }
 
   /** Text held now, in bytes (what the bound counts). */
@@ -206,7 +250,13 @@ export class TurnArchive {
     this.held = { bytes: 0, chunks: 0 };
     this.waiting = [];
     this.found.clear();
+    this.whole = null;
   }
+}
+
+/** The least or greatest seq among a chunk's turns (its first_seq or last_seq). */
+function seqBound(turns: ArchivedTurn[], pick: (...seqs: number[]) => number): number {
+  return pick(...turns.map((t) => t.seq));
 }
 
 /** A chunk's turns, each with its text cut back out of the chunk's. */

@@ -41,7 +41,17 @@ export class TurnLedger {
 
   /** A line of history recorded whole (a decision, an unkeyed direct run): one row written. */
   note(note: HistoryNote, seq = this.rows.reserveSeq(), now = Date.now()): void {
-    this.storage.transactionSync(() => this.shown(this.rows.note(note, seq, now)));
+    this.join(seq, () => this.rows.note(note, seq, now));
+  }
+
+  /**
+   * A turn's row written by `write` joins the history: in one transaction
+   * with the archive's chunk row when this turn fills a chunk; otherwise its
+   * one statement is its own (a transaction around one write only costs).
+   */
+  private join(seq: number, write: () => AnsweredTurn): void {
+    if (this.archive.fills(seq)) this.storage.transactionSync(() => this.shown(write()));
+    else this.shown(write());
   }
 
   /** A turn joined the history: the view shows it, and the archive keeps it (a chunk's row written with every CHUNK_TURNS-th). */
@@ -66,7 +76,7 @@ export class TurnLedger {
    * same transaction when this turn fills it.
    */
   answer(turn: LedgerTurn, answer: StoredAnswer, modelText: string, now = Date.now(), posted: string | null = null): void {
-    this.storage.transactionSync(() => this.shown(this.rows.answer(turn, answer, modelText, now, posted)));
+    this.join(turn.seq, () => this.rows.answer(turn, answer, modelText, now, posted));
   }
 
   /** Earlier turns that may match `terms`, older than `beforeSeq` (kept out of the recent window), for recall to rank. */
@@ -81,7 +91,7 @@ export class TurnLedger {
 
   /** A keyed direct run's outcome, as the note the history shows: one row written. */
   finishRun(turn: LedgerTurn, note: HistoryNote, now = Date.now()): void {
-    this.storage.transactionSync(() => this.shown(this.rows.finishRun(turn, note, now)));
+    this.join(turn.seq, () => this.rows.finishRun(turn, note, now));
   }
 
   /** A turn that failed before it answered leaves nothing behind. */

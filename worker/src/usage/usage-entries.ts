@@ -39,9 +39,21 @@ export interface UsageEntry {
   unpriced: number;
 }
 
+/** Days already written as `YYYY-MM-DD`, by day number: a turn's usage names its day and the week's, at every turn. */
+const dayNames = new Map<number, string>();
+/** Enough for a week's days and the turns' own, a few weeks over; past it the names are made again. */
+const DAY_NAMES_KEPT = 64;
+
 /** The UTC day of `at` (ms), as `YYYY-MM-DD`. */
 export function utcDay(at: number): string {
-  return new Date(at).toISOString().slice(0, 10);
+  const day = Math.floor(at / DAY_MS);
+  let name = dayNames.get(day);
+  if (name === undefined) {
+    if (dayNames.size >= DAY_NAMES_KEPT) dayNames.clear();
+    name = new Date(at).toISOString().slice(0, 10);
+    dayNames.set(day, name);
+  }
+  return name;
 }
 
 /** When the UTC day holding `now` ends: budgets reset then. */
