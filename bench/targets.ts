@@ -86,8 +86,8 @@ export const TARGETS: Target[] = [
     why: "the bot held more of the file than the pieces in flight: a body read whole (arrayBuffer, a Buffer concat) instead of streamed through",
   })),
   ...([
-    ["in", 0.5, "one run on a shared machine (0.69 × as the median of 3 at load average 4-9): the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
-    ["out", 1, "the share is a new message, so it waits the channel's turn (one a second) after the answer's: about 1 s whatever the size; the bytes themselves ('out to the upload URL') go at the pace of the executor's own read and the bot's CPU"],
+    ["in", 0.5, "one run on a shared machine (0.78 × as the median of 5 at load average 15-20, main's unchanged path 0.48 × in the same run; single runs 0.18-1.34 ×): the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
+    ["out", 1, "one run on a shared machine (1.32 × as the median of 5 at load average 15-20; single runs 0.45-1.56 ×): the bytes go to Slack's upload URL while the answer is posted and the share follows at once, so the time is the turn (about 0.1 s) and the bytes at the pace of the executor's read through the Worker and the bot's CPU; see Files in bench/NOTES.md"],
   ] as const).map(([way, limit, why]): Target => ({
     what: `a 20 MiB file ${way} through the built Slack bot ≥ ${limit} × the executor's own speed`, result: `files: ${way}, Slack bot / direct`, stat: "median", op: "≥", limit, unit: "×",
     why,

@@ -13,8 +13,8 @@ import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
  * mention shares it, and the time runs until the turn's model call (which the
  * bot makes only once the file is in `uploads/`). Out: the model attaches it,
  * and the time runs until the fake Slack has every byte at the upload URL, and
- * until the upload is shared in the thread (a new message: it waits the
- * channel's turn after the answer's).
+ * until the upload is shared in the thread (a new message right after the
+ * answer's; the bytes went while the answer was posted).
  * The bot's peak RSS over its idle RSS is read for each direction: it must
  * stream the bytes, never hold the whole file.
  */
@@ -27,7 +27,7 @@ const SETTLE_MS = 1_000;
 export interface BotFileFigures {
   inMs: number;
   outMs: number;
-  /** Out, until Slack's upload URL has every byte: the file's own movement, before its share waits the channel's turn. */
+  /** Out, until Slack's upload URL has every byte: the file's own movement, before its share. */
   landedMs: number;
   /** The settled VmRSS before the file came in. */
   idleMiB: number;

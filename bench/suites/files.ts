@@ -82,7 +82,7 @@ export async function filesSuite(): Promise<Result[]> {
       single("files: in, Slack bot / direct", "×", mbps(bot.inMs) / mbps(directIn.ms), 1, "throughput ratio to 'executor direct' in this run"),
       single("files: 20 MiB out through the Worker and the Slack bot", "MB/s", mbps(bot.outMs), 1, `${botNote}; mention with <attach> sent → the upload shared in the thread`),
       single("files: out, Slack bot / direct", "×", mbps(bot.outMs) / mbps(directOut.ms), 1, "throughput ratio to 'executor direct' in this run"),
-      single("files: 20 MiB out through the Worker and the Slack bot, to the upload URL", "MB/s", mbps(bot.landedMs), 1, `${botNote}; mention with <attach> sent → every byte at Slack's upload URL (the share then waits the channel's turn)`),
+      single("files: 20 MiB out through the Worker and the Slack bot, to the upload URL", "MB/s", mbps(bot.landedMs), 1, `${botNote}; mention with <attach> sent → every byte at Slack's upload URL (sent while the answer is posted; the share follows)`),
       single("files: out to the upload URL, Slack bot / direct", "×", mbps(bot.landedMs) / mbps(directOut.ms), 1, "throughput ratio to 'executor direct' in this run"),
       single("files: Slack bot peak RSS over idle, 20 MiB in", "MiB", bot.inGrowthMiB, 1, `VmHWM while moving it − settled VmRSS just before (${bot.idleMiB.toFixed(1)} MiB); target ≤ ${BOT_GROWTH_TARGET_MIB}`),
       single("files: Slack bot peak RSS over idle, 20 MiB out", "MiB", bot.outGrowthMiB, 1, `VmHWM while moving it − settled VmRSS just before; target ≤ ${BOT_GROWTH_TARGET_MIB}`),
