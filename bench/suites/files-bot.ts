@@ -57,13 +57,23 @@ async function arrival(probe: () => boolean, what: string, timeoutMs = 120_000):
   return performance.now();
 }
 
-/** `bytes` (whose sha256 is `sha`) in and out through the built Slack bot in `builtDir` and the stack's Worker. */
-export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buffer, sha: string): Promise<BotFileFigures> {
+export interface SlackBotFiles {
+  /** One round: `bytes` (whose sha256 is `sha`) in as `name`, then out again. */
+  round(name: string, bytes: Buffer, sha: string): Promise<BotFileFigures>;
+  stop(): Promise<void>;
+}
+
+/** The built Slack bot in `builtDir` against a fake Slack and the stack's Worker, warmed with one small file each way. */
+export async function startSlackBotFiles(stack: Stack, builtDir: string): Promise<SlackBotFiles> {
   const slack = await startFakeSlack();
   const bot = await spawnBuiltBot(builtDir, "slack", slackBotEnv(slack, stack.workerUrl, stack.token, { ...slackHttp(SECRET), SLACK_FILE_ORIGINS: slack.url, DUET_STREAMING: "off" })).catch(async (err) => {
     await slack.close();
     throw err;
   });
+  const stop = async () => {
+    await bot.stop();
+    await slack.close();
+  };
   const url = `http://127.0.0.1:${bot.port}/slack/events`;
   const room = `slack-${slack.id.teamId}-${CHANNEL}`;
   /** A mention, its ts, and a promise of its end mark (✅ or ⚠️). */
@@ -77,25 +87,30 @@ export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buf
     return { ts, sentAt, done };
   };
   try {
-    // Warm-up: one small file each way, so neither figure carries the bot's first connections or compilation.
+    // Warm-up: one small file each way, so no figure carries the bot's first connections or compilation.
     const warm = await mention("SAY: ok <attach>uploads/warm.txt</attach>", [slack.sharedFiles.share({ name: "warm.txt", content: "warm" })]);
     await warm.done;
     await slack.waitFor(() => slack.ws.thread(CHANNEL, warm.ts).some((m) => m.via === "files.completeUploadExternal"), "the warm-up file's upload");
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 
+  async function round(name: string, bytes: Buffer, sha: string): Promise<BotFileFigures> {
     const idleIn = await idleFrom(bot.pid);
     const calls = stack.model.calls.length;
-    const marker = "files-bench-in";
-    const file = slack.sharedFiles.share({ name: "big.bin", content: bytes, mimetype: "application/octet-stream" });
+    const marker = `files-bench-in-${name}`;
+    const file = slack.sharedFiles.share({ name, content: bytes, mimetype: "application/octet-stream" });
     const sent = await mention(`SAY: got it ${marker}`, [file]);
     const asked = await arrival(() => stack.model.calls.slice(calls).some((c) => JSON.stringify(c.messages).includes(marker)), "model call after the upload");
     await sent.done;
     const inGrowthMiB = rssMiB(bot.pid, true) - idleIn;
-    const kept = await stack.client.exec(room, { cmd: "sha256sum uploads/big.bin" });
-    if (!kept.result.stdout.startsWith(sha)) throw new Error(`files: uploads/big.bin is not the file the bot was given: ${kept.result.stdout}${kept.result.stderr}`);
+    const kept = await stack.client.exec(room, { cmd: `sha256sum uploads/${name}` });
+    if (!kept.result.stdout.startsWith(sha)) throw new Error(`files: uploads/${name} is not the file the bot was given: ${kept.result.stdout}${kept.result.stderr}`);
 
     const idleOut = await idleFrom(bot.pid);
-    const landing = arrival(() => [...slack.ws.files.values()].some((f) => f.filename === "big.bin" && f.content?.length === bytes.length), "the big file's bytes at the upload URL");
-    const out = await mention("SAY: here <attach>uploads/big.bin</attach>");
+    const landing = arrival(() => [...slack.ws.files.values()].some((f) => f.filename === name && f.content?.length === bytes.length), "the big file's bytes at the upload URL");
+    const out = await mention(`SAY: here <attach>uploads/${name}</attach>`);
     const posted = await slack.waitFor(
       () => slack.ws.thread(CHANNEL, out.ts).find((m) => m.via === "files.completeUploadExternal"),
       "the big file's upload",
@@ -108,8 +123,6 @@ export async function throughSlackBot(stack: Stack, builtDir: string, bytes: Buf
     const content = posted.files?.[0]?.content;
     if (!content || !Buffer.from(content).equals(bytes)) throw new Error("files: the bytes Slack received differ from the workspace file");
     return { inMs: asked - sent.sentAt, outMs: postedAt - out.sentAt, landedMs: landedAt - out.sentAt, idleMiB: idleIn, inGrowthMiB, outGrowthMiB };
-  } finally {
-    await bot.stop();
-    await slack.close();
   }
+  return { round, stop };
 }
