@@ -86,8 +86,8 @@ export const TARGETS: Target[] = [
     why: "the bot held more of the file than the pieces in flight: a body read whole (arrayBuffer, a Buffer concat) instead of streamed through",
   })),
   ...([
-    ["in", 0.5, "one run on a shared machine (0.78 × as the median of 5 at load average 15-20, main's unchanged path 0.48 × in the same run; single runs 0.18-1.34 ×): the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
-    ["out", 1, "one run on a shared machine (1.32 × as the median of 5 at load average 15-20; single runs 0.45-1.56 ×): the bytes go to Slack's upload URL while the answer is posted and the share follows at once, so the time is the turn (about 0.1 s) and the bytes at the pace of the executor's read through the Worker and the bot's CPU; see Files in bench/NOTES.md"],
+    ["in", 0.5, "the median over the run's rounds, each over its own round's executor-direct write (the executor in its own process); the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
+    ["out", 1, "the median over the run's rounds, each over its own round's executor-direct read (the executor in its own process, 60-110 MB/s in medians, about 0.2-0.3 s for 20 MiB): the path through the bot adds a whole turn (about 0.1 s before the first byte) and the Worker's and the bot's hops, so it is 0.57-0.96 × in fair runs; see Files in bench/NOTES.md"],
   ] as const).map(([way, limit, why]): Target => ({
     what: `a 20 MiB file ${way} through the built Slack bot ≥ ${limit} × the executor's own speed`, result: `files: ${way}, Slack bot / direct`, stat: "median", op: "≥", limit, unit: "×",
     why,
