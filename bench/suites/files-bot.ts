@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { mentionEvent, postEvent, startFakeSlack } from "../../test/fakes/slack/index.ts";
 import type { Stack } from "../../test/helpers/stack.ts";
 import { spawnBuiltBot } from "../bots/process.ts";
-import { rssMiB } from "../proc.ts";
+import { cpuMs, rssMiB } from "../proc.ts";
 import { slackBotEnv, slackHttp } from "../../test/helpers/bot-env.ts";
 
 /**
@@ -29,6 +29,9 @@ export interface BotFileFigures {
   outMs: number;
   /** Out, until Slack's upload URL has every byte: the file's own movement, before its share. */
   landedMs: number;
+  /** The bot's CPU (user + system) from the mention to the end mark: the 20 MiB file in, and a 4-byte file in just before. */
+  inCpuMs: number;
+  tinyInCpuMs: number;
   /** The settled VmRSS before the file came in. */
   idleMiB: number;
   /** VmHWM over the settled VmRSS just before the file came in, and before it went out (MiB). */
@@ -96,14 +99,22 @@ export async function startSlackBotFiles(stack: Stack, builtDir: string): Promis
     throw err;
   }
 
-  async function round(name: string, bytes: Buffer, sha: string): Promise<BotFileFigures> {
-    const idleIn = await idleFrom(bot.pid);
+  /** The bot's CPU for one turn that brings in `content` as `name`; the mention's send time and when its model call came. */
+  async function bringIn(name: string, content: Buffer | string): Promise<{ cpu: number; sentAt: number; asked: number }> {
     const calls = stack.model.calls.length;
     const marker = `files-bench-in-${name}`;
-    const file = slack.sharedFiles.share({ name, content: bytes, mimetype: "application/octet-stream" });
+    const file = slack.sharedFiles.share({ name, content, mimetype: "application/octet-stream" });
+    const cpu0 = cpuMs(bot.pid);
     const sent = await mention(`SAY: got it ${marker}`, [file]);
     const asked = await arrival(() => stack.model.calls.slice(calls).some((c) => JSON.stringify(c.messages).includes(marker)), "model call after the upload");
     await sent.done;
+    return { cpu: cpuMs(bot.pid) - cpu0, sentAt: sent.sentAt, asked };
+  }
+
+  async function round(name: string, bytes: Buffer, sha: string): Promise<BotFileFigures> {
+    const tiny = await bringIn(`tiny-${name}.txt`, "tiny");
+    const idleIn = await idleFrom(bot.pid);
+    const big = await bringIn(name, bytes);
     const inGrowthMiB = rssMiB(bot.pid, true) - idleIn;
     const kept = await stack.client.exec(room, { cmd: `sha256sum uploads/${name}` });
     if (!kept.result.stdout.startsWith(sha)) throw new Error(`files: uploads/${name} is not the file the bot was given: ${kept.result.stdout}${kept.result.stderr}`);
@@ -122,7 +133,7 @@ export async function startSlackBotFiles(stack: Stack, builtDir: string): Promis
     const outGrowthMiB = rssMiB(bot.pid, true) - idleOut;
     const content = posted.files?.[0]?.content;
     if (!content || !Buffer.from(content).equals(bytes)) throw new Error("files: the bytes Slack received differ from the workspace file");
-    return { inMs: asked - sent.sentAt, outMs: postedAt - out.sentAt, landedMs: landedAt - out.sentAt, idleMiB: idleIn, inGrowthMiB, outGrowthMiB };
+    return { inMs: big.asked - big.sentAt, inCpuMs: big.cpu, tinyInCpuMs: tiny.cpu, outMs: postedAt - out.sentAt, landedMs: landedAt - out.sentAt, idleMiB: idleIn, inGrowthMiB, outGrowthMiB };
   }
   return { round, stop };
 }

@@ -110,6 +110,8 @@ export async function filesSuite(): Promise<Result[]> {
       summarize("files: out, Slack bot / direct", "×", each((r) => mbps(r.bot.outMs) / r.directOut), ratio("throughput ratio")),
       summarize("files: 20 MiB out through the Worker and the Slack bot, to the upload URL", "MB/s", each((r) => mbps(r.bot.landedMs)), `${botNote}; mention with <attach> sent → every byte at Slack's upload URL (sent while the answer is posted; the share follows)`),
       summarize("files: out to the upload URL, Slack bot / direct", "×", each((r) => mbps(r.bot.landedMs) / r.directOut), ratio("throughput ratio")),
+      summarize("files: Slack bot CPU, a turn with 20 MiB in", "ms", each((r) => r.bot.inCpuMs), `${botNote}; user + system CPU from the mention to its end mark`),
+      summarize("files: Slack bot CPU, a turn with 4 bytes in", "ms", each((r) => r.bot.tinyInCpuMs), `${botNote}; the same turn with a 4-byte file, just before the 20 MiB one`),
       summarize("files: Slack bot peak RSS over idle, 20 MiB in", "MiB", each((r) => r.bot.inGrowthMiB), `VmHWM while moving it − settled VmRSS just before (${rounds[0].bot.idleMiB.toFixed(1)} MiB in the first round); target ≤ ${BOT_GROWTH_TARGET_MIB}`),
       summarize("files: Slack bot peak RSS over idle, 20 MiB out", "MiB", each((r) => r.bot.outGrowthMiB), `VmHWM while moving it − settled VmRSS just before; target ≤ ${BOT_GROWTH_TARGET_MIB}`),
     ];
