@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { declaredLength, fetchFromSource, limitBytes } from "@duet/shared";
 import { startFakeSlack } from "../test/fakes/slack/index.ts";
-import { startSandboxStack } from "../test/helpers/sandbox-stack.ts";
+import { startSeparateExecutorStack } from "./executor-process.ts";
 import { median } from "./stats.ts";
 import { FILE_BYTES, pieces } from "./suites/files.ts";
 
@@ -11,7 +11,8 @@ import { FILE_BYTES, pieces } from "./suites/files.ts";
  * with and without a declared length, out both ways, and the bot's own hop
  * (the fake Slack's download piped through the bot's count, `limitBytes`, into
  * the Worker, as the bots do, here in this process). Each round runs every hop
- * once, in turn, so a busy moment on the machine falls on all of them.
+ * once, in turn, so a busy moment on the machine falls on all of them. The
+ * executor runs in its own process, as in `pnpm dev` and production.
  *
  *   node --import tsx bench/files-hops.ts [rounds]
  *
@@ -22,12 +23,12 @@ import { FILE_BYTES, pieces } from "./suites/files.ts";
 const ROUNDS = Number(process.argv[2] ?? 5);
 const ROOM = "cli-bench-files-hops";
 
-const started = await startSandboxStack({ executor: { fileMaxBytes: 32 * 1024 * 1024 } });
+const started = await startSeparateExecutorStack({ DUET_FILE_MAX_BYTES: String(32 * 1024 * 1024) });
 const slack = await startFakeSlack();
 try {
   const { stack, executor } = started;
   const bytes = randomBytes(FILE_BYTES);
-  const auth = { authorization: `Bearer ${started.executorToken}` };
+  const auth = { authorization: `Bearer ${executor.token}` };
   const direct = (path: string) => `${executor.url}/api/sessions/sandbox-${ROOM}/files/${path}`;
   const shared = slack.sharedFiles.share({ name: "big.bin", content: bytes, mimetype: "application/octet-stream" });
   const download = () => fetchFromSource(String(shared.url_private_download), { platform: "Slack", hosts: [], origins: [slack.url] }, { authorization: `Bearer ${slack.id.botToken}` });

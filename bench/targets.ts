@@ -86,8 +86,8 @@ export const TARGETS: Target[] = [
     why: "the bot held more of the file than the pieces in flight: a body read whole (arrayBuffer, a Buffer concat) instead of streamed through",
   })),
   ...([
-    ["in", 0.5, "one run on a shared machine (0.69 × as the median of 3 at load average 4-9): the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
-    ["out", 1, "the share is a new message, so it waits the channel's turn (one a second) after the answer's: about 1 s whatever the size; the bytes themselves ('out to the upload URL') go at the pace of the executor's own read and the bot's CPU"],
+    ["in", 0.5, "the median over the run's rounds, each over its own round's executor-direct write (the executor in its own process); the bot's own CPU sets the pace (160-220 ms for a turn with 20 MiB against 40-70 with 4 bytes: socket writes, garbage collection, undici's copies), and the turn around the file adds 28-227 ms; see Files in bench/NOTES.md"],
+    ["out", 1, "the median over the run's rounds, each over its own round's executor-direct read (the executor in its own process, 60-110 MB/s in medians, about 0.2-0.3 s for 20 MiB): the path through the bot adds a whole turn (about 0.1 s before the first byte) and the Worker's and the bot's hops, so it is 0.57-0.96 × in fair runs; see Files in bench/NOTES.md"],
   ] as const).map(([way, limit, why]): Target => ({
     what: `a 20 MiB file ${way} through the built Slack bot ≥ ${limit} × the executor's own speed`, result: `files: ${way}, Slack bot / direct`, stat: "median", op: "≥", limit, unit: "×",
     why,

@@ -58,7 +58,8 @@ describe("workspace files through the Worker", () => {
     fetch(`${stack.workerUrl}/api/rooms/${room}/files/${path}`, { ...init, headers: { authorization: `Bearer ${stack.token}`, ...init.headers } });
 
   it("a file put streams in and comes back byte for byte; the folder lists it", async () => {
-    const bytes = randomBytes(700_000);
+    // Past the executor's 1 MiB reads, so it comes back in more than one piece.
+    const bytes = randomBytes(1_700_000);
     const parts = [bytes.subarray(0, 300_000), bytes.subarray(300_000)];
     const body = new ReadableStream<Uint8Array>({ pull: (c) => void (parts.length ? c.enqueue(parts.shift()!) : c.close()) });
     const written = await stack.client.putFile("files-a", "out/blob.bin", body);

@@ -113,7 +113,7 @@ export async function spawnBuiltBot(dir: string, command: "slack" | "discord", e
   return handle(child, ready.port, "SIGTERM");
 }
 
-async function stopChild(child: ChildProcess, how: "ipc" | "SIGTERM"): Promise<void> {
+export async function stopChild(child: ChildProcess, how: "ipc" | "SIGTERM"): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   if (how === "ipc") child.send({ type: "stop" });

@@ -62,7 +62,9 @@ export function terminalFiles(ctx: SavingContext): FileSurface {
     platform: "the terminal",
     // The Worker's own limit is the only one: a disk takes what the Worker gives.
     maxBytes: Number.MAX_SAFE_INTEGER,
-    async send(files: OutgoingFile[], comment?: string) {
+    async send(files: OutgoingFile[], comment?: string, after?: Promise<boolean>) {
+      // An answer's files are saved once the answer is printed, and not at all when it was not.
+      if (after && !(await after)) return false;
       const base = ctx.cwd ?? process.cwd();
       const dir = resolve(base, ATTACHMENTS_DIR);
       try {

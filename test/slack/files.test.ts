@@ -19,6 +19,8 @@ let slack: FakeSlack;
 let bot: BotHandle;
 /** A bot set to take bigger files than the Worker does, so the Worker's own limit is what refuses them. */
 let looseBot: BotHandle;
+/** A bot that posts each answer whole, in one chat.postMessage: the message an answer's files follow. */
+let wholeBot: BotHandle;
 
 startedForTests(
   async () => {
@@ -29,12 +31,15 @@ startedForTests(
     const fake = await startFakeSlack();
     const started = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX) });
     const loose = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX * 4) });
+    const whole = await startBot(fake, sandbox.stack, { SLACK_FILE_ORIGINS: fake.url, DUET_FILE_MAX_BYTES: String(FILE_MAX), DUET_STREAMING: "off" });
     return {
       stack: sandbox.stack,
       slack: fake,
       bot: started,
       looseBot: loose,
+      wholeBot: whole,
       async stop() {
+        await whole.stop();
         await loose.stop();
         await started.stop();
         await fake.close();
@@ -42,7 +47,7 @@ startedForTests(
       },
     };
   },
-  (s) => ({ stack, slack, bot, looseBot } = s),
+  (s) => ({ stack, slack, bot, looseBot, wholeBot } = s),
 );
 
 const roomOf = (channel: string) => `slack-${slack.id.teamId}-${channel}`;
@@ -171,6 +176,26 @@ describe("files from the workspace", () => {
     const upload = await slack.waitFor(() => replies.concat(slack.ws.thread(channel, m.ts)).find((r) => r.via === "files.completeUploadExternal"), "the chart's upload");
     expect(upload.thread_ts).toBe(m.ts);
     expect(upload.files?.map((f) => [f.filename, f.content?.toString()])).toEqual([["chart.png", "PNG-chart-bytes"]]);
+  });
+
+  it("an answer's file goes to Slack's upload URL while the answer is still being posted, and is shared after the answer", async () => {
+    const channel = newChannel();
+    const shares = () => slack.callsOf("files.completeUploadExternal").length;
+    const sharedBefore = shares();
+    const held = slack.hold("chat.postMessage");
+    const m = await mention(slack, wholeBot, { channel, text: "SAY: Here it is. <run>printf 'early-bytes' > early.txt</run> <attach>early.txt</attach>" });
+    await held.arrived;
+    // Barrier: the answer's message is held at Slack, and the file's bytes reach the upload URL all the same.
+    await slack.waitFor(() => [...slack.ws.files.values()].find((f) => f.filename === "early.txt" && f.content?.toString() === "early-bytes"), "the file's bytes while the answer is held");
+    expect(shares()).toBe(sharedBefore);
+    held.release();
+    const replies = await answerTo(slack, m);
+    const upload = await slack.waitFor(() => slack.ws.thread(channel, m.ts).find((r) => r.via === "files.completeUploadExternal"), "the file's share");
+    const answer = replies.find((r) => r.via === "chat.postMessage")!;
+    expect(readable(answer)).toContain("Here it is.");
+    // Shown after the answer it belongs to, in the same thread.
+    expect(Number(upload.ts)).toBeGreaterThan(Number(answer.ts));
+    expect(upload.files?.map((f) => [f.filename, f.content?.toString()])).toEqual([["early.txt", "early-bytes"]]);
   });
 
   it("/duet get posts a workspace file in the channel; bad paths, missing and too-big files get a clear private message", async () => {

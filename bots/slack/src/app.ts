@@ -165,7 +165,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
     tracing = otelTracing(config.traces, "duet-slack", (line) => logger.warn(line));
     const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing };
-    const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, newMessage: (channel, create) => out.newMessage(channel, create) });
+    const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, pace: { newMessage: (channel, create) => out.newMessage(channel, create), followMessage: (channel, create) => out.followMessage(channel, create) } });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });
     const people = new PeopleNames(out);
     const messageDeps = {

@@ -71,6 +71,16 @@ export class SlackOut {
     return this.pace.run(`${workspace?.teamId ?? ""}/${channel}`, workspace ? () => inWorkspace(workspace, create) : create);
   }
 
+  /**
+   * Runs `create`, a call that posts a new message completing the one just
+   * posted in `channel` (an answer's files after it), at once; the channel's
+   * next new message waits its turn after it (ChannelPace.follow).
+   */
+  followMessage<R>(channel: string, create: () => Promise<R>): Promise<R> {
+    const workspace = currentWorkspace();
+    return this.pace.follow(`${workspace?.teamId ?? ""}/${channel}`, create);
+  }
+
   /** Posts a message (in a thread when `threadTs` is set) in the channel's turn; returns its ts, or null when Slack refused. */
   async post(channel: string, text: string, blocks?: Block[], threadTs?: string): Promise<string | null> {
     const res = await this.newMessage(channel, () =>

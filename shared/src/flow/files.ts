@@ -8,7 +8,7 @@ import type { MessageResponse } from "../wire/schemas.ts";
 import { FILE_WORDS } from "../words/files.ts";
 import { failure, outcome, refused } from "./attempt.ts";
 import type { Reply } from "./reply.ts";
-import type { ChatSurface, OutgoingFile } from "./surface.ts";
+import type { ChatSurface, OutgoingFile, PostedRef } from "./surface.ts";
 import type { Asker, FlowDeps, Outcome } from "./types.ts";
 import { redactReply, redacting } from "./redacting.ts";
 import { show } from "./audience.ts";
@@ -104,21 +104,26 @@ function outgoing(deps: FlowDeps, room: string, a: { path: string; bytes: number
 }
 
 /**
- * After an answer: the files the model attached, posted where the answer is.
- * One too big for the platform is named with its size instead.
+ * An answer's files, posted where the answer is, after it. Started as soon as
+ * the answer is known, while `posted` (its message) is still on its way: a
+ * platform that takes the bytes apart from the message that shows them
+ * (Slack's upload URL) moves them meanwhile, and only the share waits for the
+ * answer. Nothing is shown when the answer was not posted. One too big for the
+ * platform is named with its size instead.
  */
-export async function sendAttachments(deps: FlowDeps, surface: ChatSurface, asker: Asker, answer: MessageResponse): Promise<void> {
+export async function sendAttachments(deps: FlowDeps, surface: ChatSurface, asker: Asker, answer: MessageResponse, posted: Promise<PostedRef | null>): Promise<void> {
   surface = redacting(surface, deps.secrets);
   const files = surface.files;
   const attachments = answer.attachments ?? [];
   if (!files || attachments.length === 0) return;
+  const shown = posted.then((p) => p !== null, () => false);
   const limit = Math.min(files.maxBytes, maxOf(deps));
   const fit = attachments.filter((a) => a.bytes <= limit);
   const tooBig = attachments.filter((a) => a.bytes > limit);
-  if (fit.length && !(await files.send(fit.map((a) => outgoing(deps, asker.room, a))))) {
+  if (fit.length && !(await files.send(fit.map((a) => outgoing(deps, asker.room, a)), undefined, shown)) && (await shown)) {
     deps.log(`${files.platform} refused the attachments of an answer in ${asker.room}`);
   }
-  if (tooBig.length) await show(surface, "ask", true, { kind: "hint", text: tooBig.map((a) => tooBigWords(deps, a.path, a.bytes, files.maxBytes, files.platform)).join("\n") });
+  if (tooBig.length && (await shown)) await show(surface, "ask", true, { kind: "hint", text: tooBig.map((a) => tooBigWords(deps, a.path, a.bytes, files.maxBytes, files.platform)).join("\n") });
 }
 
 /** Why a file is not posted: over the Worker's limit (nobody may take it out), or only over the platform's. */

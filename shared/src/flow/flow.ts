@@ -101,16 +101,24 @@ async function askWhole(deps: FlowDeps, surface: ChatSurface, asker: Asker, ques
     }
   }, span);
   if (answeredElsewhere(reply)) return "elsewhere";
-  const posted = await show(surface, "ask", ok && !coming, reply);
+  const showing = show(surface, "ask", ok && !coming, reply);
+  const attaching = ok ? attach(deps, surface, asker, reply, showing) : undefined;
+  const posted = await showing;
   if (coming) return comingIn(deps, asker, posted);
-  if (ok) await answered(deps, surface, asker, posted, reply);
+  if (ok) await answered(deps, surface, asker, posted, reply, attaching);
   return outcome(ok, posted);
 }
 
-/** After an answer is posted: the room stops keeping it, and the files the model attached follow it. */
-async function answered(deps: FlowDeps, surface: ChatSurface, asker: Asker, posted: PostedRef | null, reply: Reply): Promise<void> {
-  await confirmPosted(deps, asker, posted);
-  if (posted && reply.kind === "answer") await sendAttachments(deps, surface, asker, reply.answer);
+/** The files the model attached to an answer, on their way while the answer is posted (`showing`); they follow it. */
+function attach(deps: FlowDeps, surface: ChatSurface, asker: Asker, reply: Reply, showing: Promise<PostedRef | null>): Promise<void> | undefined {
+  if (reply.kind !== "answer" || !reply.answer.attachments?.length) return undefined;
+  // Awaited only once the answer is posted: a failure meanwhile must not go unheard.
+  return sendAttachments(deps, surface, asker, reply.answer, showing).catch((err) => deps.log(`The files of an answer in ${asker.room} were not posted: ${(err as Error).message}`));
+}
+
+/** After an answer is posted: the room stops keeping it, and the files the model attached (`attaching`) follow it. */
+async function answered(deps: FlowDeps, surface: ChatSurface, asker: Asker, posted: PostedRef | null, reply: Reply, attaching?: Promise<void>): Promise<void> {
+  await Promise.all([confirmPosted(deps, asker, posted), attaching]);
   // The model ended an answer whose commands ran with <pr>: its change is proposed after it, as `/duet pr` would.
   if (posted && reply.kind === "answer" && reply.answer.pr) {
     await pr(deps, surface, asker, { kind: "pr", ...readPrArgs(reply.answer.pr.title ?? "") });
@@ -190,10 +198,12 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   }
   // Refused before any event: the live view has shown nothing, and is left unshown.
   if (answeredElsewhere(reply)) return "elsewhere";
-  const posted = await view.finish(reply);
+  const finishing = view.finish(reply);
+  const attaching = ok ? attach(deps, surface, asker, reply, finishing) : undefined;
+  const posted = await finishing;
   await Promise.all(reports);
   if (coming) return comingIn(deps, asker, posted);
-  if (ok) await answered(deps, surface, asker, posted, reply);
+  if (ok) await answered(deps, surface, asker, posted, reply, attaching);
   return outcome(ok, posted);
 }
 

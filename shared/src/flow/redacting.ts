@@ -114,7 +114,7 @@ export function redacting(surface: ChatSurface, secrets: readonly string[] = [])
     postPrivate: (reply) => surface.postPrivate(shown(reply)),
     ...(postSecret ? { postSecret: (reply: Reply) => postSecret.call(surface, shown(reply)) } : {}),
     showProgress: () => surface.showProgress(),
-    ...(files ? { files: { ...files, send: (list, comment) => files.send(list, comment === undefined ? undefined : redactSecrets(comment, secrets)) } } : {}),
+    ...(files ? { files: { ...files, send: (list, comment, after) => files.send(list, comment === undefined ? undefined : redactSecrets(comment, secrets), after) } } : {}),
     ...(queued ? { queued: (note) => queued.call(surface, redactSecrets(note, secrets)) } : {}),
     ...(live ? { live: (onPosted, question) => redactingView(live.call(surface, onPosted, question === undefined ? undefined : redactSecrets(question, secrets)), secrets) } : {}),
   };

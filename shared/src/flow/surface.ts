@@ -73,8 +73,13 @@ export interface FileSurface {
   platform: string;
   /** The largest file the platform takes here. */
   maxBytes: number;
-  /** Posts the files in the place, `comment` with them; false when the platform refused (already logged). */
-  send(files: OutgoingFile[], comment?: string): Promise<boolean>;
+  /**
+   * Posts the files in the place, `comment` with them; false when the platform refused (already logged).
+   * `after` (an answer's files): the message the files follow is still being posted, and they are shown
+   * only once it resolves true; their bytes may go to the platform before, where it takes them apart
+   * from the message that shows them. Resolved false (the answer was not posted), nothing is shown.
+   */
+  send(files: OutgoingFile[], comment?: string, after?: Promise<boolean>): Promise<boolean>;
 }
 
 /**

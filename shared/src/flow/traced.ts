@@ -64,7 +64,7 @@ export function tracedSurface(surface: ChatSurface, span: Span): ChatSurface {
   }
   if (surface.files) {
     const files = surface.files;
-    traced.files = { platform: files.platform, maxBytes: files.maxBytes, send: (list, comment) => timed(span, "chat.upload", () => files.send(list, comment)) };
+    traced.files = { platform: files.platform, maxBytes: files.maxBytes, send: (list, comment, after) => timed(span, "chat.upload", () => files.send(list, comment, after)) };
   }
   if (surface.queued) traced.queued = surface.queued.bind(surface);
   return traced;

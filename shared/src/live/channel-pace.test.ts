@@ -32,6 +32,23 @@ describe("ChannelPace", () => {
     ]);
   });
 
+  it("lets a message that completes the one just posted go at once, and spaces the next new message from its end", async () => {
+    const timers = new ManualTimers();
+    const pace = new ChannelPace({ intervalMs: 1000, timers });
+    const { posts, post } = channelPosts(timers, 200);
+    await Promise.all([pace.run("C1", post("C1", "answer")), timers.advance(200)]);
+    const share = pace.follow("C1", post("C1", "share"));
+    const next = pace.run("C1", post("C1", "next"));
+    await timers.advance(3000);
+    expect(await share).toBe("ts-share");
+    await next;
+    expect(posts.map((p) => [p.text, p.start])).toEqual([
+      ["answer", 0],
+      ["share", 200],
+      ["next", 1400],
+    ]);
+  });
+
   it("lets another channel post while one waits", async () => {
     const timers = new ManualTimers();
     const pace = new ChannelPace({ intervalMs: 1000, timers });

@@ -92,6 +92,24 @@ export class ChannelPace {
     });
   }
 
+  /**
+   * Runs `create`, a new message that completes one just posted in `channel`
+   * (Slack: the share of an answer's files, `files.completeUploadExternal`,
+   * which has its own rate tier, not `chat.postMessage`'s one a second per
+   * channel), at once, as the second of a short burst the platform allows.
+   * The channel's next call still waits its interval, counted from this one's
+   * end. The shared pace is not asked: a replica's message that lands within
+   * the second after it meets the platform's Retry-After.
+   */
+  async follow<R>(channel: string, create: () => Promise<R>): Promise<R> {
+    try {
+      return await create();
+    } finally {
+      const lane = this.lane(channel);
+      lane.readyAt = Math.max(lane.readyAt, this.timers.now() + this.opts.intervalMs);
+    }
+  }
+
   /** Channels with a call waiting or running, or still within their interval (for tests). */
   get size(): number {
     return this.lanes.size;

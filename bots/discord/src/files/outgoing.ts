@@ -25,13 +25,15 @@ export function discordFileSurface(send: (msg: FilesMessage) => Promise<unknown>
   return {
     platform: "Discord",
     maxBytes,
-    async send(files, comment) {
+    async send(files, comment, after) {
       try {
         let first = true;
         for (const batch of batches(files, maxBytes)) {
           const parts = [];
           for (const f of batch) parts.push({ attachment: Buffer.from(await new Response(await f.open()).arrayBuffer()), name: f.name });
           const embeds = batch.filter((f) => isImageType(f.type)).map((f) => ({ image: { url: `attachment://${f.name}` } }));
+          // An answer's files: the first message's bytes are read while the answer is posted, and sent after it.
+          if (first && after && !(await after)) return false;
           await send({ ...(first && comment ? { content: comment } : {}), files: parts, embeds, allowedMentions: { parse: [] } });
           first = false;
         }

@@ -7,21 +7,34 @@ import { type NewMessage, slackErrorCode, withRetryAfter } from "../slack-api.ts
  * upload flow: `files.getUploadURLExternal` per file, its bytes streamed from
  * the Worker to the upload URL (never whole in memory), then one
  * `files.completeUploadExternal` shares them all, images shown inline by Slack.
- * Only that last call posts a message, so only it waits the channel's turn.
+ * Only that last call posts a message. An answer's files go to the upload URL
+ * while the answer is still being posted, and their share follows the answer
+ * at once (Slack rates files.completeUploadExternal in its own tier 4, not by
+ * chat.postMessage's one a second per channel; a short burst is allowed):
+ * the channel's next message waits its turn after the share. A file posted on
+ * its own (`get`) waits the channel's turn like any new message.
  */
 
 /** Slack takes files up to 1 GB; DUET_FILE_MAX_BYTES is far below, and the flow applies the smaller. */
 export const SLACK_FILE_MAX_BYTES = 1024 * 1024 * 1024;
 
-export function slackFileSurface(client: webApi.WebClient, logger: Logger, newMessage: NewMessage, place: { channel: string; threadTs?: string }): FileSurface {
+/** The bot's pace for new messages in a channel (SlackOut): in its turn, or at once after the message it completes. */
+export interface SharePace {
+  newMessage: NewMessage;
+  followMessage: NewMessage;
+}
+
+export function slackFileSurface(client: webApi.WebClient, logger: Logger, pace: SharePace, place: { channel: string; threadTs?: string }): FileSurface {
   return {
     platform: "Slack",
     maxBytes: SLACK_FILE_MAX_BYTES,
-    async send(files, comment) {
+    async send(files, comment, after) {
       try {
         const uploaded: { id: string; title: string }[] = [];
         for (const file of files) uploaded.push(await uploadOne(client, logger, file));
-        await newMessage(place.channel, () =>
+        // The answer was not posted: the uploads are never completed, so never shown.
+        if (after && !(await after)) return false;
+        const share = () =>
           withRetryAfter(
             () =>
               client.files.completeUploadExternal({
@@ -32,8 +45,8 @@ export function slackFileSurface(client: webApi.WebClient, logger: Logger, newMe
               }),
             logger,
             "files.completeUploadExternal",
-          ),
-        );
+          );
+        await (after ? pace.followMessage(place.channel, share) : pace.newMessage(place.channel, share));
         return true;
       } catch (err) {
         logger.warn(`Posting ${files.map((f) => f.path).join(", ")} to Slack failed: ${slackErrorCode(err)} ${String((err as {cause?: unknown}).cause)}`);
