@@ -4,6 +4,7 @@ import { AskOrder, DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, Worke
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
 import { otelTracing } from "@duet/shared/otel";
+import { workerFetch } from "@duet/shared/worker-fetch";
 import { Agent } from "undici";
 import { AskedMessages } from "./asked-messages.ts";
 import { attachCleanup, RoomCleaner } from "./cleanup.ts";
@@ -63,7 +64,7 @@ export function restOptions(config: Pick<DiscordConfig, "apiUrl">, extra: Partia
 
 export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions = {}): DiscordBot {
   const log = opts.log ?? consoleLogger;
-  const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken });
+  const worker = opts.worker ?? new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, fetch: workerFetch });
   const cleaner = new RoomCleaner(worker, log);
   // A room used again must be cleaned again when its place goes, though the cleaner remembers cleaning it.
   // The bot's own tokens, never shown in chat: the flow and the delivery loop redact them from everything posted.

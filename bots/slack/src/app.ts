@@ -38,7 +38,7 @@ import { titleDelivered } from "./pane/pane-title.ts";
 import { SlackOut, slackErrorCode, withRetryAfter } from "./slack-api.ts";
 import { slackFiles } from "./files/slack-files.ts";
 import { slackFetch } from "./slack-fetch.ts";
-import { workerFetch } from "./worker-fetch.ts";
+import { workerFetch } from "@duet/shared/worker-fetch";
 
 /**
  * The Slack bot: a bolt App on the transport the config selects (Socket Mode

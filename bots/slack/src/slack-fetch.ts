@@ -1,25 +1,9 @@
 import type { webApi } from "@slack/bolt";
 import { STATUS_CODES } from "node:http";
-import { request } from "undici";
+import { type RawHeaders, requestWhole } from "@duet/shared/worker-fetch";
 
 type FetchResponse = Awaited<ReturnType<webApi.FetchFunction>>;
 type FetchHeaders = FetchResponse["headers"];
-type RawHeaders = Record<string, string | string[] | undefined>;
-
-/**
- * One request through undici's `request`, its answer read whole (an unread body
- * would hold its connection). A failure is thrown as fetch throws it: the
- * signal's reason when it fired, else a TypeError "fetch failed" with the cause.
- */
-export async function requestWhole(url: string, method: "POST" | "PUT" | "DELETE", headers: Record<string, string>, body: string, signal?: AbortSignal | null): Promise<{ status: number; headers: RawHeaders; bytes: ArrayBuffer }> {
-  try {
-    const res = await request(url, { method, headers, body, signal: signal ?? undefined });
-    return { status: res.statusCode, headers: res.headers, bytes: await res.body.arrayBuffer() };
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    throw new TypeError("fetch failed", { cause: err });
-  }
-}
 
 /**
  * The fetch the Web API client calls Slack with (its `fetch` option). A Web

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WorkerClient } from "./client.ts";
@@ -6,7 +6,7 @@ import { DuetError } from "../wire/errors.ts";
 import type { TurnStreamEvent } from "../wire/schemas.ts";
 import { encodeSseEvent } from "../wire/sse.ts";
 
-const servers: { close(): void }[] = [];
+const servers: { server: Server; close(): void }[] = [];
 afterEach(() => servers.splice(0).forEach((s) => s.close()));
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: number, body: string) => void): Promise<string> {
@@ -18,6 +18,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: num
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   servers.push({
+    server,
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -50,6 +51,47 @@ describe("WorkerClient.messageStream", () => {
     expect(accept).toBe("text/event-stream");
     expect(seen).toEqual(turn);
     expect(done).toEqual({ ...answer, stopped: true });
+  });
+
+  it("reads an answered stream to its end, so its connection serves the next request", async () => {
+    let connections = 0;
+    const base = await serve((_req, res, n) => {
+      if (n > 0) return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ stopped: false }));
+      sse(res);
+      res.write(encodeSseEvent({ event: "done", data: answer }));
+      // The Worker ends the stream just after its last event, in a write of its own.
+      setTimeout(() => res.end(), 20);
+    });
+    servers.at(-1)!.server.on("connection", () => connections++);
+    // What became of the stream's body: read to its end, or cancelled (which closes its connection).
+    let fate!: Promise<"read" | "cancelled">;
+    const watching: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return res;
+      const reader = res.body!.getReader();
+      let settle!: (how: "read" | "cancelled") => void;
+      fate = new Promise((r) => (settle = r));
+      const body = new ReadableStream<Uint8Array>({
+        async pull(c) {
+          const { done, value } = await reader.read();
+          if (!done) return c.enqueue(value);
+          settle("read");
+          c.close();
+        },
+        cancel(reason) {
+          settle("cancelled");
+          return reader.cancel(reason);
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const worker = new WorkerClient({ baseUrl: base, token: "tok", fetch: watching });
+    expect(await worker.messageStream("slack-T-C", { text: "hi" }, () => {})).toEqual(answer);
+    expect(await fate).toBe("read");
+    // undici's pool takes a connection back on the event loop's turn after its answer's end.
+    await new Promise((r) => setImmediate(r));
+    expect(await worker.stop("slack-T-C", "U1")).toEqual({ stopped: false });
+    expect(connections).toBe(1);
   });
 
   it("throws the error event as a DuetError with its code and retryability", async () => {

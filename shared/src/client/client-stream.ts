@@ -92,7 +92,7 @@ async function streamOnce(
       }
       for (const e of events) {
         if (e.event === "done") {
-          await reader.cancel().catch(() => undefined);
+          drain(reader);
           return e.data;
         }
         if (e.event === "error") throw streamError(e.data);
@@ -102,6 +102,30 @@ async function streamOnce(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Longest an answered stream is read for its end before it is cancelled (which closes its connection). */
+export const DRAIN_MAX_MS = 1_000;
+
+/**
+ * Reads what is left of an answered stream (its end, right behind `done`)
+ * without waiting for it. Cancelled instead, a stream whose end had not arrived
+ * yet closes its connection, and the next request to the Worker opens a new one
+ * (a stream per turn: every turn's confirm did, measured). One that does not
+ * end soon is cancelled after all.
+ */
+function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const late = setTimeout(() => void reader.cancel().catch(() => undefined), DRAIN_MAX_MS);
+  (late as { unref?: () => void }).unref?.();
+  void (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // A stream lost after its answer: nothing more was needed from it.
+    } finally {
+      clearTimeout(late);
+    }
+  })();
 }
 
 function streamError(data: Extract<TurnStreamEvent, { event: "error" }>["data"]): DuetError {

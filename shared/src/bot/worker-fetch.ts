@@ -1,7 +1,25 @@
-import { requestWhole } from "./slack-fetch.ts";
+import { request } from "undici";
+
+/** Response headers as undici gives them (names in lower case). */
+export type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
- * The fetch the bot's Worker client sends its small JSON calls with (a claim,
+ * One request through undici's `request`, its answer read whole (an unread body
+ * would hold its connection). A failure is thrown as fetch throws it: the
+ * signal's reason when it fired, else a TypeError "fetch failed" with the cause.
+ */
+export async function requestWhole(url: string, method: "POST" | "PUT" | "DELETE", headers: Record<string, string>, body: string, signal?: AbortSignal | null): Promise<{ status: number; headers: RawHeaders; bytes: ArrayBuffer }> {
+  try {
+    const res = await request(url, { method, headers, body, signal: signal ?? undefined });
+    return { status: res.statusCode, headers: res.headers, bytes: await res.body.arrayBuffer() };
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    throw new TypeError("fetch failed", { cause: err });
+  }
+}
+
+/**
+ * The fetch both bots' Worker clients send their small JSON calls with (a claim,
  * a confirm, a pace slot): a POST, PUT or DELETE with a JSON body, answered
  * by JSON, goes through undici's `request` and comes back as a Response made
  * from the whole answer, which skips fetch's Request object, its controller
