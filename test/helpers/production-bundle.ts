@@ -37,13 +37,21 @@ export function configWithoutContainers(toml: string, root = REPO_ROOT): string 
   return lines.join("\n").replace(/^main\s*=\s*"([^"]+)"/m, (_, main: string) => `main = ${JSON.stringify(join(root, main))}`);
 }
 
-export async function bundleProduction(): Promise<ProductionBundle> {
+export function bundleProduction(): Promise<ProductionBundle> {
+  return bundleWorker("production");
+}
+
+/**
+ * The Worker as wrangler bundles it for `wrangler deploy` of `wranglerEnv` (the top level when
+ * undefined: what local runs and tests use), built once with `--dry-run`.
+ */
+export async function bundleWorker(wranglerEnv?: string): Promise<ProductionBundle> {
   const dir = mkdtempSync(join(tmpdir(), "duet-bundle-"));
   const config = join(dir, "wrangler.toml");
   writeFileSync(config, configWithoutContainers(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8")));
   const outdir = join(dir, "out");
   const wrangler = join(REPO_ROOT, "node_modules", ".bin", "wrangler");
-  const args = ["deploy", "--dry-run", "--env", "production", "--config", config, "--outdir", outdir];
+  const args = ["deploy", "--dry-run", ...(wranglerEnv ? ["--env", wranglerEnv] : []), "--config", config, "--outdir", outdir];
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" };
   const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
     execFile(wrangler, args, { cwd: REPO_ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
