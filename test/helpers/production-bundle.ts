@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { REPO_ROOT, removeDir } from "./worker.ts";
 
@@ -43,12 +43,14 @@ export function bundleProduction(): Promise<ProductionBundle> {
 
 /**
  * The Worker as wrangler bundles it for `wrangler deploy` of `wranglerEnv` (the top level when
- * undefined: what local runs and tests use), built once with `--dry-run`.
+ * undefined: what local runs and tests use), built once with `--dry-run`; from `main`
+ * (an absolute path) instead of wrangler.toml's when given.
  */
-export async function bundleWorker(wranglerEnv?: string): Promise<ProductionBundle> {
+export async function bundleWorker(wranglerEnv?: string, main?: string): Promise<ProductionBundle> {
   const dir = mkdtempSync(join(tmpdir(), "duet-bundle-"));
   const config = join(dir, "wrangler.toml");
-  writeFileSync(config, configWithoutContainers(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8")));
+  const toml = configWithoutContainers(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8"));
+  writeFileSync(config, main ? toml.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}`) : toml);
   const outdir = join(dir, "out");
   const wrangler = join(REPO_ROOT, "node_modules", ".bin", "wrangler");
   const args = ["deploy", "--dry-run", ...(wranglerEnv ? ["--env", wranglerEnv] : []), "--config", config, "--outdir", outdir];
@@ -58,7 +60,8 @@ export async function bundleWorker(wranglerEnv?: string): Promise<ProductionBund
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
     });
   });
-  const file = join(outdir, "index.js");
+  // esbuild names the bundle after its entry (worker/src/index.ts: index.js).
+  const file = join(outdir, `${basename(main ?? "index.js").replace(/\.[^.]+$/, "")}.js`);
   let bytes = 0;
   let gzipBytes = 0;
   try {
