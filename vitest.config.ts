@@ -37,6 +37,8 @@ export default defineConfig({
           environment: "node",
           include: ["sandbox/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "worker/src/sandbox/process-group.test.ts"],
           exclude: ["**/node_modules/**", "test/reliability/**"],
+          // The Worker bundled once for the run, so each file's Worker starts without bundling (docs/testing.md).
+          globalSetup: ["test/helpers/worker-bundle-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
@@ -50,8 +52,8 @@ export default defineConfig({
           include: ["test/reliability/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           // Creates the tally every file writes to; its teardown prints the totals and
-          // fails the run when a message was lost.
-          globalSetup: ["test/reliability/global-setup.ts"],
+          // fails the run when a message was lost. The Worker is bundled once, as for node.
+          globalSetup: ["test/helpers/worker-bundle-setup.ts", "test/reliability/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: 2,

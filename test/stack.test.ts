@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WorkerClient } from "@duet/shared";
+import { quickRetrySleep } from "./helpers/quick-retries.ts";
 import { startStack, type Stack } from "./helpers/stack.ts";
 
 describe("the real Worker under wrangler (the stack the bots' e2e tests use)", () => {
@@ -21,7 +23,9 @@ describe("the real Worker under wrangler (the stack the bots' e2e tests use)", (
 
   it("maps a Worker that is down to worker_unreachable", async () => {
     await stack.stopWorker();
-    await expect(stack.client.message("cli-e2e-room", { text: "hello" })).rejects.toMatchObject({ code: "worker_unreachable", retryable: true });
+    // The client's five retries, with their waits shortened.
+    const client = new WorkerClient({ baseUrl: stack.workerUrl, token: stack.token, sleep: quickRetrySleep });
+    await expect(client.message("cli-e2e-room", { text: "hello" })).rejects.toMatchObject({ code: "worker_unreachable", retryable: true });
     await stack.restartWorker();
     const { messages } = await stack.client.history("cli-e2e-room");
     expect(messages).toHaveLength(2);

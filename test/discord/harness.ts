@@ -43,7 +43,7 @@ export function botConfig(fake: FakeDiscord, worker: Pick<Stack, "workerUrl" | "
 
 export async function startDiscordHarness(
   worker: Pick<Stack, "workerUrl" | "token">,
-  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number; typingRenewMs?: number; liveIntervalMs?: number; env?: (fake: FakeDiscord, guildId: string) => Record<string, string>; stack?: StackOptions } = {},
+  opts: { fake?: FakeDiscordOptions; workerTimeoutMs?: number; workerRetrySleep?: (ms: number) => Promise<void>; typingRenewMs?: number; liveIntervalMs?: number; env?: (fake: FakeDiscord, guildId: string) => Record<string, string>; stack?: StackOptions } = {},
 ): Promise<DiscordHarness> {
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 1_000, ...opts.fake });
   const guildId = fake.addGuild("duet-tests");
@@ -80,7 +80,7 @@ export async function startDiscordHarness(
       typingRenewMs: opts.typingRenewMs,
       liveIntervalMs: opts.liveIntervalMs,
       rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
-      worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch }),
+      worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch, sleep: opts.workerRetrySleep }),
     });
   let bot = newBot();
   await bot.start();

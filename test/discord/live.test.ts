@@ -35,7 +35,9 @@ const aborted = async (name: string, waitMs = 10_000) => ((await (await fetch(`$
 
 /** About 5 s of writing in pieces of 8 characters, then a command that runs for 2 s (the Worker runs commands after the text). */
 const SLOW = "CHUNK:8 DRIP:250 SAY: Let me look at the build first, step by step, so nothing is missed.\n<run>sleep 2 && echo built-ok</run>\nThe build works and the tests pass, so the change is ready for review.";
-const LONG = `CHUNK:120 DRIP:80 SAY: Here is the whole script:\n\`\`\`bash\n${Array.from({ length: 80 }, (_, i) => `echo "step ${i} of the long build script"`).join("\n")}\n\`\`\`\nRun it from the repository root.`;
+// Drips for about 8 s, past 2,000 characters after about 5: the answer is still growing for more than two of the
+// bot's 1.5 s edit intervals once a follow-up is due, so one is sent live even when the machine is loaded.
+const LONG = `CHUNK:120 DRIP:300 SAY: Here is the whole script:\n\`\`\`bash\n${Array.from({ length: 80 }, (_, i) => `echo "step ${i} of the long build script"`).join("\n")}\n\`\`\`\nRun it from the repository root.`;
 
 const contents = (msgs: FakeMessage[]) => msgs.map((m) => m.content.replace(/exit (\d+) · [\d.]+ m?s/g, "exit $1 · (time)"));
 const gaps = (edits: MessageEdit[]) => edits.slice(1).map((e, i) => e.at - edits[i].at);

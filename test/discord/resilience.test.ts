@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
+import { quickRetrySleep } from "../helpers/quick-retries.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { interactionAnswer, mentionAnswer, startDiscordHarness, type DiscordHarness, startDiscordSetup } from "./harness.ts";
 
@@ -8,7 +9,8 @@ import { interactionAnswer, mentionAnswer, startDiscordHarness, type DiscordHarn
 describe("Discord bot resilience", () => {
   let stack: Stack;
   let h: DiscordHarness;
-  startedForTests(() => startDiscordSetup(), (s) => ({ stack, h } = s));
+  // The bot's waits between its tries of a Worker that is down are shortened; the tries are the same.
+  startedForTests(() => startDiscordSetup({ workerRetrySleep: quickRetrySleep }), (s) => ({ stack, h } = s));
 
   it("acknowledged heartbeats give the client a latency", async () => {
     await h.fake.gateway.waitForOp(1);

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { REPO_ROOT, removeDir } from "./worker.ts";
 
@@ -37,20 +37,31 @@ export function configWithoutContainers(toml: string, root = REPO_ROOT): string 
   return lines.join("\n").replace(/^main\s*=\s*"([^"]+)"/m, (_, main: string) => `main = ${JSON.stringify(join(root, main))}`);
 }
 
-export async function bundleProduction(): Promise<ProductionBundle> {
+export function bundleProduction(): Promise<ProductionBundle> {
+  return bundleWorker("production");
+}
+
+/**
+ * The Worker as wrangler bundles it for `wrangler deploy` of `wranglerEnv` (the top level when
+ * undefined: what local runs and tests use), built once with `--dry-run`; from `main`
+ * (an absolute path) instead of wrangler.toml's when given.
+ */
+export async function bundleWorker(wranglerEnv?: string, main?: string): Promise<ProductionBundle> {
   const dir = mkdtempSync(join(tmpdir(), "duet-bundle-"));
   const config = join(dir, "wrangler.toml");
-  writeFileSync(config, configWithoutContainers(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8")));
+  const toml = configWithoutContainers(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8"));
+  writeFileSync(config, main ? toml.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}`) : toml);
   const outdir = join(dir, "out");
   const wrangler = join(REPO_ROOT, "node_modules", ".bin", "wrangler");
-  const args = ["deploy", "--dry-run", "--env", "production", "--config", config, "--outdir", outdir];
+  const args = ["deploy", "--dry-run", ...(wranglerEnv ? ["--env", wranglerEnv] : []), "--config", config, "--outdir", outdir];
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" };
   const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
     execFile(wrangler, args, { cwd: REPO_ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
     });
   });
-  const file = join(outdir, "index.js");
+  // esbuild names the bundle after its entry (worker/src/index.ts: index.js).
+  const file = join(outdir, `${basename(main ?? "index.js").replace(/\.[^.]+$/, "")}.js`);
   let bytes = 0;
   let gzipBytes = 0;
   try {

@@ -25,7 +25,9 @@ startedForTests(
     // The first answer is held while fifty asks join the line: longer than the stack's short model deadline.
     const r = await startRig({ MODEL_TIMEOUT_MS: "60000" });
     const s = await startFakeSlack();
-    const b = await startBot(s, r.stack);
+    // New messages in the channel 100 ms apart instead of Slack's one a second: what is tested is the order and
+    // that each is answered once, not the pace (test/slack/pace.test.ts keeps Slack's).
+    const b = await startBot(s, r.stack, {}, { channelIntervalMs: 100 });
     return { r, s, b, stop: async () => (await b.stop(), await s.close(), await r.stop()) };
   },
   ({ r, s, b }) => ((rig = r), (slack = s), (bot = b)),
@@ -57,7 +59,7 @@ describe("load on one room", () => {
     mentions.slice(1).forEach((m, i) => expect(noteTo(m.user)).toMatchObject({ thread_ts: m.ts, text: queuedNote(i + 1) }));
     await releaseHeld(rig.stack.model, hold);
 
-    // The channel gets one new message a second (the bot's channel pace): fifty answers take about a minute.
+    // The channel gets one new message per the bot's channel pace (100 ms here): fifty answers take about five seconds.
     await slack.waitFor(() => mentions.every((m) => slack.ws.reactionsOn(channel, m.ts).includes("white_check_mark")), "every mention's ✅", 150_000);
     const firsts: string[] = [];
     for (const m of mentions) {

@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { startedForTests } from "../helpers/lifecycle.ts";
 import { envelope, type FakeSlack, mentionEvent, postEvent, postSigned, signature } from "../fakes/slack/index.ts";
 import { quietPort } from "../helpers/ports.ts";
+import { quickRetrySleep } from "../helpers/quick-retries.ts";
 import type { Stack } from "../helpers/stack.ts";
 import { answerTo, type BotHandle, botReplies, mention, modelCallsFor, newChannel, readable, SIGNING_SECRET, startBot, startSlackSetup } from "./harness.ts";
 
@@ -101,8 +102,8 @@ describe("malformed events", () => {
 
 describe("when the Worker fails", () => {
   it("says in the thread that the back end cannot be reached, and marks ⚠️", async () => {
-    // The bot retries an unreachable Worker for a few seconds before it gives up; then it says so.
-    const down = await startBot(slack, { workerUrl: `http://127.0.0.1:${await quietPort()}`, token: stack.token });
+    // The bot retries an unreachable Worker before it gives up (its waits shortened); then it says so.
+    const down = await startBot(slack, { workerUrl: `http://127.0.0.1:${await quietPort()}`, token: stack.token }, {}, { workerRetrySleep: quickRetrySleep });
     try {
       const channel = newChannel();
       const m = await mention(slack, down, { channel, text: "SAY: unreachable" });

@@ -21,7 +21,7 @@ export async function startBot(
   slack: FakeSlack,
   worker: { workerUrl: string; token: string },
   env: Record<string, string> = {},
-  opts: { workerTimeoutMs?: number; statusRenewMs?: number; live?: SlackBotOptions["live"]; logger?: SlackBotOptions["logger"] } = {},
+  opts: Pick<SlackBotOptions, "workerTimeoutMs" | "statusRenewMs" | "live" | "logger" | "workerRetrySleep" | "channelIntervalMs"> = {},
 ): Promise<BotHandle> {
   const config = loadConfig({
     SLACK_BOT_TOKEN: slack.id.botToken,
@@ -39,6 +39,8 @@ export async function startBot(
     workerTimeoutMs: opts.workerTimeoutMs ?? 30_000,
     statusRenewMs: opts.statusRenewMs,
     live: opts.live,
+    workerRetrySleep: opts.workerRetrySleep,
+    channelIntervalMs: opts.channelIntervalMs,
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   await bot.start();

@@ -57,6 +57,10 @@ export interface SlackBotOptions {
   host?: string;
   /** How long the Worker may take per call (default: the shared client's). */
   workerTimeoutMs?: number;
+  /** How the bot waits between its tries of a Worker it cannot reach (default: the timer; tests shorten the waits). */
+  workerRetrySleep?: (ms: number) => Promise<void>;
+  /** Least time between two new messages in one channel (default: Slack's pace, CHANNEL_MESSAGE_INTERVAL_MS; tests shorten it). */
+  channelIntervalMs?: number;
   /** How long stop() waits for turns in flight (default: the shared DRAIN_MS). */
   drainMs?: number;
   /** How often the thread status is renewed while a turn runs (default 90 s; Slack drops it after 2 min). */
@@ -156,10 +160,10 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     client.on(webApi.WebClientEvent.RATE_LIMITED, () => metrics.rateLimited());
     if (config.mode === "socket") timeSocketAcks(built, metrics);
     const botUser = () => currentWorkspace()?.botUserId ?? auth?.user_id ?? "";
-    const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs, fetch: workerFetch });
+    const worker = new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: options.workerTimeoutMs, fetch: workerFetch, sleep: options.workerRetrySleep });
     // Every new message this process posts, in any workspace, waits its channel's turn, shared with the other replicas
     // through the Worker; the answers it is still posting are held there, so their outbox leaves them alone.
-    const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many", (ms) => metrics.paceWaited(ms));
+    const { pace, answering } = replicaPosting(worker, (line) => logger.warn(line), config.replicas === "many", (ms) => metrics.paceWaited(ms), options.channelIntervalMs);
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);

@@ -65,8 +65,10 @@ export function replicaPosting(
   shared: boolean,
   /** Told how long each new message waited for its channel's turn (ms). */
   onWait?: (ms: number) => void,
+  /** Least time between two new messages in one channel. */
+  intervalMs = CHANNEL_MESSAGE_INTERVAL_MS,
 ): { pace: ChannelPace; answering: AnswersInFlight } {
-  const paced = { intervalMs: CHANNEL_MESSAGE_INTERVAL_MS, ...(onWait ? { onWait } : {}) };
+  const paced = { intervalMs, ...(onWait ? { onWait } : {}) };
   if (!shared) return { pace: new ChannelPace(paced), answering: new AnswersInFlight({ log }) };
   return {
     pace: new ChannelPace({ ...paced, slots: new WorkerPaceSlots(worker, log) }),
