@@ -172,7 +172,7 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     // however fast or slow the machine is: ROOM_QUEUE_MAX wait, the last four are refused.
     const hold = unique("queue-hold");
     const first = send(room, `HOLD:${hold} SAY: first`);
-    await until(async () => (await modelCallsWith(`HOLD:${hold}`)).length > 0, "the first turn to reach the model");
+    await until(async () => (await modelCallsWith(`HOLD:${hold}`)).length > 0, "the first turn to reach the model", 30_000);
     // Concurrent requests reach the room in no fixed order, so count refusals as they come back,
     // whichever sends they were; the held turn keeps every accepted one waiting meanwhile.
     let refusedSoFar = 0;
