@@ -142,7 +142,7 @@ export class TurnArchive {
     const over = this.held.bytes > this.maxBytes;
     if (!over && !this.whole) return;
     const id = Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id);
-    // The chunk's turns are the waiting ones as they were: the same objects a search found them as before.
+    // The in-memory copy keeps the very turn objects just archived, so a search returns the same objects the waiting list held.
     this.whole?.set(id, turns);
     if (this.held.chunks > CHUNKS_SEARCHED) this.whole = null;
     if (over) this.trim(id);
