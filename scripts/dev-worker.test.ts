@@ -25,6 +25,15 @@ describe("workerOptions", () => {
     expect(options.bindings).toEqual({ A: { type: "plain_text", value: "b:c" } });
   });
 
+  it("binds a --var that holds a key, token, secret or password as a secret, so wrangler never prints its value", () => {
+    const options = workerOptions(["--var", "GITHUB_APP_PRIVATE_KEY:pem", "--var", "SLACK_BOT_TOKEN:xoxb", "--var", "MODEL_URL:http://m"], {});
+    expect(options.bindings).toEqual({
+      GITHUB_APP_PRIVATE_KEY: { type: "secret_text", value: "pem" },
+      SLACK_BOT_TOKEN: { type: "secret_text", value: "xoxb" },
+      MODEL_URL: { type: "plain_text", value: "http://m" },
+    });
+  });
+
   it("refuses what it cannot pass on with one line that says what is accepted", () => {
     expect(() => workerOptions(["--inspector-port", "9229"], {})).toThrow(
       new WorkerConfigError("unknown argument --inspector-port (accepted: --ip ADDRESS, --port PORT, --persist-to DIR, --var NAME:VALUE)"),

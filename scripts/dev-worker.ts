@@ -83,7 +83,7 @@ export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.
   return {
     config: join(REPO_ROOT, "wrangler.toml"),
     envFiles,
-    bindings: Object.fromEntries(Object.entries(flags.vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
+    bindings: workerBindings(flags.vars),
     // Without v2 the dev server's fetch hangs on Node 20 (measured).
     build: { nodejsCompatMode: "v2" },
     dev: {
@@ -94,6 +94,16 @@ export function workerOptions(extra: string[], env: NodeJS.ProcessEnv = process.
       logLevel: "log",
     },
   };
+}
+
+/** Names that hold a key, a token, a secret or a password: bound as secrets, so wrangler's bindings table prints them hidden. */
+const SECRET_VAR = /KEY|TOKEN|SECRET|PASSWORD/;
+
+/** Variables as wrangler bindings: each a string in the Worker's env, the secret ones never shown in wrangler's output. */
+export function workerBindings(vars: Record<string, string>): NonNullable<StartInput["bindings"]> {
+  return Object.fromEntries(
+    Object.entries(vars).map(([name, value]) => [name, { type: SECRET_VAR.test(name) ? ("secret_text" as const) : ("plain_text" as const), value }]),
+  );
 }
 
 /** The Worker's settings, read as the Worker reads them; a malformed one is the Worker's one line. */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
+import { workerBindings } from "../../scripts/dev-worker.ts";
 
 // Keep wrangler off the network and quiet in tests.
 process.env.WRANGLER_SEND_METRICS = "false";
@@ -44,7 +45,7 @@ export async function startWorker(
   inspectorPort?: number,
 ): Promise<RunningWorker> {
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), "duet-worker-"));
-  const bindings = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }]));
+  const bindings = workerBindings(vars);
   const prebuilt = prebuiltEntry(config);
   const worker = await unstable_startWorker({
     config,
