@@ -79,6 +79,7 @@ describe("workerOptions", () => {
       DUET_RECALL_TOKENS: "400",
       DUET_SUMMARY_TOKENS: "1500",
       DUET_DELIVERY_GRACE_MS: "5000",
+      DUET_DELIVERY_LEASE_MS: "4000",
       DUET_SCHEDULE_MIN_INTERVAL_S: "60",
       DUET_SCHEDULES_PER_ROOM: "4",
       DUET_MODELS: "fast=workers-ai:@cf/x",

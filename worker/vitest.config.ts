@@ -32,6 +32,8 @@ export default defineConfig({
           DUET_TOOL_TIMEOUT_MS: "3000",
           // Answers unconfirmed this long are offered in the feed; short so tests see it at once.
           DUET_DELIVERY_GRACE_MS: "300",
+          // How long an answer handed to a bot is its alone (15 s in production): a test of a bot that died waits it out.
+          DUET_DELIVERY_LEASE_MS: "3000",
           // A per-person budget no test reaches, so every turn with a person counts across their workspace's rooms.
           DUET_USER_DAILY_TOKENS: "1000000000",
           // Only turns on a priced model count toward it: every other test spends nothing.

@@ -29,7 +29,7 @@ export { DeliveryClaims, newClaimant } from "./outbox/delivery-claims.ts";
 export { keepRenewing } from "./bot/renew.ts";
 export { InFlight, DRAIN_MS } from "./bot/in-flight.ts";
 export { AskOrder, ASK_ORDER_HEADER, ASK_ORDER_WAIT_MAX_MS, type AskPlace, type AskTicket, parseAskTicket } from "./bot/ask-order.ts";
-export { AnswersInFlight, HOLD_RENEW_MS, type AnswersInFlightOptions } from "./bot/answers-in-flight.ts";
+export { AnswersInFlight, type AnswersInFlightOptions } from "./bot/answers-in-flight.ts";
 export { replicaPosting, WorkerPaceSlots } from "./outbox/pace-slots.ts";
 export {
   SANDBOX_NETWORKS,

@@ -1,3 +1,4 @@
+import { QUICK_DELIVERY } from "../helpers/quick-delivery.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
 import { buildBots, type Built } from "./harness.ts";
@@ -5,8 +6,8 @@ import { buildBots, type Built } from "./harness.ts";
 /**
  * What the outbox tests of the built bots share: the bots as the image runs
  * them, a Worker that offers an answer unconfirmed for half a second to the
- * outbox (15 s in production), and a tap between them that records and can
- * hold what a bot asks.
+ * outbox and leases it to a bot for 3 s (15 s each in production), and a tap
+ * between them that records and can hold what a bot asks.
  */
 export interface OutboxRig {
   built: Built;
@@ -17,7 +18,7 @@ export interface OutboxRig {
 
 export async function startOutboxRig(): Promise<OutboxRig> {
   const built = await buildBots();
-  const stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
+  const stack = await startStack({ vars: QUICK_DELIVERY });
   const tap = await startWorkerTap(stack.workerUrl);
   return {
     built,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buttonClick, mentionEvent, postEvent, postInteraction, startFakeSlack, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startPrHost, type PrHost } from "../helpers/pr-host.ts";
+import { QUICK_DELIVERY } from "../helpers/quick-delivery.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startWorkerTap, type TappedCall, type WorkerTap } from "../helpers/worker-tap.ts";
 import { botReplies, readable } from "../slack/harness.ts";
@@ -37,8 +38,8 @@ let tap: WorkerTap;
 beforeAll(async () => {
   built = await buildBots();
   host = await startPrHost();
-  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
-  stack = await startStack({ executor: "real", vars: { ...host.vars, MODEL_TIMEOUT_MS: "30000", DUET_DELIVERY_GRACE_MS: "500" } });
+  // Answers unconfirmed for half a second are offered in the feed, leased 3 s to the bot that takes one (15 s each in production).
+  stack = await startStack({ executor: "real", vars: { ...host.vars, MODEL_TIMEOUT_MS: "30000", ...QUICK_DELIVERY } });
   tap = await startWorkerTap(stack.workerUrl);
   slack = await startFakeSlack();
 }, 180_000);
@@ -112,7 +113,7 @@ describe("the proposal after an answer, with the built Slack bot", () => {
       expect(answer.some(hasOpen)).toBe(false);
 
       restart();
-      // The dead bot's lease on the proposal runs out (15 s), and the room offers it to the restarted bot.
+      // The dead bot's lease on the proposal runs out (DUET_DELIVERY_LEASE_MS), and the room offers it to the restarted bot.
       const proposal = await slack.waitFor(() => botReplies(slack, channel, ts).find(hasOpen), "the proposal after the restart", 90_000);
       expect(readable(proposal)).toMatch(/<@U0ALICE> proposes a pull request to `acme\/widgets` \(`main`\): `Add kappa`/);
       await expect.poll(() => tap.calls.filter((c) => confirm(c) && (c.body as { proposed?: boolean }).proposed === true && c.status === 200).length, { timeout: 30_000 }).toBe(1);

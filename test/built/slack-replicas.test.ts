@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buttonClick, mentionEvent, postEvent, postInteraction, startFakeSlack, type FakeSlack, type SlackMessage } from "../fakes/slack/index.ts";
 import { startRoundRobin, type RoundRobin } from "../helpers/round-robin.ts";
+import { QUICK_DELIVERY } from "../helpers/quick-delivery.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { startPassThrough, type PassThrough } from "../reliability/pass-through.ts";
 import { answerTo, botReplies, modelCallsFor, newChannel, newMessagesIn, readable } from "../slack/harness.ts";
@@ -41,8 +42,8 @@ async function portOf(proc: BotProc): Promise<number> {
 
 beforeAll(async () => {
   built = await buildBots();
-  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
-  stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500" } });
+  // Answers unconfirmed for half a second are offered in the feed, leased 3 s to the replica that takes or holds one (15 s each in production).
+  stack = await startStack({ vars: QUICK_DELIVERY });
   slack = await startFakeSlack();
   worker = await startPassThrough(() => stack.workerUrl);
   replicas.push(...(await Promise.all([startReplica(), startReplica()])));
@@ -193,10 +194,11 @@ describe("two Slack replicas behind a load balancer", () => {
     expect(handedOutIn(room)).toEqual([]);
   });
 
-  it("an answer held past the delivery grace by the replica still posting it is handed to no outbox, and posted once", async () => {
+  it("an answer held past the delivery grace and past the Worker's lease by the replica still posting it is handed to no outbox, and posted once", async () => {
     const channel = newChannel();
     const room = `slack-${slack.id.teamId}-${channel}`;
-    // Slack holds the replica's first post of the answer: the answer waits, unconfirmed, well past the 500 ms grace.
+    // Slack holds the replica's first post of the answer: the answer waits, unconfirmed, past the 500 ms grace and
+    // past several of the Worker's 3 s leases, kept from the outbox only by the replica renewing its hold.
     const held = ["chat.startStream", "chat.postMessage"].map((m) => slack.hold(m));
     try {
       await nextGoesTo(0);
@@ -206,12 +208,14 @@ describe("two Slack replicas behind a load balancer", () => {
       await Promise.race(held.map((h) => h.arrived));
       await expect.poll(async () => (await stack.client.history(room)).messages.length, { timeout: 20_000 }).toBe(2);
       const since = worker.crossings.length;
-      const feedReads = (from = 0) => worker.crossings.slice(from).filter((c) => c.method === "GET" && c.path === "/api/deliveries/slack" && c.status === 200);
+      const feedReads = () => worker.crossings.slice(since).filter((c) => c.method === "GET" && c.path === "/api/deliveries/slack" && c.status === 200);
+      const holds = () => worker.crossings.slice(since).filter((c) => c.path === `/api/rooms/${room}/deliveries/hold` && (c.answer as { held?: boolean } | undefined)?.held === true);
       const handedOut = () => handedOutIn(room);
-      // Barrier: three reads of the feed begun after the answer was stored have come back (or one handed the answer out).
-      // A read returns once a room is listed (this one, at the grace's end) or after its long wait: each claimed what it
-      // could after the grace.
-      await expect.poll(() => handedOut().length > 0 || feedReads(since).length >= 3, { timeout: 40_000 }).toBe(true);
+      // Barrier: the replica has renewed its hold 7 times since the answer was stored (at a third of the 3 s lease,
+      // two whole leases; a replica renewing at a third of 15 s leaves the lease lapsed 2 s in every 5), and six reads
+      // of the feed begun meanwhile have come back (or one handed the answer out). While the room is listed (from the
+      // grace's end) a read finds its answer leased and comes back at once, and each replica reads again a second later.
+      await expect.poll(() => handedOut().length > 0 || (holds().length >= 7 && feedReads().length >= 6), { timeout: 40_000 }).toBe(true);
       expect(handedOut()).toEqual([]);
       for (const h of held) h.release();
       const replies = await answerTo(slack, { channel, ts, threadTs: ts });

@@ -2,6 +2,7 @@ import type { SpanData } from "@duet/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeCollector, type FakeCollector } from "../fakes/otlp.ts";
 import { mentionEvent, postEvent, startFakeSlack, type FakeSlack } from "../fakes/slack/index.ts";
+import { QUICK_DELIVERY } from "../helpers/quick-delivery.ts";
 import { startStack, type Stack } from "../helpers/stack.ts";
 import { answerTo, readable } from "../slack/harness.ts";
 import { buildBots, type Built, portFrom, runBuilt } from "../built/harness.ts";
@@ -26,8 +27,8 @@ beforeAll(async () => {
   built = await buildBots();
   collector = await startFakeCollector();
   otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
-  // Answers unconfirmed for half a second are offered in the feed (15 s in production).
-  stack = await startStack({ vars: { DUET_DELIVERY_GRACE_MS: "500", ...otlp } });
+  // Answers unconfirmed for half a second are offered in the feed, leased 3 s to the bot that takes one (15 s each in production).
+  stack = await startStack({ vars: { ...QUICK_DELIVERY, ...otlp } });
   slack = await startFakeSlack();
 });
 afterAll(async () => {

@@ -29,6 +29,19 @@ describe("Worker config: schedules", () => {
   });
 });
 
+describe("Worker config: the delivery lease", () => {
+  it("leases an answer to a bot for 15 s by default and reads the lease, from a second to 10 minutes", () => {
+    expect(load({})).toMatchObject({ DUET_DELIVERY_LEASE_MS: 15_000 });
+    expect(load({ DUET_DELIVERY_LEASE_MS: "3000" })).toMatchObject({ DUET_DELIVERY_LEASE_MS: 3_000 });
+  });
+
+  it("stops with one line naming the variable when the lease is out of bounds or not a number", () => {
+    for (const bad of ["500", "600001", "15s"]) {
+      expect(() => load({ DUET_DELIVERY_LEASE_MS: bad })).toThrow("Worker misconfigured: DUET_DELIVERY_LEASE_MS must be an integer from 1000 to 600000");
+    }
+  });
+});
+
 describe("Worker config: the room's summary", () => {
   it("summarises after 2000 tokens of history out of the window by default, 0 turns it off, and reads it", () => {
     expect(load({})).toMatchObject({ DUET_SUMMARY_TOKENS: 2000 });

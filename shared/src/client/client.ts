@@ -3,7 +3,7 @@ import { streamMessage } from "./client-stream.ts";
 import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
 import type { FileList, FileWritten } from "../wire/schemas.ts";
-import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryFeedResponse, type DeliveryPlatform } from "../wire/delivery.ts";
+import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryHoldResponse, type DeliveryFeedResponse, type DeliveryPlatform } from "../wire/delivery.ts";
 import { keepAskedResponseSchema, takeAskedResponseSchema, type AskedMessage, type KeepAskedResponse, type TakeAskedResponse } from "../wire/asked-schemas.ts";
 import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "../wire/home-schemas.ts";
 import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "../wire/schemas.ts";
@@ -330,8 +330,8 @@ export class WorkerClient {
     return this.call("POST", `${roomPath(roomId)}/deliveries`, deliveryConfirmResponseSchema, body, true);
   }
 
-  /** Keeps the answer under `key`, which this bot is still posting, leased to it (repeatable: each call extends the lease). */
-  holdDelivery(roomId: string, key: string): Promise<{ held: boolean }> {
+  /** Keeps the answer under `key`, which this bot is still posting, leased to it for the answer's `leaseMs` (repeatable: each call extends the lease). */
+  holdDelivery(roomId: string, key: string): Promise<DeliveryHoldResponse> {
     return this.call("POST", `${roomPath(roomId)}/deliveries/hold`, deliveryHoldResponseSchema, { key }, true);
   }
 

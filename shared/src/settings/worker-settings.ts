@@ -13,6 +13,7 @@ import {
   DEFAULT_RECALL_TOKENS,
   DEFAULT_SUMMARY_TOKENS,
 } from "../wire/limits.ts";
+import { DELIVERY_LEASE_MAX_MS, DELIVERY_LEASE_MIN_MS, DELIVERY_LEASE_MS } from "../wire/delivery.ts";
 import { MODEL_PROVIDERS, modelSettingFields } from "./model-settings.ts";
 import { sandboxNetworkFields } from "../sandbox/sandbox-network.ts";
 import { otlpFields } from "../trace/otlp-settings.ts";
@@ -64,6 +65,12 @@ export const workerSettingsSchema = z.object({
   SANDBOX_WORKSPACE_MAX_BYTES: intVar("SANDBOX_WORKSPACE_MAX_BYTES", DEFAULT_WORKSPACE_MAX_BYTES, 1, 2 ** 50),
   /** How long a bot has to confirm an answer it received before the room offers it in its platform's feed. */
   DUET_DELIVERY_GRACE_MS: intVar("DUET_DELIVERY_GRACE_MS", 15_000, 0, 10 * 60 * 1000),
+  /**
+   * How long an answer handed to a bot (by the feed, or held while its bot still posts it) is that bot's alone. The bots
+   * renew a held answer every third of what the Worker's hold answers, so tests shorten it safely; an answer handed out
+   * by the feed is not renewed, so it must leave time to post a long answer.
+   */
+  DUET_DELIVERY_LEASE_MS: intVar("DUET_DELIVERY_LEASE_MS", DELIVERY_LEASE_MS, DELIVERY_LEASE_MIN_MS, DELIVERY_LEASE_MAX_MS),
   /** A schedule's shortest interval: 15 minutes keeps a room's model use and chat traffic sane; tests set a second. */
   DUET_SCHEDULE_MIN_INTERVAL_S: intVar("DUET_SCHEDULE_MIN_INTERVAL_S", 900, 1, 7 * 24 * 60 * 60),
   /** Schedules one room may hold: each is a row and a turn per run. */

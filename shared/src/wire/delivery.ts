@@ -34,14 +34,37 @@ export type DeliveryConfirm = z.input<typeof deliveryConfirmSchema>;
 export const deliveryConfirmResponseSchema = z.object({ confirmed: z.boolean(), first: z.boolean().optional() });
 
 /**
+ * How long a claimed item is a bot's alone, unless the Worker's
+ * DUET_DELIVERY_LEASE_MS says otherwise: long enough to post a long answer
+ * (Slack paces posts at ~1/s), short because a read left open by a bot that
+ * died still claims what it is woken for, and that answer waits out the lease.
+ */
+export const DELIVERY_LEASE_MS = 15_000;
+/**
+ * The lease's bounds. At least a second: a bot renews a held answer every
+ * third of the lease, and an answer handed out by the feed must be posted
+ * within one. At most 10 minutes: a bot that dies leaves its answers that long.
+ */
+export const DELIVERY_LEASE_MIN_MS = 1_000;
+export const DELIVERY_LEASE_MAX_MS = 10 * 60 * 1000;
+
+/**
  * A bot still posting the answer under `key` (waiting its channel's turn)
- * keeps it from every other bot's delivery for DELIVERY_LEASE_MS, and asks
+ * keeps it from every other bot's delivery for the Worker's lease, and asks
  * again before that runs out; a bot that dies stops asking and the lease lapses.
  */
 export const deliveryHoldSchema = z.object({ key: z.string().min(1, "Key cannot be empty").max(IDEMPOTENCY_KEY_MAX_CHARS) });
 export type DeliveryHold = z.input<typeof deliveryHoldSchema>;
-/** `held`: an answer waits under that key and is leased to the caller now; false when it is delivered or unknown. */
-export const deliveryHoldResponseSchema = z.object({ held: z.boolean() });
+/**
+ * `held`: an answer waits under that key and is leased to the caller now; false when it is delivered or unknown.
+ * `leaseMs`: how long the lease lasts (the Worker's DUET_DELIVERY_LEASE_MS), so the bot asks again in time;
+ * absent from a Worker that does not say, whose lease is DELIVERY_LEASE_MS.
+ */
+export const deliveryHoldResponseSchema = z.object({
+  held: z.boolean(),
+  leaseMs: z.number().int().min(DELIVERY_LEASE_MIN_MS).max(DELIVERY_LEASE_MAX_MS).optional(),
+});
+export type DeliveryHoldResponse = z.infer<typeof deliveryHoldResponseSchema>;
 
 /** One answer waiting for a bot: claimed (leased) for the bot that read it. */
 export const deliveryItemSchema = z.object({
@@ -70,11 +93,5 @@ export type DeliveryItem = z.infer<typeof deliveryItemSchema>;
 export const deliveryFeedResponseSchema = z.object({ items: z.array(deliveryItemSchema) });
 export type DeliveryFeedResponse = z.infer<typeof deliveryFeedResponseSchema>;
 
-/**
- * How long a claimed item is a bot's alone: long enough to post a long answer
- * (Slack paces posts at ~1/s), short because a read left open by a bot that
- * died still claims what it is woken for, and that answer waits out the lease.
- */
-export const DELIVERY_LEASE_MS = 15_000;
 /** How long a bot's read of the feed waits for an item before answering empty (the bot then reads again). */
 export const DELIVERY_WAIT_MAX_MS = 25_000;

@@ -1,4 +1,4 @@
-import { DELIVERY_LEASE_MS, DELIVERY_PLATFORMS, DuetError, type DeliveryConfirm, type DeliveryItem, type DeliveryPlatform, type DeliveryTarget } from "@duet/shared";
+import { DELIVERY_PLATFORMS, DuetError, type DeliveryConfirm, type DeliveryHoldResponse, type DeliveryItem, type DeliveryPlatform, type DeliveryTarget } from "@duet/shared";
 import { armAlarmBy } from "../storage/alarm.ts";
 import { DeliveryRows } from "../storage/delivery-rows.ts";
 
@@ -28,7 +28,10 @@ export class Outbox {
     private readonly storage: DurableObjectStorage,
     private readonly roomId: string,
     private readonly feed: (platform: DeliveryPlatform) => FeedPeer,
+    /** DUET_DELIVERY_GRACE_MS: how long an answer's own bot has to confirm it before the feed offers it. */
     private readonly graceMs: number,
+    /** DUET_DELIVERY_LEASE_MS: how long an answer handed to a bot (by the feed, or held) is that bot's alone. */
+    private readonly leaseMs: number,
   ) {
     this.rows = new DeliveryRows(storage.sql);
   }
@@ -50,7 +53,7 @@ export class Outbox {
    * A bot posted (final: false) or finished posting (final: true) the answer
    * under `key`, or (proposed: true) posted the proposal that follows an
    * answer ending with the model's `<pr>`. Until that proposal is confirmed,
-   * the answer stays in the outbox, leased for DELIVERY_LEASE_MS to the bot
+   * the answer stays in the outbox, leased for the lease (leaseMs) to the bot
    * that confirmed the answer: a bot that dies before posting the proposal
    * leaves it to the feed, which offers it alone (proposalOnly).
    */
@@ -82,7 +85,7 @@ export class Outbox {
       return { confirmed: false };
     }
     // A proposal follows: a bot that dies before posting it leaves it to the feed once the lease ends.
-    const proposalLease = row.hasPr ? now + DELIVERY_LEASE_MS : null;
+    const proposalLease = row.hasPr ? now + this.leaseMs : null;
     this.rows.delivered(row.slot, req.messageId, proposalLease);
     if (proposalLease !== null) await this.armAt(proposalLease);
     const platform = row.platform;
@@ -93,11 +96,12 @@ export class Outbox {
 
   /**
    * A bot is still posting the answer under `key` itself: lease it to that bot
-   * for DELIVERY_LEASE_MS from now (never shortening a lease), so no feed read
-   * hands it to another. One row written per call; the bot calls every few seconds.
+   * for leaseMs from now (never shortening a lease), so no feed read hands it
+   * to another. One row written per call; the answer names the lease, and the
+   * bot calls again every third of it.
    */
-  hold(key: string, now = Date.now()): { held: boolean } {
-    return { held: this.rows.hold(key, now + DELIVERY_LEASE_MS, now) };
+  hold(key: string, now = Date.now()): DeliveryHoldResponse {
+    return { held: this.rows.hold(key, now + this.leaseMs, now), leaseMs: this.leaseMs };
   }
 
   /**
@@ -106,7 +110,7 @@ export class Outbox {
    * (one row written each). A room with none left takes itself off the feed.
    */
   claim(platform: DeliveryPlatform, now = Date.now()): DeliveryItem[] {
-    const leaseUntil = now + DELIVERY_LEASE_MS;
+    const leaseUntil = now + this.leaseMs;
     const items = this.rows
       .lease(platform, now - this.graceMs, now, leaseUntil)
       .map(({ answer, traceparent, proposalOnly, ...waiting }): DeliveryItem => ({

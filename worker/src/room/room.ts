@@ -109,7 +109,7 @@ export class Room {
     // Only a thread room follows its parent's policy; a channel does not follow its workspace room's.
     const inherited = channelOfThread(roomId) ? () => this.tree.inheritedPolicy() : () => null;
     this.control = new RoomControl(storage, this.config, this.redact, inherited);
-    this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS);
+    this.outbox = new Outbox(storage, roomId, feed, this.config.DUET_DELIVERY_GRACE_MS, this.config.DUET_DELIVERY_LEASE_MS);
     const inheritedModel = channelOfThread(roomId) ? () => this.tree.inheritedModel() : () => null;
     this.model = new RoomModelStore(storage, this.config.models, inheritedModel);
     this.asked = new AskedRows(storage.sql);

@@ -51,7 +51,7 @@ function roomTurns(storage: DurableObjectStorage, provider: ChatModel, budget: P
   const turns = new RoomTurns({
     roomId: "cli-turns-room",
     ledger,
-    outbox: new Outbox(storage, "cli-turns-room", () => ({ announce: async () => undefined, settle: async () => undefined }), config.DUET_DELIVERY_GRACE_MS),
+    outbox: new Outbox(storage, "cli-turns-room", () => ({ announce: async () => undefined, settle: async () => undefined }), config.DUET_DELIVERY_GRACE_MS, config.DUET_DELIVERY_LEASE_MS),
     ensureRegistered: async () => undefined,
     control,
     deps,
