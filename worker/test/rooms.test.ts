@@ -190,6 +190,8 @@ describe("rooms: exec, idempotency, cleanup cascade, admission", () => {
     expect(busy).toHaveLength(4);
     expect(busy[0].body).toMatchObject({ code: "room_busy", retryable: true });
     expect(busy[0].body.retryAfterMs).toBeUndefined();
+    // Each send is either answered or refused as busy; anything else is named with its body.
+    expect(results.filter((r) => r.status !== 200 && r.status !== 429).map((r) => ({ status: r.status, body: r.body }))).toEqual([]);
     expect(ok + busy.length).toBe(ROOM_QUEUE_MAX + 5);
     // Every accepted turn wrote its pair; the room keeps the last HISTORY_KEEP messages of them.
     expect(await history(room)).toHaveLength(Math.min(ok * 2, HISTORY_KEEP));
