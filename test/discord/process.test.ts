@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { snowflake, startFakeDiscord, type FakeDiscord } from "../fakes/discord/index.ts";
-import { listen, readBody, sendJson, sleep } from "../fakes/http.ts";
+import { listen, readBody, sendJson, type Listening } from "../fakes/http.ts";
 
 /**
  * The bot and the register script as the processes `pnpm dev:discord` and
@@ -10,8 +10,39 @@ import { listen, readBody, sendJson, sleep } from "../fakes/http.ts";
  */
 
 const SRC = fileURLToPath(new URL("../../bots/discord/src/", import.meta.url));
-/** A port nothing listens on: the Worker is "down" for these tests. */
+/** A port nothing listens on: the Worker is "down" for the start-up tests. */
 const DEAD_WORKER = "http://127.0.0.1:9";
+
+interface FakeWorker extends Listening {
+  /** Resolves when a command reaches /sandbox/exec. */
+  execStarted: Promise<void>;
+  /** Lets the held command answer. */
+  release(): void;
+}
+
+/**
+ * A stand-in Worker: /sandbox/exec waits until the test releases it (so a SIGTERM lands
+ * mid-answer with no race), an ask's connection is closed with no answer when `dropAsks`
+ * (as by a Worker that dies mid-request: the bot tries again, then tells the person), and
+ * anything else is an immediate 404, so the bot's other calls (help's settings, telling the
+ * room an answer was posted) end at once instead of being tried again for seconds.
+ */
+async function fakeWorker(dropAsks = false): Promise<FakeWorker> {
+  let started!: () => void;
+  const execStarted = new Promise<void>((r) => (started = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const server = await listen(async (req, res) => {
+    const path = req.url ?? "";
+    if (dropAsks && req.method === "POST" && path.endsWith("/message")) return void req.socket.destroy();
+    if (!(req.method === "POST" && path.endsWith("/sandbox/exec"))) return sendJson(res, 404, { error: "not found", code: "not_found" });
+    const body = JSON.parse(await readBody(req)) as { cmd: string };
+    started();
+    await released;
+    sendJson(res, 200, { result: { stdout: `ran ${body.cmd}\n`, stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 5 }, sandboxName: "sandbox-x" });
+  });
+  return { ...server, execStarted, release };
+}
 
 interface Proc {
   child: ChildProcess;
@@ -71,7 +102,8 @@ describe("the Discord bot's processes", () => {
   });
 
   it("connects, answers, survives a broken interaction packet, and stops on SIGTERM", async () => {
-    const p = run("main.ts", env());
+    const worker = await fakeWorker(true);
+    const p = run("main.ts", { ...env(), DUET_WORKER_URL: worker.url });
     try {
       await p.waitForOutput("connected as Duet in 1 server(s)");
       const ch = fake.addChannel(guildId, "process");
@@ -88,29 +120,27 @@ describe("the Discord bot's processes", () => {
       p.child.kill("SIGTERM");
     }
     expect(await p.exited).toBe(0);
+    await worker.close();
   });
 
   it("on SIGTERM, an answer in progress is finished before the process exits", async () => {
-    // A Worker that takes a moment over /sandbox/exec, so SIGTERM lands mid-answer.
-    let started!: () => void;
-    const execStarted = new Promise<void>((r) => (started = r));
-    const slowWorker = await listen(async (req, res) => {
-      const body = JSON.parse(await readBody(req)) as { cmd: string };
-      started();
-      await sleep(1_500);
-      sendJson(res, 200, { result: { stdout: `ran ${body.cmd}\n`, stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 1500 }, sandboxName: "sandbox-x" });
-    });
-    const p = run("main.ts", { ...env(), DUET_WORKER_URL: slowWorker.url });
+    const worker = await fakeWorker();
+    const p = run("main.ts", { ...env(), DUET_WORKER_URL: worker.url });
     try {
       await p.waitForOutput("connected as Duet");
       const rec = fake.interaction(fake.addChannel(guildId, "graceful"), { subcommand: "run", options: { command: "echo graceful" } });
-      await execStarted;
+      await worker.execStarted;
       p.child.kill("SIGTERM");
+      // The bot took the signal with the answer still open, and is waiting for it.
+      await p.waitForOutput("stopping: waiting up to 8 s for 1 answer(s) in progress");
+      expect(p.child.exitCode).toBeNull();
+      worker.release();
       expect(await p.exited).toBe(0);
       expect(rec.original?.content).toContain("ran echo graceful");
     } finally {
+      worker.release();
       p.child.kill("SIGKILL");
-      await slowWorker.close();
+      await worker.close();
     }
   });
 
@@ -141,13 +171,30 @@ describe("the Discord bot's processes", () => {
     expect(p.err().trim().split("\n")).toEqual([expect.stringContaining("could not register commands")]);
   });
 
-  it("shards: two processes, each answering the guilds of its shard", async () => {
-    const sharded = await startFakeDiscord({ heartbeatIntervalMs: 1_000, shardCount: 2 });
-    // A guild's shard is (id >> 22) % count: consecutive timestamps land on different shards.
-    const at = Date.now();
-    const guilds = [sharded.addGuild("even", snowflake(at - (at % 2))), sharded.addGuild("odd", snowflake(at - (at % 2) + 1))];
-    const p = run("shards.ts", { DISCORD_TOKEN: sharded.token, DISCORD_API_URL: sharded.api, DUET_WORKER_URL: DEAD_WORKER, DUET_API_TOKEN: "t0ken-for-tests" });
-    try {
+  // One sharded start for both: what each shard answers, then how the manager stops mid-answer.
+  describe("shards", () => {
+    let sharded: FakeDiscord;
+    let worker: FakeWorker;
+    let guilds: string[];
+    let p: Proc;
+    beforeAll(async () => {
+      sharded = await startFakeDiscord({ heartbeatIntervalMs: 1_000, shardCount: 2 });
+      // A guild's shard is (id >> 22) % count: consecutive timestamps land on different shards.
+      const at = Date.now();
+      guilds = [sharded.addGuild("even", snowflake(at - (at % 2))), sharded.addGuild("odd", snowflake(at - (at % 2) + 1))];
+      worker = await fakeWorker();
+      p = run("shards.ts", { DISCORD_TOKEN: sharded.token, DISCORD_API_URL: sharded.api, DUET_WORKER_URL: worker.url, DUET_API_TOKEN: "t0ken-for-tests" });
+    });
+    afterAll(async () => {
+      // SIGTERM, not SIGKILL: the manager takes its shards down with it.
+      worker?.release();
+      p?.child.kill("SIGTERM");
+      await p?.exited;
+      await worker?.close();
+      await sharded?.close();
+    });
+
+    it("two processes, each answering the guilds of its shard", async () => {
       await p.waitForOutput("connected as Duet in 1 server(s)", 60_000);
       await expect.poll(() => (p.out().match(/connected as Duet in 1 server\(s\)/g) ?? []).length, { timeout: 60_000 }).toBe(2);
       expect(sharded.gateway.received.filter((r) => r.op === 2).map((r) => (r.d as { shard: number[] }).shard)).toEqual([[0, 2], [1, 2]]);
@@ -156,45 +203,24 @@ describe("the Discord bot's processes", () => {
         await sharded.waitForCall((c) => c.path.includes(help.token) && c.method === "PATCH" && c.status === 200);
         expect(help.original?.content).toContain("/duet ask prompt:");
       }
-    } finally {
-      p.child.kill("SIGTERM");
-      await p.exited;
-      await sharded.close();
-    }
-  }, 120_000);
+    }, 120_000);
 
-  it("shards: on SIGTERM the manager waits for each shard to finish its answer, then exits", async () => {
-    const sharded = await startFakeDiscord({ heartbeatIntervalMs: 1_000, shardCount: 2 });
-    const guild = sharded.addGuild("draining");
-    let started!: () => void;
-    const execStarted = new Promise<void>((r) => (started = r));
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    // The Worker holds the command until the test lets it go: SIGTERM lands mid-answer, with no race.
-    const heldWorker = await listen(async (req, res) => {
-      const body = JSON.parse(await readBody(req)) as { cmd: string };
-      started();
-      await released;
-      sendJson(res, 200, { result: { stdout: `ran ${body.cmd}\n`, stderr: "", exitCode: 0, success: true, truncated: false, durationMs: 5 }, sandboxName: "sandbox-x" });
-    });
-    const p = run("shards.ts", { DISCORD_TOKEN: sharded.token, DISCORD_API_URL: sharded.api, DUET_WORKER_URL: heldWorker.url, DUET_API_TOKEN: "t0ken-for-tests" });
-    try {
+    it("on SIGTERM the manager waits for each shard to finish its answer, then exits", async () => {
       await expect.poll(() => (p.out().match(/connected as Duet in \d server\(s\)/g) ?? []).length, { timeout: 60_000 }).toBe(2);
-      const rec = sharded.interaction(sharded.addChannel(guild, "drain"), { subcommand: "run", options: { command: "echo drained" } });
-      await execStarted;
+      // The Worker holds the command until the test lets it go: SIGTERM lands mid-answer, with no race.
+      const rec = sharded.interaction(sharded.addChannel(guilds[0]!, "drain"), { subcommand: "run", options: { command: "echo drained" } });
+      await worker.execStarted;
       p.child.kill("SIGTERM");
       // Both shards were told to stop; the manager is still there, waiting for the one that answers.
       await expect.poll(() => sharded.gateway.closed.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
       expect(p.child.exitCode).toBeNull();
-      release();
+      worker.release();
+      await sharded.waitForCall((c) => c.path.includes(rec.token) && c.method === "PATCH" && Boolean(rec.original?.content?.includes("ran echo drained")));
+      // The answer went out while the manager still waited for its shard.
+      expect(p.child.exitCode).toBeNull();
       expect(await p.exited).toBe(0);
       expect(rec.original?.content).toContain("ran echo drained");
       expect(p.out()).toContain("all shards stopped");
-    } finally {
-      release();
-      p.child.kill("SIGKILL");
-      await heldWorker.close();
-      await sharded.close();
-    }
-  }, 120_000);
+    }, 120_000);
+  });
 });
