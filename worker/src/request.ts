@@ -23,11 +23,14 @@ function scopeOf(raw: string | undefined): string {
 /** `:scope`, checked before the body is read: `c.req.valid("param").scope`. */
 export const scopeParam = validator("param", (params: { scope?: string }) => ({ scope: scopeOf(params.scope) }));
 
+/** One decoder for every body: without `stream` each decode stands alone, so it is shared safely. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /** Reads and validates a JSON object body: malformed JSON and schema failures are 400 with zod's flattened field errors. */
 async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await c.req.arrayBuffer()));
+    json = JSON.parse(UTF8.decode(await c.req.arrayBuffer()));
   } catch {
     throw invalid({ body: ["Body must be valid JSON (UTF-8)"] });
   }

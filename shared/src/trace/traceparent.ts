@@ -40,12 +40,30 @@ export function formatTraceparent(ctx: TraceContext): string {
 /** Each byte's two hex digits, looked up rather than formatted: a turn makes a trace id and several span ids. */
 const HEX_BYTES = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+/**
+ * Random bytes drawn a page at a time: one call into the runtime's generator
+ * serves some 150 turns' ids instead of one call per id. Filled on first use
+ * (a Worker may not ask for random values while its module loads).
+ */
+const POOL_BYTES = 4096;
+let pool: Uint8Array | null = null;
+let drawn = POOL_BYTES;
+
 function randomHex(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  if (drawn + bytes > POOL_BYTES) {
+    pool = crypto.getRandomValues(pool ?? new Uint8Array(POOL_BYTES));
+    drawn = 0;
+  }
+  const b = pool!;
   let hex = "";
-  for (const x of b) hex += HEX_BYTES[x];
+  let any = 0;
+  for (let i = drawn; i < drawn + bytes; i++) {
+    hex += HEX_BYTES[b[i]];
+    any |= b[i];
+  }
+  drawn += bytes;
   // All zeros is not a valid id; with 8 random bytes it is as good as impossible, but never sent.
-  return ZEROS.test(hex) ? randomHex(bytes) : hex;
+  return any === 0 ? randomHex(bytes) : hex;
 }
 
 export const newTraceId = (): string => randomHex(16);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ArchivedTurn } from "../storage/turn-archive.ts";
+import { placeInChunk, type ArchivedTurn } from "../storage/turn-archive.ts";
 import { rankTurns, stem } from "./recall-rank.ts";
 
 const turn = (seq: number, question: string, answer = ""): ArchivedTurn => ({ seq, userId: "U1", userName: null, question, answer, at: seq, answeredAt: seq });
@@ -48,6 +48,22 @@ describe("rankTurns", () => {
       const terms = say(1 + (seed % 4)).split(" ");
       const limit = 1 + (seed % 15);
       expect(rankTurns(unique, terms, limit).map((t) => t.seq), `seed ${seed}`).toEqual(plainRank(unique, terms, limit));
+    }
+  });
+
+  it("ranks turns read from archived chunks (their words indexed once per chunk) and waiting ones exactly as the rule written plainly does", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = words(seed);
+      const say = (k: number) => Array.from({ length: k }, next).join(" ");
+      let seq = 0;
+      // Up to 8 chunks of up to 25 turns, then the turns still waiting for a chunk; asked for the turns before a window.
+      const chunks = Array.from({ length: 1 + (seed % 8) }, (_, c) => placeInChunk(Array.from({ length: 1 + ((seed + c * 7) % 25) }, (_, i) => turn(++seq, say(1 + (i % 5)), say(i % 4)))));
+      const waiting = Array.from({ length: seed % 24 }, (_, i) => turn(++seq, say(1 + (i % 3)), say(i % 5)));
+      const before = 1 + (seed * 13) % (seq + 1);
+      const candidates = [...chunks.flat(), ...waiting].filter((t) => t.seq < before);
+      const terms = say(1 + (seed % 4)).split(" ");
+      const limit = 1 + (seed % 15);
+      expect(rankTurns(candidates, terms, limit).map((t) => t.seq), `seed ${seed}`).toEqual(plainRank(candidates, terms, limit));
     }
   });
 });

@@ -1,3 +1,4 @@
+import { chunkOf, type ArchivedChunk } from "../storage/turn-archive.ts";
 import type { ArchivedTurn } from "../storage/turn-ledger.ts";
 
 /**
@@ -30,12 +31,38 @@ function wordsOf(t: WithWords): Set<string> {
 }
 
 /**
+ * Which of a chunk's turns hold each word, one bit per turn (its place in the
+ * chunk): built once from the same words `wordsOf` keeps, since a chunk never
+ * changes. A question then looks each of its words up once per chunk rather
+ * than once per turn.
+ */
+const INDEXES = new WeakMap<ArchivedChunk, Map<string, number>>();
+
+function indexOf(chunk: ArchivedChunk): Map<string, number> {
+  let index = INDEXES.get(chunk);
+  if (!index) {
+    const built = new Map<string, number>();
+    chunk.turns.forEach((t, at) => {
+      for (const w of wordsOf(t)) built.set(w, (built.get(w) ?? 0) | (1 << at));
+    });
+    INDEXES.set(chunk, built);
+    index = built;
+  }
+  return index;
+}
+
+/**
  * The turns that match `terms` best, best first, at most `limit`: each term a
  * turn holds counts by how rare it is among the candidates (a word in every
  * turn tells nothing), ties going to the newer turn. Turns that hold none of
  * the terms are left out. Runs for every question over a couple of hundred
  * turns, so it keeps no per-turn objects: one byte per turn and term, the
  * scores summed in the terms' order, and only the best `limit` kept in order.
+ * The candidates are visited last first: the archive hands them out oldest
+ * first, so the newer turn of a tie is met first and the older one is turned
+ * away by one comparison, rather than each newer one walking the whole list
+ * to its front (no two candidates share a seq, so the order met does not
+ * change which are best).
  */
 export function rankTurns(candidates: ArchivedTurn[], terms: string[], limit: number): ArchivedTurn[] {
   const wanted = [...new Set(terms.map(stem))];
@@ -45,7 +72,32 @@ export function rankTurns(candidates: ArchivedTurn[], terms: string[], limit: nu
   // Which of the wanted words each turn holds, looked up once for both the weights and the scores.
   const held = new Uint8Array(n * m);
   const df = new Uint32Array(m);
+  // Per chunk met, which of its turns hold each wanted word (a bit per turn); a chunk's turns come one after another.
+  const chunkBits = new Map<ArchivedChunk, Int32Array>();
+  let lastChunk: ArchivedChunk | null = null;
+  let bits: Int32Array = new Int32Array(0);
   for (let i = 0; i < n; i++) {
+    const placed = chunkOf(candidates[i]);
+    if (placed) {
+      if (placed.chunk !== lastChunk) {
+        lastChunk = placed.chunk;
+        const known = chunkBits.get(lastChunk);
+        if (known) bits = known;
+        else {
+          const index = indexOf(lastChunk);
+          bits = new Int32Array(m);
+          for (let j = 0; j < m; j++) bits[j] = index.get(wanted[j]) ?? 0;
+          chunkBits.set(lastChunk, bits);
+        }
+      }
+      for (let j = 0; j < m; j++) {
+        if ((bits[j] >>> placed.at) & 1) {
+          held[i * m + j] = 1;
+          df[j]++;
+        }
+      }
+      continue;
+    }
     const words = wordsOf(candidates[i]);
     for (let j = 0; j < m; j++) {
       if (words.has(wanted[j])) {
@@ -58,7 +110,7 @@ export function rankTurns(candidates: ArchivedTurn[], terms: string[], limit: nu
   for (let j = 0; j < m; j++) weight[j] = df[j] ? Math.log(1 + n / df[j]) : 0;
   // The best so far, best first: a turn goes in where its score (then its seq) puts it, the worst falling off.
   const best: { turn: ArchivedTurn; score: number }[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = n - 1; i >= 0; i--) {
     let score = 0;
     for (let j = 0; j < m; j++) if (held[i * m + j]) score += weight[j];
     if (!(score > 0)) continue;

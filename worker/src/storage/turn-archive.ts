@@ -32,6 +32,31 @@ const SEARCH = `SELECT rowid FROM duet_recall WHERE duet_recall MATCH ? AND firs
 /** A chunk's per-turn fields besides its text: [seq, userId, userName, at, answeredAt, question length, answer length, stopped, scheduleId]. */
 type TurnMeta = [number, string | null, string | null, number, number, number, number, 0 | 1, string | null];
 
+/** A chunk's turns, as one unit that never changes once written: ranking indexes its words once (memory/recall-rank.ts). */
+export interface ArchivedChunk {
+  readonly turns: readonly ArchivedTurn[];
+}
+
+/** Where a turn sits in the chunk it was read from or written into: kept on the turn under a symbol key, never serialised. */
+const IN_CHUNK = Symbol("inChunk");
+type Placed = ArchivedTurn & { [IN_CHUNK]?: { chunk: ArchivedChunk; at: number } };
+
+/** The most turns a chunk's index holds, one bit each in a 32-bit word. */
+const INDEXED_TURNS = 32;
+
+/** The chunk `turn` belongs to and its place in it; undefined for a turn still waiting for a chunk. */
+export function chunkOf(turn: ArchivedTurn): { chunk: ArchivedChunk; at: number } | undefined {
+  return (turn as Placed)[IN_CHUNK];
+}
+
+/** Marks each of a chunk's turns with the chunk and its place (a copy of the list, so a later push cannot move them); a chunk too long for one bit per turn stays unmarked. */
+export function placeInChunk(turns: ArchivedTurn[]): ArchivedTurn[] {
+  if (turns.length > INDEXED_TURNS) return turns;
+  const chunk: ArchivedChunk = { turns: turns.slice() };
+  turns.forEach((t, at) => ((t as Placed)[IN_CHUNK] = { chunk, at }));
+  return turns;
+}
+
 /**
  * Every shown turn's question and answer, searchable and pageable long after
  * its ledger row was reused, at a cost of one row written per CHUNK_TURNS
@@ -139,6 +164,7 @@ export class TurnArchive {
       .exec(`INSERT INTO duet_recall (text, turns, first_seq, last_seq, bytes) VALUES (?, ?, ?, ?, ?)`, text, json, Math.min(...seqs), Math.max(...seqs), bytes)
       .toArray();
     this.held = { bytes: held.bytes + bytes, chunks: held.chunks + 1 };
+    placeInChunk(turns);
     const over = this.held.bytes > this.maxBytes;
     if (!over && !this.whole) return;
     const id = Number(this.sql.exec<Row>(`SELECT last_insert_rowid() AS id`).one().id);
@@ -179,38 +205,41 @@ export class TurnArchive {
    */
   candidates(terms: string[], beforeSeq: number): ArchivedTurn[] {
     if (!terms.length) return [];
-    const found = this.pending().filter((t) => t.seq < beforeSeq);
-    if (!this.exists()) return found;
+    const waiting = this.pending().filter((t) => t.seq < beforeSeq);
+    if (!this.exists()) return waiting;
+    const found: ArchivedTurn[] = [];
     if (this.holding().chunks <= CHUNKS_SEARCHED) {
       // Small enough to be searched whole: the turns that hold none of the terms are left out when ranked.
       for (const turns of this.everyChunk().values()) for (const t of turns) if (t.seq < beforeSeq) found.push(t);
-      return found;
+    } else {
+      const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+      // The best chunks' ids only: the text of those already unpacked is not read again.
+      const chunks = new Map<number, ArchivedTurn[]>();
+      for (const r of this.sql.exec<Row>(SEARCH, match, beforeSeq)) {
+        const id = Number(r.rowid);
+        chunks.set(id, this.found.get(id) ?? this.whole?.get(id) ?? []);
+      }
+      this.whole = null;
+      // Read after the search's cursor is done: one statement at a time.
+      for (const [id, turns] of chunks) if (!turns.length) chunks.set(id, this.chunk(id));
+      this.found = chunks;
+      // A turn is written into one chunk, once, and stops waiting then: no turn is found twice.
+      for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq) found.push(t);
     }
-    const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-    // The best chunks' ids only: the text of those already unpacked is not read again.
-    const chunks = new Map<number, ArchivedTurn[]>();
-    for (const r of this.sql.exec<Row>(SEARCH, match, beforeSeq)) {
-      const id = Number(r.rowid);
-      chunks.set(id, this.found.get(id) ?? this.whole?.get(id) ?? []);
-    }
-    this.whole = null;
-    // Read after the search's cursor is done: one statement at a time.
-    for (const [id, turns] of chunks) if (!turns.length) chunks.set(id, this.chunk(id));
-    this.found = chunks;
-    // A turn is written into one chunk, once, and stops waiting then: no turn is found twice.
-    for (const turns of chunks.values()) for (const t of turns) if (t.seq < beforeSeq) found.push(t);
+    // The waiting turns, the newest, go last: ranking visits the candidates last first (recall-rank.ts).
+    for (const t of waiting) found.push(t);
     return found;
   }
 
   /** Every chunk's turns by rowid, read once while the archive is small (see `whole`). */
   private everyChunk(): Map<number, ArchivedTurn[]> {
-    this.whole ??= new Map(this.sql.exec<Row>(`SELECT rowid, text, turns FROM duet_recall`).toArray().map((c) => [Number(c.rowid), unpack(c)]));
+    this.whole ??= new Map(this.sql.exec<Row>(`SELECT rowid, text, turns FROM duet_recall`).toArray().map((c) => [Number(c.rowid), placeInChunk(unpack(c))]));
     return this.whole;
   }
 
   /** One chunk's turns, read by its rowid. */
   private chunk(id: number): ArchivedTurn[] {
-    return unpack(this.sql.exec<Row>(`SELECT text, turns FROM duet_recall WHERE rowid = ?`, id).one());
+    return placeInChunk(unpack(this.sql.exec<Row>(`SELECT text, turns FROM duet_recall WHERE rowid = ?`, id).one()));
   }
 
   /** The newest `limit` turns older than `beforeSeq`, oldest first: a page of the room's conversation further back than its history. */
