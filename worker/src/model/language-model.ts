@@ -31,3 +31,22 @@ export function createLanguageModel(config: WorkerConfig, env: Vars, name = conf
   if (!module) throw new DuetError("model_not_configured", `No module serves the provider "${served.provider}" of ${name} (one of ${MODEL_PROVIDERS.join(", ")})`);
   return module(served.model, name, config, env);
 }
+
+/**
+ * A room's models as its turns and summaries call them, made once per offered
+ * model: a ChatModel holds only its endpoint and names, and making one per
+ * turn (its URL parsed again) was a measurable share of a turn.
+ */
+export class ChatModels {
+  private readonly made = new Map<string, ChatModel>();
+  constructor(private readonly config: WorkerConfig, private readonly env: Vars) {}
+
+  get(name: string): ChatModel {
+    let model = this.made.get(name);
+    if (!model) {
+      model = createLanguageModel(this.config, this.env, name);
+      this.made.set(name, model);
+    }
+    return model;
+  }
+}

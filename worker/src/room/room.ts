@@ -19,16 +19,13 @@ import { recallFor } from "../memory/recall.ts";
 import { RollingSummary } from "../memory/rolling-summary.ts";
 import { SummaryRows } from "../memory/summary-rows.ts";
 import type { PersonPeer } from "../usage/person-budget.ts";
-import { createLanguageModel } from "../model/language-model.ts";
+import { ChatModels } from "../model/language-model.ts";
 import type { ChatModel } from "../model/types.ts";
 import { ok, type Outcome } from "../outcome.ts";
 import { redactor } from "../redaction.ts";
 import { roomTracing } from "../tracing.ts";
-import { createExecutor } from "../sandbox/executor.ts";
+import { openExecutorSlot, type ExecutorSlot } from "../sandbox/executor.ts";
 import { RoomTools, type ToolServersPeer } from "../tools/room-tools.ts";
-import { SandboxError } from "../sandbox/types.ts";
-import { WarmTracker } from "../sandbox/warm-tracker.ts";
-import { WorkspaceSaves } from "../sandbox/workspace-saves.ts";
 import { armAlarmBy } from "../storage/alarm.ts";
 import type { WriteMeter } from "../storage/sql-meter.ts";
 import { TurnLedger } from "../storage/turn-ledger.ts";
@@ -43,14 +40,6 @@ import { RoomTree, type Inherited, type RoomPeer } from "./room-tree.ts";
 import { isWorkspaceRoom, listRooms, roomSummary } from "../home/room-listing.ts";
 import type { KeepAskedResponse, QuotedMessage, RoomListRequest, RoomListResponse, RoomSummary, TakeAskedResponse } from "@duet/shared";
 import { AskedRows } from "../storage/asked-rows.ts";
-
-/** A room's sandbox, or why it has none (the configuration names the problem). */
-interface ExecutorSlot {
-  executor: WarmTracker | null;
-  problem?: string;
-  /** Where the sandbox's workspace must be saved to outlive it (production). */
-  saves?: WorkspaceSaves;
-}
 
 /**
  * The parts of one room, wired together: its ledger, its place in the room
@@ -83,7 +72,7 @@ export class Room {
   private readonly config: WorkerConfig;
   private readonly redact: (text: string) => string;
   private executorSlot?: ExecutorSlot;
-  private readonly chatModels = new Map<string, ChatModel>();
+  private readonly chatModels: ChatModels;
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly env: Vars,
@@ -102,6 +91,7 @@ export class Room {
     waitUntil: (p: Promise<unknown>) => void = (p) => void p,
   ) {
     this.config = loadConfig(env);
+    this.chatModels = new ChatModels(this.config, env);
     this.redact = redactor(this.config);
     this.ledger = new TurnLedger(storage, this.config.DUET_ROOM_HISTORY_MAX_BYTES);
     this.uploads = new UploadLog(storage);
@@ -372,32 +362,12 @@ export class Room {
   }
 
   private executor(): ExecutorSlot {
-    if (!this.executorSlot) {
-      try {
-        const executor = new WarmTracker(createExecutor(this.config, this.env));
-        const save = executor.save;
-        this.executorSlot = { executor, ...(save ? { saves: new WorkspaceSaves((written) => save(this.roomId, written)) } : {}) };
-      } catch (err) {
-        if (!(err instanceof SandboxError)) throw err;
-        this.executorSlot = { executor: null, problem: err.message };
-      }
-    }
-    return this.executorSlot;
+    return (this.executorSlot ??= openExecutorSlot(this.config, this.env, this.roomId));
   }
 
-  /**
-   * The room's model as its turns and summaries call it, made once per offered
-   * model: a ChatModel holds only its endpoint and names, and making one per
-   * turn (its URL parsed again) was a measurable share of a turn.
-   */
+  /** The model this room's turns and summaries call now. */
   private chatModel(): ChatModel {
-    const name = this.model.get();
-    let model = this.chatModels.get(name);
-    if (!model) {
-      model = createLanguageModel(this.config, this.env, name);
-      this.chatModels.set(name, model);
-    }
-    return model;
+    return this.chatModels.get(this.model.get());
   }
 
   private turnDeps(): RoomDeps {
