@@ -1,7 +1,6 @@
 import { checkWorkerToken } from "@duet/shared";
-import { startHealthServer, type HealthServer } from "@duet/shared/health";
+import type { HealthServer } from "@duet/shared/health";
 import { configOrFail, failStartup } from "@duet/shared/startup";
-import { createSlackBot } from "./app.ts";
 import { loadConfig } from "./config.ts";
 
 /**
@@ -13,6 +12,8 @@ import { loadConfig } from "./config.ts";
 
 async function main(): Promise<void> {
   const config = configOrFail("slack", loadConfig);
+  // Bolt and the rest of the bot are loaded only once the configuration is read: a start refused for a bad variable says so sooner.
+  const [{ createSlackBot }, { startHealthServer }] = await Promise.all([import("./app.ts"), import("@duet/shared/health")]);
   // A wrong DUET_API_TOKEN would fail every turn: better not to start. An unreachable
   // Worker is different: it may come up later, and the bot says so in chat meanwhile.
   const token = await checkWorkerToken(config.workerUrl, config.apiToken);
