@@ -1,6 +1,7 @@
 import { createDiscordBot, loadConfig, type DiscordBot, type Logger } from "@duet/discord";
 import { WorkerClient } from "@duet/shared";
 import { startFakeDiscord, shownText, type FakeDiscord, type FakeDiscordOptions, type InteractionRecord, type FakeMessage } from "../fakes/discord/index.ts";
+import { runningUntilStopped } from "../helpers/left-running.ts";
 import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
 
 /**
@@ -82,8 +83,12 @@ export async function startDiscordHarness(
       rest: { globalRequestsPerSecond: 1_000, timeout: 10_000 },
       worker: new WorkerClient({ baseUrl: config.workerUrl, token: config.apiToken, timeoutMs: opts.workerTimeoutMs ?? 30_000, fetch: recordingFetch, sleep: opts.workerRetrySleep }),
     });
-  let bot = newBot();
-  await bot.start();
+  const startBot = async () => {
+    const started = newBot();
+    await started.start();
+    return runningUntilStopped("a Discord bot", started);
+  };
+  let bot = await startBot();
   return {
     fake,
     get bot() {
@@ -111,8 +116,7 @@ export async function startDiscordHarness(
     },
     async restartBot() {
       await bot.stop();
-      bot = newBot();
-      await bot.start();
+      bot = await startBot();
     },
     async stop() {
       await bot.stop();

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { WorkerClient } from "@duet/shared";
 import { startFakeExecutor, type FakeExecutor } from "../fakes/executor.ts";
 import { startFakeModel, type FakeModel } from "../fakes/model.ts";
+import { runningUntilStopped } from "./left-running.ts";
 import { quietPort } from "./ports.ts";
 import { removeDir, startWorker, type RunningWorker } from "./worker.ts";
 
@@ -76,5 +77,5 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       removeDir(persistDir);
     },
   };
-  return stack;
+  return runningUntilStopped("a Worker (startStack)", stack);
 }

@@ -1,4 +1,5 @@
 import { createSlackBot, loadConfig, LogLevel, type SlackBot, type SlackBotOptions, STOP_ACTION_ID } from "@duet/slack";
+import { runningUntilStopped } from "../helpers/left-running.ts";
 import { startStack, type Stack, type StackOptions } from "../helpers/stack.ts";
 import { type ApiCall, buttonClick, type ButtonInput, postInteraction, type Delivery, type FakeSlack, mentionEvent, startFakeSlack, type MentionInput, postCommand, postEvent, slashCommand, type SlackMessage, Workspace } from "../fakes/slack/index.ts";
 
@@ -44,7 +45,8 @@ export async function startBot(
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   await bot.start();
-  return { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };
+  const handle = { bot, url: bot.port ? `http://127.0.0.1:${bot.port}/slack/events` : "", stop: () => bot.stop() };
+  return runningUntilStopped(`a Slack bot (${bot.mode === "socket" ? "Socket Mode" : "HTTP"})`, handle);
 }
 
 /**

@@ -3,7 +3,7 @@ import { startedForTests } from "../helpers/lifecycle.ts";
 import { buttonClick, envelope, type FakeSlack, mentionEvent, slashCommand } from "../fakes/slack/index.ts";
 import { STOP_ACTION_ID } from "@duet/slack";
 import type { Stack } from "../helpers/stack.ts";
-import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, startBot, startSlackSetup } from "./harness.ts";
+import { answerTo, type BotHandle, botReplies, modelCallsFor, newChannel, readable, type SlackSetup, startBot, startSlackSetup } from "./harness.ts";
 
 /**
  * Socket Mode: with SLACK_APP_TOKEN the bot opens a WebSocket from
@@ -15,7 +15,9 @@ let stack: Stack;
 let slack: FakeSlack;
 let bot: BotHandle;
 
-startedForTests(() => startSlackSetup([(slack) => ({ SLACK_APP_TOKEN: slack.id.appToken })]), (s) => ({ stack, slack, bots: [bot] } = s));
+let setup: SlackSetup;
+
+startedForTests(() => startSlackSetup([(slack) => ({ SLACK_APP_TOKEN: slack.id.appToken })]), (s) => ({ stack, slack, bots: [bot] } = setup = s));
 
 describe("Socket Mode", () => {
   it("connects with the app token and listens on no port", () => {
@@ -95,7 +97,8 @@ describe("Socket Mode", () => {
 
     await bot.stop();
     await slack.waitFor(() => slack.socket.open === 0, "the socket to close");
-    bot = await startBot(slack, stack, { SLACK_APP_TOKEN: slack.id.appToken });
+    // The setup stops it after the file's tests, as it stops the bot it started.
+    bot = setup.bots[0] = await startBot(slack, stack, { SLACK_APP_TOKEN: slack.id.appToken });
     expect(slack.socket.open).toBe(1);
   });
 });
