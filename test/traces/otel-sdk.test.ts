@@ -1,5 +1,5 @@
 import { EXPORT_BUFFER_SPANS, NO_SPANS, parseTraceparent, Span } from "@duet/shared";
-import { otelTracing } from "@duet/shared/otel";
+import { botTracing } from "@duet/shared/otel";
 import { diag, DiagLogLevel } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startFakeCollector, type FakeCollector } from "../fakes/otlp.ts";
@@ -27,7 +27,7 @@ afterEach(async () => {
 
 describe("a bot's spans through OpenTelemetry's SDK", () => {
   it("arrive as the flow made them: service, names, kinds, attributes, status, parents, and the ids its traceparent named", async () => {
-    const tracing = otelTracing({ endpoint: collector.url, headers: { "x-api-key": "k-1" }, delayMs: 0 }, "duet-test");
+    const tracing = await botTracing({ endpoint: collector.url, headers: { "x-api-key": "k-1" }, delayMs: 0 }, "duet-test");
     let now = 1_765_000_000_000;
     const root = new Span(tracing.sink, "slack.message", null, { kind: "server", attributes: { "gen_ai.conversation.id": "room-1" }, now: () => now });
     now += 40;
@@ -60,7 +60,7 @@ describe("a bot's spans through OpenTelemetry's SDK", () => {
   });
 
   it("with no endpoint starts nothing: spans are made, with ids, and dropped", async () => {
-    const tracing = otelTracing(undefined, "duet-test");
+    const tracing = await botTracing(undefined, "duet-test");
     expect(tracing.sink).toBe(NO_SPANS);
     const span = new Span(tracing.sink, "duet.ask", null);
     expect(span.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -77,7 +77,7 @@ describe("a bot's spans through OpenTelemetry's SDK", () => {
     diag.setLogger({ error: said, warn: said, info: said, debug: said, verbose: said }, { logLevel: DiagLogLevel.ALL, suppressOverrideMessage: true });
     printed.splice(0); // the API's own line on registering it
     const lines: string[] = [];
-    const tracing = otelTracing({ endpoint: `${collector.url}/secret-path?key=abc`, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
+    const tracing = await botTracing({ endpoint: `${collector.url}/secret-path?key=abc`, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
     const ask = new Span(tracing.sink, "duet.ask", null);
     ask.child("chat.post").end();
     ask.end();
@@ -89,7 +89,7 @@ describe("a bot's spans through OpenTelemetry's SDK", () => {
   it("a collector gone: the stop does not wait for it, and the loss is one line once the SDK gives up", async () => {
     const lines: string[] = [];
     await collector.close();
-    const tracing = otelTracing({ endpoint: collector.url, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
+    const tracing = await botTracing({ endpoint: collector.url, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
     new Span(tracing.sink, "duet.ask", null).end();
     await tracing.shutdown();
     // Stopped while the SDK still retries (until EXPORT_TIMEOUT_MS): nothing said yet.
@@ -102,7 +102,7 @@ describe("a bot's spans through OpenTelemetry's SDK", () => {
   it("spans past the queue's bound while the collector is slow are dropped and counted in one line", async () => {
     collector.delayMs = 2_000;
     const lines: string[] = [];
-    const tracing = otelTracing({ endpoint: collector.url, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
+    const tracing = await botTracing({ endpoint: collector.url, headers: {}, delayMs: 0 }, "duet-test", (line) => lines.push(line));
     // A first batch goes out at once and is held; the queue (EXPORT_BUFFER_SPANS) fills behind it, and 100 more are dropped.
     for (let i = 0; i < 512 + EXPORT_BUFFER_SPANS + 100; i++) new Span(tracing.sink, `turn ${i}`, null).end();
     await collector.waitFor((spans) => spans.length >= 512, "the first batch");

@@ -3,7 +3,7 @@ import { discordSources } from "./files/incoming.ts";
 import { AskOrder, DeliveryClaims, DeliveryLoop, InFlight, replicaPosting, WorkerClient } from "@duet/shared";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
-import { otelTracing } from "@duet/shared/otel";
+import { type BotTracing, botTracing, TRACING_OFF } from "@duet/shared/otel";
 import { workerFetch } from "@duet/shared/worker-fetch";
 import { Agent } from "undici";
 import { AskedMessages } from "./asked-messages.ts";
@@ -74,7 +74,8 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   // Worker. The answers it is still posting are skipped by its own outbox delivery.
   const metrics = new BotMetrics("discord");
   const { pace, answering } = replicaPosting(worker, (line) => log.warn(line), false, (ms) => metrics.paceWaited(ms));
-  const tracing = otelTracing(config.traces, "duet-discord", (line) => log.warn(line));
+  // Off until start() has it: OpenTelemetry's SDK is loaded only when a collector is set.
+  let tracing: BotTracing = TRACING_OFF;
   const flow = { worker, log: (line: string) => log.warn(line), secrets, roomUsed: (room: string) => cleaner.forget(room), streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing };
   const deps: BotDeps = { flow, log, claims: new DeliveryClaims(worker, (line) => log.warn(line)), typingRenewMs: opts.typingRenewMs ?? TYPING_RENEW_MS, ...(opts.liveIntervalMs ? { liveIntervalMs: opts.liveIntervalMs } : {}), access: config.access, fileMaxBytes: config.fileMaxBytes, cdn: discordSources(config.cdnOrigins), pace, asked: new AskedMessages(worker, (line) => log.warn(line)), components: config.components };
 
@@ -118,22 +119,25 @@ export function createDiscordBot(config: DiscordConfig, opts: DiscordBotOptions 
   client.on(Events.ShardResume, (id, replayed) => log.info(`shard ${id} resumed (${replayed} events replayed)`));
   client.on(Events.Warn, (msg) => log.warn(msg));
   // Answers a bot that died left in their rooms: read once connected, and while the bot runs.
-  const deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, tracing: flow.tracing, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item, config.components), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
+  let deliveries: DeliveryLoop | undefined;
 
   return {
     client,
     health: () => discordHealth(client, stopping),
     metrics,
     async start() {
+      tracing = await botTracing(config.traces, "duet-discord", (line) => log.warn(line));
+      flow.tracing = tracing;
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(config.token);
       await ready;
       log.info(`connected as ${client.user?.tag} in ${client.guilds.cache.size} server(s)`);
+      deliveries = new DeliveryLoop({ platform: "discord", worker, secrets, answering, tracing, log: (line) => log.warn(line), onDelivered: (item) => metrics.outboxDelivered(item.answeredAt), deliver: (item) => deliverToDiscord(client.rest, pace, log, item, config.components), proposePr: (item) => proposeInDiscord(client.rest, pace, log, flow, item) });
       deliveries.start();
     },
     async stop(graceMs = 0) {
       stopping = true;
-      deliveries.stop();
+      deliveries?.stop();
       if (inflight.size > 0 && graceMs > 0) {
         log.info(`stopping: waiting up to ${Math.round(graceMs / 1000)} s for ${inflight.size} answer(s) in progress`);
         await inflight.drain(graceMs);

@@ -2,7 +2,7 @@ import { AskOrder, DeliveryClaims, DeliveryLoop, type DeliveryItem, DRAIN_MS, In
 import { deliverToSlack, proposeInSlack } from "./outbox-delivery.ts";
 import type { Health } from "@duet/shared/health";
 import { BotMetrics } from "@duet/shared/metrics";
-import { type BotTracing, otelTracing } from "@duet/shared/otel";
+import { type BotTracing, botTracing } from "@duet/shared/otel";
 import { ackKind, timeSocketAcks } from "./ack-metrics.ts";
 import { App, type Logger, LogLevel, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { Server } from "node:http";
@@ -167,7 +167,7 @@ export function createSlackBot(config: SlackConfig, options: SlackBotOptions = {
     const out = new SlackOut(client, logger, pace);
     const secrets = [config.botToken, config.appToken, config.signingSecret, config.apiToken, config.oauth?.clientSecret, config.oauth?.stateSecret].filter((s): s is string => Boolean(s));
     const status = new ThreadStatus(out, logger, options.statusRenewMs);
-    tracing = otelTracing(config.traces, "duet-slack", (line) => logger.warn(line));
+    tracing = await botTracing(config.traces, "duet-slack", (line) => logger.warn(line));
     const flow = { worker, log: (line: string) => logger.warn(line), secrets, streaming: config.streaming, approveOwn: config.approveOwn, fileMaxBytes: config.fileMaxBytes, answering, order: new AskOrder(), tracing };
     const files = slackFiles(client, logger, { botToken: config.botToken, origins: config.fileOrigins, pace: { newMessage: (channel, create) => out.newMessage(channel, create), followMessage: (channel, create) => out.followMessage(channel, create) } });
     const live = (place: LivePlace) => new SlackLiveMessage(client, out, logger, place, { streaming: true, ...options.live });

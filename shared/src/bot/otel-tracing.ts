@@ -7,14 +7,15 @@ import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { ExportReport } from "../trace/export-report.ts";
 import { EXPORT_BUFFER_SPANS, EXPORT_TIMEOUT_MS, tracesUrl } from "../trace/exporter.ts";
 import type { TracesConfig } from "../trace/otlp-settings.ts";
-import { type FlowTracing, NO_SPANS, type SpanData, type SpanKind, type SpanTracer, type TracerSpan } from "../trace/span.ts";
+import type { BotTracing, SpanData, SpanKind, SpanTracer, TracerSpan } from "../trace/span.ts";
 import type { TraceContext } from "../trace/traceparent.ts";
 import { within } from "./within.ts";
 
 /**
- * A bot's spans through OpenTelemetry's own SDK (`@duet/shared/otel`, Node
- * only: the Worker keeps its small exporter, since the SDK's processors run on
- * timers and Node's http, which a Durable Object's request does not keep).
+ * A bot's spans through OpenTelemetry's own SDK (Node only, imported by
+ * `botTracing` when a collector is set: the Worker keeps its small exporter,
+ * since the SDK's processors run on timers and Node's http, which a Durable
+ * Object's request does not keep).
  * The flow still makes Duet's `Span`s; each starts an SDK span with the same
  * name, kind, attributes and parent, so the ids it shows (the `traceparent` the
  * Worker joins, the `ref` on an error) are the SDK span's, and its end hands
@@ -25,12 +26,6 @@ import { within } from "./within.ts";
  * (the SDK's retries included), and failures reach the log as ExportReport
  * says, never as the SDK's own messages or stack traces.
  */
-
-/** A bot's tracing: the flow's, and the stop that sends what is left. */
-export interface BotTracing extends FlowTracing {
-  /** Sends the spans still waiting and stops the SDK; resolves within TRACES_STOP_MS whatever the collector does. */
-  shutdown(): Promise<void>;
-}
 
 /** How long a stopping bot waits for its last spans to be taken: a collector answers in milliseconds, a dead one must not hold the stop. */
 export const TRACES_STOP_MS = 2_000;
@@ -44,12 +39,8 @@ const BATCH_TIMEOUT_MS = EXPORT_TIMEOUT_MS * 2;
 
 const KINDS: Record<SpanKind, OtelSpanKind> = { internal: OtelSpanKind.INTERNAL, server: OtelSpanKind.SERVER, client: OtelSpanKind.CLIENT };
 
-/** No tracing: spans are made and dropped, no SDK is started, no timer runs. */
-const OFF: BotTracing = { sink: NO_SPANS, flush: () => undefined, shutdown: () => Promise.resolve() };
-
-/** The bot's tracing: OpenTelemetry's SDK exporting to `config`'s collector as `service`; off when no endpoint is set. */
-export function otelTracing(config: TracesConfig | undefined, service: string, log?: (line: string) => void): BotTracing {
-  if (!config) return OFF;
+/** OpenTelemetry's SDK exporting to `config`'s collector as `service`. */
+export function otelTracing(config: TracesConfig, service: string, log?: (line: string) => void): BotTracing {
   const url = tracesUrl(config.endpoint);
   const report = new ExportReport(url, log);
   quietDiagnostics(report);

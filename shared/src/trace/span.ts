@@ -47,6 +47,12 @@ export interface FlowTracing {
   flush(): void;
 }
 
+/** A bot's tracing: the flow's, and the stop that sends what is left. */
+export interface BotTracing extends FlowTracing {
+  /** Sends the spans still waiting and stops the tracer; resolves within a bounded wait whatever the collector does. */
+  shutdown(): Promise<void>;
+}
+
 /**
  * A span being recorded. It is cheap when nothing is exported (the sink drops
  * it), so the code that makes spans never asks whether tracing is on.
