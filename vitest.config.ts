@@ -1,20 +1,57 @@
 import { defineConfig } from "vitest/config";
 
-// Five kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
+// Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
 // modules that run in Node (shared, the bots' modules); the Slack, Discord and trace
-// files, which start the Worker and a bot and share processes (chat); everything else
-// that runs in Node (the sandbox executor, cross-package e2e, the CLI, scripts); and the
+// files, which start the Worker and a bot and share processes (chat); the other files
+// that start the Worker in this process and drive it through the CLI, its API or the
+// bots (stack), which share processes too; everything else that runs in Node (the
+// sandbox executor on its own, `pnpm dev` and the bots as processes, scripts); and the
 // reliability suite (faults and hostile input through every real part), which counts what
 // it observed across its files and prints the totals at the end. docs/testing.md has
 // where the time goes.
 //
-// All five run as one queue, two files at a time (the same sequence.groupOrder and
+// All six run as one queue, two files at a time (the same sequence.groupOrder and
 // maxWorkers here and in worker/vitest.config.ts): most files start workerd and a
 // bot, and two at a time on 2 cores keeps them honest; one queue, because a project
 // run after another left a core idle while the earlier one's last slow file ran.
 
 // The files that start the Worker and a Slack or Discord bot (or a bot's tracing), run in shared processes.
 const CHAT_FILES = ["test/slack/**/*.test.ts", "test/discord/**/*.test.ts", "test/traces/**/*.test.ts"];
+// The other files that start the Worker in this process (startStack and the stacks built on it), with the
+// CLI, the API, the bubblewrap executor or the bots in this process too; they share processes as chat's do.
+// Not here: files that set process.env for later files, mock timers, or run `pnpm dev` or a bot as a process.
+const STACK_FILES = [
+  "test/people/**/*.test.ts",
+  // Not npm-dev, which runs `pnpm dev` as a process of its own: no module of it is loaded here to share.
+  "test/cli/!(npm-dev).test.ts",
+  ...[
+    "alarm-restart", "cloudflare-files", "cloudflare-network", "cloudflare-sandbox", "cloudflare-workspace", "files",
+    "github-webhook", "live-client", "local-stack", "model-text", "own-secrets", "queue-note", "repo-checkout",
+    "repo-git-remote", "repo-pr", "repo-token-logs", "room-disk", "secrets-at-rest", "stack", "summary-restart",
+  ].map((name) => `test/${name}.test.ts`),
+];
+
+/** A project whose files share their worker's loaded modules, and fail when they leave a bot or Worker running. */
+function sharedProject(name: string, include: string[]) {
+  return {
+    test: {
+      name,
+      environment: "node" as const,
+      include,
+      exclude: ["**/node_modules/**"],
+      globalSetup: ["test/helpers/worker-bundle-setup.ts"],
+      // Fails a file that leaves a bot or a Worker running, and stops it before the next file starts.
+      setupFiles: ["test/helpers/nothing-left-running.ts"],
+      // Files share their worker's loaded modules (wrangler, bolt, discord.js, @duet/shared) instead of
+      // loading them anew each; docs/testing.md has the figures.
+      isolate: false,
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      maxWorkers: 2,
+      sequence: { groupOrder: 0 },
+    },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -41,7 +78,7 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["sandbox/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "worker/src/sandbox/process-group.test.ts"],
-          exclude: ["**/node_modules/**", "test/reliability/**", ...CHAT_FILES],
+          exclude: ["**/node_modules/**", "test/reliability/**", ...CHAT_FILES, ...STACK_FILES],
           // The Worker bundled once for the run, so each file's Worker starts without bundling (docs/testing.md).
           globalSetup: ["test/helpers/worker-bundle-setup.ts"],
           testTimeout: 60_000,
@@ -50,24 +87,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      {
-        test: {
-          name: "chat",
-          environment: "node",
-          include: CHAT_FILES,
-          exclude: ["**/node_modules/**"],
-          globalSetup: ["test/helpers/worker-bundle-setup.ts"],
-          // Fails a file that leaves a bot or a Worker running, and stops it before the next file starts.
-          setupFiles: ["test/helpers/nothing-left-running.ts"],
-          // Files share their worker's loaded modules (wrangler, bolt, discord.js, @duet/shared) instead of
-          // loading them anew each; docs/testing.md has the figures.
-          isolate: false,
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-        },
-      },
+      sharedProject("chat", CHAT_FILES),
+      sharedProject("stack", STACK_FILES),
       {
         test: {
           name: "reliability",

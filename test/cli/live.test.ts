@@ -94,7 +94,9 @@ describe("Ctrl-C during a direct run", () => {
   async function expectStoppedInAudit(room: string, cmd: string) {
     const { entries } = await stack.client.audit(room);
     expect(entries.find((e) => e.cmd === cmd)).toMatchObject({ kind: "direct", stopped: true, stoppedBy: expect.stringMatching(/^cli:/) });
-    expect(stack.executor!.killed).toContain(cmd);
+    // The Worker hangs up on the executor as it records the stop; the executor lists the command once
+    // its process is gone, which may come after the audit answered.
+    await vi.waitFor(() => expect(stack.executor!.killed).toContain(cmd), { timeout: 10_000, interval: 50 });
   }
 
   it("`duet run` stops the command through the room's stop, and the audit says stopped", async () => {

@@ -1,6 +1,6 @@
 /**
  * What a test file started that runs on its own (a bot, a Worker) until it is
- * stopped. Files of the `chat` project share one process (vitest.config.ts), so
+ * stopped. Files of the `chat` and `stack` projects share a process (vitest.config.ts), so
  * a bot a file forgot keeps calling its fake Slack or Discord after that fake
  * closed, and its failures land in whichever file runs next; the project's
  * setup file (nothing-left-running.ts) stops what a file left and fails it.

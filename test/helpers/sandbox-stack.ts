@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startExecutor, type ExecutorConfig, type RunningExecutor } from "@duet/sandbox";
+import { runningUntilStopped } from "./left-running.ts";
 import { startStack, type Stack } from "./stack.ts";
 
 export interface SandboxStack {
@@ -33,7 +34,7 @@ export async function startSandboxStack(
   const executor = await startExecutor({ ...opts.executor, port: 0, root, token }, () => {});
   const wire = opts.wire ?? (({ url }) => ({ SANDBOX_URL: url, SANDBOX_TOKEN: token }));
   const stack = await startStack({ executor: "real", config: opts.config, vars: wire({ url: executor.url, token }) });
-  return {
+  return runningUntilStopped("a Worker with the bubblewrap executor (startSandboxStack)", {
     stack,
     executor,
     root,
@@ -43,5 +44,5 @@ export async function startSandboxStack(
       await executor.close();
       rmSync(root, { recursive: true, force: true });
     },
-  };
+  });
 }
