@@ -25,8 +25,9 @@ describe("a burst of mentions in one Discord channel", () => {
   it("answers each once as a reply, its new messages at least a second apart, while another channel is answered at once", async () => {
     const busy = h.fake.addChannel(h.guildId, "busy");
     const quiet = h.fake.addChannel(h.guildId, "quiet");
-    // The first new message waits out a 6 s 429 inside its turn (room to spare on a loaded machine): the other answers end while they wait behind it.
-    h.fake.rateLimitNext(1, { route: "POST /channels/:id/messages", retryAfterSeconds: 6 });
+    // The busy channel's first new message waits out a 6 s 429 inside its turn (room to spare on a loaded machine): the other
+    // answers end while they wait behind it. Only that channel's: the quiet channel's answer may well reach Discord first.
+    h.fake.rateLimitNext(1, { route: "POST /channels/:id/messages", path: `/channels/${busy}/messages`, retryAfterSeconds: 6 });
     const asked = Array.from({ length: 5 }, (_, i) => h.fake.message(busy, `SAY: busy-answer-${i}`, { mention: true }));
     const other = h.fake.message(quiet, "SAY: quiet-answer", { mention: true });
 

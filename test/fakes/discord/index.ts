@@ -326,13 +326,16 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}) {
       gateway.dispatch("CHANNEL_DELETE", channelPayload(ch));
     },
 
-    /** The next `count` REST calls matching `route` (a substring of "METHOD /path/:param") answer 429. */
-    rateLimitNext(count: number, o: { retryAfterSeconds?: number; global?: boolean; route?: string } = {}): void {
+    /**
+     * The next `count` REST calls matching `route` (a substring of "METHOD /path/:param") and `path` (a
+     * substring of the path itself, to limit one channel) answer 429.
+     */
+    rateLimitNext(count: number, o: { retryAfterSeconds?: number; global?: boolean; route?: string; path?: string } = {}): void {
       world.rateLimit = {
         remaining: count,
         retryAfterSeconds: o.retryAfterSeconds ?? 0.2,
         global: o.global ?? false,
-        match: (c) => !o.route || c.route.includes(o.route),
+        match: (c) => (!o.route || c.route.includes(o.route)) && (!o.path || c.path.includes(o.path)),
       };
     },
     /** The next `count` REST calls matching `route` (a substring of "METHOD /path/:param") fail with a Discord error (403 Missing Access by default). */

@@ -60,7 +60,7 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
     call.files = files;
     if (!found || !found.params) return finish(404, { message: "404: Not Found", code: 0 });
     const plan = world.rateLimit;
-    if (plan && plan.remaining > 0 && plan.match({ method, route: call.route })) {
+    if (plan && plan.remaining > 0 && plan.match({ method, route: call.route, path })) {
       plan.remaining--;
       const headers: Record<string, string> = {
         "retry-after": String(plan.retryAfterSeconds),

@@ -61,7 +61,7 @@ export interface RateLimitPlan {
   remaining: number;
   retryAfterSeconds: number;
   global: boolean;
-  match: (call: { method: string; route: string }) => boolean;
+  match: (call: { method: string; route: string; path: string }) => boolean;
 }
 
 /** The next `remaining` REST calls `match` accepts fail with this Discord error (a refusal, not a rate limit: nothing retries it). */
@@ -70,7 +70,7 @@ export interface FailurePlan {
   status: number;
   code: number;
   message: string;
-  match: (call: { method: string; route: string }) => boolean;
+  match: (call: { method: string; route: string; path: string }) => boolean;
 }
 
 export interface WorldOptions {
