@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { filesAtOnce } from "./test/helpers/files-at-once.ts";
 
 // Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
 // modules that run in Node (shared, the bots' modules); the Slack, Discord and trace
@@ -10,10 +11,11 @@ import { defineConfig } from "vitest/config";
 // it observed across its files and prints the totals at the end. docs/testing.md has
 // where the time goes.
 //
-// All six run as one queue, two files at a time (the same sequence.groupOrder and
-// maxWorkers here and in worker/vitest.config.ts): most files start workerd and a
-// bot, and two at a time on 2 cores keeps them honest; one queue, because a project
-// run after another left a core idle while the earlier one's last slow file ran.
+// All six run as one queue, filesAtOnce() files at a time (the same sequence.groupOrder
+// and maxWorkers here and in worker/vitest.config.ts): three by default on 2 cores,
+// because most files wait on a Worker or a bot starting more than they compute; one
+// queue, because a project run after another left a core idle while the earlier one's
+// last slow file ran.
 
 // The files that start the Worker and a Slack or Discord bot (or a bot's tracing), run in shared processes.
 const CHAT_FILES = ["test/slack/**/*.test.ts", "test/discord/**/*.test.ts", "test/traces/**/*.test.ts"];
@@ -47,7 +49,7 @@ function sharedProject(name: string, include: string[]) {
       isolate: false,
       testTimeout: 60_000,
       hookTimeout: 120_000,
-      maxWorkers: 2,
+      maxWorkers: filesAtOnce(),
       sequence: { groupOrder: 0 },
     },
   };
@@ -69,7 +71,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          maxWorkers: 2,
+          maxWorkers: filesAtOnce(),
           sequence: { groupOrder: 0 },
         },
       },
@@ -83,7 +85,7 @@ export default defineConfig({
           globalSetup: ["test/helpers/worker-bundle-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          maxWorkers: 2,
+          maxWorkers: filesAtOnce(),
           sequence: { groupOrder: 0 },
         },
       },
@@ -100,7 +102,7 @@ export default defineConfig({
           globalSetup: ["test/helpers/worker-bundle-setup.ts", "test/reliability/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          maxWorkers: 2,
+          maxWorkers: filesAtOnce(),
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { filesAtOnce } from "../test/helpers/files-at-once.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -61,11 +62,10 @@ export default defineConfig({
     // Pure modules with no workerd imports are tested in Node: the unit and node projects (../vitest.config.ts).
     exclude: ["src/reply/**", "src/model/prompt.test.ts", "src/sandbox/process-group.test.ts", "**/node_modules/**"],
     globalSetup: [`${root}/worker/test/global-setup.ts`],
-    // Two files at a time, in one queue with the other projects (../vitest.config.ts says why):
-    // vitest's default on 2 cores is one (cores − 1), which left a core idle
-    // while each file's workerd started and its tests waited on the fakes (measured on a loaded
-    // 2-core machine: 421 s one at a time, 299 s two at a time, the same 257 CPU s).
-    maxWorkers: 2,
+    // As many files at a time as the other projects, in one queue with them (../vitest.config.ts says why):
+    // vitest's default on 2 cores is one (cores − 1), which left a core idle while each file's workerd
+    // started and its tests waited on the fakes.
+    maxWorkers: filesAtOnce(),
     // As long as the node project's: beside another file, recall's 300-turn room took 26 s.
     testTimeout: 60_000,
     sequence: { groupOrder: 0 },

@@ -52,6 +52,21 @@ describe("PaceSlots: a scope's channel slots", () => {
     expect([seen.endedA, seen.again, seen.unknown]).toEqual([true, false, false]);
   });
 
+  it("a free channel's slot is a wait of 0 even when the clock moves on while it is taken, never a negative one", async () => {
+    const wait = await runInDurableObject(stub(freshScope()), async (o: PaceSlots) => {
+      const realNow = Date.now;
+      let t = realNow();
+      // A loaded runtime: each reading of the clock a millisecond after the one before.
+      Date.now = () => t++;
+      try {
+        return await o.slot("C1", 1_000, "A");
+      } finally {
+        Date.now = realNow;
+      }
+    });
+    expect(wait).toBe(0);
+  });
+
   it("forgets channels whose last slot is long past once many are kept, and keeps the busy ones", async () => {
     const left = await runInDurableObject(stub(freshScope()), (o: PaceSlots) => {
       for (let i = 0; i < 300; i++) o.reserve(0, `old-${i}`, 1_000, "A");

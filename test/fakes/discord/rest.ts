@@ -79,7 +79,7 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       await held.gate;
     }
     const failing = world.failure;
-    if (failing && failing.remaining > 0 && failing.match({ method, route: call.route })) {
+    if (failing && failing.remaining > 0 && failing.match({ method, route: call.route, path })) {
       failing.remaining--;
       return finish(failing.status, { message: failing.message, code: failing.code });
     }

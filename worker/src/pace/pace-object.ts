@@ -65,7 +65,8 @@ export class PaceSlots extends DurableObject<object> {
     }
     const now = Date.now();
     settle(now, slot, after, intervalMs);
-    return slot.at - now;
+    // The clock may have moved on since the slot was taken (a loaded runtime): a slot already begun is no wait, never a negative one.
+    return Math.max(0, slot.at - now);
   }
 
   /** `holder`'s message in `channel` was posted now; false when no slot of its was waiting to hear it. */
