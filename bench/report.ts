@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Result } from "./stats.ts";
 import { DESIGN_LABELS, FLOOR_LABELS, METRICS, RATIOS, sideName } from "./suites/side-by-side.ts";
+import { type GroupsRun, groupsRuns, groupsRunsLine } from "./groups-runs.ts";
 import { check } from "./targets.ts";
 
 /** Writes results.json (machine-readable) and RESULTS.md (table, machine, date, targets) and prints the table. */
@@ -95,6 +96,8 @@ interface SavedRun {
   date: string;
   /** In a run of some groups only: when the figures it kept were measured. */
   keptFrom?: string;
+  /** The runs of some groups whose figures are in these results, oldest first (the whole run's are `keptFrom`). */
+  runs?: GroupsRun[];
   results: Result[];
 }
 
@@ -121,10 +124,12 @@ export function report(measured: Result[], problems: string[], seconds: number, 
   const all = table(results);
   console.log(`\n${table(measured)}\n`);
   const keptFrom = kept.length ? (partial?.previous?.keptFrom ?? partial?.previous?.date) : undefined;
-  const how = partial
-    ? `\`pnpm bench ${partial.groups.join(" ")}\` measured its figures ${date} (${Math.round(seconds)} s) on ${where}; ${keptFrom ? `the other figures are kept from the run of ${keptFrom}` : "no other figures were kept"}.`
+  const thisRun: GroupsRun = { groups: partial?.groups ?? [], date, seconds: Math.round(seconds), load: { start: loadAtStart, end: loadNow() } };
+  const runs = partial ? groupsRuns(kept.length ? (partial.previous?.runs ?? []) : [], partial.groups, thisRun) : undefined;
+  const how = runs
+    ? groupsRunsLine(runs, where, keptFrom)
     : `Measured ${date} in one run of \`pnpm bench\` (${Math.round(seconds)} s) on ${where}.`;
-  const saved = { date, machine: where, load: { start: loadAtStart, end: loadNow() }, seconds: Math.round(seconds), ...(partial ? { groups: partial.groups, ...(keptFrom ? { keptFrom } : {}) } : {}), results, problems };
+  const saved = { date, machine: where, load: thisRun.load, seconds: thisRun.seconds, ...(runs ? { groups: partial!.groups, ...(keptFrom ? { keptFrom } : {}), runs } : {}), results, problems };
   writeFileSync(join(out, "results.json"), `${JSON.stringify(saved, null, 2)}\n`);
   const md = [
     "# Benchmark results",
