@@ -3,32 +3,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RECALL_TOKENS } from "@duet/shared";
 import { PINNED_LABEL, RECALL_LABEL, SHARED_FILES_LABEL } from "../src/model/prompt.ts";
 import { CHUNK_TURNS, CHUNKS_SEARCHED, TurnArchive, type ArchivedTurn } from "../src/storage/turn-archive.ts";
-import { PLANTED_FACTS } from "./fixtures/planted-facts.ts";
-import { api, freshRoom, modelCallsWith, roomStub, send, type SeenModelCall } from "./helpers.ts";
+import { api, freshRoom, roomStub, send } from "./helpers.ts";
+import { ask, chatter, recalledBlock } from "./recall-helpers.ts";
 
 /** A room's earlier turns, found again for a later question and shown to the model as labelled data. */
 
-const LABEL = "[earlier in this room, recalled for this question";
-const recalledBlock = (call: SeenModelCall) => call.messages.find((m) => m.role === "user" && m.content.startsWith(LABEL))?.content;
-
-/** Asks `question` in `room` and answers the model's recorded prompt for it. */
-async function ask(room: string, question: string): Promise<SeenModelCall> {
-  const marker = `ask-${room}-${Math.random().toString(36).slice(2, 8)}`;
-  const res = await send(room, `SAY: ok ${marker} ${question}`);
-  expect(res.status).toBe(200);
-  const [call] = await modelCallsWith(marker);
-  return call;
-}
-
-/** Filler turns, some of them near the planted facts' words, so recall has to rank. */
-async function chatter(room: string, n: number, from = 0): Promise<void> {
-  for (let i = from; i < from + n; i++) {
-    const text = i % 10 === 0 ? `SAY: ok ${i}, we talked about the test suite and the deploy window` : `SAY: ok filler ${i}, chatting about lunch plans and the weather`;
-    expect((await send(room, text, { userId: `U${i % 4}`, userName: `Person ${i % 4}` })).status).toBe(200);
-  }
-}
-
-const FACTS = PLANTED_FACTS;
 
 const turn = (seq: number, question: string, answer: string): ArchivedTurn => ({ seq, userId: "U1", userName: null, question, answer, at: seq, answeredAt: seq });
 
@@ -39,26 +18,6 @@ const tableRows = (room: string) =>
   });
 
 describe("recall", () => {
-  it("in a 300-turn room, a question about each of ten facts said early finds it: the prompt holds it, marked with who said it and when", { timeout: 240_000 }, async () => {
-    const room = freshRoom("cli-recall");
-    for (const [i, [said]] of FACTS.entries()) {
-      expect((await send(room, `SAY: noted: ${said}`, { userId: "U-ada", userName: "Ada" })).status).toBe(200);
-      await chatter(room, 10, i * 10);
-    }
-    await chatter(room, 200, 100);
-    let found = 0;
-    for (const [said, asked] of FACTS) {
-      const block = recalledBlock(await ask(room, asked));
-      if (block?.includes(said)) found++;
-      expect(block ?? "").not.toContain("[facts people");
-    }
-    console.log(`planted facts recalled: ${found} of ${FACTS.length}`);
-    expect(found).toBeGreaterThanOrEqual(9);
-    const block = recalledBlock(await ask(room, FACTS[0][1]))!;
-    expect(block).toMatch(/\nAda on \d{4}-\d\d-\d\d asked: SAY: noted: staging runs on port 8443\nDuet answered: noted: staging runs on port 8443/);
-    expect(block.length).toBeLessThanOrEqual(DEFAULT_RECALL_TOKENS * 4);
-  });
-
   it("the model is told which context is pinned and which recalled: each its own labelled message, pinned first, a recalled turn with who asked and when", async () => {
     const room = freshRoom("cli-recall");
     expect((await api(`/api/rooms/${room}/memory`, { method: "POST", json: { fact: "the kiwi service listens on 7070", userId: "U-bo", userName: "Bo" } })).status).toBe(200);
