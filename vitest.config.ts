@@ -17,6 +17,9 @@ import { filesAtOnce } from "./test/helpers/files-at-once.ts";
 // queue, because a project run after another left a core idle while the earlier one's
 // last slow file ran.
 
+// The same for every project, read once.
+const FILES_AT_ONCE = filesAtOnce();
+
 // The files that start the Worker and a Slack or Discord bot (or a bot's tracing), run in shared processes.
 const CHAT_FILES = ["test/slack/**/*.test.ts", "test/discord/**/*.test.ts", "test/traces/**/*.test.ts"];
 // The other files that start the Worker in this process (startStack and the stacks built on it), with the
@@ -49,7 +52,7 @@ function sharedProject(name: string, include: string[]) {
       isolate: false,
       testTimeout: 60_000,
       hookTimeout: 120_000,
-      maxWorkers: filesAtOnce(),
+      maxWorkers: FILES_AT_ONCE,
       sequence: { groupOrder: 0 },
     },
   };
@@ -71,7 +74,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          maxWorkers: filesAtOnce(),
+          maxWorkers: FILES_AT_ONCE,
           sequence: { groupOrder: 0 },
         },
       },
@@ -85,7 +88,7 @@ export default defineConfig({
           globalSetup: ["test/helpers/worker-bundle-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          maxWorkers: filesAtOnce(),
+          maxWorkers: FILES_AT_ONCE,
           sequence: { groupOrder: 0 },
         },
       },
@@ -102,7 +105,7 @@ export default defineConfig({
           globalSetup: ["test/helpers/worker-bundle-setup.ts", "test/reliability/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          maxWorkers: filesAtOnce(),
+          maxWorkers: FILES_AT_ONCE,
           sequence: { groupOrder: 0 },
         },
       },

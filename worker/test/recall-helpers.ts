@@ -1,11 +1,11 @@
 import { expect } from "vitest";
+import { RECALL_LABEL } from "../src/model/prompt.ts";
 import { modelCallsWith, send, type SeenModelCall } from "./helpers.ts";
 
 /** Asking a room so that it recalls, and reading what it recalled: shared by the recall test files. */
 
-const LABEL = "[earlier in this room, recalled for this question";
 /** The recalled block of a prompt, when it has one. */
-export const recalledBlock = (call: SeenModelCall) => call.messages.find((m) => m.role === "user" && m.content.startsWith(LABEL))?.content;
+export const recalledBlock = (call: SeenModelCall) => call.messages.find((m) => m.role === "user" && m.content.startsWith(RECALL_LABEL))?.content;
 
 /** Asks `question` in `room` and answers the model's recorded prompt for it. */
 export async function ask(room: string, question: string): Promise<SeenModelCall> {
