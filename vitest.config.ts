@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { filesAtOnce } from "./test/helpers/files-at-once.ts";
+import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 
 // Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
 // modules that run in Node (shared, the bots' modules); the Slack, Discord and trace
@@ -67,7 +68,7 @@ export default defineConfig({
           name: "unit",
           environment: "node",
           // Pure modules: no process started, no Worker, nothing left behind but in-process servers they close.
-          include: ["shared/**/*.test.ts", "bots/**/*.test.ts", "bench/**/*.test.ts", "worker/src/reply/**/*.test.ts", "worker/src/model/prompt.test.ts"],
+          include: ["shared/**/*.test.ts", "bots/**/*.test.ts", "bench/**/*.test.ts", ...WORKER_NODE_TESTS.map((path) => `worker/src/${path}`)],
           exclude: ["**/node_modules/**"],
           // Files share their worker's loaded modules instead of loading zod, bolt, discord.js and shared anew
           // each (these 67 files, measured on a loaded 2-core machine: vitest's Duration about 140 s isolated, 11 s shared).

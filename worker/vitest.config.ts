@@ -2,6 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { filesAtOnce } from "../test/helpers/files-at-once.ts";
+import { WORKER_NODE_TESTS } from "./node-tests.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -60,7 +61,7 @@ export default defineConfig({
     name: "worker",
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // Pure modules with no workerd imports are tested in Node: the unit and node projects (../vitest.config.ts).
-    exclude: ["src/reply/**", "src/model/prompt.test.ts", "src/sandbox/process-group.test.ts", "**/node_modules/**"],
+    exclude: [...WORKER_NODE_TESTS.map((path) => `src/${path}`), "src/sandbox/process-group.test.ts", "**/node_modules/**"],
     globalSetup: [`${root}/worker/test/global-setup.ts`],
     // As many files at a time as the other projects, in one queue with them (../vitest.config.ts says why):
     // vitest's default on 2 cores is one (cores − 1), which left a core idle while each file's workerd

@@ -191,7 +191,7 @@ async function answerTraced(deps: MessageDeps, kind: MessageKind, parsed: { even
     const fact = pins ? mentionedFact(slackToPlain(text)) : null;
     if (fact !== null) return { outcome: await runCommand(deps.flow, surface, asker, { kind: "remember", fact }), working, own };
     return { outcome: await ask(deps.flow, surface, asker, slackToPlain(text), kind.emptyHint), working, own };
-  })().finally(() => inLine?.admitted());
+  })().finally(() => inLine?.ended());
   if (!asked) return;
   const { outcome, working, own } = asked;
   await working;

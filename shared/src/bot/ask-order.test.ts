@@ -53,6 +53,40 @@ describe("AskOrder", () => {
     await order.take("room-2").ready();
   });
 
+  it("lets an answer show once the answers asked before it in the room showed or ended, and no sooner", async () => {
+    const order = new AskOrder(60_000, 60_000);
+    const [a, b, c] = [order.take("room-1"), order.take("room-1"), order.take("room-1")];
+    const other = order.take("room-2");
+    // The first in each room shows at once.
+    expect(a.shownBefore()).toBeNull();
+    expect(other.shownBefore()).toBeNull();
+    const shown: string[] = [];
+    void c.shownBefore()!.then(() => shown.push("c"));
+    void b.shownBefore()!.then(() => shown.push("b"));
+    // b ends without showing anything (an empty question): c still waits for a.
+    b.ended();
+    await settle();
+    expect(shown).toEqual([]);
+    a.shown();
+    await settle();
+    expect(shown).toEqual(["b", "c"]);
+    c.ended();
+    a.ended();
+    other.ended();
+    await settle();
+    expect(order.unshown).toBe(0);
+    expect(order.rooms).toBe(0);
+  });
+
+  it("lets the next answer show after its bound when the one before never does", async () => {
+    const order = new AskOrder(60_000, 20);
+    const stuck = order.take("room-1");
+    const next = order.take("room-1");
+    await next.shownBefore();
+    stuck.ended();
+    next.ended();
+  });
+
   it("reads only well-formed tickets", () => {
     expect(parseAskTicket("p-1:3")).toEqual({ proc: "p-1", seq: 3 });
     expect(parseAskTicket("p-1:3:2")).toEqual({ proc: "p-1", seq: 3, after: 2 });

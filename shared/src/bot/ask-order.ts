@@ -16,6 +16,11 @@ import { within } from "./within.ts";
  * An ask never sent (its front end failed before asking, or never asks, as for
  * an empty mention) holds the next one ASK_ORDER_LINE_MAX_MS at most, though
  * the front ends say `admitted` for those at once.
+ *
+ * Answers show in the same order: an answer's first message waits until the
+ * answer asked before it in the room showed its own (or ended without one).
+ * The room answers its line in order, but each answer comes back on its own
+ * connection, and two that arrive a moment apart may be read in either order.
  */
 
 /** The header an ask's place travels in: `<process>:<number>[:<number of the ask before>]`. */
@@ -28,6 +33,12 @@ export const ASK_ORDER_HEADER = "duet-ask-order";
 export const ASK_ORDER_WAIT_MAX_MS = 5_000;
 /** Longest a front end waits for the ask placed before to be sent at all (it may be looking up names or files). */
 export const ASK_ORDER_LINE_MAX_MS = 60_000;
+/**
+ * Longest an answer waits for the one asked before it to show. That answer was
+ * given first, so it normally shows within a channel's pace; a platform call
+ * that hangs holds the next answer this long.
+ */
+export const ASK_SHOW_WAIT_MAX_MS = 10_000;
 
 /** An ask's place, as the room reads it from ASK_ORDER_HEADER. */
 export interface AskTicket {
@@ -57,6 +68,16 @@ export interface AskPlace {
   ready(): Promise<void>;
   /** This ask was admitted (or failed, or was never sent): a quiet room's place is forgotten. Idempotent. */
   admitted(): void;
+  /**
+   * Resolves when the answer asked before this one in the room showed (or
+   * ended, or ASK_SHOW_WAIT_MAX_MS passed); null when none is waiting to, so
+   * this answer may show at once.
+   */
+  shownBefore(): Promise<void> | null;
+  /** This answer's first message is posted (or it will show none): the next answer may show. Idempotent. */
+  shown(): void;
+  /** The ask is over, shown or not: admitted() and shown() both. */
+  ended(): void;
 }
 
 interface Taken {
@@ -67,13 +88,24 @@ interface Taken {
   done: Promise<void>;
 }
 
+interface Showing {
+  /** Resolves when the answer showed or ended. */
+  shown: Promise<void>;
+  done: boolean;
+}
+
 export class AskOrder {
   /** Per room, the newest place not yet admitted: the next place follows it. */
   private readonly tails = new Map<string, Taken>();
+  /** Per room, the newest answer not yet shown: the next answer shows after it. */
+  private readonly showing = new Map<string, Showing>();
   private readonly proc = crypto.randomUUID();
   private seq = 0;
 
-  constructor(private readonly lineMaxMs = ASK_ORDER_LINE_MAX_MS) {}
+  constructor(
+    private readonly lineMaxMs = ASK_ORDER_LINE_MAX_MS,
+    private readonly showMaxMs = ASK_SHOW_WAIT_MAX_MS,
+  ) {}
 
   /** Takes the next place for `room`, synchronously, behind every place taken before it. */
   take(room: string): AskPlace {
@@ -88,6 +120,18 @@ export class AskOrder {
     void done.then(() => {
       if (this.tails.get(room) === mine) this.tails.delete(room);
     });
+    // An answer counts as shown once it and every answer before it did: one that ends without showing (an empty
+    // question) still keeps the answers after it behind the ones before it.
+    const shownBefore = this.showing.get(room);
+    const waitBefore = () => (shownBefore && !shownBefore.done ? within(shownBefore.shown, this.showMaxMs).then(() => undefined) : null);
+    let show!: () => void;
+    const own = new Promise<void>((resolve) => (show = resolve));
+    const showing: Showing = { shown: Promise.all([own, waitBefore()]).then(() => undefined), done: false };
+    this.showing.set(room, showing);
+    void showing.shown.then(() => {
+      showing.done = true;
+      if (this.showing.get(room) === showing) this.showing.delete(room);
+    });
     return {
       ticket: askTicketHeader({ proc: this.proc, seq: mine.seq, ...(before ? { after: before.seq } : {}) }),
       ready: async () => {
@@ -95,11 +139,19 @@ export class AskOrder {
         send();
       },
       admitted: () => admit(),
+      shownBefore: waitBefore,
+      shown: () => show(),
+      ended: () => (admit(), show()),
     };
   }
 
   /** Rooms with a place not yet admitted (for tests and metrics). */
   get rooms(): number {
     return this.tails.size;
+  }
+
+  /** Rooms with an answer not yet shown (for tests). */
+  get unshown(): number {
+    return this.showing.size;
   }
 }

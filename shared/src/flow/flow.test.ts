@@ -10,6 +10,7 @@ import type { FlowDeps } from "./types.ts";
 import type { Reply } from "./reply.ts";
 import type { ChatSurface } from "./surface.ts";
 import { encodeSseEvent } from "../wire/sse.ts";
+import { AskOrder } from "../bot/ask-order.ts";
 
 /**
  * Each command's flow against a surface that records what it was asked to show,
@@ -348,6 +349,52 @@ describe("a live ask that waits behind others", () => {
     expect(await ask({ worker: new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 }), log: (l) => logged.push(l) }, surface, asker, "list")).toBe("answered");
     expect(seen.at(-1)).toBe("finish:answer");
     expect(logged).toEqual(["The queue note in slack-T1-C1 could not be shown: channel_not_found"]);
+  });
+});
+
+describe("answers in one room", () => {
+  it("show in the order asked when the second answer comes back before the first", async () => {
+    const sse = (text: string) => [{ event: "text", data: { delta: `${text}.` } }, { event: "done", data: { ...answer, reply: `${text}.` } }].map((e) => encodeSseEvent(e as TurnStreamEvent)).join("");
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let secondRead!: () => void;
+    const secondDone = new Promise<void>((resolve) => (secondRead = resolve));
+    const body = (text: string, before: Promise<void> | null, after: (() => void) | null) =>
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          await before;
+          controller.enqueue(new TextEncoder().encode(sse(text)));
+          controller.close();
+          after?.();
+        },
+      });
+    // The room answered "first" before "second", but the first answer's connection is slower: it comes back once the second's was read.
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      const text = JSON.parse(String(init?.body)).text as string;
+      const stream = text === "first" ? body(text, firstHeld, null) : body(text, null, secondRead);
+      return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } });
+    };
+    const seen: string[] = [];
+    const surface = (name: string): ChatSurface => ({
+      ...fakeSurface({ events: [], posted: [], privately: [], requests: [] }),
+      live: (onPosted) => ({
+        update: (a) => void seen.push(`${name} shows ${a.text}`),
+        finish: async () => (seen.push(`${name} finished`), onPosted?.({ id: name }), { id: name }),
+      }),
+    });
+    const deps: FlowDeps = { worker: new WorkerClient({ baseUrl: "http://worker.test", token: "t", fetch, retries: 0 }), log: () => {}, order: new AskOrder(60_000, 60_000) };
+    const first = ask(deps, surface("first"), { ...asker, key: "Ev1" }, "first");
+    const second = ask(deps, surface("second"), { ...asker, key: "Ev2" }, "second");
+    await secondDone;
+    // The second answer is whole, and unshown while the first has shown nothing.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    releaseFirst();
+    expect(await Promise.all([first, second])).toEqual(["answered", "answered"]);
+    // Everything the second answer showed came after the first answer was in place.
+    expect(seen.findIndex((e) => e.startsWith("second"))).toBe(seen.indexOf("first finished") + 1);
+    expect(seen.at(-1)).toBe("second finished");
+    expect(deps.order!.unshown).toBe(0);
   });
 });
 

@@ -42,12 +42,12 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
   const inLine = asker.inLine ?? deps.order?.take(asker.room);
   const question = sanitizeChatText(text);
   if (!question) {
-    inLine?.admitted();
+    inLine?.ended();
     return outcome(true, await show(surface, "ask", false, { kind: "hint", text: emptyHint }));
   }
   // Measured here as the typed `ask` is, so every front end says it in one way, before the Worker refuses it in its own.
   if (question.length > TEXT_MAX_CHARS) {
-    inLine?.admitted();
+    inLine?.ended();
     return outcome(false, await show(surface, "ask", false, { kind: "error", code: "payload_too_large", text: tooLong("question", question.length, TEXT_MAX_CHARS) }));
   }
   const request = {
@@ -60,7 +60,7 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
     return await askTurn(deps, tracedSurface(surface, span), asker, question, request, span, inLine);
   } finally {
     release?.();
-    inLine?.admitted();
+    inLine?.ended();
     span.end();
     if (!asker.span) deps.tracing?.flush();
   }
@@ -69,7 +69,7 @@ export async function ask(deps: FlowDeps, surface: ChatSurface, asker: Asker, te
 async function askTurn(deps: FlowDeps, surface: ChatSurface, asker: Asker, question: string, request: MessageRequest, span: Span, inLine?: AskPlace): Promise<Outcome> {
   // The final confirm waits for these: a bot that dies after it was sent has told the room the live message's id.
   const reports: Promise<void>[] = [];
-  const view = deps.streaming !== false ? surface.live?.((ref) => void reports.push(reportPosted(deps, asker, ref)), question) : undefined;
+  const view = deps.streaming !== false ? surface.live?.((ref) => (inLine?.shown(), void reports.push(reportPosted(deps, asker, ref))), question) : undefined;
   if (view) return askLive(deps, surface, asker, question, view, request, reports, span, inLine);
   return askWhole(deps, surface, asker, question, request, span, inLine);
 }
@@ -101,9 +101,11 @@ async function askWhole(deps: FlowDeps, surface: ChatSurface, asker: Asker, ques
     }
   }, span);
   if (answeredElsewhere(reply)) return "elsewhere";
+  await inLine?.shownBefore();
   const showing = show(surface, "ask", ok && !coming, reply);
   const attaching = ok ? attach(deps, surface, asker, reply, showing) : undefined;
   const posted = await showing;
+  inLine?.shown();
   if (coming) return comingIn(deps, asker, posted);
   if (ok) await answered(deps, surface, asker, posted, reply, attaching);
   return outcome(ok, posted);
@@ -168,6 +170,14 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   let ok = true;
   const admission = admissionOf(inLine);
   let coming = false;
+  // The answer asked before this one in the room shows first; meanwhile this one grows unshown.
+  const before = inLine?.shownBefore() ?? null;
+  let mayShow = before === null;
+  let begun = false;
+  void before?.then(() => {
+    mayShow = true;
+    if (begun) view.update(live);
+  });
   const call = span.child("POST /message", { kind: "client", attributes: { "duet.stream": true } });
   try {
     await inLine?.ready();
@@ -177,7 +187,8 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
       place.started();
       progressStopped ??= stopProgress();
       live = applyLiveEvent(live, e);
-      view.update(live);
+      begun = true;
+      if (mayShow) view.update(live);
     }, {
       ...claimOf(asker),
       ...orderOf(inLine),
@@ -198,9 +209,11 @@ async function askLive(deps: FlowDeps, surface: ChatSurface, asker: Asker, quest
   }
   // Refused before any event: the live view has shown nothing, and is left unshown.
   if (answeredElsewhere(reply)) return "elsewhere";
+  await before;
   const finishing = view.finish(reply);
   const attaching = ok ? attach(deps, surface, asker, reply, finishing) : undefined;
   const posted = await finishing;
+  inLine?.shown();
   await Promise.all(reports);
   if (coming) return comingIn(deps, asker, posted);
   if (ok) await answered(deps, surface, asker, posted, reply, attaching);
