@@ -227,6 +227,34 @@ describe("two Slack replicas behind a load balancer", () => {
     }
   });
 
+  it("an answer the feed handed to one replica, held by Slack past the Worker's lease, is handed to no other, and posted once", async () => {
+    const channel = newChannel();
+    const room = `slack-${slack.id.teamId}-${channel}`;
+    const marker = `handed-out-${Date.now()}`;
+    // The person's message the answer belongs to (its bot died before it could answer): the room's outbox delivers it.
+    const threadTs = String(mentionEvent(slack, { channel, text: "SAY: something" }).event.ts);
+    const held = ["chat.startStream", "chat.postMessage"].map((m) => slack.hold(m));
+    try {
+      const since = worker.crossings.length;
+      await stack.client.message(room, { text: `SAY: ${marker}`, idempotencyKey: `Ev-${marker}`, deliver: { platform: "slack", place: { channel, threadTs, ts: threadTs } } });
+      // One replica took it from the feed, and Slack holds its post.
+      await Promise.race(held.map((h) => h.arrived));
+      const feedReads = () => worker.crossings.slice(since).filter((c) => c.method === "GET" && c.path === "/api/deliveries/slack" && c.status === 200);
+      const holds = () => worker.crossings.slice(since).filter((c) => c.path === `/api/rooms/${room}/deliveries/hold` && (c.answer as { held?: boolean } | undefined)?.held === true);
+      // Barrier: the replica posting it renewed its lease 7 times (two whole 3 s leases) while six reads of the feed came
+      // back, or the feed handed the answer out a second time.
+      await expect.poll(() => handedOutIn(room).length > 1 || (holds().length >= 7 && feedReads().length >= 6), { timeout: 40_000 }).toBe(true);
+      expect(handedOutIn(room)).toHaveLength(1);
+      for (const h of held) h.release();
+      const replies = await answerTo(slack, { channel, ts: threadTs, threadTs });
+      expect(replies).toHaveLength(1);
+      expect(readable(replies[0])).toContain(marker);
+      expect(newMessagesIn(slack, channel)).toHaveLength(1);
+    } finally {
+      for (const h of held) h.release();
+    }
+  });
+
   it("an answer whose replica is killed mid-turn is delivered once by the other replica", async () => {
     const channel = newChannel();
     const hold = `replica-killed-${Date.now()}`;

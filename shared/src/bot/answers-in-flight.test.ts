@@ -27,6 +27,26 @@ describe("AnswersInFlight", () => {
     expect(renewed).toHaveLength(3);
   });
 
+  it("keeps an answer the feed handed out leased while it is posted: a third of the lease after the hand-out, then every third, until released", async () => {
+    const at: number[] = [];
+    const answering = new AnswersInFlight({ renew: async () => (at.push(Date.now()), { held: true, leaseMs: 15_000 }) });
+    const start = Date.now();
+    const release = answering.handed("r", "k");
+    // This process's own flow leaves it to the delivery, as it does an answer it is posting itself.
+    expect(answering.has("r", "k")).toBe(true);
+    await vi.advanceTimersByTimeAsync(16_000);
+    expect(at.map((t) => t - start)).toEqual([5_000, 10_000, 15_000]);
+    release();
+    expect(answering.has("r", "k")).toBe(false);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(at).toHaveLength(3);
+    // Without a way to renew (one replica), it is only held here.
+    const alone = new AnswersInFlight();
+    const releaseAlone = alone.handed("r", "k");
+    expect(alone.has("r", "k")).toBe(true);
+    releaseAlone();
+  });
+
   it("renews at a third of the lease the Worker names, from its first hold on; at a third of DELIVERY_LEASE_MS when the Worker names none", async () => {
     const at: number[] = [];
     let leaseMs: number | undefined = 3_000;

@@ -64,6 +64,20 @@ export class AnswersInFlight {
     this.renew(room, key, held);
   }
 
+  /**
+   * An answer the outbox's feed handed to this process, leased to it from now:
+   * held as `hold` holds it until the returned release, and renewed at a third
+   * of the lease meanwhile, since its post may wait on a busy channel's pace
+   * past the lease. The feed's hand-out took the lease, so the first renewal
+   * waits its third.
+   */
+  handed(room: string, key: string): () => void {
+    const release = this.hold(room, key);
+    const held = this.keys.get(`${room}\n${key}`);
+    if (held && this.opts.renew) this.every(room, key, held, this.leaseMs / RENEWALS_PER_LEASE);
+    return release;
+  }
+
   has(room: string, key: string): boolean {
     return this.keys.has(`${room}\n${key}`);
   }

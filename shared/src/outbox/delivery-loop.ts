@@ -83,6 +83,8 @@ export class DeliveryLoop {
   private async deliverOne(item: DeliveryItem): Promise<void> {
     // Still being posted here (waiting its turn in a busy channel): its lease runs out, and by then it is confirmed.
     if (this.opts.answering?.has(item.roomId, item.key)) return;
+    // Leased to this bot by the hand-out: kept so while it is posted, however long the channel's pace holds it.
+    const release = this.opts.answering?.handed(item.roomId, item.key);
     const span = deliverySpan(this.opts.tracing, this.opts.platform, item);
     try {
       // The answer was delivered and confirmed by a bot that died before it posted the proposal after it: only that is left.
@@ -103,6 +105,7 @@ export class DeliveryLoop {
       span.fail(errorName(err));
       this.opts.log(`Could not deliver an answer in ${item.roomId}: ${(err as Error).message}`);
     } finally {
+      release?.();
       span.end();
       this.opts.tracing?.flush();
     }
