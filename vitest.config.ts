@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { filesAtOnce } from "./test/helpers/files-at-once.ts";
+import { chatFilesAtOnce, filesAtOnce } from "./test/helpers/files-at-once.ts";
 import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 
 // Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
@@ -12,11 +12,13 @@ import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 // it observed across its files and prints the totals at the end. docs/testing.md has
 // where the time goes.
 //
-// All six run as one queue, filesAtOnce() files at a time (the same sequence.groupOrder
-// and maxWorkers here and in worker/vitest.config.ts): three by default on 2 cores,
-// because most files wait on a Worker or a bot starting more than they compute; one
-// queue, because a project run after another left a core idle while the earlier one's
-// last slow file ran.
+// The chat project runs first, chatFilesAtOnce() files at a time (five by default): its
+// files wait most of all. Then the other five as one queue, filesAtOnce() files at a
+// time (the same sequence.groupOrder and maxWorkers here and in worker/vitest.config.ts;
+// vitest runs a group's projects together only when their maxWorkers agree): three by
+// default on 2 cores, because most files wait on a Worker or a bot starting more than
+// they compute; one queue, because a project run after another left a core idle while
+// the earlier one's last slow file ran.
 
 // The same for every project, read once.
 const FILES_AT_ONCE = filesAtOnce();
@@ -38,7 +40,7 @@ const STACK_FILES = [
 ];
 
 /** A project whose files share their worker's loaded modules, and fail when they leave a bot or Worker running. */
-function sharedProject(name: string, include: string[]) {
+function sharedProject(name: string, include: string[], atOnce = FILES_AT_ONCE, groupOrder = 1) {
   return {
     test: {
       name,
@@ -53,8 +55,8 @@ function sharedProject(name: string, include: string[]) {
       isolate: false,
       testTimeout: 60_000,
       hookTimeout: 120_000,
-      maxWorkers: FILES_AT_ONCE,
-      sequence: { groupOrder: 0 },
+      maxWorkers: atOnce,
+      sequence: { groupOrder },
     },
   };
 }
@@ -76,7 +78,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           maxWorkers: FILES_AT_ONCE,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -90,10 +92,10 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           maxWorkers: FILES_AT_ONCE,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
-      sharedProject("chat", CHAT_FILES),
+      sharedProject("chat", CHAT_FILES, chatFilesAtOnce(), 0),
       sharedProject("stack", STACK_FILES),
       {
         test: {
@@ -107,7 +109,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: FILES_AT_ONCE,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
     ],

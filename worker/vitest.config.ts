@@ -69,6 +69,6 @@ export default defineConfig({
     maxWorkers: filesAtOnce(),
     // As long as the node project's: beside another file, recall's 300-turn room took 26 s.
     testTimeout: 60_000,
-    sequence: { groupOrder: 0 },
+    sequence: { groupOrder: 1 },
   },
 });

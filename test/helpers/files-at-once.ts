@@ -1,10 +1,24 @@
 /**
- * How many test files run at once, across every project in one queue (the root and the Worker's vitest
- * configs both read it). Three on a 2-core machine: most files wait on a Worker or a bot starting, on a
- * lease or on a fake, so two at a time left a core idle for much of a run (docs/testing.md has the
- * figures). DUET_TEST_FILES_AT_ONCE sets it for a bigger or a busier machine.
+ * How many test files run at once (the root and the Worker's vitest configs both read it). Three on a
+ * 2-core machine: most files wait on a Worker or a bot starting, on a lease or on a fake, so two at a
+ * time left a core idle for much of a run (docs/testing.md has the figures). DUET_TEST_FILES_AT_ONCE
+ * sets it for a bigger or a busier machine.
  */
 export function filesAtOnce(env: Record<string, string | undefined> = process.env): number {
-  const asked = Number(env.DUET_TEST_FILES_AT_ONCE);
-  return Number.isInteger(asked) && asked >= 1 && asked <= 64 ? asked : 3;
+  return atOnce(env.DUET_TEST_FILES_AT_ONCE, 3);
+}
+
+/**
+ * How many of the `chat` project's files run at once, in a group of their own before the rest: the Slack,
+ * Discord and trace files wait most of all (a channel's pace, edits a second and more apart, leases), so
+ * five of them keep the two cores about as busy as three of the others. DUET_TEST_CHAT_FILES_AT_ONCE
+ * sets it.
+ */
+export function chatFilesAtOnce(env: Record<string, string | undefined> = process.env): number {
+  return atOnce(env.DUET_TEST_CHAT_FILES_AT_ONCE, 5);
+}
+
+function atOnce(raw: string | undefined, fallback: number): number {
+  const asked = Number(raw);
+  return Number.isInteger(asked) && asked >= 1 && asked <= 64 ? asked : fallback;
 }
