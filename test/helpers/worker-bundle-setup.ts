@@ -29,12 +29,12 @@ export default async function setup(): Promise<(() => void) | undefined> {
 }
 
 /**
- * A one-line module beside the bundle that re-exports its exports by name, the entry each start
- * is given. Every start reads its entry with esbuild to learn its format and exports (wrangler's
- * `guessWorkerFormat`, even with `bundle: false`): about 0.4 CPU s for the 3.6 MB bundle, nothing
- * for this line. The bundle itself is a second module of the Worker, found beside it as a
- * no-bundle start finds every module in its entry's folder. The bundle itself when its exports
- * cannot be read (the start then only costs more).
+ * The entry each start is given: a one-line module beside the bundle that re-exports the bundle's
+ * exports by name. Every start reads its entry with esbuild to learn its format and exports
+ * (wrangler's `guessWorkerFormat`, even with `bundle: false`): about 0.4 CPU s for the 3.6 MB
+ * bundle, nothing for this line. The bundle, renamed `worker.mjs`, is a second module of the Worker,
+ * which a start takes from its entry's folder by the `.mjs` rule `startWorker` gives it. Returns the
+ * bundle itself when its exports cannot be read (a start then only costs more).
  */
 export function smallEntry(file: string): string {
   const code = readFileSync(file, "utf8");
@@ -45,7 +45,6 @@ export function smallEntry(file: string): string {
   if (!last) return file;
   const names = last[1].split(",").map((part) => part.trim().split(/\s+as\s+/).at(-1)!).filter(Boolean);
   if (!names.every((name) => /^[A-Za-z_$][\w$]*$/.test(name))) return file;
-  // A no-bundle start takes the `.mjs` files beside its entry as ES modules (wrangler's default rules).
   renameSync(file, join(dirname(file), "worker.mjs"));
   const entry = join(dirname(file), "entry.js");
   writeFileSync(entry, `export { ${names.join(", ")} } from "./worker.mjs";\n`);

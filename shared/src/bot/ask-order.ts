@@ -122,11 +122,11 @@ export class AskOrder {
     });
     // An answer counts as shown once it and every answer before it did: one that ends without showing (an empty
     // question) still keeps the answers after it behind the ones before it.
-    const shownBefore = this.showing.get(room);
-    const waitBefore = () => (shownBefore && !shownBefore.done ? within(shownBefore.shown, this.showMaxMs).then(() => undefined) : null);
+    const previous = this.showing.get(room);
+    const previousShown = previous && !previous.done ? within(previous.shown, this.showMaxMs).then(() => undefined) : null;
     let show!: () => void;
     const own = new Promise<void>((resolve) => (show = resolve));
-    const showing: Showing = { shown: Promise.all([own, waitBefore()]).then(() => undefined), done: false };
+    const showing: Showing = { shown: Promise.all([own, previousShown]).then(() => undefined), done: false };
     this.showing.set(room, showing);
     void showing.shown.then(() => {
       showing.done = true;
@@ -139,8 +139,8 @@ export class AskOrder {
         send();
       },
       admitted: () => admit(),
-      shownBefore: waitBefore,
-      shown: () => show(),
+      shownBefore: () => (previous && !previous.done ? previousShown : null),
+      shown: show,
       ended: () => (admit(), show()),
     };
   }

@@ -8,9 +8,12 @@ import { shellQuote } from "@duet/shared";
  * subshell alone: the command's children (the `sleep` of `sleep 600; make`, a
  * build's compilers) would live on, and the stream would wait for them forever.
  * So the command runs in a process group of its own (setsid), and the subshell
- * turns the SIGTERM into SIGKILL for the whole group. It then ends as usual, its
- * exit status that of `wait` (143, 128 + SIGTERM). A SIGTERM that lands before
- * the group exists is remembered and the group killed as soon as it does.
+ * turns the SIGTERM into SIGKILL for the whole group. It then ends as usual,
+ * its exit status 143 (128 + SIGTERM): what `wait` says when the SIGTERM
+ * interrupts it, and said as well when the SIGTERM came before the subshell
+ * reached `wait` (which would then report the group's SIGKILL, 137). A SIGTERM
+ * that lands before the group exists is remembered and the group killed as
+ * soon as it does.
  *
  * `bash -c` runs the command as the session's shell would (bash), with stdin,
  * stdout, stderr and the working directory it was given; shell state (a `cd`,
@@ -25,6 +28,8 @@ export function inProcessGroup(cmd: string, runId: string): string {
     `trap 'duet_stop=1; [ -z "$duet_pg" ] || kill -s KILL -- "-$duet_pg" 2>/dev/null' TERM`,
     `setsid bash -c ${shellQuote(cmd)} & duet_pg=$!`,
     `[ -z "$duet_stop" ] || kill -s KILL -- "-$duet_pg" 2>/dev/null`,
-    `wait "$duet_pg"`,
+    `wait "$duet_pg"; duet_status=$?`,
+    `[ -z "$duet_stop" ] || duet_status=143`,
+    `(exit "$duet_status")`,
   ].join("\n");
 }
