@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { chatFilesAtOnce, filesAtOnce } from "./test/helpers/files-at-once.ts";
+import SpreadSequencer from "./test/helpers/sequencer.ts";
 import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 
 // Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
@@ -63,6 +64,9 @@ function sharedProject(name: string, include: string[], atOnce = FILES_AT_ONCE, 
 
 export default defineConfig({
   test: {
+    // Files start with the projects that give each file a process of their own spread through one another
+    // (test/helpers/sequencer.ts says why).
+    sequence: { sequencer: SpreadSequencer },
     projects: [
       "worker/vitest.config.ts",
       {

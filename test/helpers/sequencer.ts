@@ -1,0 +1,18 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { spread } from "./spread-files.ts";
+
+/**
+ * The order files start in. vitest's own order runs a group's projects one after another (by name), longest
+ * files first within each. That put the `worker` project last: its files run in workerd, and the modules each
+ * file's fresh runtime loads are served by vitest's own process, one thread, so for its last two minutes the
+ * run kept one core busy and left the other mostly idle. Here the projects whose files each get a process of
+ * their own (node, reliability, worker) are spread through one another, each still longest first, so the
+ * Worker's files are served while the others wait on the processes they start. Projects whose files share a
+ * process (isolate: false) stay together: vitest hands a finished file's process to the next file only when
+ * that file is of the same project, so spreading them out would start their shared modules anew each time.
+ */
+export default class SpreadSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return spread(await super.sort(files));
+  }
+}

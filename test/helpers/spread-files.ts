@@ -1,0 +1,26 @@
+// The order of test files the run's sequencer gives (test/helpers/sequencer.ts), kept apart from vitest's
+// own modules so that its test loads none of them.
+
+/** Within each group (sequence.groupOrder), isolated projects spread through one another, then shared ones as blocks. */
+export function spread<T extends Spec>(sorted: T[]): T[] {
+  const groups = new Map<number, T[]>();
+  for (const spec of sorted) {
+    const order = spec.project.config.sequence.groupOrder ?? 0;
+    groups.set(order, [...(groups.get(order) ?? []), spec]);
+  }
+  return [...groups.keys()].sort((a, b) => a - b).flatMap((order) => spreadGroup(groups.get(order)!));
+}
+
+type Spec = { project: { name: string; config: { isolate?: boolean; sequence: { groupOrder?: number } } } };
+
+function spreadGroup<T extends Spec>(specs: T[]): T[] {
+  const byProject = new Map<string, T[]>();
+  for (const spec of specs) byProject.set(spec.project.name, [...(byProject.get(spec.project.name) ?? []), spec]);
+  const isolated = [...byProject.values()].filter((files) => files[0].project.config.isolate !== false);
+  const shared = [...byProject.values()].filter((files) => files[0].project.config.isolate === false);
+  // Each isolated project's i-th of n files takes the place (i + 0.5) / n, so every project is spread over the
+  // whole stretch in its own order; ties keep the projects' order.
+  const placed = isolated.flatMap((files, p) => files.map((spec, i) => ({ spec, at: (i + 0.5) / files.length, p, i })));
+  placed.sort((a, b) => a.at - b.at || a.p - b.p);
+  return [...placed.map(({ spec }) => spec), ...shared.flat()];
+}
