@@ -3,23 +3,25 @@ import { chatFilesAtOnce, filesAtOnce } from "./test/helpers/files-at-once.ts";
 import SpreadSequencer from "./test/helpers/sequencer.ts";
 import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 
-// Six kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
+// Seven kinds of tests: the Worker's, inside workerd (worker/vitest.config.ts); pure
 // modules that run in Node (shared, the bots' modules); the Slack, Discord and trace
 // files, which start the Worker and a bot and share processes (chat); the other files
 // that start the Worker in this process and drive it through the CLI, its API or the
-// bots (stack), which share processes too; everything else that runs in Node (the
-// sandbox executor on its own, `pnpm dev` and the bots as processes, scripts); and the
+// bots (stack), which share processes too; the built bots run as processes against the
+// Worker in this process (built), shared the same way; everything else that runs in Node
+// (the sandbox executor on its own, `pnpm dev` as a process, scripts); and the
 // reliability suite (faults and hostile input through every real part), which counts what
 // it observed across its files and prints the totals at the end. docs/testing.md has
 // where the time goes.
 //
 // The chat project runs first, chatFilesAtOnce() files at a time (five by default): its
-// files wait most of all. Then the other five as one queue, filesAtOnce() files at a
-// time (the same sequence.groupOrder and maxWorkers here and in worker/vitest.config.ts;
-// vitest runs a group's projects together only when their maxWorkers agree): three by
+// files wait most of all. Then the others as one queue, filesAtOnce() files at a time
+// (the same sequence.groupOrder and maxWorkers here and in worker/vitest.config.ts;
+// vitest runs a group's projects together only when their maxWorkers agree): four by
 // default on 2 cores, because most files wait on a Worker or a bot starting more than
 // they compute; one queue, because a project run after another left a core idle while
-// the earlier one's last slow file ran.
+// the earlier one's last slow file ran. The sequencer spreads the projects whose files
+// each have a process of their own through one another (test/helpers/sequencer.ts).
 
 // The same for every project, read once.
 const FILES_AT_ONCE = filesAtOnce();
@@ -39,6 +41,9 @@ const STACK_FILES = [
     "repo-git-remote", "repo-pr", "repo-token-logs", "room-disk", "secrets-at-rest", "stack", "summary-restart",
   ].map((name) => `test/${name}.test.ts`),
 ];
+// The files that run the built bots (and their image) as processes against the Worker in this process: what they
+// share is wrangler and the harness, loaded once per worker instead of once per file.
+const BUILT_FILES = ["test/built/**/*.test.ts"];
 
 /** A project whose files share their worker's loaded modules, and fail when they leave a bot or Worker running. */
 function sharedProject(name: string, include: string[], atOnce = FILES_AT_ONCE, groupOrder = 1) {
@@ -90,7 +95,7 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["sandbox/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts", "worker/src/sandbox/process-group.test.ts"],
-          exclude: ["**/node_modules/**", "test/reliability/**", ...CHAT_FILES, ...STACK_FILES],
+          exclude: ["**/node_modules/**", "test/reliability/**", ...CHAT_FILES, ...STACK_FILES, ...BUILT_FILES],
           // The Worker bundled once for the run, so each file's Worker starts without bundling (docs/testing.md).
           globalSetup: ["test/helpers/worker-bundle-setup.ts"],
           testTimeout: 60_000,
@@ -101,6 +106,7 @@ export default defineConfig({
       },
       sharedProject("chat", CHAT_FILES, chatFilesAtOnce(), 0),
       sharedProject("stack", STACK_FILES),
+      sharedProject("built", BUILT_FILES),
       {
         test: {
           name: "reliability",
@@ -110,6 +116,10 @@ export default defineConfig({
           // Creates the tally every file writes to; its teardown prints the totals and
           // fails the run when a message was lost. The Worker is bundled once, as for node.
           globalSetup: ["test/helpers/worker-bundle-setup.ts", "test/reliability/global-setup.ts"],
+          // Its files share their worker's loaded modules as chat's and stack's do (wrangler and the rigs once per
+          // worker, not once per file), and fail when they leave a bot or a Worker running.
+          setupFiles: ["test/helpers/nothing-left-running.ts"],
+          isolate: false,
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: FILES_AT_ONCE,

@@ -1,11 +1,11 @@
 /**
- * How many test files run at once (the root and the Worker's vitest configs both read it). Three on a
- * 2-core machine: most files wait on a Worker or a bot starting, on a lease or on a fake, so two at a
- * time left a core idle for much of a run (docs/testing.md has the figures). DUET_TEST_FILES_AT_ONCE
+ * How many test files run at once (the root and the Worker's vitest configs both read it). Four on a
+ * 2-core machine: most files wait on a Worker or a bot starting, on a lease or on a fake, so two or three
+ * at a time left a core idle for much of a run (docs/testing.md has the figures). DUET_TEST_FILES_AT_ONCE
  * sets it for a bigger or a busier machine.
  */
 export function filesAtOnce(env: Record<string, string | undefined> = process.env): number {
-  return atOnce(env.DUET_TEST_FILES_AT_ONCE, 3);
+  return atOnce(env.DUET_TEST_FILES_AT_ONCE, 4);
 }
 
 /**

@@ -1,19 +1,22 @@
 // The order of test files the run's sequencer gives (test/helpers/sequencer.ts), kept apart from vitest's
 // own modules so that its test loads none of them.
 
-/** Within each group (sequence.groupOrder), isolated projects spread through one another, then shared ones as blocks. */
-export function spread<T extends Spec>(sorted: T[]): T[] {
+/**
+ * Within each group (sequence.groupOrder): the shared projects named in `first` as blocks, then the isolated
+ * projects spread through one another, then the other shared projects as blocks.
+ */
+export function spread<T extends Spec>(sorted: T[], first: string[] = []): T[] {
   const groups = new Map<number, T[]>();
   for (const spec of sorted) {
     const order = spec.project.config.sequence.groupOrder ?? 0;
     groups.set(order, [...(groups.get(order) ?? []), spec]);
   }
-  return [...groups.keys()].sort((a, b) => a - b).flatMap((order) => spreadGroup(groups.get(order)!));
+  return [...groups.keys()].sort((a, b) => a - b).flatMap((order) => spreadGroup(groups.get(order)!, first));
 }
 
 type Spec = { project: { name: string; config: { isolate?: boolean; sequence: { groupOrder?: number } } } };
 
-function spreadGroup<T extends Spec>(specs: T[]): T[] {
+function spreadGroup<T extends Spec>(specs: T[], first: string[]): T[] {
   const byProject = new Map<string, T[]>();
   for (const spec of specs) byProject.set(spec.project.name, [...(byProject.get(spec.project.name) ?? []), spec]);
   const isolated = [...byProject.values()].filter((files) => files[0].project.config.isolate !== false);
@@ -22,5 +25,7 @@ function spreadGroup<T extends Spec>(specs: T[]): T[] {
   // whole stretch in its own order; ties keep the projects' order.
   const placed = isolated.flatMap((files, p) => files.map((spec, i) => ({ spec, at: (i + 0.5) / files.length, p, i })));
   placed.sort((a, b) => a.at - b.at || a.p - b.p);
-  return [...placed.map(({ spec }) => spec), ...shared.flat()];
+  const early = first.flatMap((name) => shared.filter((files) => files[0].project.name === name));
+  const late = shared.filter((files) => !early.includes(files));
+  return [...early.flat(), ...placed.map(({ spec }) => spec), ...late.flat()];
 }
