@@ -28,9 +28,10 @@ export default defineConfig({
           OPENAI_API_KEY: "sk-test-openai-key-0123456789",
           SANDBOX_PROVIDER: "local",
           SANDBOX_URL: inject("fakeExecutorUrl"),
-          // Long enough for the fake model's first piece while vitest's own process, where the fakes run, is busy serving
-          // other files' modules (1.5 s timed out a queued turn in a loaded run); turns.test.ts's timeout test waits past it.
-          MODEL_TIMEOUT_MS: "3000",
+          // The deadline for a whole answer: tests that hold an answer (HOLD:) while they fill a room's line hold it past
+          // 1.5 s and 3 s on a loaded machine (rooms.test.ts's 429 test answered 504 at both), so 8 s; turns.test.ts's
+          // timeout test waits past it.
+          MODEL_TIMEOUT_MS: "8000",
           COMMAND_TIMEOUT_MS: "5000",
           // A tool server that never answers is given up on this soon (tools-slow.test.ts waits it out).
           DUET_TOOL_TIMEOUT_MS: "3000",

@@ -123,7 +123,7 @@ describe("turns: model, <run> tags and history", () => {
   it("a model timeout answers 504 and leaves history unchanged", async () => {
     const room = freshRoom();
     await send(room, "kept");
-    const slow = await send(room, "SLOW:6000 SAY: too late");
+    const slow = await send(room, "SLOW:10000 SAY: too late");
     expect(slow.status).toBe(504);
     expect(slow.body).toMatchObject({ code: "model_timeout", retryable: true });
     expect(slow.body.error).toMatch(/did not answer within/);
