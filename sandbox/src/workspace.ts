@@ -152,11 +152,19 @@ export class Workspaces {
     }
   }
 
-  /** Unmounts every room's filesystem (the executor is closing); images stay for the next start. */
+  /**
+   * Unmounts every room's filesystem (the executor is closing); images stay for the next start. A folder that
+   * stays mounted (both the unmount and the lazy one refused) is said on stderr with why, and the others go on.
+   */
   async unmountAll(): Promise<void> {
     if (!this.disks) return;
     const dirs = [this.probeDir, ...(existsSync(this.sessionsDir) ? readdirSync(this.sessionsDir).map((n) => join(this.sessionsDir, n)) : [])];
-    for (const dir of dirs) await this.disks.unmount(dir).catch(() => {});
+    for (const dir of dirs) {
+      await this.disks.unmount(dir).catch((err: Error & { stderr?: string }) => {
+        const why = (err.stderr || err.message).trim().split("\n").pop();
+        console.error(`[sandbox] could not unmount ${dir}: ${why}; it stays mounted until the next start`);
+      });
+    }
   }
 
   /**
