@@ -11,8 +11,8 @@ export function filesAtOnce(env: Record<string, string | undefined> = process.en
 /**
  * How many of the `chat` project's files run at once, in a group of their own before the rest: the Slack,
  * Discord and trace files wait most of all (a channel's pace, edits a second and more apart, leases), so
- * five of them keep the two cores about as busy as three of the others. DUET_TEST_CHAT_FILES_AT_ONCE
- * sets it.
+ * more of them run at once than of the others (seven measured slower than five: more processes loading
+ * their modules at once). DUET_TEST_CHAT_FILES_AT_ONCE sets it.
  */
 export function chatFilesAtOnce(env: Record<string, string | undefined> = process.env): number {
   return atOnce(env.DUET_TEST_CHAT_FILES_AT_ONCE, 5);

@@ -9,7 +9,7 @@ const FIRST = ["reliability"];
  * files first within each. That put the `worker` project last: its files run in workerd, and the modules each
  * file's fresh runtime loads are served by vitest's own process, one thread, so for its last two minutes the
  * run kept one core busy and left the other mostly idle. Here the projects whose files each get a process of
- * their own (node, reliability, worker) are spread through one another, each still longest first, so the
+ * their own (node, worker) are spread through one another, each still longest first, so the
  * Worker's files are served while the others wait on the processes they start. Projects whose files share a
  * process (isolate: false) stay together: vitest hands a finished file's process to the next file only when
  * that file is of the same project, so spreading them out would start their shared modules anew each time.
