@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { builtinModules } from "node:module";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { filesAtOnce } from "../test/helpers/files-at-once.ts";
@@ -62,6 +63,20 @@ export default defineConfig({
   ],
   test: {
     name: "worker",
+    // The Worker's packages reach each file's runtime bundled, one module per package, rather than as the
+    // hundreds of modules they are made of: every file starts a runtime of its own, and each module it loads is
+    // transformed, serialised and sent to it by vitest's process. Bundled as wrangler bundles them for
+    // production; the runtime's own modules (node:, cloudflare:) stay imports. Measured on the project alone:
+    // 212 → 165 CPU s, 138 → 106 s (docs/testing.md).
+    deps: {
+      optimizer: {
+        ssr: {
+          enabled: true,
+          include: ["zod", "hono", "hono/validator", "hono/http-exception", "hono/bearer-auth", "agents", "@cloudflare/sandbox", "@duet/shared > croner"],
+          rolldownOptions: { external: [/^node:/, /^cloudflare:/, ...builtinModules] },
+        },
+      },
+    },
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // Pure modules with no workerd imports are tested in Node: the unit and node projects (../vitest.config.ts).
     exclude: [...WORKER_NODE_TESTS.map((path) => `src/${path}`), "src/sandbox/process-group.test.ts", "**/node_modules/**"],
