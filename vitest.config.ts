@@ -14,7 +14,7 @@ import { WORKER_NODE_TESTS } from "./worker/node-tests.ts";
 // it observed across its files and prints the totals at the end. docs/testing.md has
 // where the time goes.
 //
-// The chat project runs first, chatFilesAtOnce() files at a time (five by default): its
+// The chat project runs first, chatFilesAtOnce() files at a time (eight by default): its
 // files wait most of all. Then the others as one queue, filesAtOnce() files at a time
 // (the same sequence.groupOrder and maxWorkers here and in worker/vitest.config.ts;
 // vitest runs a group's projects together only when their maxWorkers agree): four by
