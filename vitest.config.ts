@@ -45,21 +45,30 @@ const STACK_FILES = [
 // share is wrangler and the harness, loaded once per worker instead of once per file.
 const BUILT_FILES = ["test/built/**/*.test.ts"];
 
+interface SharedOptions {
+  atOnce?: number;
+  groupOrder?: number;
+  /** Run after the Worker's bundle is made. */
+  globalSetup?: string[];
+  testTimeout?: number;
+}
+
 /** A project whose files share their worker's loaded modules, and fail when they leave a bot or Worker running. */
-function sharedProject(name: string, include: string[], atOnce = FILES_AT_ONCE, groupOrder = 1) {
+function sharedProject(name: string, include: string[], { atOnce = FILES_AT_ONCE, groupOrder = 1, globalSetup = [], testTimeout = 60_000 }: SharedOptions = {}) {
   return {
     test: {
       name,
       environment: "node" as const,
       include,
       exclude: ["**/node_modules/**"],
-      globalSetup: ["test/helpers/worker-bundle-setup.ts"],
+      // The Worker bundled once for the run, so each file's Worker starts without bundling (docs/testing.md).
+      globalSetup: ["test/helpers/worker-bundle-setup.ts", ...globalSetup],
       // Fails a file that leaves a bot or a Worker running, and stops it before the next file starts.
       setupFiles: ["test/helpers/nothing-left-running.ts"],
       // Files share their worker's loaded modules (wrangler, bolt, discord.js, @duet/shared) instead of
       // loading them anew each; docs/testing.md has the figures.
       isolate: false,
-      testTimeout: 60_000,
+      testTimeout,
       hookTimeout: 120_000,
       maxWorkers: atOnce,
       sequence: { groupOrder },
@@ -104,28 +113,12 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      sharedProject("chat", CHAT_FILES, chatFilesAtOnce(), 0),
+      sharedProject("chat", CHAT_FILES, { atOnce: chatFilesAtOnce(), groupOrder: 0 }),
       sharedProject("stack", STACK_FILES),
       sharedProject("built", BUILT_FILES),
-      {
-        test: {
-          name: "reliability",
-          environment: "node",
-          include: ["test/reliability/**/*.test.ts"],
-          exclude: ["**/node_modules/**"],
-          // Creates the tally every file writes to; its teardown prints the totals and
-          // fails the run when a message was lost. The Worker is bundled once, as for node.
-          globalSetup: ["test/helpers/worker-bundle-setup.ts", "test/reliability/global-setup.ts"],
-          // Its files share their worker's loaded modules as chat's and stack's do (wrangler and the rigs once per
-          // worker, not once per file), and fail when they leave a bot or a Worker running.
-          setupFiles: ["test/helpers/nothing-left-running.ts"],
-          isolate: false,
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          maxWorkers: FILES_AT_ONCE,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      // The reliability suite: its setup creates the tally every file writes to, and its teardown prints the
+      // totals and fails the run when a message was lost.
+      sharedProject("reliability", ["test/reliability/**/*.test.ts"], { globalSetup: ["test/reliability/global-setup.ts"], testTimeout: 120_000 }),
     ],
   },
 });
