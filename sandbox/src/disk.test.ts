@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { startTestExecutor, type TestExecutor } from "./test-support.ts";
 
 // A room's disk: its own filesystem of SANDBOX_WORKSPACE_MAX_BYTES (this host: root,
@@ -50,6 +50,23 @@ describe("the room's disk quota", () => {
     expect(both).toEqual([{ status: 200, body: { success: true } }, { status: 200, body: { success: true } }]);
     expect(existsSync(image)).toBe(false);
     expect((await ex.exec("sandbox-disk-twice", "ls -A | wc -l")).stdout).toBe("0\n");
+  });
+
+  test("a caller that hangs up while its room's disk is being made: the command never runs", async () => {
+    const partial = join(ex.root, "disks", "sandbox-disk-hangup.ext4.new");
+    const abort = new AbortController();
+    const abandoned = fetch(`${ex.url}/api/execute`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ex.token}` },
+      body: JSON.stringify({ command: "sleep 1; touch ran", sessionId: "sandbox-disk-hangup", timeoutMs: 30_000 }),
+      signal: abort.signal,
+    }).catch((e: Error) => e.name);
+    // The image exists half-made while mkfs and mount run (child processes): hang up inside that stretch.
+    await vi.waitFor(() => expect(existsSync(partial)).toBe(true), { timeout: 10_000, interval: 2 });
+    abort.abort();
+    expect(await abandoned).toBe("AbortError");
+    // The room runs one command at a time, so this one starts only once the abandoned one is over.
+    expect((await ex.exec("sandbox-disk-hangup", "ls -A")).stdout).toBe("");
   });
 
   test("the workspace shows the room's quota as its size", async () => {

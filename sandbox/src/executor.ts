@@ -208,6 +208,9 @@ export class Executor {
     try {
       signal?.throwIfAborted();
       const workspace = await this.workspaces.ensure(sessionId);
+      // The caller may have gone while the room's disk was made (a new room's mkfs and mount take a while):
+      // nothing may start for it then. From here to the listener below nothing waits, so no hang-up is missed.
+      signal?.throwIfAborted();
       const oomBefore = this.cgroups?.oomKills(sessionId) ?? 0;
       const run = this.spawn(sessionId, workspace, command(), timeoutMs, readOnly);
       const set = this.running.get(sessionId) ?? new Set();

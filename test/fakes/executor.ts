@@ -60,6 +60,11 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
       return sendJson(res, 200, { success: true });
     }
     if (req.method !== "POST" || url.pathname !== "/api/execute") return sendJson(res, 404, { error: "not found" });
+    // Watched from the start: a caller that hangs up while its command waits (its body read, a cold start) is seen too.
+    const hangup = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) hangup.abort();
+    });
     const body = JSON.parse(await readBody(req)) as { command: string; sessionId: string; timeoutMs?: number };
     const traceparent = req.headers.traceparent;
     calls.push({ ...body, at: Date.now(), ...(typeof traceparent === "string" ? { traceparent } : {}) });
@@ -70,10 +75,6 @@ export async function startFakeExecutor(port = 0, opts: { instant?: boolean } = 
     const cwd = join(root, body.sessionId);
     mkdirSync(cwd, { recursive: true });
     const started = Date.now();
-    const hangup = new AbortController();
-    res.once("close", () => {
-      if (!res.writableFinished) hangup.abort();
-    });
     const result = await run(body.command, cwd, body.timeoutMs ?? 30_000, hangup.signal);
     if (hangup.signal.aborted) {
       killed.push(body.command);
@@ -115,6 +116,8 @@ function run(command: string, cwd: string, timeoutMs: number, signal: AbortSigna
       }
     };
     signal.addEventListener("abort", kill, { once: true });
+    // The caller went before the command started: it starts killed.
+    if (signal.aborted) kill();
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => {
