@@ -54,17 +54,11 @@ describe("the room's disk quota", () => {
 
   test("a caller that hangs up while its room's disk is being made: the command never runs", async () => {
     const partial = join(ex.root, "disks", "sandbox-disk-hangup.ext4.new");
-    const abort = new AbortController();
-    const abandoned = fetch(`${ex.url}/api/execute`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ex.token}` },
-      body: JSON.stringify({ command: "sleep 1; touch ran", sessionId: "sandbox-disk-hangup", timeoutMs: 30_000 }),
-      signal: abort.signal,
-    }).catch((e: Error) => e.name);
+    const abandoned = ex.abandonable("sandbox-disk-hangup", "sleep 1; touch ran", 30_000);
     // The image exists half-made while mkfs and mount run (child processes): hang up inside that stretch.
     await vi.waitFor(() => expect(existsSync(partial)).toBe(true), { timeout: 10_000, interval: 2 });
-    abort.abort();
-    expect(await abandoned).toBe("AbortError");
+    abandoned.hangUp();
+    expect(await abandoned.ended).toBe("AbortError");
     // The room runs one command at a time, so this one starts only once the abandoned one is over.
     expect((await ex.exec("sandbox-disk-hangup", "ls -A")).stdout).toBe("");
   });

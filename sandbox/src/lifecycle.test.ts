@@ -28,16 +28,10 @@ describe("one command at a time (SANDBOX_MAX_CONCURRENT=1)", () => {
   });
 
   test("a caller hanging up kills its command and frees the slot", async () => {
-    const abort = new AbortController();
-    const abandoned = fetch(`${ex.url}/api/execute`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ex.token}` },
-      body: JSON.stringify({ command: "touch started; sleep 600", sessionId: "sandbox-hangup", timeoutMs: 600_000 }),
-      signal: abort.signal,
-    }).catch((e: Error) => e.name);
+    const abandoned = ex.abandonable("sandbox-hangup", "touch started; sleep 600", 600_000);
     await waitForFile(sessionDir("sandbox-hangup"), "started");
-    abort.abort();
-    expect(await abandoned).toBe("AbortError");
+    abandoned.hangUp();
+    expect(await abandoned.ended).toBe("AbortError");
     // Would wait ten minutes (and fail the test) if the sleep still held the only slot.
     expect((await ex.exec("sandbox-after-hangup", "echo free")).stdout).toBe("free\n");
   });

@@ -19,6 +19,8 @@ export interface ExecAnswer {
 export interface TestExecutor extends RunningExecutor {
   token: string;
   exec(sessionId: string, command: string, timeoutMs?: number, person?: string): Promise<ExecAnswer>;
+  /** A command whose caller will hang up: `hangUp()` drops the request, and `ended` resolves with the fetch's error name. */
+  abandonable(sessionId: string, command: string, timeoutMs: number): { hangUp(): void; ended: Promise<string> };
   request(method: string, path: string, init?: { body?: string; token?: string | null }): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
@@ -53,6 +55,19 @@ export async function startTestExecutor(overrides: Partial<ExecutorConfig> = {})
       const r = await request("POST", "/api/execute", { body: JSON.stringify({ command, sessionId, timeoutMs, person }) });
       if (r.status !== 200) throw new Error(`execute answered ${r.status}: ${JSON.stringify(r.body)}`);
       return r.body as ExecAnswer;
+    },
+    abandonable: (sessionId, command, timeoutMs) => {
+      const abort = new AbortController();
+      const ended = fetch(`${running.url}/api/execute`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ command, sessionId, timeoutMs }),
+        signal: abort.signal,
+      }).then(
+        () => "answered",
+        (e: Error) => e.name,
+      );
+      return { hangUp: () => abort.abort(), ended };
     },
     stop: async () => {
       await running.close();
