@@ -24,6 +24,7 @@ let ex: TestExecutor;
 let token: string;
 let otherToken: string;
 let url: string;
+let app: InstallationTokens;
 
 beforeAll(async () => {
   repos = new BareRepos();
@@ -32,7 +33,7 @@ beforeAll(async () => {
   github = await startFakeGithub({ appId: "5", publicKey, gitRoot: repos.root });
   github.addRepo({ fullName: "acme/tools", installationId: 3 });
   github.addRepo({ fullName: "acme/other", installationId: 3 });
-  const app = new InstallationTokens({ appId: "5", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), apiUrl: github.url });
+  app = new InstallationTokens({ appId: "5", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), apiUrl: github.url });
   token = (await app.token(3, "tools", { contents: "read" })).token;
   otherToken = (await app.token(3, "other", { contents: "read" })).token;
   url = `${github.url}/acme/tools.git`;
@@ -71,6 +72,33 @@ describe("POST /api/git/checkout refuses what it must not run", () => {
     expect((await checkout({ ...good("sandbox-big"), pad: "x".repeat(20_000) })).status).toBe(413);
     expect((await ex.request("POST", "/api/git/checkout", { body: JSON.stringify(good("sandbox-a")), token: null })).status).toBe(401);
     expect((await ex.request("GET", "/api/git/checkout")).status).toBe(405);
+  });
+
+  it("a repository the git host lacks → 404 naming it, whatever digits its name or the host's port hold", async () => {
+    // The port or the name holding "403" once read as a refusal, since git's message quotes the URL.
+    github.addRepo({ fullName: "acme/errors-403", installationId: 3 });
+    const lacking = (await app.token(3, "errors-403", { contents: "read" })).token;
+    const r = await checkout({ sessionId: "sandbox-lacking", url: `${github.url}/acme/errors-403.git`, token: lacking, repo: "acme/errors-403" });
+    expect(r).toMatchObject({ status: 404, body: { error: "acme/errors-403 was not found on the git host", code: "no_repo" } });
+    expect((await ex.exec("sandbox-lacking", "ls -A")).stdout).toBe("");
+  });
+
+  it("a push with a token that may only read → 502: the host refused it, in one line", async () => {
+    const room = "sandbox-push-refused";
+    const done = await checkout(good(room));
+    expect(done.status).toBe(200);
+    expect((await ex.exec(room, "echo change > repo/new.txt")).exitCode).toBe(0);
+    const push = {
+      ...good(room),
+      branch: "duet/change-403",
+      baseSha: done.body.sha,
+      parent: done.body.sha,
+      message: "A change",
+      author: { name: "Duet", email: "duet@example.com" },
+      date: 1_700_000_000,
+    };
+    const r = await ex.request("POST", "/api/git/push", { body: JSON.stringify(push) });
+    expect(r).toMatchObject({ status: 502, body: { error: "the git host refused Duet's push to acme/tools", code: "refused" } });
   });
 
   it("a token the git host refuses → 502 with one line, and nothing in the workspace", async () => {
@@ -127,7 +155,6 @@ describe("a repository too large for the room's workspace quota", () => {
     for (let i = 0; i < 12; i++) files[`blob${i}.txt`] = randomBytes(1024 * 1024).toString("base64");
     await repos.create("acme/huge", [files]);
     github.addRepo({ fullName: "acme/huge", installationId: 3 });
-    const app = new InstallationTokens({ appId: "5", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), apiUrl: github.url });
     const hugeToken = (await app.token(3, "huge", { contents: "read" })).token;
     const small = await startTestExecutor({ workspaceMaxBytes: 16 * 1024 * 1024 });
     try {

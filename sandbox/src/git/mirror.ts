@@ -72,13 +72,23 @@ export function git(args: string[], token: string | null): Promise<string> {
   });
 }
 
+/**
+ * git's error with its URLs taken out, to be read for what happened: git quotes the remote's URL,
+ * and its port or the repository's name may hold "403", "404" or "not found".
+ */
+export function gitWords(said: string): string {
+  return said.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "<url>");
+}
+
+/** Whether git's error (read by gitWords) says the host refused the token. */
+export const refusedByHost = (words: string): boolean => /Authentication failed|could not read Username|terminal prompts disabled|\b403\b/i.test(words);
+
 /** What git's error says, as a GitStepError a person can act on. */
 function remoteFailure(said: string, what: string): GitStepError {
   const line = said.split("\n").find((l) => l.startsWith("fatal:")) ?? said.split("\n")[0] ?? "";
-  if (/Authentication failed|could not read Username|terminal prompts disabled|403/i.test(said)) {
-    return new GitStepError(502, "refused", `the git host refused Duet's token for ${what}`);
-  }
-  if (/not found|404/i.test(said)) return new GitStepError(404, "no_repo", `${what} was not found on the git host`);
+  const words = gitWords(said);
+  if (refusedByHost(words)) return new GitStepError(502, "refused", `the git host refused Duet's token for ${what}`);
+  if (/not found|\b404\b/i.test(words)) return new GitStepError(404, "no_repo", `${what} was not found on the git host`);
   return new GitStepError(502, "unreachable", `git could not fetch ${what}: ${line.slice(0, ERROR_CHARS)}`);
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Executor } from "../executor.ts";
 import { shellWord } from "./checkout.ts";
-import { git, GitStepError, mirrorOf, mirrorsDir } from "./mirror.ts";
+import { git, GitStepError, gitWords, mirrorOf, mirrorsDir, refusedByHost } from "./mirror.ts";
 
 /**
  * Pushes the change in a room's checkout to a `duet/…` branch, in three
@@ -83,10 +83,11 @@ export async function pushChange(executor: Executor, req: PushRequest, signal?: 
     });
     await git(["-C", mirror, "push", "--quiet", "--no-verify", "--", req.url, `${sha}:refs/heads/${req.branch}`], req.token).catch((err: Error) => {
       const said = err.message;
-      if (/rejected|non-fast-forward|fetch first/i.test(said)) {
+      const words = gitWords(said);
+      if (/rejected|non-fast-forward|fetch first/i.test(words)) {
         throw new GitStepError(409, "push_failed", `${req.branch} in ${req.repo} has commits Duet does not have: it was not overwritten`);
       }
-      if (/403|Authentication failed|could not read Username/i.test(said)) throw new GitStepError(502, "refused", `the git host refused Duet's push to ${req.repo}`);
+      if (refusedByHost(words)) throw new GitStepError(502, "refused", `the git host refused Duet's push to ${req.repo}`);
       throw new GitStepError(502, "push_failed", `git could not push to ${req.repo}: ${(said.split("\n").find((l) => l.startsWith("fatal:") || l.startsWith("error:")) ?? said.split("\n")[0]).slice(0, 300)}`);
     });
     return { sha };
