@@ -22,7 +22,7 @@ export interface StackOptions {
 export interface Stack {
   workerUrl: string;
   token: string;
-  /** The Worker's state on disk (wrangler's --persist-to): every room's SQLite files, WAL included. */
+  /** The Worker's state on disk (its persist folder): every room's SQLite files, WAL included. */
   persistDir: string;
   model: FakeModel;
   executor: FakeExecutor | null;

@@ -34,9 +34,10 @@ export interface RunningWorker {
 }
 
 /**
- * The real Worker under wrangler/workerd, in this process. State persists in
- * `persistDir`, so stopping and starting again with the same directory is a
- * Worker restart that keeps each room's SQLite storage.
+ * The real Worker in workerd, started from this process: on Miniflare with the run's bundle
+ * when there is one, else through wrangler from source. State persists in `persistDir`, so
+ * stopping and starting again with the same directory is a Worker restart that keeps each
+ * room's SQLite storage.
  */
 export async function startWorker(
   vars: Record<string, string>,
@@ -48,8 +49,8 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const dir = persistDir ?? mkdtempSync(join(tmpdir(), "duet-worker-"));
   const prebuilt = prebuiltBundle(config);
-  const stop = prebuilt ? await startBundle(prebuilt, config, vars, dir, port, inspectorPort) : await startSource(config, vars, dir, port, inspectorPort);
-  return { ...stop, persistDir: dir };
+  const started = prebuilt ? await startBundle(prebuilt, config, vars, dir, port, inspectorPort) : await startSource(config, vars, dir, port, inspectorPort);
+  return { ...started, persistDir: dir };
 }
 
 /**
