@@ -1,12 +1,16 @@
-import { STREAM_TEXT_HEADER, stopResponseSchema, type StopResponse, type TurnStreamEvent } from "../wire/schemas.ts";
+import {
+  auditResponseSchema, cleanupResponseSchema, decisionResponseSchema, execResponseSchema, infoResponseSchema, messageResponseSchema,
+  messagesResponseSchema, modelResponseSchema, policyResponseSchema, stopResponseSchema, STREAM_TEXT_HEADER, usageResponseSchema,
+  type AuditResponse, type CleanupResponse, type DecisionRequest, type DecisionResponse, type ExecRequest, type ExecResponse,
+  type FileList, type FileWritten, type InfoResponse, type MessageRequest, type MessageResponse, type MessagesResponse, type ModelRequest, type ModelResponse,
+  type PolicyRequest, type PolicyResponse, type StopResponse, type TurnStreamEvent, type UsageResponse,
+} from "../wire/schemas.ts";
 import { streamMessage } from "./client-stream.ts";
 import { isTransient, type TransportError, type TransportOptions, WorkerTransport } from "./transport.ts";
 import { getFile, listFiles, putFile } from "./files-client.ts";
-import type { FileList, FileWritten } from "../wire/schemas.ts";
 import { deliveryConfirmResponseSchema, deliveryFeedResponseSchema, deliveryHoldResponseSchema, type DeliveryConfirm, type DeliveryHoldResponse, type DeliveryFeedResponse, type DeliveryPlatform } from "../wire/delivery.ts";
 import { keepAskedResponseSchema, takeAskedResponseSchema, type AskedMessage, type KeepAskedResponse, type TakeAskedResponse } from "../wire/asked-schemas.ts";
 import { roomListResponseSchema, type RoomListRequest, type RoomListResponse } from "../wire/home-schemas.ts";
-import { modelResponseSchema, usageResponseSchema, type ModelRequest, type ModelResponse, type UsageResponse } from "../wire/schemas.ts";
 import {
   dismissResponseSchema,
   forgetResponseSchema,
@@ -27,30 +31,6 @@ import {
   type SchedulesResponse,
   type UnscheduleRequest,
 } from "../wire/schedule-schemas.ts";
-import {
-  auditResponseSchema,
-  decisionResponseSchema,
-  policyResponseSchema,
-  type AuditResponse,
-  type DecisionRequest,
-  type DecisionResponse,
-  type PolicyRequest,
-  type PolicyResponse,
-} from "../wire/schemas.ts";
-import {
-  cleanupResponseSchema,
-  execResponseSchema,
-  infoResponseSchema,
-  messageResponseSchema,
-  messagesResponseSchema,
-  type CleanupResponse,
-  type ExecRequest,
-  type ExecResponse,
-  type InfoResponse,
-  type MessageRequest,
-  type MessageResponse,
-  type MessagesResponse,
-} from "../wire/schemas.ts";
 import { prOpenedSchema, prProposalSchema, type PrOpened, type PrOpenRequest, type PrProposal, type PrProposeRequest, type PrSkipRequest } from "../wire/pr-schemas.ts";
 import { repoResponseSchema, type RepoRequest, type RepoResponse } from "../wire/repo-schemas.ts";
 import {
