@@ -53,6 +53,14 @@ export async function startWorker(
   return { ...started, persistDir: dir };
 }
 
+/** wrangler's reading of each configuration, once per process: every start of a file's Worker (restarts too) reuses it. */
+const readConfigs = new Map<string, ReturnType<typeof unstable_getMiniflareWorkerOptions>>();
+function miniflareOptions(config: string): ReturnType<typeof unstable_getMiniflareWorkerOptions> {
+  let read = readConfigs.get(config);
+  if (!read) readConfigs.set(config, (read = unstable_getMiniflareWorkerOptions(config)));
+  return read;
+}
+
 /**
  * The run's prebuilt bundle on Miniflare itself: one workerd process serving the Worker's own
  * port, where `unstable_startWorker` adds wrangler's dev proxy (a second workerd, every request
@@ -61,7 +69,7 @@ export async function startWorker(
  * SQLite storage are those `wrangler dev` gives; state lives in `dir` as Miniflare lays it out.
  */
 async function startBundle(bundle: string, config: string, vars: Record<string, string>, dir: string, port: number, inspectorPort?: number) {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  const { workerOptions } = miniflareOptions(config);
   let stderrTail = "";
   const mf = new Miniflare({
     ...(workerOptions as object),

@@ -1,6 +1,6 @@
 import type { DuetCommand } from "../commands/commands.ts";
 import { sanitizeChatText } from "../text/sanitize.ts";
-import { answeredElsewhere, attempt, failure, outcome, withProgress } from "./attempt.ts";
+import { answeredElsewhere, failure, outcome, withProgress } from "./attempt.ts";
 import { audit, guarded, helpWithSettings, policy } from "./control.ts";
 import { applyLiveEvent, emptyLiveAnswer } from "../live/live-answer.ts";
 import { TEXT_MAX_CHARS } from "../wire/limits.ts";
